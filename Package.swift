@@ -1,0 +1,131 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares.
+let swiftSettings: [SwiftSetting] = [
+  // Swift 6 language mode: strict concurrency checking is an error, not a warning.
+  .swiftLanguageMode(.v6),
+  // Imports say exactly which module a member comes from.
+  .enableUpcomingFeature("MemberImportVisibility"),
+  // `nonisolated async` functions run on the caller's actor unless they opt out.
+  .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+]
+
+let package = Package(
+  name: "standups",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "standups-server", targets: ["standups-server"]),
+    .executable(name: "standups-bench", targets: ["standups-bench"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.5.0"),
+    .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.5"),
+    .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.2.0"),
+    .package(url: "https://github.com/pointfreeco/swift-custom-dump", from: "1.3.0"),
+    // Only the Clocks and Foundation traits: no Combine schedulers on Linux.
+    .package(
+      url: "https://github.com/pointfreeco/swift-dependencies", from: "1.9.0",
+      traits: ["Clocks", "Foundation"]
+    ),
+    .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.0"),
+    .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.4.0"),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CLibWebSockets",
+      pkgConfig: "libwebsockets",
+      providers: [.apt(["libwebsockets-dev", "libssl-dev", "libcap-dev"])]
+    ),
+    .target(
+      name: "WebSocketTransport",
+      dependencies: [
+        "CLibWebSockets",
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "DequeModule", package: "swift-collections"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "StoreRuntime",
+      dependencies: [
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "CustomDump", package: "swift-custom-dump"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .target(name: "JSONPatch", swiftSettings: swiftSettings),
+    .target(
+      name: "StandupsFeatures",
+      dependencies: [
+        "StoreRuntime",
+        .product(name: "CasePaths", package: "swift-case-paths"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "DependenciesMacros", package: "swift-dependencies"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .target(
+      name: "StandupsServer",
+      dependencies: [
+        "JSONPatch",
+        "StandupsFeatures",
+        "StoreRuntime",
+        "WebSocketTransport",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "standups-server",
+      dependencies: [
+        "StandupsServer",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+      name: "standups-bench",
+      dependencies: [
+        "JSONPatch",
+        "StandupsFeatures",
+        "StandupsServer",
+        "WebSocketTransport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "StoreRuntimeTests",
+      dependencies: ["StoreRuntime"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(name: "JSONPatchTests", dependencies: ["JSONPatch"], swiftSettings: swiftSettings),
+    .testTarget(
+      name: "StandupsFeaturesTests",
+      dependencies: ["StandupsFeatures", "StoreRuntime"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "WebSocketTransportTests",
+      dependencies: ["WebSocketTransport"],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
+      name: "StandupsServerTests",
+      dependencies: ["StandupsServer", "JSONPatch", "WebSocketTransport"],
+      swiftSettings: swiftSettings
+    ),
+  ]
+)

@@ -1,0 +1,101 @@
+// The C edge of Standups: libwebsockets as Swift can call it.
+//
+// Everything here is `static inline` (a system-library module compiles no .c files) and
+// prefixed `clws_`. Only what Swift cannot import by itself lives here: function-like
+// macros, combined option bits, and the handful of calls whose C types are awkward.
+#ifndef CLWS_SHIM_H
+#define CLWS_SHIM_H
+
+#include <libwebsockets.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <stdlib.h>
+#include <uv.h>
+
+/// Headroom lws needs in front of every payload passed to `lws_write` (`LWS_PRE`).
+enum { CLWS_PRE = LWS_PRE };
+
+static const uint64_t CLWS_OPTION_LIBUV = LWS_SERVER_OPTION_LIBUV;
+static const uint64_t CLWS_OPTION_VALIDATE_UTF8 = LWS_SERVER_OPTION_VALIDATE_UTF8;
+static const uint64_t CLWS_OPTION_SSL_GLOBAL_INIT = LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+static const uint64_t CLWS_OPTION_DISABLE_IPV6 = LWS_SERVER_OPTION_DISABLE_IPV6;
+static const uint64_t CLWS_OPTION_EXPLICIT_VHOSTS = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+
+/// Writes one complete text frame; `payload` must have `CLWS_PRE` bytes of headroom.
+static inline int clws_write_text(struct lws *wsi, unsigned char *payload, size_t length) {
+  return lws_write(wsi, payload, length, LWS_WRITE_TEXT);
+}
+
+/// Writes HTTP body bytes (after the headers were finalized).
+static inline int clws_write_http(struct lws *wsi, unsigned char *payload, size_t length) {
+  return lws_write(wsi, payload, length, LWS_WRITE_HTTP_FINAL);
+}
+
+/// Sends an HTTP response with a status, a content type and a small body, in one go.
+/// Returns non-zero if the connection should be closed.
+static inline int clws_respond(struct lws *wsi, unsigned int status, const char *content_type,
+                               const char *extra_name, const char *extra_value,
+                               const unsigned char *body, size_t body_length) {
+  size_t cap = LWS_PRE + 1024 + body_length;
+  unsigned char *buffer = (unsigned char *)malloc(cap);
+  if (!buffer) return -1;
+  unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + cap - 1;
+  int failed =
+      lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_length, &p, end) ||
+      lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                  (const unsigned char *)"no-store", 8, &p, end) ||
+      (extra_name && lws_add_http_header_by_name(wsi, (const unsigned char *)extra_name,
+                                                 (const unsigned char *)extra_value,
+                                                 (int)strlen(extra_value), &p, end)) ||
+      lws_finalize_write_http_header(wsi, start, &p, end);
+  if (!failed && body_length > 0) {
+    memcpy(p, body, body_length);
+    failed = lws_write(wsi, p, body_length, LWS_WRITE_HTTP_FINAL) < 0;
+  }
+  free(buffer);
+  if (failed) return -1;
+  return lws_http_transaction_completed(wsi);
+}
+
+/// Closes a WebSocket with a status code and reason; the callback must then return -1.
+static inline void clws_close_reason(struct lws *wsi, int code, const char *reason) {
+  lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
+}
+
+/// Raises the soft open-files limit to the hard limit; returns the new soft limit.
+static inline long clws_raise_nofile_limit(void) {
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  limit.rlim_cur = limit.rlim_max;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  return (long)limit.rlim_cur;
+}
+
+/// The ws:// or wss:// client handshake's HTTP status, or 0 if none was received.
+static inline int clws_client_http_status(struct lws *wsi) {
+  return (int)lws_http_client_http_response(wsi);
+}
+
+/// A libuv loop owned by Standups and lent to lws (`foreign_loops`), so that the service
+/// thread can stop it (`uv_stop`) and lws installs no signal handlers of its own.
+static inline void *clws_loop_create(void) {
+  uv_loop_t *loop = (uv_loop_t *)malloc(sizeof(uv_loop_t));
+  if (loop && uv_loop_init(loop) != 0) { free(loop); return NULL; }
+  return loop;
+}
+
+/// Runs the loop until `clws_loop_stop` (or until nothing is left to watch).
+static inline void clws_loop_run(void *loop) { uv_run((uv_loop_t *)loop, UV_RUN_DEFAULT); }
+
+static inline void clws_loop_stop(void *loop) { uv_stop((uv_loop_t *)loop); }
+
+/// After `lws_context_destroy`: lets lws's handles finish closing, then frees the loop.
+static inline void clws_loop_destroy(void *loop) {
+  for (int i = 0; i < 1000; i++) {
+    uv_run((uv_loop_t *)loop, UV_RUN_NOWAIT);
+    if (uv_loop_close((uv_loop_t *)loop) == 0) { free(loop); return; }
+  }
+  // NB: a handle that never closes: leak the loop rather than free memory still in use.
+}
+
+#endif

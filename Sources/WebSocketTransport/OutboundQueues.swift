@@ -1,0 +1,122 @@
+import CLibWebSockets
+import Synchronization
+
+/// An lws context pointer that may cross threads: only `lws_cancel_service` is ever called on
+/// it off the service thread, and only while `OutboundQueues` says the context is alive.
+struct ContextHandle: @unchecked Sendable {
+  let pointer: OpaquePointer
+}
+
+/// The outboxes of every WebSocket of one lws context, writable from any thread.
+///
+/// Producers append under one lock and wake the service thread once per call with
+/// `lws_cancel_service`; the service thread takes the wake list and asks lws for writable
+/// callbacks, then pops and writes frames.
+final class OutboundQueues: Sendable {
+  private struct State {
+    var outboxes: [UInt64: Outbox] = [:]
+    var wake: [UInt64] = []
+    var context: ContextHandle?
+  }
+
+  private let state = Mutex(State())
+  /// Bytes a connection may have queued before it is closed with 1008.
+  let limit: Int
+
+  init(limit: Int) { self.limit = limit }
+
+  /// Makes `lws_cancel_service` callable; `nil` when the context is being destroyed.
+  func setContext(_ context: ContextHandle?) {
+    state.withLock { $0.context = context }
+  }
+
+  func open(_ id: UInt64) {
+    state.withLock { $0.outboxes[id] = Outbox() }
+  }
+
+  func remove(_ id: UInt64) {
+    _ = state.withLock { $0.outboxes.removeValue(forKey: id) }
+  }
+
+  /// Queues the same message for every connection in `ids`; unknown ids are skipped.
+  func send(_ message: OutboundMessage, to ids: some Sequence<UInt64>) {
+    state.withLock { state in
+      var wakes = false
+      for id in ids {
+        guard var outbox = state.outboxes[id] else { continue }
+        switch outbox.append(message, limit: limit) {
+        case .some(true):
+          state.wake.append(id)
+          wakes = true
+        case .some(false):
+          break
+        case nil:
+          // NB: a reader this far behind never catches up; closing it keeps its room fast.
+          if outbox.close(.policyViolation, reason: "Too slow: stopped reading", discardingQueued: true) {
+            state.wake.append(id)
+          }
+          wakes = true
+        }
+        state.outboxes[id] = outbox
+      }
+      if wakes, let context = state.context { lws_cancel_service(context.pointer) }
+    }
+  }
+
+  /// Queues a close after what is already queued.
+  func close(_ id: UInt64, code: CloseCode, reason: String) {
+    state.withLock { state in
+      guard var outbox = state.outboxes[id] else { return }
+      if outbox.close(code, reason: reason) { state.wake.append(id) }
+      state.outboxes[id] = outbox
+      if let context = state.context { lws_cancel_service(context.pointer) }
+    }
+  }
+
+  /// Queues a close for every open connection (shutdown).
+  func closeAll(code: CloseCode, reason: String) {
+    state.withLock { state in
+      for id in Array(state.outboxes.keys) {
+        if state.outboxes[id]!.close(code, reason: reason) { state.wake.append(id) }
+      }
+    }
+  }
+
+  /// Wakes the service thread without queueing anything.
+  func wake() {
+    state.withLock { state in
+      if let context = state.context { lws_cancel_service(context.pointer) }
+    }
+  }
+
+  /// Service thread: the connections that got something to write since the last call.
+  func takeWakeList() -> [UInt64] {
+    state.withLock { state in
+      defer { state.wake.removeAll(keepingCapacity: true) }
+      return state.wake
+    }
+  }
+
+  var count: Int { state.withLock { $0.outboxes.count } }
+
+  /// Service thread: writes queued frames while the socket takes them.
+  /// Returns -1 when the connection must close now (a close was queued or a write failed).
+  func drain(_ id: UInt64, wsi: OpaquePointer) -> Int32 {
+    while lws_send_pipe_choked(wsi) == 0 {
+      let item = state.withLock { $0.outboxes[id]?.popFirst() }
+      switch item {
+      case nil:
+        return 0
+      case .message(let message)?:
+        if clws_write_text(wsi, message.payload, message.count) < Int32(message.count) {
+          return -1
+        }
+      case .close(let code, let reason)?:
+        clws_close_reason(wsi, Int32(code.rawValue), reason)
+        return -1
+      }
+    }
+    lws_callback_on_writable(wsi)
+    return 0
+  }
+}

@@ -1,0 +1,45 @@
+import DequeModule
+
+/// What waits to be written to one WebSocket, in order.
+struct Outbox {
+  enum Item {
+    case message(OutboundMessage)
+    case close(CloseCode, reason: String)
+  }
+
+  private(set) var items: Deque<Item> = []
+  private(set) var queuedBytes = 0
+  /// Set once a close is queued: later messages are dropped.
+  private(set) var isClosing = false
+
+  /// Queues a message; returns whether the writer must be woken (the outbox was idle) or
+  /// `nil` if the connection is over its cap and must be closed instead.
+  mutating func append(_ message: OutboundMessage, limit: Int) -> Bool? {
+    guard !isClosing else { return false }
+    guard queuedBytes + message.count <= limit else { return nil }
+    let wasIdle = items.isEmpty
+    items.append(.message(message))
+    queuedBytes += message.count
+    return wasIdle
+  }
+
+  /// Queues a close after everything already queued (or, with `discardingQueued`, instead of
+  /// it); returns whether the writer must be woken.
+  mutating func close(_ code: CloseCode, reason: String, discardingQueued: Bool = false) -> Bool {
+    guard !isClosing else { return false }
+    if discardingQueued {
+      items.removeAll()
+      queuedBytes = 0
+    }
+    let wasIdle = items.isEmpty
+    items.append(.close(code, reason: reason))
+    isClosing = true
+    return wasIdle
+  }
+
+  mutating func popFirst() -> Item? {
+    guard let item = items.popFirst() else { return nil }
+    if case .message(let message) = item { queuedBytes -= message.count }
+    return item
+  }
+}

@@ -1,0 +1,64 @@
+import Synchronization
+import WebSocketTransport
+
+/// A delegate that echoes text, refuses upgrades to `/refuse`, answers `/healthz`, and
+/// records what happened.
+final class EchoDelegate: WebSocketServerDelegate {
+  let server = Mutex<WebSocketServer?>(nil)
+  let events = Mutex<[String]>([])
+
+  func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
+    if request.path == "/refuse" {
+      return .refuse(HTTPResponse(status: 401, text: "no"))
+    }
+    return .accept(context: request.queryValue("name"))
+  }
+
+  func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
+    events.withLock { $0.append("open \(request.path) \(context as? String ?? "-")") }
+  }
+
+  func webSocket(_ connection: ConnectionID, received message: InboundMessage) {
+    let reply: OutboundMessage
+    switch message {
+    case .text(let bytes):
+      if bytes == Array("close-me".utf8) {
+        server.withLock { $0?.close(connection, code: .gone, reason: "Deleted") }
+        return
+      }
+      reply = OutboundMessage(bytes)
+    case .binary: reply = OutboundMessage(text: "binary")
+    case .tooLarge(let limit): reply = OutboundMessage(text: "too large \(limit)")
+    }
+    server.withLock { $0?.send(reply, to: connection) }
+  }
+
+  func webSocketClosed(_ connection: ConnectionID) {
+    events.withLock { $0.append("closed") }
+  }
+
+  func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
+    respond(HTTPResponse(status: 200, text: "ok \(request.method) \(request.body.count)"))
+  }
+}
+
+func startEchoServer(
+  configure: (inout WebSocketServerConfiguration) -> Void = { _ in }
+) throws -> (WebSocketServer, EchoDelegate) {
+  var configuration = WebSocketServerConfiguration()
+  configuration.port = 0
+  configure(&configuration)
+  let delegate = EchoDelegate()
+  let server = try WebSocketServer(configuration: configuration, delegate: delegate)
+  delegate.server.withLock { $0 = server }
+  return (server, delegate)
+}
+
+extension AsyncStream<ClientEvent> {
+  /// The next text message as a string, or nil if the connection closed first.
+  func nextText() async -> String? {
+    var iterator = makeAsyncIterator()
+    guard case .text(let bytes)? = await iterator.next() else { return nil }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
