@@ -1,0 +1,301 @@
+/// Why bytes could not be read as JSON.
+public struct JSONParseError: Error, Equatable, CustomStringConvertible, Sendable {
+  public let offset: Int
+  public let reason: String
+  public var description: String { "Invalid JSON at byte \(offset): \(reason)." }
+}
+
+extension JSONValue {
+  /// Parses one JSON document (RFC 8259); numbers without a fraction or exponent that fit
+  /// an `Int` become `.int`.
+  public init(parsing bytes: some Collection<UInt8>) throws(JSONParseError) {
+    let array = Array(bytes)
+    var parser = JSONParser(bytes: array)
+    self = try parser.parseDocument()
+  }
+
+  public init(parsing text: String) throws(JSONParseError) {
+    try self.init(parsing: Array(text.utf8))
+  }
+
+  /// Compact UTF-8 JSON with object keys sorted, so equal values always encode to equal
+  /// bytes.
+  public var encoded: [UInt8] {
+    var output: [UInt8] = []
+    output.reserveCapacity(256)
+    write(to: &output)
+    return output
+  }
+
+  public var encodedString: String { String(decoding: encoded, as: UTF8.self) }
+
+  /// Appends the compact encoding of this value to `output`.
+  public func write(to output: inout [UInt8]) {
+    switch self {
+    case .null: output.append(contentsOf: "null".utf8)
+    case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+    case .int(let value): output.append(contentsOf: String(value).utf8)
+    case .double(let value):
+      if value.isFinite {
+        output.append(contentsOf: String(value).utf8)
+      } else {
+        output.append(contentsOf: "null".utf8)
+      }
+    case .string(let value): JSONValue.writeString(value, to: &output)
+    case .array(let elements):
+      output.append(UInt8(ascii: "["))
+      for (index, element) in elements.enumerated() {
+        if index > 0 { output.append(UInt8(ascii: ",")) }
+        element.write(to: &output)
+      }
+      output.append(UInt8(ascii: "]"))
+    case .object(let members):
+      output.append(UInt8(ascii: "{"))
+      for (index, key) in members.keys.sorted().enumerated() {
+        if index > 0 { output.append(UInt8(ascii: ",")) }
+        JSONValue.writeString(key, to: &output)
+        output.append(UInt8(ascii: ":"))
+        members[key]!.write(to: &output)
+      }
+      output.append(UInt8(ascii: "}"))
+    }
+  }
+
+  static func writeString(_ string: String, to output: inout [UInt8]) {
+    output.append(UInt8(ascii: "\""))
+    for byte in string.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+      case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+      case 0x0A: output.append(contentsOf: #"\n"#.utf8)
+      case 0x0D: output.append(contentsOf: #"\r"#.utf8)
+      case 0x09: output.append(contentsOf: #"\t"#.utf8)
+      case 0..<0x20:
+        let hex = Array("0123456789abcdef".utf8)
+        output.append(contentsOf: #"\u00"#.utf8)
+        output.append(hex[Int(byte >> 4)])
+        output.append(hex[Int(byte & 0xF)])
+      default: output.append(byte)
+      }
+    }
+    output.append(UInt8(ascii: "\""))
+  }
+}
+
+/// A recursive-descent JSON reader over UTF-8 bytes.
+struct JSONParser {
+  let bytes: [UInt8]
+  var position = 0
+  var depth = 0
+  static let maxDepth = 64
+
+  init(bytes: [UInt8]) { self.bytes = bytes }
+
+  mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+    skipWhitespace()
+    let value = try parseValue()
+    skipWhitespace()
+    guard position == bytes.count else { throw fail("unexpected text after the value") }
+    return value
+  }
+
+  func fail(_ reason: String) -> JSONParseError {
+    JSONParseError(offset: position, reason: reason)
+  }
+
+  mutating func skipWhitespace() {
+    while position < bytes.count,
+      bytes[position] == 0x20 || bytes[position] == 0x0A || bytes[position] == 0x0D
+        || bytes[position] == 0x09
+    {
+      position += 1
+    }
+  }
+
+  mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    guard position < bytes.count else { throw fail("unexpected end of input") }
+    switch bytes[position] {
+    case UInt8(ascii: "{"): return try parseObject()
+    case UInt8(ascii: "["): return try parseArray()
+    case UInt8(ascii: "\""): return .string(try parseString())
+    case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+    case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+    case UInt8(ascii: "n"): try expect("null"); return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+    default: throw fail("unexpected character")
+    }
+  }
+
+  mutating func expect(_ literal: StaticString) throws(JSONParseError) {
+    let count = literal.utf8CodeUnitCount
+    guard position + count <= bytes.count else { throw fail("unexpected end of input") }
+    for offset in 0..<count where bytes[position + offset] != literal.utf8Start[offset] {
+      throw fail("unexpected character")
+    }
+    position += count
+  }
+
+  mutating func parseObject() throws(JSONParseError) -> JSONValue {
+    depth += 1
+    guard depth <= Self.maxDepth else { throw fail("nested too deeply") }
+    defer { depth -= 1 }
+    position += 1
+    var members: [String: JSONValue] = [:]
+    skipWhitespace()
+    if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+      position += 1
+      return .object(members)
+    }
+    while true {
+      skipWhitespace()
+      guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+        throw fail("expected a member name")
+      }
+      let key = try parseString()
+      skipWhitespace()
+      guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
+        throw fail("expected ':'")
+      }
+      position += 1
+      skipWhitespace()
+      members[key] = try parseValue()
+      skipWhitespace()
+      guard position < bytes.count else { throw fail("unexpected end of input") }
+      if bytes[position] == UInt8(ascii: ",") {
+        position += 1
+      } else if bytes[position] == UInt8(ascii: "}") {
+        position += 1
+        return .object(members)
+      } else {
+        throw fail("expected ',' or '}'")
+      }
+    }
+  }
+
+  mutating func parseArray() throws(JSONParseError) -> JSONValue {
+    depth += 1
+    guard depth <= Self.maxDepth else { throw fail("nested too deeply") }
+    defer { depth -= 1 }
+    position += 1
+    var elements: [JSONValue] = []
+    skipWhitespace()
+    if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+      position += 1
+      return .array(elements)
+    }
+    while true {
+      skipWhitespace()
+      elements.append(try parseValue())
+      skipWhitespace()
+      guard position < bytes.count else { throw fail("unexpected end of input") }
+      if bytes[position] == UInt8(ascii: ",") {
+        position += 1
+      } else if bytes[position] == UInt8(ascii: "]") {
+        position += 1
+        return .array(elements)
+      } else {
+        throw fail("expected ',' or ']'")
+      }
+    }
+  }
+
+  mutating func parseString() throws(JSONParseError) -> String {
+    position += 1
+    var scalars: [UInt8] = []
+    while true {
+      guard position < bytes.count else { throw fail("unterminated string") }
+      let byte = bytes[position]
+      position += 1
+      switch byte {
+      case UInt8(ascii: "\""):
+        return String(decoding: scalars, as: UTF8.self)
+      case UInt8(ascii: "\\"):
+        guard position < bytes.count else { throw fail("unterminated string") }
+        let escape = bytes[position]
+        position += 1
+        switch escape {
+        case UInt8(ascii: "\""): scalars.append(0x22)
+        case UInt8(ascii: "\\"): scalars.append(0x5C)
+        case UInt8(ascii: "/"): scalars.append(0x2F)
+        case UInt8(ascii: "b"): scalars.append(0x08)
+        case UInt8(ascii: "f"): scalars.append(0x0C)
+        case UInt8(ascii: "n"): scalars.append(0x0A)
+        case UInt8(ascii: "r"): scalars.append(0x0D)
+        case UInt8(ascii: "t"): scalars.append(0x09)
+        case UInt8(ascii: "u"):
+          var code = try parseHex4()
+          if (0xD800..<0xDC00).contains(code) {
+            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+              bytes[position + 1] == UInt8(ascii: "u")
+            else { throw fail("unpaired surrogate") }
+            position += 2
+            let low = try parseHex4()
+            guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate") }
+            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+          } else if (0xDC00..<0xE000).contains(code) {
+            throw fail("unpaired surrogate")
+          }
+          guard let scalar = Unicode.Scalar(code) else { throw fail("invalid code point") }
+          scalars.append(contentsOf: String(scalar).utf8)
+        default:
+          throw fail("invalid escape")
+        }
+      case 0..<0x20:
+        throw fail("control character in string")
+      default:
+        scalars.append(byte)
+      }
+    }
+  }
+
+  mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+    guard position + 4 <= bytes.count else { throw fail("unexpected end of input") }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[position]
+      let digit: UInt32
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+      default: throw fail("invalid \\u escape")
+      }
+      value = value << 4 | digit
+      position += 1
+    }
+    return value
+  }
+
+  mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    let start = position
+    var isInteger = true
+    if bytes[position] == UInt8(ascii: "-") { position += 1 }
+    guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
+    if bytes[position] == UInt8(ascii: "0") {
+      position += 1
+    } else {
+      while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+    }
+    if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+      isInteger = false
+      position += 1
+      guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
+      while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+    }
+    if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+      isInteger = false
+      position += 1
+      if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+        position += 1
+      }
+      guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
+      while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+    }
+    let text = String(decoding: bytes[start..<position], as: UTF8.self)
+    if isInteger, let value = Int(text) { return .int(value) }
+    guard let value = Double(text) else { throw fail("invalid number") }
+    return .double(value)
+  }
+
+  func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+}
