@@ -7,8 +7,6 @@ let swiftSettings: [SwiftSetting] = [
   .swiftLanguageMode(.v6),
   // Imports say exactly which module a member comes from.
   .enableUpcomingFeature("MemberImportVisibility"),
-  // `nonisolated async` functions run on the caller's actor unless they opt out.
-  .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
 let package = Package(

@@ -1,0 +1,101 @@
+import CasePaths
+import Dependencies
+
+/// The actions of a presented child: its own, or being dismissed.
+@CasePathable
+public enum PresentationAction<Action: Sendable>: Sendable {
+  /// The child goes away (its state becomes `nil`; its effects are cancelled).
+  case dismiss
+  case presented(Action)
+}
+
+extension PresentationAction: Equatable where Action: Equatable {}
+
+extension Reducer {
+  /// Runs `child` on an optional part of the state while it is present.
+  ///
+  /// Effects the child starts are tied to the child's identity (its type and, if it is
+  /// `Identifiable`, its id): the moment that state becomes `nil` or another child takes its
+  /// place, they are cancelled. Inside them, `@Dependency(\.dismiss)` dismisses the child.
+  /// A child action while nothing is presented is rejected with `invalidAction` and
+  /// `absentMessage`.
+  public func ifLet<ChildState, ChildAction, Child: Reducer>(
+    _ toChildState: WritableKeyPath<State, ChildState?> & Sendable,
+    action toChildAction: CaseKeyPath<Action, PresentationAction<ChildAction>>,
+    absentMessage: String = "That is not possible right now.",
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
+  ) -> PresentationReducer<Self, Child>
+  where Child.State == ChildState, Child.Action == ChildAction {
+    PresentationReducer(
+      parent: self, child: child(), toChildState: toChildState,
+      toChildAction: AnyCasePath(toChildAction), absentMessage: absentMessage)
+  }
+}
+
+/// See `Reducer.ifLet(_:action:absentMessage:then:)`.
+public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
+  public typealias Body = Never
+  let parent: Parent
+  let child: Child
+  let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
+  let toChildAction: AnyCasePath<Parent.Action, PresentationAction<Child.Action>>
+  let absentMessage: String
+
+  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+    let before = state[keyPath: toChildState].map(PresentationID.init)
+    var childEffect = Effect<Parent.Action>.none
+
+    switch toChildAction.extract(from: action) {
+    case .presented(let childAction)?:
+      guard var childState = state[keyPath: toChildState], let before else {
+        return .reject(.invalidAction(absentMessage))
+      }
+      let effect = child.reduce(into: &childState, action: childAction)
+      if let rejection = effect.rejection { return .reject(rejection) }
+      state[keyPath: toChildState] = childState
+      childEffect = presented(effect, id: before)
+    case .dismiss?:
+      state[keyPath: toChildState] = nil
+    case nil:
+      break
+    }
+
+    let parentEffect = parent.reduce(into: &state, action: action)
+    if parentEffect.rejection != nil { return parentEffect }
+
+    let after = state[keyPath: toChildState].map(PresentationID.init)
+    // NB: the child's own effects start first, then whatever it had running is cancelled if
+    // it went away, and only then the parent's effects run (which may present a new child).
+    var dismissal = Effect<Parent.Action>.none
+    if let before, before != after { dismissal = .cancel(id: before) }
+    return .merge(childEffect, dismissal, parentEffect)
+  }
+
+  private func presented(_ effect: Effect<Child.Action>, id: PresentationID) -> Effect<Parent.Action> {
+    let toChildAction = toChildAction
+    return effect.map { toChildAction.embed(.presented($0)) }
+      .wrappingRuns { operation, send in
+        await withDependencies {
+          $0.dismiss = DismissEffect { await send(toChildAction.embed(.dismiss)) }
+        } operation: {
+          await operation(send)
+        }
+      }
+      .cancellable(id: id)
+  }
+}
+
+/// The identity of one presentation of a child: its type, and its id if it has one.
+struct PresentationID: Hashable, @unchecked Sendable {
+  // NB: @unchecked because `id` is an `AnyHashable`; it only ever holds the `id` of a
+  // `Sendable` state value.
+  let type: ObjectIdentifier
+  let id: AnyHashable?
+
+  init<State>(_ state: State) {
+    type = ObjectIdentifier(State.self)
+    id = (state as? any Identifiable).map { Self.identity(of: $0) }
+  }
+
+  private static func identity(of value: some Identifiable) -> AnyHashable { AnyHashable(value.id) }
+}

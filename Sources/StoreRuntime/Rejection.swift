@@ -1,0 +1,27 @@
+/// Why a reducer refused an action. The store then keeps the state exactly as it was and
+/// starts none of the action's effects; the server turns it into an `error` message.
+public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
+  public enum Kind: String, Hashable, Sendable {
+    /// A field's value breaks a rule (a title too long, a duration off the grid).
+    case invalidValue
+    /// The action is not possible in the current state (no meeting is running).
+    case invalidAction
+    /// The action was meant for a state that has since moved on (`from` no longer holds).
+    case stale
+  }
+
+  public var kind: Kind
+  /// A sentence a person can act on.
+  public var message: String
+
+  public init(_ kind: Kind, _ message: String) {
+    self.kind = kind
+    self.message = message
+  }
+
+  public static func invalidValue(_ message: String) -> Self { Self(.invalidValue, message) }
+  public static func invalidAction(_ message: String) -> Self { Self(.invalidAction, message) }
+  public static func stale(_ message: String) -> Self { Self(.stale, message) }
+
+  public var description: String { "\(kind.rawValue): \(message)" }
+}
