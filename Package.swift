@@ -106,13 +106,24 @@ let package = Package(
     ),
     .testTarget(
       name: "StoreRuntimeTests",
-      dependencies: ["StoreRuntime"],
+      dependencies: [
+        "StoreRuntime",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+        .product(name: "CasePaths", package: "swift-case-paths"),
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(name: "JSONPatchTests", dependencies: ["JSONPatch"], swiftSettings: swiftSettings),
     .testTarget(
       name: "StandupsFeaturesTests",
-      dependencies: ["StandupsFeatures", "StoreRuntime"],
+      dependencies: [
+        "StandupsFeatures", "StoreRuntime",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "Clocks", package: "swift-clocks"),
+      ],
       swiftSettings: swiftSettings
     ),
     .testTarget(

@@ -1,0 +1,119 @@
+import CasePaths
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import StoreRuntime
+
+/// The list of standups, with who is in each room right now.
+public struct Lobby: Reducer {
+  public struct State: Equatable, Sendable, Encodable {
+    /// In creation order.
+    public var standups: IdentifiedArrayOf<Standup>
+    public var live: [Standup.ID: Live] = [:]
+
+    public init(standups: IdentifiedArrayOf<Standup> = []) { self.standups = standups }
+
+    /// What the lobby shows of a standup: no attendee names, no history.
+    struct Summary: Encodable {
+      var id: UUID
+      var title: String
+      var theme: Theme
+      var duration: Int
+      var attendeeCount: Int
+      var live: Live?
+    }
+
+    private enum CodingKeys: String, CodingKey { case standups }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(
+        standups.map {
+          Summary(
+            id: $0.id, title: $0.title, theme: $0.theme,
+            duration: Int($0.duration.components.seconds), attendeeCount: $0.attendees.count,
+            live: live[$0.id])
+        }, forKey: .standups)
+    }
+  }
+
+  /// Who is in a room, and whether a meeting (paused or not) is under way.
+  public struct Live: Equatable, Sendable, Codable {
+    public var participants: Int
+    public var meetingRunning: Bool
+    public init(participants: Int, meetingRunning: Bool) {
+      self.participants = participants
+      self.meetingRunning = meetingRunning
+    }
+  }
+
+  /// A standup as the "New standup" form submits it, before validation.
+  public struct NewStandup: Equatable, Sendable {
+    public var title: String
+    public var durationSeconds: Int
+    public var theme: String
+    public var attendeeNames: [String]
+    public init(title: String, durationSeconds: Int, theme: String, attendeeNames: [String]) {
+      self.title = title
+      self.durationSeconds = durationSeconds
+      self.theme = theme
+      self.attendeeNames = attendeeNames
+    }
+  }
+
+  @CasePathable
+  public enum Action: Equatable, Sendable {
+    case addStandupSubmitted(NewStandup)
+    /// A room saved a change to its standup.
+    case standupChanged(Standup)
+    case standupDeleted(Standup.ID)
+    /// A room's presence or meeting changed; nil when it emptied.
+    case roomActivityChanged(Standup.ID, Live?)
+  }
+
+  @Dependency(\.uuid) var uuid
+
+  public init() {}
+
+  public var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .addStandupSubmitted(let new):
+        let title = new.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let problem = StandupRules.validateTitle(title) ?? StandupRules.validateDuration(seconds: new.durationSeconds)
+          ?? StandupRules.validateAttendeeCount(new.attendeeNames.count)
+          ?? new.attendeeNames.lazy.compactMap(StandupRules.validateName).first
+        {
+          return .reject(.invalidValue(problem))
+        }
+        guard let theme = StandupRules.theme(named: new.theme) else {
+          return .reject(
+            .invalidValue("Unknown theme \"\(new.theme)\": use one of \(StandupRules.themeList)."))
+        }
+        let standup = Standup(
+          id: uuid(),
+          attendees: IdentifiedArray(
+            uniqueElements: new.attendeeNames.map {
+              Attendee(id: uuid(), name: $0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }),
+          duration: .seconds(new.durationSeconds), theme: theme, title: title)
+        state.standups.append(standup)
+        return .none
+
+      case .standupChanged(let standup):
+        state.standups[id: standup.id] = standup
+        return .none
+
+      case .standupDeleted(let id):
+        state.standups.remove(id: id)
+        state.live[id] = nil
+        return .none
+
+      case .roomActivityChanged(let id, let live):
+        guard state.standups[id: id] != nil else { return .none }
+        state.live[id] = live
+        return .none
+      }
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import IdentifiedCollections
+
+/// The 16 colours a standup can wear (Scrumdinger's themes).
+public enum Theme: String, CaseIterable, Codable, Equatable, Hashable, Sendable {
+  case bubblegum, buttercup, indigo, lavender, magenta, navy, orange, oxblood, periwinkle,
+    poppy, purple, seafoam, sky, tan, teal, yellow
+}
+
+public struct Attendee: Codable, Equatable, Hashable, Identifiable, Sendable {
+  public var id: UUID
+  public var name: String
+
+  public init(id: UUID, name: String = "") {
+    self.id = id
+    self.name = name
+  }
+}
+
+/// A meeting that took place: when it ended, and what was noted.
+public struct Meeting: Codable, Equatable, Hashable, Identifiable, Sendable {
+  public var id: UUID
+  public var date: Date
+  public var transcript: String
+
+  public init(id: UUID, date: Date, transcript: String) {
+    self.id = id
+    self.date = date
+    self.transcript = transcript
+  }
+}
+
+/// A daily standup: who attends, for how long, and its history (newest first).
+public struct Standup: Codable, Equatable, Hashable, Identifiable, Sendable {
+  public var id: UUID
+  public var attendees: IdentifiedArrayOf<Attendee>
+  /// Whole minutes, as seconds: 300...1800 in steps of 60.
+  public var duration: Duration
+  public var meetings: IdentifiedArrayOf<Meeting>
+  public var theme: Theme
+  public var title: String
+
+  public init(
+    id: UUID, attendees: IdentifiedArrayOf<Attendee> = [], duration: Duration = .seconds(300),
+    meetings: IdentifiedArrayOf<Meeting> = [], theme: Theme = .bubblegum, title: String = ""
+  ) {
+    self.id = id
+    self.attendees = attendees
+    self.duration = duration
+    self.meetings = meetings
+    self.theme = theme
+    self.title = title
+  }
+
+  /// Each speaker's slice; the last speaker also gets the remainder.
+  public var secondsPerAttendee: Int {
+    Int(duration.components.seconds) / max(attendees.count, 1)
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case id, attendees, duration, meetings, theme, title
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decode(UUID.self, forKey: .id)
+    attendees = try container.decode(IdentifiedArrayOf<Attendee>.self, forKey: .attendees)
+    duration = .seconds(try container.decode(Int.self, forKey: .duration))
+    meetings = try container.decode(IdentifiedArrayOf<Meeting>.self, forKey: .meetings)
+    theme = try container.decode(Theme.self, forKey: .theme)
+    title = try container.decode(String.self, forKey: .title)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(attendees, forKey: .attendees)
+    try container.encode(Int(duration.components.seconds), forKey: .duration)
+    try container.encode(meetings, forKey: .meetings)
+    try container.encode(theme, forKey: .theme)
+    try container.encode(title, forKey: .title)
+  }
+}
+
+/// The rules every saved standup keeps, with messages a person can act on.
+public enum StandupRules {
+  public static let titleLength = 1...100
+  public static let nameLength = 1...40
+  public static let attendeeCount = 1...50
+  public static let durationSeconds = 300...1800
+
+  public static func validateTitle(_ title: String) -> String? {
+    let count = title.trimmingCharacters(in: .whitespacesAndNewlines).count
+    return titleLength.contains(count) && title.count <= titleLength.upperBound
+      ? nil : "The title must be 1 to 100 characters."
+  }
+
+  public static func validateDuration(seconds: Int) -> String? {
+    durationSeconds.contains(seconds) && seconds % 60 == 0
+      ? nil : "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."
+  }
+
+  /// A name for a saved attendee: 1 to 40 characters after trimming.
+  public static func validateName(_ name: String) -> String? {
+    nameLength.contains(name.trimmingCharacters(in: .whitespacesAndNewlines).count)
+      ? nil : "An attendee's name must be 1 to 40 characters."
+  }
+
+  public static func validateAttendeeCount(_ count: Int) -> String? {
+    attendeeCount.contains(count) ? nil : "A standup needs 1 to 50 attendees."
+  }
+
+  public static func theme(named name: String) -> Theme? { Theme(rawValue: name) }
+
+  public static var themeList: String { Theme.allCases.map(\.rawValue).joined(separator: ", ") }
+}

@@ -1,0 +1,176 @@
+import CasePaths
+import Dependencies
+import Foundation
+import StoreRuntime
+
+/// A meeting in progress: one timer on the server, ticking for everyone in the room.
+///
+/// Speakers get equal slices of the duration; the last one also gets the remainder, so the
+/// meeting always ends at `duration` on the last speaker and saves itself.
+public struct RecordMeeting: Reducer {
+  public struct State: Equatable, Identifiable, Sendable, Encodable {
+    /// Also the id of the `Meeting` this becomes when saved.
+    public let id: UUID
+    /// The standup as it was when the meeting started.
+    public let standup: Standup
+    public var alert: Alert?
+    public var isPaused = false
+    public var secondsElapsed = 0
+    public var speakerIndex = 0
+    public var transcript = ""
+
+    public enum Alert: String, Equatable, Sendable, Encodable {
+      case endMeeting
+    }
+
+    public init(id: UUID, standup: Standup) {
+      self.id = id
+      self.standup = standup
+    }
+
+    public var secondsPerSpeaker: Int { standup.secondsPerAttendee }
+    public var durationSeconds: Int { Int(standup.duration.components.seconds) }
+    public var lastSpeakerIndex: Int { max(standup.attendees.count - 1, 0) }
+    /// Transcripts stop growing here (16 KiB).
+    public static let transcriptLimit = 16 * 1024
+
+    private enum CodingKeys: String, CodingKey {
+      case alert, isPaused, secondsElapsed, secondsPerSpeaker, speakerIndex, transcript
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+      var container = encoder.container(keyedBy: CodingKeys.self)
+      try container.encode(alert, forKey: .alert)
+      try container.encode(isPaused, forKey: .isPaused)
+      try container.encode(secondsElapsed, forKey: .secondsElapsed)
+      try container.encode(secondsPerSpeaker, forKey: .secondsPerSpeaker)
+      try container.encode(speakerIndex, forKey: .speakerIndex)
+      try container.encode(transcript, forKey: .transcript)
+    }
+  }
+
+  @CasePathable
+  public enum Action: Equatable, Sendable {
+    /// The meeting was presented: start the timer.
+    case started
+    case timerTick
+    /// `from`: the speaker the sender saw; if it has moved on, the tap is stale.
+    case nextButtonTapped(from: Int?)
+    case endMeetingButtonTapped
+    case alert(AlertAction)
+    /// Everyone left: stop the clock until someone resumes.
+    case roomEmptied
+    case resumeButtonTapped
+    case noteSubmitted(author: String, text: String)
+    case delegate(Delegate)
+
+    @CasePathable
+    public enum AlertAction: Equatable, Sendable {
+      case saveAndEnd
+      case discard
+      case resume
+    }
+
+    @CasePathable
+    public enum Delegate: Equatable, Sendable {
+      /// Time is up: save this meeting to the standup's history.
+      case saveMeeting(transcript: String)
+    }
+  }
+
+  public enum CancelID: Hashable, Sendable { case timer }
+
+  @Dependency(\.continuousClock) var clock
+  @Dependency(\.dismiss) var dismiss
+
+  public init() {}
+
+  public var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .started:
+        return state.isPaused ? .none : startTimer()
+
+      case .timerTick:
+        guard state.alert == nil, !state.isPaused else { return .none }
+        state.secondsElapsed += 1
+        if state.secondsElapsed >= state.durationSeconds {
+          state.speakerIndex = state.lastSpeakerIndex
+          let transcript = state.transcript
+          return .merge(
+            .cancel(id: CancelID.timer),
+            .run { send in
+              await send(.delegate(.saveMeeting(transcript: transcript)))
+              await self.dismiss()
+            }
+          )
+        }
+        state.speakerIndex = min(
+          state.secondsElapsed / max(state.secondsPerSpeaker, 1), state.lastSpeakerIndex)
+        return .none
+
+      case .nextButtonTapped(let from):
+        if let from, from != state.speakerIndex {
+          return .reject(
+            .stale("The speaker already changed: speaker \(state.speakerIndex + 1) is talking now."))
+        }
+        guard state.alert == nil else {
+          return .reject(.invalidAction("Answer the end-meeting alert first."))
+        }
+        if state.speakerIndex >= state.lastSpeakerIndex {
+          state.alert = .endMeeting
+          return .none
+        }
+        state.speakerIndex += 1
+        state.secondsElapsed = state.speakerIndex * state.secondsPerSpeaker
+        return .none
+
+      case .endMeetingButtonTapped:
+        state.alert = .endMeeting
+        return .none
+
+      case .alert(let alertAction):
+        guard state.alert != nil else {
+          return .reject(.invalidAction("The end-meeting alert is not showing."))
+        }
+        if alertAction == .resume { state.alert = nil }
+        // Saving and discarding end the presentation: the room does that.
+        return .none
+
+      case .roomEmptied:
+        state.isPaused = true
+        return .cancel(id: CancelID.timer)
+
+      case .resumeButtonTapped:
+        guard state.isPaused else { return .reject(.invalidAction("The meeting is not paused.")) }
+        state.isPaused = false
+        return startTimer()
+
+      case .noteSubmitted(let author, let text):
+        let note = text.trimmingCharacters(in: .whitespaces)
+        guard (1...1000).contains(note.count), !note.contains(where: \.isNewline) else {
+          return .reject(.invalidValue("A note must be one line of 1 to 1000 characters."))
+        }
+        let line = "\(author): \(note)"
+        let transcript = state.transcript.isEmpty ? line : state.transcript + "\n" + line
+        guard transcript.utf8.count <= State.transcriptLimit else {
+          return .reject(.invalidAction("The transcript is full (16 KiB): no more notes fit."))
+        }
+        state.transcript = transcript
+        return .none
+
+      case .delegate:
+        return .none
+      }
+    }
+  }
+
+  private func startTimer() -> Effect<Action> {
+    .run { send in
+      for await _ in clock.timer(interval: .seconds(1)) {
+        await send(.timerTick)
+      }
+    }
+    .cancellable(id: CancelID.timer, cancelInFlight: true)
+  }
+}

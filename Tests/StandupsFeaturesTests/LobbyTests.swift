@@ -1,0 +1,76 @@
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import StandupsFeatures
+import StoreRuntime
+import Testing
+
+@MainActor
+@Suite(.serialized)
+struct LobbyTests {
+  @Test func addingAValidStandupAppendsIt() async {
+    let store = TestStore(initialState: Lobby.State()) {
+      Lobby()
+    } withDependencies: {
+      $0.uuid = .incrementing
+    }
+    await store.send(
+      .addStandupSubmitted(
+        .init(title: "  Design ", durationSeconds: 600, theme: "teal", attendeeNames: ["Ana", "Ben"]))
+    ) {
+      $0.standups = [
+        Standup(
+          id: UUID(0),
+          attendees: [Attendee(id: UUID(1), name: "Ana"), Attendee(id: UUID(2), name: "Ben")],
+          duration: .seconds(600), theme: .teal, title: "Design")
+      ]
+    }
+  }
+
+  @Test func invalidStandupsAreRejectedWithTheRule() async {
+    let store = TestStore(initialState: Lobby.State()) {
+      Lobby()
+    } withDependencies: {
+      $0.uuid = .incrementing
+    }
+    func new(
+      title: String = "Design", seconds: Int = 300, theme: String = "orange", names: [String] = ["Ana"]
+    ) -> Lobby.Action {
+      .addStandupSubmitted(.init(title: title, durationSeconds: seconds, theme: theme, attendeeNames: names))
+    }
+    await store.send(new(title: " "), rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+    await store.send(
+      new(title: String(repeating: "x", count: 101)),
+      rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+    for seconds in [240, 330, 1860] {
+      await store.send(
+        new(seconds: seconds),
+        rejectedWith: .invalidValue(
+          "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."))
+    }
+    await store.send(new(names: []), rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
+    await store.send(
+      new(names: Array(repeating: "A", count: 51)),
+      rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
+    await store.send(
+      new(names: ["Ana", " "]), rejectedWith: .invalidValue("An attendee's name must be 1 to 40 characters."))
+    await store.send(
+      new(theme: "beige"),
+      rejectedWith: .invalidValue(
+        "Unknown theme \"beige\": use one of bubblegum, buttercup, indigo, lavender, magenta, navy, orange, oxblood, periwinkle, poppy, purple, seafoam, sky, tan, teal, yellow."
+      ))
+  }
+
+  @Test func roomsReportActivityAndChanges() async {
+    var standup = Standup.mock()
+    let store = TestStore(initialState: Lobby.State(standups: [standup])) { Lobby() }
+    let live = Lobby.Live(participants: 2, meetingRunning: true)
+    await store.send(.roomActivityChanged(standup.id, live)) { $0.live[standup.id] = live }
+    standup.title = "Design sync"
+    await store.send(.standupChanged(standup)) { $0.standups[0].title = "Design sync" }
+    await store.send(.standupDeleted(standup.id)) {
+      $0.standups = []
+      $0.live = [:]
+    }
+  }
+}

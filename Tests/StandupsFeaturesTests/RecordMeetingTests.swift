@@ -1,0 +1,166 @@
+import Clocks
+import ConcurrencyExtras
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import StandupsFeatures
+import StoreRuntime
+import Testing
+
+@MainActor
+@Suite(.serialized)
+struct RecordMeetingTests {
+  func makeStore(_ standup: Standup, clock: TestClock<Duration>) -> TestStore<Room> {
+    TestStore(initialState: Room.State(standup: standup)) {
+      Room()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.uuid = .incrementing
+      $0.date = .constant(Date(timeIntervalSince1970: 1_795_338_000))
+    }
+  }
+
+  @Test func fiveMinutesWithSevenAttendeesEndsAt300OnTheLastSpeaker() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock(attendees: 7, minutes: 5)
+      let store = makeStore(standup, clock: clock)
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      }
+      await store.receive(\.meeting.presented.started)
+      #expect(store.state.meeting?.secondsPerSpeaker == 42)
+      for second in 1...299 {
+        await clock.advance(by: .seconds(1))
+        await store.receive(\.meeting.presented.timerTick) {
+          $0.meeting?.secondsElapsed = second
+          $0.meeting?.speakerIndex = min(second / 42, 6)
+        }
+      }
+      #expect(store.state.meeting?.speakerIndex == 6)
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 300 }
+      await store.receive(\.meeting.presented.delegate.saveMeeting) {
+        $0.standup.meetings.insert(
+          Meeting(id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: ""),
+          at: 0)
+      }
+      await store.receive(\.meeting.dismiss) { $0.meeting = nil }
+      // No tick after the meeting saved itself.
+      await clock.advance(by: .seconds(5))
+      await store.finish()
+    }
+  }
+
+  @Test func nextSpeakerJumpsToTheirSliceAndTheLastOneRaisesTheAlert() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock(attendees: 2, minutes: 5)
+      let store = makeStore(standup, clock: clock)
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      }
+      await store.receive(\.meeting.presented.started)
+      await store.send(.meeting(.presented(.nextButtonTapped(from: 0)))) {
+        $0.meeting?.speakerIndex = 1
+        $0.meeting?.secondsElapsed = 150
+      }
+      // A second tap meant for speaker 0 is stale now.
+      await store.send(
+        .meeting(.presented(.nextButtonTapped(from: 0))),
+        rejectedWith: .stale("The speaker already changed: speaker 2 is talking now."))
+      await store.send(.meeting(.presented(.nextButtonTapped(from: 1)))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      // Ticks are ignored while the alert is up.
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick)
+      await store.send(.meeting(.presented(.alert(.resume)))) { $0.meeting?.alert = nil }
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 151 }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+      // Discarded: nothing saved, and no tick after it.
+      await clock.advance(by: .seconds(3))
+      await store.finish()
+    }
+  }
+
+  @Test func saveAndEndAddsTheMeetingWithItsNotesAndStopsTheTimer() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      }
+      await store.receive(\.meeting.presented.started)
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped the API")))) {
+        $0.meeting?.transcript = "Ana: Shipped the API"
+      }
+      await store.send(.meeting(.presented(.noteSubmitted(author: "CI", text: "  build green ")))) {
+        $0.meeting?.transcript = "Ana: Shipped the API\nCI: build green"
+      }
+      await store.send(
+        .meeting(.presented(.noteSubmitted(author: "Ana", text: "two\nlines"))),
+        rejectedWith: .invalidValue("A note must be one line of 1 to 1000 characters."))
+      await store.send(
+        .meeting(.presented(.alert(.saveAndEnd))),
+        rejectedWith: .invalidAction("The end-meeting alert is not showing."))
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+      await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
+        $0.meeting = nil
+        $0.standup.meetings = [
+          Meeting(
+            id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000),
+            transcript: "Ana: Shipped the API\nCI: build green")
+        ]
+      }
+      await clock.advance(by: .seconds(3))
+    }
+  }
+
+  @Test func nothingTicksInAnEmptiedRoomUntilSomeoneResumes() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let ana = Participant(id: "p1", name: "Ana")
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      }
+      await store.receive(\.meeting.presented.started)
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 1 }
+      await store.send(.participantLeft("p1")) { $0.participants = [] }
+      await store.receive(\.meeting.presented.roomEmptied) { $0.meeting?.isPaused = true }
+      await clock.advance(by: .seconds(10))  // nothing ticks
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.send(.meeting(.presented(.resumeButtonTapped))) { $0.meeting?.isPaused = false }
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 2 }
+      await store.send(
+        .meeting(.presented(.resumeButtonTapped)),
+        rejectedWith: .invalidAction("The meeting is not paused."))
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+    }
+  }
+
+  @Test func meetingActionsWithoutAMeetingAndASecondStartAreRejected() async {
+    let clock = TestClock()
+    let standup = Standup.mock()
+    let store = makeStore(standup, clock: clock)
+    await store.send(
+      .meeting(.presented(.nextButtonTapped(from: nil))),
+      rejectedWith: .invalidAction("No meeting is running."))
+    await store.send(.startMeetingButtonTapped) {
+      $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+    }
+    await store.receive(\.meeting.presented.started)
+    await store.send(.startMeetingButtonTapped, rejectedWith: .invalidAction("A meeting is already running."))
+    await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+    await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+  }
+}
