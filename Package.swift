@@ -79,7 +79,10 @@ let package = Package(
         "StandupsFeatures",
         "StoreRuntime",
         "WebSocketTransport",
+        .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "DequeModule", package: "swift-collections"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: swiftSettings
@@ -133,7 +136,10 @@ let package = Package(
     ),
     .testTarget(
       name: "StandupsServerTests",
-      dependencies: ["StandupsServer", "JSONPatch", "WebSocketTransport"],
+      dependencies: [
+        "StandupsServer", "StandupsFeatures", "JSONPatch", "WebSocketTransport",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ],
       swiftSettings: swiftSettings
     ),
   ]

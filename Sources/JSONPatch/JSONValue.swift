@@ -14,6 +14,12 @@ public enum JSONValue: Hashable, Sendable {
     return members[key]
   }
 
+  /// The element at `index` of an array, or nil.
+  public subscript(index: Int) -> JSONValue? {
+    guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+    return elements[index]
+  }
+
   public var stringValue: String? {
     if case .string(let value) = self { return value }
     return nil

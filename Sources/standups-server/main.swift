@@ -1,1 +1,57 @@
-print("x")
+import ArgumentParser
+import Foundation
+import Logging
+import StandupsServer
+
+@main
+struct StandupsServerCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "standups-server",
+    abstract: "Live, collaborative daily standups over WebSocket.",
+    discussion: "Every option can also be set as STANDUPS_<OPTION> (STANDUPS_PORT=9000).")
+
+  @Option(help: "Address to listen on.") var host = env("HOST") ?? "127.0.0.1"
+  @Option(help: "Port to listen on (0 picks a free one).") var port = Int(env("PORT") ?? "") ?? 8080
+  @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
+  @Option(help: "Folder of the web app.") var publicDir = env("PUBLIC_DIR") ?? "./public"
+  @Option(help: "trace, debug, info, notice, warning, error or critical.")
+  var logLevel: Logger.Level = Logger.Level(rawValue: env("LOG_LEVEL") ?? "") ?? .info
+  @Option(help: "PEM certificate: serve https and wss (STANDUPS_TLS_CERT).") var tlsCert: String?
+  @Option(help: "PEM private key for --tls-cert (STANDUPS_TLS_KEY).") var tlsKey: String?
+
+  var certificate: String? { tlsCert ?? env("TLS_CERT") }
+  var privateKey: String? { tlsKey ?? env("TLS_KEY") }
+
+  func validate() throws {
+    guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+    guard (certificate == nil) == (privateKey == nil) else {
+      throw ValidationError("--tls-cert and --tls-key go together.")
+    }
+  }
+
+  func run() async throws {
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = logLevel
+      return handler
+    }
+    var configuration = ServerConfiguration()
+    configuration.host = host
+    configuration.port = port
+    configuration.dataDirectory = dataDir
+    configuration.publicDirectory = publicDir
+    if let certificate, let privateKey { configuration.tls = (certificate, privateKey) }
+    let server: StandupsServer
+    do {
+      server = try await StandupsServer.start(configuration: configuration)
+    } catch {
+      throw ValidationError("\(error)")
+    }
+    _ = await waitForTerminationSignal()
+    await server.shutdown()
+  }
+}
+
+private func env(_ name: String) -> String? { ProcessInfo.processInfo.environment["STANDUPS_" + name] }
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,0 +1,82 @@
+import Foundation
+import JSONPatch
+import StandupsFeatures
+import StoreRuntime
+
+/// Who sent an action: the server fills in what the wire does not carry.
+struct Sender: Sendable {
+  var participantID: String
+  var name: String
+  var isBot: Bool
+}
+
+/// Turns a wire action (`{"type":"meeting.nextButtonTapped","from":2}`) into a feature action.
+enum ActionDecoding {
+  static func roomAction(_ action: [String: JSONValue], type: String, sender: Sender) throws(WireError)
+    -> Room.Action
+  {
+    switch type {
+    case "startMeetingButtonTapped":
+      return .startMeetingButtonTapped
+    case "meeting.nextButtonTapped":
+      return .meeting(.presented(.nextButtonTapped(from: try optionalInt(action, "from"))))
+    case "meeting.endMeetingButtonTapped":
+      return .meeting(.presented(.endMeetingButtonTapped))
+    case "meeting.alert.saveAndEnd":
+      return .meeting(.presented(.alert(.saveAndEnd)))
+    case "meeting.alert.discard":
+      return .meeting(.presented(.alert(.discard)))
+    case "meeting.alert.resume":
+      return .meeting(.presented(.alert(.resume)))
+    case "meeting.resumeButtonTapped":
+      return .meeting(.presented(.resumeButtonTapped))
+    case "meeting.noteSubmitted":
+      guard let text = action["text"]?.stringValue else {
+        throw WireError(.invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
+      }
+      return .meeting(.presented(.noteSubmitted(author: sender.name, text: text)))
+    default:
+      throw WireError(.unknownAction, "This room does not know the action \"\(type)\".")
+    }
+  }
+
+  static func lobbyAction(_ action: [String: JSONValue], type: String) throws(WireError) -> Lobby.Action {
+    switch type {
+    case "addStandupSubmitted":
+      guard case .object(let standup)? = action["standup"] else {
+        throw WireError(.invalidValue, "\"standup\" must be an object: {title, duration, theme, attendees: [{name}]}.")
+      }
+      guard let title = standup["title"]?.stringValue else {
+        throw WireError(.invalidValue, "\"standup.title\" must be a string of 1 to 100 characters.")
+      }
+      guard let duration = standup["duration"]?.intValue else {
+        throw WireError(.invalidValue, "\"standup.duration\" must be whole seconds: 300 to 1800, in steps of 60.")
+      }
+      guard let theme = standup["theme"]?.stringValue else {
+        throw WireError(.invalidValue, "\"standup.theme\" must be one of \(StandupRules.themeList).")
+      }
+      guard let attendees = standup["attendees"]?.arrayValue else {
+        throw WireError(.invalidValue, "\"standup.attendees\" must be a list of 1 to 50 {\"name\": ...}.")
+      }
+      var names: [String] = []
+      for attendee in attendees {
+        guard let name = attendee["name"]?.stringValue else {
+          throw WireError(.invalidValue, "Every attendee needs a \"name\" of 1 to 40 characters.")
+        }
+        names.append(name)
+      }
+      return .addStandupSubmitted(
+        .init(title: title, durationSeconds: duration, theme: theme, attendeeNames: names))
+    default:
+      throw WireError(.unknownAction, "The lobby does not know the action \"\(type)\".")
+    }
+  }
+
+  private static func optionalInt(_ action: [String: JSONValue], _ key: String) throws(WireError) -> Int? {
+    guard let value = action[key], value != .null else { return nil }
+    guard let int = value.intValue else {
+      throw WireError(.invalidValue, "\"\(key)\" must be a whole number.")
+    }
+    return int
+  }
+}

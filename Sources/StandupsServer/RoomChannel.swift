@@ -1,0 +1,230 @@
+import Dependencies
+import DequeModule
+import Foundation
+import JSONPatch
+import Logging
+import StandupsFeatures
+import StoreRuntime
+import Synchronization
+import WebSocketTransport
+
+/// One room: a store, its versioned JSON, the peers who see it, and recent patches.
+///
+/// Everything a room does happens in order: peers' joins, messages and leaves go through one
+/// mailbox; state changes (from actions or effects) are diffed, numbered and sent inside the
+/// store's actor, so every peer gets every version exactly once, in order.
+final class RoomChannel<Feature: RoomFeature>: Sendable {
+  typealias State = Feature.R.State
+
+  enum Event: Sendable {
+    case join(ConnectionID, Sender, since: Int?)
+    case message(ConnectionID, InboundMessage)
+    case leave(ConnectionID)
+  }
+
+  let feature: Feature
+  let store: Store<Feature.R>
+  let work = SerialQueue()
+  private let broadcaster: Broadcaster
+  private let mailbox: AsyncStream<Event>.Continuation
+  private let outlet: Outlet
+  private let logger: Logger
+
+  init(
+    feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
+    firstVersion: Int, outlet: Outlet, logger: Logger,
+    onJoined: @escaping @Sendable (RoomChannel) -> Void = { _ in },
+    onIdle: @escaping @Sendable (RoomChannel) async -> Void
+  ) {
+    let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
+    let broadcaster = Broadcaster(
+      state: initialState, json: initialJSON, version: firstVersion, outlet: outlet)
+    let work = work
+    self.feature = feature
+    self.broadcaster = broadcaster
+    self.outlet = outlet
+    self.logger = logger
+    self.store = Store(
+      initialState: initialState, reducer: reducer, dependencies: dependencies,
+      observer: { _, state, _ in
+        if let old = broadcaster.publish(state) {
+          feature.stateDidChange(from: old, to: state, work: work)
+        }
+      })
+    let (events, mailbox) = AsyncStream<Event>.makeStream()
+    self.mailbox = mailbox
+    Task { [self] in
+      for await event in events {
+        await handle(event, onJoined: onJoined, onIdle: onIdle)
+      }
+    }
+  }
+
+  /// Queues an event; safe from any thread (the transport's service thread included).
+  func enqueue(_ event: Event) { mailbox.yield(event) }
+
+  /// Stops taking events (the room was released).
+  func close() { mailbox.finish() }
+
+  var peerCount: Int { broadcaster.peerCount }
+  var version: Int { broadcaster.version }
+
+  private func handle(
+    _ event: Event, onJoined: @Sendable (RoomChannel) -> Void,
+    onIdle: @Sendable (RoomChannel) async -> Void
+  ) async {
+    switch event {
+    case .join(let connection, let sender, let since):
+      let participant = Participant(id: sender.participantID, name: sender.name, isBot: sender.isBot)
+      await store.perform { [feature, broadcaster] store in
+        if let action = feature.joined(participant) { store.send(action) }
+        broadcaster.addPeer(connection, sender: sender, since: since, room: feature.roomName)
+      }
+      onJoined(self)
+
+    case .message(let connection, let inbound):
+      await receive(inbound, from: connection)
+
+    case .leave(let connection):
+      let idle = await store.perform { [feature, broadcaster] store in
+        guard let sender = broadcaster.removePeer(connection) else { return false }
+        if let action = feature.left(sender.participantID) { store.send(action) }
+        guard broadcaster.peerCount == 0 else { return false }
+        // NB: the reducer was told first (a running meeting pauses); now nothing may tick.
+        store.cancelAllEffects()
+        return feature.isIdle(store.state)
+      }
+      if idle {
+        await work.drain()
+        await onIdle(self)
+      }
+    }
+  }
+
+  private func receive(_ inbound: InboundMessage, from connection: ConnectionID) async {
+    let message: ClientMessage
+    do {
+      message = try ClientMessage.parse(inbound)
+    } catch {
+      outlet.send(ServerMessage.error(ref: error.ref, error.error), to: connection)
+      return
+    }
+    guard let sender = broadcaster.sender(of: connection) else { return }
+    let action: Feature.R.Action
+    do {
+      action = try feature.decode(message, sender: sender)
+    } catch {
+      outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
+      return
+    }
+    let (rejection, version) = await store.perform { [broadcaster] store in
+      (store.send(action), broadcaster.version)
+    }
+    if let rejection {
+      outlet.send(ServerMessage.error(ref: message.ref, WireError(rejection)), to: connection)
+      return
+    }
+    // NB: what the action changed is saved before it is acknowledged.
+    await work.drain()
+    if let ref = message.ref {
+      outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
+    }
+  }
+
+  /// The versioned document and the peers who see it.
+  final class Broadcaster: Sendable {
+    private struct Shared {
+      var state: State
+      var json: JSONValue
+      var version: Int
+      var peers: [ConnectionID: Sender] = [:]
+      /// The last patches, oldest first, for `since=` resumes.
+      var recent: Deque<(version: Int, message: OutboundMessage)> = []
+    }
+
+    static var recentCapacity: Int { 512 }
+    private let shared: Mutex<Shared>
+    private let outlet: Outlet
+
+    init(state: State, json: JSONValue, version: Int, outlet: Outlet) {
+      shared = Mutex(Shared(state: state, json: json, version: version))
+      self.outlet = outlet
+    }
+
+    var version: Int { shared.withLock { $0.version } }
+    var peerCount: Int { shared.withLock { $0.peers.count } }
+    func sender(of connection: ConnectionID) -> Sender? { shared.withLock { $0.peers[connection] } }
+
+    /// Diffs `state` against the last version; if anything changed, numbers the patch and
+    /// sends it to every peer. Returns the previous state when it did.
+    func publish(_ state: State) -> State? {
+      let json: JSONValue
+      do {
+        json = try JSONValue(encoding: state)
+      } catch {
+        return nil
+      }
+      return shared.withLock { shared in
+        let operations = JSONPatch.diff(shared.json, json)
+        guard !operations.isEmpty else { return nil }
+        shared.version += 1
+        shared.json = json
+        let old = shared.state
+        shared.state = state
+        let message = OutboundMessage(ServerMessage.patch(version: shared.version, operations: operations))
+        shared.recent.append((shared.version, message))
+        if shared.recent.count > Self.recentCapacity { shared.recent.removeFirst() }
+        outlet.send(message, to: shared.peers.keys)
+        return old
+      }
+    }
+
+    /// Adds a peer and sends it the state: whole, or as the patches after `since`.
+    func addPeer(_ connection: ConnectionID, sender: Sender, since: Int?, room: String) {
+      shared.withLock { shared in
+        shared.peers[connection] = sender
+        // NB: versions never repeat (each room starts past every earlier one), so a version
+        // this room holds patches after is one it issued.
+        let oldestResumable = (shared.recent.first?.version ?? shared.version + 1) - 1
+        if let since, since >= min(oldestResumable, shared.version), since <= shared.version {
+          outlet.send(
+            ServerMessage.welcome(
+              room: room, you: sender.participantID, version: since, state: nil, resumed: true),
+            to: connection)
+          for patch in shared.recent where patch.version > since {
+            outlet.send(patch.message, to: connection)
+          }
+        } else {
+          outlet.send(
+            ServerMessage.welcome(
+              room: room, you: sender.participantID, version: shared.version, state: shared.json,
+              resumed: false),
+            to: connection)
+        }
+      }
+    }
+
+    func removePeer(_ connection: ConnectionID) -> Sender? {
+      shared.withLock { $0.peers.removeValue(forKey: connection) }
+    }
+  }
+}
+
+/// Where rooms send bytes: the transport, once it exists.
+final class Outlet: Sendable {
+  private let server = Mutex<WebSocketServer?>(nil)
+
+  func attach(_ server: WebSocketServer) { self.server.withLock { $0 = server } }
+
+  func send(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
+    server.withLock { $0 }?.send(message, to: connections)
+  }
+
+  func send(_ message: OutboundMessage, to connection: ConnectionID) {
+    server.withLock { $0 }?.send(message, to: connection)
+  }
+
+  func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
+    server.withLock { $0 }?.close(connection, code: code, reason: reason)
+  }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import IdentifiedCollections
+import Logging
+import JSONPatch
+import StandupsFeatures
+import StoreRuntime
+
+/// What the server needs to know of a feature to run it as a room.
+protocol RoomFeature: Sendable {
+  associatedtype R: Reducer where R.State: Encodable & Equatable
+  /// The `room` field of `welcome`: a standup id, or `lobby`.
+  var roomName: String { get }
+  func joined(_ participant: Participant) -> R.Action?
+  func left(_ participantID: String) -> R.Action?
+  func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
+  /// Called after each change, in order: queue saves and notifications on `work`.
+  func stateDidChange(from old: R.State, to new: R.State, work: SerialQueue)
+  /// Whether the room may be released once empty (nothing left that must survive).
+  func isIdle(_ state: R.State) -> Bool
+}
+
+/// One standup's room.
+struct StandupRoomFeature: RoomFeature {
+  typealias R = Room
+  let standupID: UUID
+  let storage: StorageClient
+  let lobby: LobbyNotifier
+  let logger: Logger
+
+  var roomName: String { standupID.uuidString }
+
+  func joined(_ participant: Participant) -> Room.Action? { .participantJoined(participant) }
+  func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
+
+  func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Room.Action {
+    try ActionDecoding.roomAction(message.action, type: message.actionType, sender: sender)
+  }
+
+  func stateDidChange(from old: Room.State, to new: Room.State, work: SerialQueue) {
+    if old.standup != new.standup {
+      let standup = new.standup
+      work.enqueue { [storage, logger, lobby] in
+        do {
+          try await storage.save(standup)
+        } catch {
+          logger.error("Saving standup \(standup.id) failed: \(error)")
+        }
+        await lobby.send(.standupChanged(standup))
+      }
+    }
+    let live = Self.live(new)
+    if live != Self.live(old) {
+      work.enqueue { [lobby, standupID] in await lobby.send(.roomActivityChanged(standupID, live)) }
+    }
+  }
+
+  func isIdle(_ state: Room.State) -> Bool { state.meeting == nil }
+
+  static func live(_ state: Room.State) -> Lobby.Live? {
+    state.participants.isEmpty && state.meeting == nil
+      ? nil
+      : Lobby.Live(participants: state.participants.count, meetingRunning: state.meeting != nil)
+  }
+}
+
+/// The lobby: every standup, live.
+struct LobbyFeature: RoomFeature {
+  typealias R = Lobby
+  let storage: StorageClient
+  let catalog: StandupCatalog
+  let logger: Logger
+
+  var roomName: String { "lobby" }
+
+  func joined(_ participant: Participant) -> Lobby.Action? { nil }
+  func left(_ participantID: String) -> Lobby.Action? { nil }
+
+  func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Lobby.Action {
+    try ActionDecoding.lobbyAction(message.action, type: message.actionType)
+  }
+
+  func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: SerialQueue) {
+    catalog.replace(with: new.standups)
+    for standup in new.standups where old.standups[id: standup.id] == nil {
+      work.enqueue { [storage, logger] in
+        do {
+          try await storage.save(standup)
+        } catch {
+          logger.error("Saving new standup \(standup.id) failed: \(error)")
+        }
+      }
+    }
+  }
+
+  func isIdle(_ state: Lobby.State) -> Bool { false }
+}

@@ -1,0 +1,222 @@
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import JSONPatch
+import Logging
+import StandupsFeatures
+import StoreRuntime
+import Synchronization
+import WebSocketTransport
+
+/// Every standup the server knows, readable from the transport's thread (404s, new rooms).
+final class StandupCatalog: Sendable {
+  private let standups: Mutex<IdentifiedArrayOf<Standup>>
+  init(_ standups: IdentifiedArrayOf<Standup>) { self.standups = Mutex(standups) }
+  func replace(with standups: IdentifiedArrayOf<Standup>) { self.standups.withLock { $0 = standups } }
+  subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
+}
+
+/// Lets rooms tell the lobby what changed, once the lobby exists.
+final class LobbyNotifier: Sendable {
+  private let store = Mutex<Store<Lobby>?>(nil)
+  func attach(_ store: Store<Lobby>) { self.store.withLock { $0 = store } }
+  func send(_ action: Lobby.Action) async { await store.withLock { $0 }?.send(action) }
+}
+
+/// Routes connections to rooms: decides upgrades, opens rooms on first join, releases them
+/// when they empty.
+final class RoomHub: WebSocketServerDelegate {
+  /// Where a connection's messages go.
+  private enum Route {
+    case lobby
+    case room(RoomChannel<StandupRoomFeature>)
+  }
+
+  /// What an accepted upgrade asked for.
+  private struct JoinRequest: Sendable {
+    var room: UUID?
+    var sender: Sender
+    var since: Int?
+  }
+
+  private struct Shared {
+    var rooms: [UUID: RoomChannel<StandupRoomFeature>] = [:]
+    /// Joins routed to a room but not yet processed: it must not be released meanwhile.
+    var pendingJoins: [UUID: Int] = [:]
+    var routes: [ConnectionID: Route] = [:]
+  }
+
+  let lobby: RoomChannel<LobbyFeature>
+  let catalog: StandupCatalog
+  private let outlet: Outlet
+  private let notifier: LobbyNotifier
+  private let dependencies: DependencyValues
+  private let logger: Logger
+  private let shared = Mutex(Shared())
+
+  init(standups: [Standup], dependencies: DependencyValues, outlet: Outlet, logger: Logger) {
+    let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups))
+    let notifier = LobbyNotifier()
+    self.catalog = catalog
+    self.notifier = notifier
+    self.outlet = outlet
+    self.dependencies = dependencies
+    self.logger = logger
+    lobby = RoomChannel(
+      feature: LobbyFeature(storage: dependencies.storage, catalog: catalog, logger: logger),
+      initialState: Lobby.State(standups: IdentifiedArray(uniqueElements: standups)),
+      reducer: Lobby(), dependencies: dependencies,
+      firstVersion: Self.firstVersion(dependencies), outlet: outlet, logger: logger,
+      onIdle: { _ in })
+    notifier.attach(lobby.store)
+  }
+
+  /// Each room's versions start past every version an earlier run (or an earlier opening of
+  /// the same room) can have issued: microseconds since 1970 at opening. A room would have
+  /// to change a million times a second to catch up with the next one.
+  static func firstVersion(_ dependencies: DependencyValues) -> Int {
+    Int(dependencies.date.now.timeIntervalSince1970 * 1_000_000)
+  }
+
+  // MARK: WebSocketServerDelegate (service thread)
+
+  func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
+    let room: UUID?
+    if request.path == "/ws/lobby" {
+      room = nil
+    } else if request.path.hasPrefix("/ws/rooms/") {
+      let id = String(request.path.dropFirst("/ws/rooms/".count))
+      guard let uuid = UUID(uuidString: id), catalog[uuid] != nil else {
+        return .refuse(HTTPResponse(status: 404, text: "No standup has the id \"\(id)\"."))
+      }
+      room = uuid
+    } else {
+      return .refuse(
+        HTTPResponse(status: 404, text: "No WebSocket at \(request.path): use /ws/lobby or /ws/rooms/{id}."))
+    }
+    if request.queryValue("token") != nil || request.header("authorization") != nil {
+      return .refuse(HTTPResponse(status: 401, text: "Unknown bot token."))
+    }
+    let name = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    guard (1...40).contains(name.count) else {
+      return .refuse(
+        HTTPResponse(status: 400, text: "Add ?name= with your display name (1 to 40 characters)."))
+    }
+    var since: Int?
+    if let text = request.queryValue("since") {
+      guard let value = Int(text) else {
+        return .refuse(HTTPResponse(status: 400, text: "since= must be a version number."))
+      }
+      since = value
+    }
+    let sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: false)
+    return .accept(context: JoinRequest(room: room, sender: sender, since: since))
+  }
+
+  func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
+    guard let join = context as? JoinRequest else {
+      outlet.close(connection, code: .policyViolation, reason: "Not a Standups connection")
+      return
+    }
+    guard let roomID = join.room else {
+      shared.withLock { $0.routes[connection] = .lobby }
+      lobby.enqueue(.join(connection, join.sender, since: join.since))
+      return
+    }
+    // NB: routing and counting the join happen under one lock, so `release` never drops a
+    // room a join is on its way to.
+    let channel = shared.withLock { shared -> RoomChannel<StandupRoomFeature>? in
+      let channel: RoomChannel<StandupRoomFeature>
+      if let open = shared.rooms[roomID] {
+        channel = open
+      } else {
+        guard let standup = catalog[roomID] else { return nil }
+        channel = makeRoom(standup)
+        shared.rooms[roomID] = channel
+      }
+      shared.routes[connection] = .room(channel)
+      shared.pendingJoins[roomID, default: 0] += 1
+      return channel
+    }
+    guard let channel else {
+      outlet.close(connection, code: .gone, reason: "This standup was deleted.")
+      return
+    }
+    channel.enqueue(.join(connection, join.sender, since: join.since))
+  }
+
+  func webSocket(_ connection: ConnectionID, received message: InboundMessage) {
+    switch shared.withLock({ $0.routes[connection] }) {
+    case .lobby?: lobby.enqueue(.message(connection, message))
+    case .room(let channel)?: channel.enqueue(.message(connection, message))
+    case nil: break
+    }
+  }
+
+  func webSocketClosed(_ connection: ConnectionID) {
+    switch shared.withLock({ $0.routes.removeValue(forKey: connection) }) {
+    case .lobby?: lobby.enqueue(.leave(connection))
+    case .room(let channel)?: channel.enqueue(.leave(connection))
+    case nil: break
+    }
+  }
+
+  func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
+    if request.path == "/healthz" {
+      respond(HTTPResponse(status: 200, text: "ok"))
+      return
+    }
+    respond(
+      .json(
+        status: 404,
+        JSONValue.object([
+          "type": "error", "ref": nil, "code": "not_found",
+          "message": .string("Nothing at \(request.path)."),
+        ]).encoded))
+  }
+
+  // MARK: Rooms
+
+  private func makeRoom(_ standup: Standup) -> RoomChannel<StandupRoomFeature> {
+    RoomChannel(
+      feature: StandupRoomFeature(
+        standupID: standup.id, storage: dependencies.storage, lobby: notifier, logger: logger),
+      initialState: Room.State(standup: standup), reducer: Room(), dependencies: dependencies,
+      firstVersion: Self.firstVersion(dependencies), outlet: outlet, logger: logger,
+      onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
+      onIdle: { [weak self] channel in self?.release(channel) })
+  }
+
+  private func joinProcessed(_ roomID: UUID) {
+    shared.withLock { shared in
+      shared.pendingJoins[roomID, default: 1] -= 1
+      if shared.pendingJoins[roomID] == 0 { shared.pendingJoins[roomID] = nil }
+    }
+  }
+
+  /// Drops an empty, idle room, unless someone is joining it right now.
+  private func release(_ channel: RoomChannel<StandupRoomFeature>) {
+    let roomID = channel.feature.standupID
+    let released = shared.withLock { shared -> Bool in
+      guard shared.rooms[roomID] === channel, shared.pendingJoins[roomID] == nil,
+        channel.peerCount == 0
+      else { return false }
+      shared.rooms[roomID] = nil
+      return true
+    }
+    if released { channel.close() }
+  }
+
+  /// Rooms open right now (tests, metrics).
+  var openRoomCount: Int { shared.withLock { $0.rooms.count } }
+
+  /// Cancels every room's effects (shutdown).
+  func stopAll() async {
+    let rooms = shared.withLock { Array($0.rooms.values) }
+    for room in rooms {
+      await room.store.cancelAllEffects()
+      await room.work.drain()
+    }
+    await lobby.work.drain()
+  }
+}

@@ -1,0 +1,104 @@
+import Clocks
+import Dependencies
+import Foundation
+import Logging
+import StandupsFeatures
+import WebSocketTransport
+
+/// How `standups-server` runs.
+public struct ServerConfiguration: Sendable {
+  public var host = "127.0.0.1"
+  public var port = 8080
+  /// Where the database lives.
+  public var dataDirectory = "./data"
+  /// The web app.
+  public var publicDirectory: String? = "./public"
+  public var tls: (certificatePath: String, privateKeyPath: String)?
+
+  public init() {}
+}
+
+/// Why the server could not start; the message names the problem.
+public struct ServerStartError: Error, CustomStringConvertible {
+  public let description: String
+}
+
+/// A running Standups server: the transport, the lobby and every open room.
+public final class StandupsServer: Sendable {
+  /// The port it listens on (useful with port 0).
+  public let port: Int
+  private let transport: WebSocketServer
+  private let hub: RoomHub
+
+  /// Loads every standup and starts listening.
+  ///
+  /// - Parameter dependencies: overrides for the rooms' clock, uuid, date and storage; by
+  ///   default the live ones (and standups kept in memory).
+  public static func start(
+    configuration: ServerConfiguration,
+    logger: Logger = Logger(label: "standups"),
+    dependencies prepare: (inout DependencyValues) -> Void = { _ in }
+  ) async throws -> StandupsServer {
+    var dependencies = DependencyValues()
+    dependencies.continuousClock = ContinuousClock()
+    dependencies.uuid = UUIDGenerator { UUID() }
+    dependencies.date = DateGenerator { Date() }
+    dependencies.storage = .inMemory()
+    prepare(&dependencies)
+
+    try prepareDataDirectory(configuration.dataDirectory)
+    let standups: [Standup]
+    do {
+      standups = try await dependencies.storage.load()
+    } catch {
+      throw ServerStartError(description: "Cannot load the standups: \(error)")
+    }
+
+    let outlet = Outlet()
+    let hub = RoomHub(
+      standups: standups, dependencies: dependencies, outlet: outlet, logger: logger)
+    var transportConfiguration = WebSocketServerConfiguration()
+    transportConfiguration.host = configuration.host
+    transportConfiguration.port = configuration.port
+    transportConfiguration.publicDirectory = configuration.publicDirectory
+    transportConfiguration.tls = configuration.tls
+    let transport: WebSocketServer
+    do {
+      transport = try WebSocketServer(
+        configuration: transportConfiguration, delegate: hub, logger: logger)
+    } catch {
+      throw ServerStartError(description: "\(error)")
+    }
+    outlet.attach(transport)
+    logger.info(
+      "Standups is listening on \(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(transport.port) with \(standups.count) standup(s)."
+    )
+    return StandupsServer(port: transport.port, transport: transport, hub: hub)
+  }
+
+  private init(port: Int, transport: WebSocketServer, hub: RoomHub) {
+    self.port = port
+    self.transport = transport
+    self.hub = hub
+  }
+
+  /// Closes every connection (1001), stops every room's effects and waits for saves.
+  public func shutdown() async {
+    transport.shutdown()
+    await hub.stopAll()
+  }
+
+  /// Rooms open right now.
+  public var openRoomCount: Int { hub.openRoomCount }
+
+  private static func prepareDataDirectory(_ path: String) throws {
+    do {
+      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    } catch {
+      throw ServerStartError(description: "Cannot create the data directory \(path): \(error.localizedDescription)")
+    }
+    guard FileManager.default.isWritableFile(atPath: path) else {
+      throw ServerStartError(description: "The data directory \(path) is not writable.")
+    }
+  }
+}

@@ -1,0 +1,136 @@
+import JSONPatch
+import StoreRuntime
+import WebSocketTransport
+
+/// An `error` the server sends back, with the protocol's code and a sentence to act on.
+struct WireError: Error, Equatable, Sendable {
+  enum Code: String, Sendable {
+    case badJSON = "bad_json"
+    case badMessage = "bad_message"
+    case unknownAction = "unknown_action"
+    case invalidValue = "invalid_value"
+    case invalidAction = "invalid_action"
+    case stale
+    case tooLarge = "too_large"
+    case rateLimited = "rate_limited"
+    case unauthorized
+    case notFound = "not_found"
+  }
+
+  var code: Code
+  var message: String
+
+  init(_ code: Code, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  init(_ rejection: Rejection) {
+    switch rejection.kind {
+    case .invalidValue: code = .invalidValue
+    case .invalidAction: code = .invalidAction
+    case .stale: code = .stale
+    }
+    message = rejection.message
+  }
+}
+
+/// What a client sent: `{"type":"action","ref":"c-41","action":{...}}`.
+struct ClientMessage: Sendable {
+  var ref: String?
+  var action: [String: JSONValue]
+  var actionType: String
+
+  /// The `ref` of a message, if it had a usable one, even when the rest is malformed.
+  static func ref(in value: JSONValue?) -> String? {
+    guard let ref = value?["ref"]?.stringValue, ref.count <= 64 else { return nil }
+    return ref
+  }
+
+  /// Reads one inbound frame; throws the protocol's error for anything else.
+  static func parse(_ message: InboundMessage) throws(WireErrorWithRef) -> ClientMessage {
+    let bytes: [UInt8]
+    switch message {
+    case .binary:
+      throw WireErrorWithRef(nil, .badMessage, "Binary frames are not supported: send JSON text.")
+    case .tooLarge(let limit):
+      throw WireErrorWithRef(nil, .tooLarge, "A message may be at most \(limit / 1024) KiB.")
+    case .text(let text):
+      bytes = text
+    }
+    let json: JSONValue
+    do {
+      json = try JSONValue(parsing: bytes)
+    } catch {
+      throw WireErrorWithRef(nil, .badJSON, "The message is not valid JSON (\(error)).")
+    }
+    guard case .object(let members) = json else {
+      throw WireErrorWithRef(nil, .badMessage, "A message must be a JSON object.")
+    }
+    let ref = Self.ref(in: json)
+    if let rawRef = members["ref"], rawRef != .null, ref == nil {
+      throw WireErrorWithRef(nil, .badMessage, "\"ref\" must be a string of at most 64 characters.")
+    }
+    guard let type = members["type"]?.stringValue else {
+      throw WireErrorWithRef(ref, .badMessage, "A message needs a \"type\"; send {\"type\":\"action\",\"action\":{...}}.")
+    }
+    guard type == "action" else {
+      throw WireErrorWithRef(ref, .badMessage, "Unknown message type \"\(type)\": clients send only \"action\" messages.")
+    }
+    guard case .object(let action)? = members["action"] else {
+      throw WireErrorWithRef(ref, .badMessage, "\"action\" must be an object with a \"type\".")
+    }
+    guard let actionType = action["type"]?.stringValue else {
+      throw WireErrorWithRef(ref, .badMessage, "\"action\" needs a string \"type\" naming what was done.")
+    }
+    return ClientMessage(ref: ref, action: action, actionType: actionType)
+  }
+}
+
+/// A `WireError` with the `ref` of the message it answers.
+struct WireErrorWithRef: Error, Sendable {
+  var ref: String?
+  var error: WireError
+  init(_ ref: String?, _ code: WireError.Code, _ message: String) {
+    self.ref = ref
+    self.error = WireError(code, message)
+  }
+}
+
+/// Server → client messages, encoded once.
+enum ServerMessage {
+  static func welcome(room: String, you: String, version: Int, state: JSONValue?, resumed: Bool)
+    -> OutboundMessage
+  {
+    var members: [String: JSONValue] = [
+      "type": "welcome", "room": .string(room), "you": .string(you), "version": .int(version),
+      "state": state ?? .null,
+    ]
+    if resumed { members["resumed"] = true }
+    return OutboundMessage(JSONValue.object(members).encoded)
+  }
+
+  static func patch(version: Int, operations: [PatchOperation]) -> [UInt8] {
+    // NB: written by hand rather than through a dictionary: this runs once per change per
+    // room, and the field order reads better in logs.
+    var bytes = Array(#"{"type":"patch","version":"#.utf8)
+    bytes.append(contentsOf: String(version).utf8)
+    bytes.append(contentsOf: #","ops":"#.utf8)
+    JSONValue.array(operations.map(\.json)).write(to: &bytes)
+    bytes.append(UInt8(ascii: "}"))
+    return bytes
+  }
+
+  static func ack(ref: String, version: Int) -> OutboundMessage {
+    OutboundMessage(
+      JSONValue.object(["type": "ack", "ref": .string(ref), "version": .int(version)]).encoded)
+  }
+
+  static func error(ref: String?, _ error: WireError) -> OutboundMessage {
+    OutboundMessage(
+      JSONValue.object([
+        "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
+        "code": .string(error.code.rawValue), "message": .string(error.message),
+      ]).encoded)
+  }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import JSONPatch
+import StandupsFeatures
+import StandupsServer
+import Testing
+
+@Suite(.serialized)
+struct RoomProtocolTests {
+  @Test func welcomeCarriesTheWholeStateAndPresence() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let state = try #require(ana.state)
+    #expect(state["standup"]?["title"] == "Design")
+    #expect(state["standup"]?["duration"] == 300)
+    #expect(state["destination"] == .null)
+    #expect(state["meeting"] == .null)
+    #expect(state["participants"]?.arrayValue?.map { $0["name"] } == ["Ana"])
+    #expect(state["participants"]?[0]?["isBot"] == false)
+    let ben = try await server.room(name: "Ben")
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+    #expect(ben.state?["participants"]?.arrayValue?.count == 2)
+    #expect(ana.problems.isEmpty)
+    await server.stop()
+  }
+
+  @Test func twoClientsSeeTheSameMeetingTickAndRebuildTheSameState() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    let start = ContinuousClock.now
+    let ack = try await ana.act("startMeetingButtonTapped")
+    #expect(ack["type"] == "ack")
+    _ = try await ben.waitForState { $0["meeting"]?["secondsElapsed"] == 3 }
+    let elapsed = ContinuousClock.now - start
+    #expect(elapsed > .milliseconds(2500) && elapsed < .seconds(5), "3 ticks took \(elapsed)")
+    _ = try await ana.waitForState { $0["meeting"]?["secondsElapsed"] == 3 }
+    #expect(ana.state?["meeting"]?["secondsPerSpeaker"] == 100)
+
+    // A fresh welcome is byte-identical to the state both rebuilt from patches.
+    try await ana.act("meeting.endMeetingButtonTapped")  // stops the ticking
+    _ = try await ben.waitForState { $0["meeting"]?["alert"] == "endMeeting" }
+    let carl = try await server.room(name: "Carl")
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 3 }
+    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 3 }
+    #expect(ana.state?.encoded == carl.state?.encoded)
+    #expect(ben.state?.encoded == carl.state?.encoded)
+    #expect(ana.version == carl.version)
+    #expect(ana.problems.isEmpty && ben.problems.isEmpty)
+    await server.stop()
+  }
+
+  @Test func twoSimultaneousNextTapsWithTheSameFromAdvanceOnce() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    try await ana.act("startMeetingButtonTapped")
+    _ = try await ben.waitForState { $0["meeting"] != .null }
+    ana.send(["type": "action", "ref": "a", "action": ["type": "meeting.nextButtonTapped", "from": 0]])
+    ben.send(["type": "action", "ref": "b", "action": ["type": "meeting.nextButtonTapped", "from": 0]])
+    let answers = [
+      try await ana.next { $0["ref"] == "a" }, try await ben.next { $0["ref"] == "b" },
+    ]
+    #expect(answers.filter { $0["type"] == "ack" }.count == 1)
+    let error = try #require(answers.first { $0["type"] == "error" })
+    #expect(error["code"] == "stale")
+    _ = try await ana.waitForState { $0["meeting"]?["speakerIndex"] == 1 }
+    #expect(ana.state?["meeting"]?["secondsElapsed"] == 100)
+    try await ana.act("meeting.alert.discard").expectError("invalid_action")
+    await server.stop()
+  }
+
+  @Test func theAckComesAfterItsPatchAndNamesItsVersion() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let ack = try await ana.act("startMeetingButtonTapped", ref: "c-1")
+    let messages = ana.allMessages
+    let patchIndex = try #require(messages.firstIndex { $0["type"] == "patch" && $0["version"] == ack["version"] })
+    let ackIndex = try #require(messages.firstIndex { $0["ref"] == "c-1" })
+    #expect(patchIndex < ackIndex)
+    // Accepted but changing nothing: acked with the current version, no patch.
+    try await ana.act("meeting.endMeetingButtonTapped")
+    let version = try #require(ana.version)
+    let again = try await ana.act("meeting.endMeetingButtonTapped")
+    #expect(again["type"] == "ack")
+    #expect(again["version"]?.intValue == version)
+    await server.stop()
+  }
+
+  @Test func badInputGetsTheProtocolsErrorsAndTheConnectionStaysOpen() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let before = ana.version
+
+    ana.send(raw: "{not json")
+    #expect(try await ana.next { $0["type"] == "error" }["code"] == "bad_json")
+    ana.send(raw: "[1,2]")
+    #expect(try await ana.next { $0["type"] == "error" }["code"] == "bad_message")
+    ana.send(raw: #"{"type":"hello","ref":"r1"}"#)
+    let hello = try await ana.next { $0["type"] == "error" }
+    #expect(hello["code"] == "bad_message")
+    #expect(hello["ref"] == "r1")
+    ana.send(raw: #"{"type":"action","ref":"r2"}"#)
+    #expect(try await ana.next { $0["ref"] == "r2" }["code"] == "bad_message")
+    ana.send(raw: #"{"type":"action","ref":5,"action":{"type":"startMeetingButtonTapped"}}"#)
+    #expect(try await ana.next { $0["type"] == "error" }["code"] == "bad_message")
+    try await ana.act("danceButtonTapped").expectError("unknown_action")
+    try await ana.act("meeting.noteSubmitted", ["text": 5]).expectError("invalid_value")
+    try await ana.act("meeting.nextButtonTapped").expectError("invalid_action")
+    ana.send(raw: #"{"type":"action","ref":"big","action":{"type":"x","pad":""# + String(repeating: "x", count: 70_000) + #""}}"#)
+    #expect(try await ana.next { $0["type"] == "error" }["code"] == "too_large")
+
+    // Nothing changed, and the connection still works.
+    #expect(ana.version == before)
+    let ack = try await ana.act("startMeetingButtonTapped")
+    #expect(ack["type"] == "ack")
+    #expect(ana.closed == nil)
+    await server.stop()
+  }
+
+  @Test func upgradesAreRefusedWithHTTPStatuses() async throws {
+    let server = try await TestServer.start()
+    let room = "/ws/rooms/\(Standup.design.id.uuidString)"
+    #expect(try httpStatus(port: server.port, upgradeRequest(room)) == 400)
+    #expect(try httpStatus(port: server.port, upgradeRequest(room + "?name=%20%20")) == 400)
+    #expect(try httpStatus(port: server.port, upgradeRequest("/ws/rooms/\(UUID())?name=Ana")) == 404)
+    #expect(try httpStatus(port: server.port, upgradeRequest("/ws/rooms/nope?name=Ana")) == 404)
+    #expect(try httpStatus(port: server.port, upgradeRequest("/ws/lobby?name=Ana&token=x")) == 401)
+    #expect(try httpStatus(port: server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 200)
+    await server.stop()
+  }
+
+  @Test func resumingWithSinceSendsOnlyWhatWasMissed() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+    let held = try #require(ben.version)
+    let heldState = try #require(ben.state)
+    ben.close()
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 1 }
+    try await ana.act("startMeetingButtonTapped")
+
+    let again = try await server.connect(
+      "/ws/rooms/\(Standup.design.id.uuidString)?name=Ben&since=\(held)")
+    let welcome = try await again.next { $0["type"] == "welcome" }
+    #expect(welcome["resumed"] == true)
+    #expect(welcome["state"] == .null)
+    #expect(welcome["version"]?.intValue == held)
+    // Patches from held + 1 on rebuild the current state from the state Ben held.
+    var state = heldState
+    let target = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+    let targetVersion = try #require(ana.version)
+    var version = held
+    while version < targetVersion {
+      let patch = try await again.next { $0["type"] == "patch" }
+      #expect(patch["version"]?.intValue == version + 1)
+      let operations = (patch["ops"]?.arrayValue ?? []).compactMap(PatchOperation.init(json:))
+      state = try JSONPatch.apply(operations, to: state)
+      version += 1
+    }
+    #expect(state["participants"] == target["participants"])
+    #expect(state["meeting"]?["secondsPerSpeaker"] == 100)
+
+    // A version this server never issued gets an ordinary welcome.
+    let stranger = try await server.connect(
+      "/ws/rooms/\(Standup.design.id.uuidString)?name=Cy&since=12")
+    let fresh = try await stranger.next { $0["type"] == "welcome" }
+    #expect(fresh["resumed"] == nil)
+    #expect(fresh["state"]?["standup"]?["title"] == "Design")
+    await server.stop()
+  }
+
+  @Test func whenTheLastPersonLeavesTheMeetingPausesAndStopsTicking() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")
+    _ = try await ana.waitForState { $0["meeting"]?["secondsElapsed"] == 1 }
+    ana.close()
+    _ = try await ana.waitUntilClosed()
+    try await Task.sleep(for: .milliseconds(1500))  // real time passes in the empty room
+    let ben = try await server.room(name: "Ben")
+    let paused = try #require(ben.state?["meeting"])
+    #expect(paused["isPaused"] == true)
+    let elapsed = try #require(paused["secondsElapsed"]?.intValue)
+    #expect(elapsed <= 2)
+    try await Task.sleep(for: .milliseconds(1200))
+    #expect(ben.state?["meeting"]?["secondsElapsed"]?.intValue == elapsed, "a paused meeting ticked")
+    try await ben.act("meeting.resumeButtonTapped")
+    _ = try await ben.waitForState { $0["meeting"]?["secondsElapsed"]?.intValue == elapsed + 1 }
+    await server.stop()
+  }
+}
+
+@Suite(.serialized)
+struct LobbyProtocolTests {
+  @Test func addingAStandupShowsInEveryLobbyAndOpensItsRoom() async throws {
+    let server = try await TestServer.start(standups: [])
+    let ana = try await server.connect("/ws/lobby?name=Ana")
+    let welcome = try await ana.next { $0["type"] == "welcome" }
+    #expect(welcome["room"] == "lobby")
+    #expect(welcome["state"] == ["standups": []])
+    let ben = try await server.connect("/ws/lobby?name=Ben")
+    _ = try await ben.next { $0["type"] == "welcome" }
+
+    let ack = try await ana.act(
+      "addStandupSubmitted",
+      ["standup": ["title": "Design", "duration": 600, "theme": "teal", "attendees": [["name": "Blob"], ["name": "Jr"]]]])
+    #expect(ack["type"] == "ack")
+    let listed = try await ben.waitForState { $0["standups"]?.arrayValue?.count == 1 }
+    let standup = try #require(listed["standups"]?[0])
+    #expect(standup["title"] == "Design")
+    #expect(standup["attendeeCount"] == 2)
+    #expect(standup["duration"] == 600)
+    #expect(standup["live"] == .null)
+
+    let id = try #require(standup["id"]?.stringValue)
+    let carl = try await server.room(UUID(uuidString: id)!, name: "Carl")
+    #expect(carl.state?["standup"]?["theme"] == "teal")
+    _ = try await ben.waitForState {
+      $0["standups"]?[0]?["live"] == ["participants": 1, "meetingRunning": false]
+    }
+    try await carl.act("startMeetingButtonTapped")
+    _ = try await ben.waitForState { $0["standups"]?[0]?["live"]?["meetingRunning"] == true }
+
+    try await ana.act(
+      "addStandupSubmitted",
+      ["standup": ["title": "", "duration": 600, "theme": "teal", "attendees": [["name": "Blob"]]]]
+    ).expectError("invalid_value")
+    try await ana.act(
+      "addStandupSubmitted",
+      ["standup": ["title": "X", "duration": 600, "theme": "beige", "attendees": [["name": "Blob"]]]]
+    ).expectError("invalid_value")
+    #expect(ana.state?["standups"]?.arrayValue?.count == 1)
+    await server.stop()
+  }
+}
+
+extension JSONValue {
+  func expectError(_ code: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(self["type"] == "error", "\(encodedString)", sourceLocation: sourceLocation)
+    #expect(self["code"] == .string(code), "\(encodedString)", sourceLocation: sourceLocation)
+    #expect(self["message"]?.stringValue?.isEmpty == false, sourceLocation: sourceLocation)
+  }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import IdentifiedCollections
+import JSONPatch
+import StandupsFeatures
+import StandupsServer
+import Synchronization
+import Testing
+import WebSocketTransport
+
+/// A real server on 127.0.0.1, port 0, with standups kept in memory.
+struct TestServer {
+  let server: StandupsServer
+  let client: WebSocketClient
+  var port: Int { server.port }
+
+  static func start(standups: [Standup] = [.design]) async throws -> TestServer {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.publicDirectory = nil
+    configuration.dataDirectory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("standups-tests-\(UUID())").path
+    let server = try await StandupsServer.start(configuration: configuration) {
+      $0.storage = .inMemory(standups)
+    }
+    return TestServer(server: server, client: try WebSocketClient())
+  }
+
+  func stop() async {
+    client.shutdown()
+    await server.shutdown()
+  }
+
+  func connect(_ path: String) async throws -> TestClient {
+    let client = TestClient()
+    client.connection = try await self.client.connect(port: port, path: path) { event in
+      client.receive(event)
+    }
+    return client
+  }
+
+  func room(_ id: UUID = Standup.design.id, name: String, since: Int? = nil) async throws -> TestClient {
+    let query = since.map { "&since=\($0)" } ?? ""
+    let client = try await connect("/ws/rooms/\(id.uuidString)?name=\(name)\(query)")
+    _ = try await client.next { $0["type"] == "welcome" }
+    return client
+  }
+}
+
+/// A WebSocket client that keeps every message it got and rebuilds the state from the
+/// welcome and the patches, checking versions as it goes.
+final class TestClient: @unchecked Sendable {
+  // NB: @unchecked: `connection` is set once right after connecting; the rest is locked.
+  var connection: WebSocketClientConnection!
+  private struct Inbox {
+    var messages: [JSONValue] = []
+    var read = 0
+    var closed: (code: Int?, reason: String)?
+    var state: JSONValue?
+    var version: Int?
+    var problems: [String] = []
+  }
+  private let inbox = Mutex(Inbox())
+
+  func receive(_ event: ClientEvent) {
+    inbox.withLock { inbox in
+      switch event {
+      case .closed(let code, let reason):
+        inbox.closed = (code, reason)
+      case .text(let bytes):
+        guard let message = try? JSONValue(parsing: bytes) else {
+          inbox.problems.append("not JSON: \(String(decoding: bytes, as: UTF8.self))")
+          return
+        }
+        inbox.messages.append(message)
+        Self.track(message, in: &inbox)
+      }
+    }
+  }
+
+  private static func track(_ message: JSONValue, in inbox: inout Inbox) {
+    switch message["type"]?.stringValue {
+    case "welcome":
+      inbox.version = message["version"]?.intValue
+      if message["resumed"] != .bool(true) { inbox.state = message["state"] }
+    case "patch":
+      guard let version = message["version"]?.intValue, let current = inbox.version, let state = inbox.state
+      else {
+        inbox.problems.append("patch before welcome")
+        return
+      }
+      if version != current + 1 { inbox.problems.append("version \(version) after \(current)") }
+      do {
+        let operations = (message["ops"]?.arrayValue ?? []).compactMap(PatchOperation.init(json:))
+        inbox.state = try JSONPatch.apply(operations, to: state)
+      } catch {
+        inbox.problems.append("patch \(version) does not apply: \(error)")
+      }
+      inbox.version = version
+    default:
+      break
+    }
+  }
+
+  var state: JSONValue? { inbox.withLock { $0.state } }
+  var version: Int? { inbox.withLock { $0.version } }
+  var problems: [String] { inbox.withLock { $0.problems } }
+  var closed: (code: Int?, reason: String)? { inbox.withLock { $0.closed } }
+  var allMessages: [JSONValue] { inbox.withLock { $0.messages } }
+
+  func send(_ json: JSONValue) { connection.send(text: json.encodedString) }
+
+  func send(raw text: String) { connection.send(text: text) }
+
+  /// Sends an action with a ref; returns the ack or error answering it.
+  @discardableResult
+  func act(_ type: String, _ fields: [String: JSONValue] = [:], ref: String = UUID().uuidString)
+    async throws -> JSONValue
+  {
+    var action = fields
+    action["type"] = .string(type)
+    send(["type": "action", "ref": .string(ref), "action": .object(action)])
+    return try await next { $0["ref"] == .string(ref) }
+  }
+
+  /// The next unread message matching `predicate` (earlier unread ones are skipped).
+  func next(
+    timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
+    where predicate: (JSONValue) -> Bool
+  ) async throws -> JSONValue {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      let found = inbox.withLock { inbox -> JSONValue? in
+        while inbox.read < inbox.messages.count {
+          let message = inbox.messages[inbox.read]
+          inbox.read += 1
+          if predicate(message) { return message }
+        }
+        return nil
+      }
+      if let found { return found }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("No matching message within \(timeout).", sourceLocation: sourceLocation)
+    throw CancellationError()
+  }
+
+  /// Waits until the rebuilt state satisfies `predicate`.
+  func waitForState(
+    timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
+    _ predicate: (JSONValue) -> Bool
+  ) async throws -> JSONValue {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      if let state, predicate(state) { return state }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("The state never matched within \(timeout).", sourceLocation: sourceLocation)
+    throw CancellationError()
+  }
+
+  func waitUntilClosed(timeout: Duration = .seconds(5)) async throws -> (code: Int?, reason: String) {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      if let closed { return closed }
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    throw CancellationError()
+  }
+
+  func close() { connection.close() }
+}
+
+extension Standup {
+  static let design = Standup(
+    id: UUID(uuidString: "DEADBEEF-0000-4000-8000-000000000001")!,
+    attendees: [
+      Attendee(id: UUID(uuidString: "A0000000-0000-4000-8000-000000000001")!, name: "Blob"),
+      Attendee(id: UUID(uuidString: "A0000000-0000-4000-8000-000000000002")!, name: "Blob Jr"),
+      Attendee(id: UUID(uuidString: "A0000000-0000-4000-8000-000000000003")!, name: "Blob Sr"),
+    ],
+    duration: .seconds(300), theme: .orange, title: "Design")
+}
+
+/// Sends a raw HTTP request and returns the status code (for refusals before the upgrade).
+func httpStatus(port: Int, _ request: String) throws -> Int {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+  let bytes = Array(request.utf8)
+  _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  let count = read(fd, &buffer, buffer.count)
+  let response = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
+  let parts = response.split(separator: " ")
+  guard parts.count > 1, let status = Int(parts[1]) else { return 0 }
+  return status
+}
+
+func upgradeRequest(_ path: String) -> String {
+  "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+}
