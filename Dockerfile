@@ -1,0 +1,37 @@
+# Build with the Swift toolchain, run on a slim Debian with only the runtime libraries.
+# The apt packages match the Makefile's `deps`.
+
+FROM swift:6.3-bookworm AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev pkg-config \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+# Manifest first: dependency resolution is cached until Package.swift changes.
+COPY Package.swift ./
+RUN swift package resolve
+COPY Sources Sources
+COPY Tests Tests
+RUN swift build -c release --product standups-server --static-swift-stdlib \
+ && cp "$(swift build -c release --show-bin-path)/standups-server" /usr/local/bin/
+
+FROM debian:bookworm-slim
+# libwebsockets17 brings OpenSSL 3, libcap and zlib; the evlib-uv plugin is the epoll loop.
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      libwebsockets17 libwebsockets-evlib-uv libuv1 libstdc++6 ca-certificates \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --create-home --home-dir /srv standups \
+ && mkdir -p /srv/data && chown standups /srv/data
+COPY --from=build /usr/local/bin/standups-server /usr/local/bin/standups-server
+COPY public /srv/public
+USER standups
+WORKDIR /srv
+ENV STANDUPS_HOST=0.0.0.0 \
+    STANDUPS_PORT=8080 \
+    STANDUPS_DATA_DIR=/srv/data \
+    STANDUPS_PUBLIC_DIR=/srv/public
+EXPOSE 8080
+VOLUME ["/srv/data"]
+HEALTHCHECK CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q ok <&3"]
+CMD ["standups-server"]

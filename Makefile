@@ -1,0 +1,48 @@
+# Standups — `make run` starts the server, `make test` runs every test.
+# Both install the Debian packages they need first when any is missing (as root, or
+# through sudo). The Dockerfile installs the same packages.
+
+SWIFT ?= swift
+# debug builds in ~3 minutes from scratch, release in ~9; `make run CONFIG=release`.
+CONFIG ?= debug
+HOST ?= 127.0.0.1
+PORT ?= 8080
+
+BUILD_PACKAGES = libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev pkg-config
+SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build run test bench clean
+
+all: build
+
+# Installs only what is missing, so a prepared machine pays nothing.
+deps:
+	@missing=""; \
+	for package in $(BUILD_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" \
+	    || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) --product standups-server
+
+run: build
+	$(SWIFT) run -c $(CONFIG) --skip-build standups-server \
+	  --host $(HOST) --port $(PORT) --data-dir ./data --public-dir ./public
+
+# NB: --no-parallel: the store tests take over the process-wide main serial executor.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --no-parallel
+
+bench: deps
+	$(SWIFT) build -c release --product standups-bench
+	$(SWIFT) run -c release --skip-build standups-bench --output docs/BENCHMARKS.md
+
+clean:
+	rm -rf .build build
