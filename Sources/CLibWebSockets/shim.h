@@ -26,6 +26,11 @@ static inline int clws_write_text(struct lws *wsi, unsigned char *payload, size_
   return lws_write(wsi, payload, length, LWS_WRITE_TEXT);
 }
 
+/// Writes one complete binary frame (clients and tests only: the protocol is text).
+static inline int clws_write_binary(struct lws *wsi, unsigned char *payload, size_t length) {
+  return lws_write(wsi, payload, length, LWS_WRITE_BINARY);
+}
+
 /// Writes HTTP body bytes (after the headers were finalized).
 static inline int clws_write_http(struct lws *wsi, unsigned char *payload, size_t length) {
   return lws_write(wsi, payload, length, LWS_WRITE_HTTP_FINAL);
@@ -60,6 +65,21 @@ static inline int clws_respond(struct lws *wsi, unsigned int status, const char 
 /// Closes a WebSocket with a status code and reason; the callback must then return -1.
 static inline void clws_close_reason(struct lws *wsi, int code, const char *reason) {
   lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
+}
+
+/// Writes a close frame (status code and reason) from a writeable callback; the callback
+/// then returns -1. (`lws_close_reason` alone sends nothing when the close starts there.)
+static inline int clws_write_close(struct lws *wsi, int code, const char *reason) {
+  size_t reason_length = strlen(reason);
+  if (reason_length > 123) reason_length = 123;
+  unsigned char buffer[LWS_PRE + 125];
+  unsigned char *payload = buffer + LWS_PRE;
+  payload[0] = (unsigned char)(code >> 8);
+  payload[1] = (unsigned char)(code & 0xff);
+  memcpy(payload + 2, reason, reason_length);
+  lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, reason_length);
+  // NB: 4 is lws's private LWS_WRITE_CLOSE (lws-write.h hides it behind lws_close_reason).
+  return lws_write(wsi, payload, 2 + reason_length, (enum lws_write_protocol)4);
 }
 
 /// Raises the soft open-files limit to the hard limit; returns the new soft limit.

@@ -17,10 +17,13 @@ public final class OutboundMessage: @unchecked Sendable {
   let storage: UnsafeMutableRawBufferPointer
   /// The payload's length in bytes.
   public let count: Int
+  /// Sent as a binary frame instead of text (tests of how a server handles them).
+  public let isBinary: Bool
 
   /// Copies `payload` behind fresh headroom.
-  public init(_ payload: some Collection<UInt8>) {
+  public init(_ payload: some Collection<UInt8>, binary: Bool = false) {
     count = payload.count
+    isBinary = binary
     storage = .allocate(byteCount: Int(CLWS_PRE) + max(count, 1), alignment: 16)
     UnsafeMutableRawBufferPointer(rebasing: storage[Int(CLWS_PRE)...]).copyBytes(from: payload)
   }

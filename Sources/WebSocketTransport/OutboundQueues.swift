@@ -108,11 +108,15 @@ final class OutboundQueues: Sendable {
       case nil:
         return 0
       case .message(let message)?:
-        if clws_write_text(wsi, message.payload, message.count) < Int32(message.count) {
+        let written =
+          message.isBinary
+          ? clws_write_binary(wsi, message.payload, message.count)
+          : clws_write_text(wsi, message.payload, message.count)
+        if written < Int32(message.count) {
           return -1
         }
       case .close(let code, let reason)?:
-        clws_close_reason(wsi, Int32(code.rawValue), reason)
+        _ = clws_write_close(wsi, Int32(code.rawValue), reason)
         return -1
       }
     }

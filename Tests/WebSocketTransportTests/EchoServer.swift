@@ -6,6 +6,7 @@ import WebSocketTransport
 final class EchoDelegate: WebSocketServerDelegate {
   let server = Mutex<WebSocketServer?>(nil)
   let events = Mutex<[String]>([])
+  let open = Mutex<Set<ConnectionID>>([])
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
     if request.path == "/refuse" {
@@ -16,12 +17,24 @@ final class EchoDelegate: WebSocketServerDelegate {
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
     events.withLock { $0.append("open \(request.path) \(context as? String ?? "-")") }
+    open.withLock { _ = $0.insert(connection) }
   }
 
   func webSocket(_ connection: ConnectionID, received message: InboundMessage) {
     let reply: OutboundMessage
     switch message {
     case .text(let bytes):
+      if bytes == Array("flood".utf8) {
+        // One round: 20 × 32 KiB to everyone (under the 1 MiB cap for a reader that keeps
+        // up; a stalled one falls further behind each round).
+        let chunk = OutboundMessage(Array(repeating: UInt8(ascii: "x"), count: 32 * 1024))
+        let everyone = open.withLock { $0 }
+        server.withLock { server in
+          for _ in 0..<20 { server?.send(chunk, to: everyone) }
+          server?.send(OutboundMessage(text: "round done"), to: everyone)
+        }
+        return
+      }
       if bytes == Array("close-me".utf8) {
         server.withLock { $0?.close(connection, code: .gone, reason: "Deleted") }
         return
@@ -34,6 +47,7 @@ final class EchoDelegate: WebSocketServerDelegate {
   }
 
   func webSocketClosed(_ connection: ConnectionID) {
+    open.withLock { _ = $0.remove(connection) }
     events.withLock { $0.append("closed") }
   }
 

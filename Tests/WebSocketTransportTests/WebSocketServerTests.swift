@@ -15,3 +15,129 @@ struct WebSocketServerTests {
     #expect(delegate.events.withLock { $0 } == ["open /ws/rooms/abc Ana B"])
   }
 }
+
+import Foundation
+
+@Suite("WebSocket server behaviour", .serialized)
+struct WebSocketServerBehaviourTests {
+  @Test func servesStaticFilesWithTypesAndNeverOutsideTheFolder() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID())")
+    try FileManager.default.createDirectory(at: folder.appendingPathComponent("js"), withIntermediateDirectories: true)
+    try "<h1>hi</h1>".write(to: folder.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+    try "export {}".write(to: folder.appendingPathComponent("js/app.mjs"), atomically: true, encoding: .utf8)
+    try "TOP-SECRET-CONTENT".write(to: folder.appendingPathComponent("../secret-\(folder.lastPathComponent).txt"), atomically: true, encoding: .utf8)
+    let (server, _) = try startEchoServer { $0.publicDirectory = folder.path }
+    defer { server.shutdown() }
+    func get(_ path: String) throws -> String {
+      try RawSocket(port: server.port).request("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    }
+    let index = try get("/")
+    #expect(index.hasPrefix("HTTP/1.1 200"))
+    #expect(index.lowercased().contains("content-type: text/html"))
+    #expect(index.hasSuffix("<h1>hi</h1>"))
+    #expect(try get("/js/app.mjs").lowercased().contains("content-type: text/javascript"))
+    #expect(try get("/missing.css").hasPrefix("HTTP/1.1 404"))
+    for escape in ["/../secret-", "/%2e%2e/secret-", "/js/../../secret-", "/..%2fsecret-"] {
+      let response = try get(escape + folder.lastPathComponent + ".txt")
+      #expect(!response.contains("TOP-SECRET-CONTENT"), "\(escape)")
+      #expect(!response.hasPrefix("HTTP/1.1 200"), "\(escape)")
+    }
+    let health = try get("/healthz")
+    #expect(health.hasPrefix("HTTP/1.1 200"))
+    #expect(health.hasSuffix("ok GET 0"))
+  }
+
+  @Test func refusesAnUpgradeWithTheApplicationsStatus() async throws {
+    let (server, _) = try startEchoServer()
+    defer { server.shutdown() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    await #expect {
+      _ = try await client.connect(port: server.port, path: "/refuse")
+    } throws: { error in
+      (error as? WebSocketConnectError)?.status == 401
+    }
+  }
+
+  @Test func reportsBinaryAndOversizedMessagesAndKeepsTheConnection() async throws {
+    let (server, _) = try startEchoServer { $0.maxMessageBytes = 1024 }
+    defer { server.shutdown() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let connection = try await client.connect(port: server.port, path: "/ws")
+    var events = connection.events.makeAsyncIterator()
+    connection.send(OutboundMessage([1, 2, 3], binary: true))
+    #expect(await events.next() == .text(Array("binary".utf8)))
+    connection.send(text: String(repeating: "y", count: 5000))
+    #expect(await events.next() == .text(Array("too large 1024".utf8)))
+    connection.send(text: "still here")
+    #expect(await events.next() == .text(Array("still here".utf8)))
+  }
+
+  @Test func closesWithTheCodeAndReasonAfterWhatWasQueued() async throws {
+    let (server, _) = try startEchoServer()
+    defer { server.shutdown() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let connection = try await client.connect(port: server.port, path: "/ws")
+    var events = connection.events.makeAsyncIterator()
+    connection.send(text: "one")
+    connection.send(text: "close-me")
+    #expect(await events.next() == .text(Array("one".utf8)))
+    let closed = await events.next()
+    #expect(closed == .closed(code: 4410, reason: "Deleted"), "\(String(describing: closed))")
+  }
+
+  @Test func aStalledReaderIsClosedWith1008AndNeverHoldsUpOthers() async throws {
+    let (server, delegate) = try startEchoServer()
+    defer { server.shutdown() }
+    let stalled = try RawSocket(port: server.port)
+    stalled.write(RawSocket.upgrade("/ws/stalled"))
+    #expect(stalled.readHead().hasPrefix("HTTP/1.1 101"))  // and never reads again
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let reader = try await client.connect(port: server.port, path: "/ws/reader")
+    var received = 0
+    var rounds = 0
+    reader.send(text: "flood")
+    for await event in reader.events {
+      guard case .text(let bytes) = event else { break }
+      guard bytes == Array("round done".utf8) else {
+        received += 1
+        continue
+      }
+      rounds += 1
+      if rounds == 10 { break }
+      reader.send(text: "flood")
+    }
+    // The reader that keeps up got every frame of every round.
+    #expect(received == 200)
+    // The stalled connection was cut off, not waited for.
+    let deadline = ContinuousClock.now + .seconds(5)
+    while delegate.open.withLock({ $0.count }) > 1 && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    #expect(delegate.open.withLock { $0.count } == 1)
+  }
+
+  @Test func shutdownClosesEverySocketWith1001() async throws {
+    let (server, _) = try startEchoServer()
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let connection = try await client.connect(port: server.port, path: "/ws")
+    server.shutdown()
+    var events = connection.events.makeAsyncIterator()
+    let closed = await events.next()
+    #expect(closed == .closed(code: 1001, reason: "Server shutting down"), "\(String(describing: closed))")
+  }
+
+  @Test func anAddressInUseIsAClearError() throws {
+    let (server, _) = try startEchoServer()
+    defer { server.shutdown() }
+    #expect {
+      _ = try startEchoServer { $0.port = server.port }
+    } throws: { error in
+      "\(error)".contains("in use")
+    }
+  }
+}
