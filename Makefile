@@ -41,6 +41,7 @@ test: deps
 	$(SWIFT) test --skip-build --no-parallel
 
 bench: deps
+	$(SWIFT) build -c release --product standups-server
 	$(SWIFT) build -c release --product standups-bench
 	$(SWIFT) run -c release --skip-build standups-bench --output docs/BENCHMARKS.md
 
