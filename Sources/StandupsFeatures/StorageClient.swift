@@ -13,6 +13,50 @@ public struct StorageClient: Sendable {
   public var save: @Sendable (_ standup: Standup) async throws -> Void
   /// Deletes a standup and its history; deleting one that is gone is not an error.
   public var delete: @Sendable (_ id: Standup.ID) async throws -> Void
+  /// Every running meeting's last checkpoint, by standup.
+  public var loadCheckpoints: @Sendable () async throws -> [MeetingCheckpoint]
+  /// Records where a running meeting is (nil: no meeting runs any more).
+  public var saveCheckpoint:
+    @Sendable (_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws -> Void
+}
+
+/// Where a running meeting was when it last changed speaker, took a note or paused; after a
+/// crash it comes back paused here.
+public struct MeetingCheckpoint: Codable, Equatable, Sendable {
+  public var standupID: Standup.ID
+  public var meetingID: UUID
+  public var secondsElapsed: Int
+  public var speakerIndex: Int
+  public var transcript: String
+
+  public init(
+    standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int,
+    transcript: String
+  ) {
+    self.standupID = standupID
+    self.meetingID = meetingID
+    self.secondsElapsed = secondsElapsed
+    self.speakerIndex = speakerIndex
+    self.transcript = transcript
+  }
+}
+
+extension RecordMeeting.State {
+  /// The meeting as a checkpoint.
+  public func checkpoint(standupID: Standup.ID) -> MeetingCheckpoint {
+    MeetingCheckpoint(
+      standupID: standupID, meetingID: id, secondsElapsed: secondsElapsed,
+      speakerIndex: speakerIndex, transcript: transcript)
+  }
+
+  /// A meeting brought back from a checkpoint, paused until someone resumes it.
+  public init(restoring checkpoint: MeetingCheckpoint, standup: Standup) {
+    self.init(id: checkpoint.meetingID, standup: standup)
+    secondsElapsed = checkpoint.secondsElapsed
+    speakerIndex = min(checkpoint.speakerIndex, lastSpeakerIndex)
+    transcript = checkpoint.transcript
+    isPaused = true
+  }
 }
 
 extension StorageClient: TestDependencyKey {
@@ -21,6 +65,7 @@ extension StorageClient: TestDependencyKey {
   /// Standups kept in memory for the life of the value.
   public static func inMemory(_ standups: [Standup] = []) -> StorageClient {
     let storage = Mutex(standups)
+    let checkpoints = Mutex<[Standup.ID: MeetingCheckpoint]>([:])
     return StorageClient(
       load: { storage.withLock { $0 } },
       save: { standup in
@@ -32,7 +77,12 @@ extension StorageClient: TestDependencyKey {
           }
         }
       },
-      delete: { id in storage.withLock { $0.removeAll { $0.id == id } } }
+      delete: { id in
+        storage.withLock { $0.removeAll { $0.id == id } }
+        checkpoints.withLock { $0[id] = nil }
+      },
+      loadCheckpoints: { checkpoints.withLock { Array($0.values) } },
+      saveCheckpoint: { id, checkpoint in checkpoints.withLock { $0[id] = checkpoint } }
     )
   }
 }

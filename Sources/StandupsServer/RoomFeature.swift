@@ -48,6 +48,16 @@ struct StandupRoomFeature: RoomFeature {
         await lobby.send(.standupChanged(standup))
       }
     }
+    let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
+    if Self.checkpointMoment(old.meeting) != Self.checkpointMoment(new.meeting) {
+      work.enqueue { [storage, logger, standupID] in
+        do {
+          try await storage.saveCheckpoint(standupID, checkpoint)
+        } catch {
+          logger.error("Saving the meeting checkpoint of \(standupID) failed: \(error)")
+        }
+      }
+    }
     let live = Self.live(new)
     if live != Self.live(old) {
       work.enqueue { [lobby, standupID] in await lobby.send(.roomActivityChanged(standupID, live)) }
@@ -55,6 +65,23 @@ struct StandupRoomFeature: RoomFeature {
   }
 
   func isIdle(_ state: Room.State) -> Bool { state.meeting == nil }
+
+  /// What a checkpoint records a change of: a meeting starting or ending, a new speaker, a
+  /// note, a pause (not every tick).
+  struct CheckpointMoment: Equatable {
+    var meetingID: UUID
+    var speakerIndex: Int
+    var transcript: String
+    var isPaused: Bool
+  }
+
+  static func checkpointMoment(_ meeting: RecordMeeting.State?) -> CheckpointMoment? {
+    meeting.map {
+      CheckpointMoment(
+        meetingID: $0.id, speakerIndex: $0.speakerIndex, transcript: $0.transcript,
+        isPaused: $0.isPaused)
+    }
+  }
 
   static func live(_ state: Room.State) -> Lobby.Live? {
     state.participants.isEmpty && state.meeting == nil

@@ -11,7 +11,18 @@ import WebSocketTransport
 /// Every standup the server knows, readable from the transport's thread (404s, new rooms).
 final class StandupCatalog: Sendable {
   private let standups: Mutex<IdentifiedArrayOf<Standup>>
-  init(_ standups: IdentifiedArrayOf<Standup>) { self.standups = Mutex(standups) }
+  /// Meetings that were running when the server last stopped, until their room opens.
+  private let checkpoints: Mutex<[Standup.ID: MeetingCheckpoint]>
+
+  init(_ standups: IdentifiedArrayOf<Standup>, checkpoints: [MeetingCheckpoint] = []) {
+    self.standups = Mutex(standups)
+    self.checkpoints = Mutex(Dictionary(checkpoints.map { ($0.standupID, $0) }, uniquingKeysWith: { $1 }))
+  }
+
+  /// The checkpoint of the meeting to restore in a room that opens now, once.
+  func takeCheckpoint(_ id: Standup.ID) -> MeetingCheckpoint? {
+    checkpoints.withLock { $0.removeValue(forKey: id) }
+  }
   func replace(with standups: IdentifiedArrayOf<Standup>) { self.standups.withLock { $0 = standups } }
   subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
 }
@@ -54,8 +65,11 @@ final class RoomHub: WebSocketServerDelegate {
   private let logger: Logger
   private let shared = Mutex(Shared())
 
-  init(standups: [Standup], dependencies: DependencyValues, outlet: Outlet, logger: Logger) {
-    let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups))
+  init(
+    standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
+    outlet: Outlet, logger: Logger
+  ) {
+    let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
     let notifier = LobbyNotifier()
     self.catalog = catalog
     self.notifier = notifier
@@ -64,11 +78,20 @@ final class RoomHub: WebSocketServerDelegate {
     self.logger = logger
     lobby = RoomChannel(
       feature: LobbyFeature(storage: dependencies.storage, catalog: catalog, logger: logger),
-      initialState: Lobby.State(standups: IdentifiedArray(uniqueElements: standups)),
+      initialState: Self.lobbyState(standups, checkpoints),
       reducer: Lobby(), dependencies: dependencies,
       firstVersion: Self.firstVersion(dependencies), outlet: outlet, logger: logger,
       onIdle: { _ in })
     notifier.attach(lobby.store)
+  }
+
+  /// The lobby at startup: a standup with a meeting to restore shows it running.
+  static func lobbyState(_ standups: [Standup], _ checkpoints: [MeetingCheckpoint]) -> Lobby.State {
+    var state = Lobby.State(standups: IdentifiedArray(uniqueElements: standups))
+    for checkpoint in checkpoints where state.standups[id: checkpoint.standupID] != nil {
+      state.live[checkpoint.standupID] = Lobby.Live(participants: 0, meetingRunning: true)
+    }
+    return state
   }
 
   /// Each room's versions start past every version an earlier run (or an earlier opening of
@@ -178,10 +201,14 @@ final class RoomHub: WebSocketServerDelegate {
   // MARK: Rooms
 
   private func makeRoom(_ standup: Standup) -> RoomChannel<StandupRoomFeature> {
-    RoomChannel(
+    var state = Room.State(standup: standup)
+    if let checkpoint = catalog.takeCheckpoint(standup.id) {
+      state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+    }
+    return RoomChannel(
       feature: StandupRoomFeature(
         standupID: standup.id, storage: dependencies.storage, lobby: notifier, logger: logger),
-      initialState: Room.State(standup: standup), reducer: Room(), dependencies: dependencies,
+      initialState: state, reducer: Room(), dependencies: dependencies,
       firstVersion: Self.firstVersion(dependencies), outlet: outlet, logger: logger,
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onIdle: { [weak self] channel in self?.release(channel) })

@@ -32,31 +32,39 @@ public final class StandupsServer: Sendable {
 
   /// Loads every standup and starts listening.
   ///
-  /// - Parameter dependencies: overrides for the rooms' clock, uuid, date and storage; by
-  ///   default the live ones (and standups kept in memory).
+  /// - Parameters:
+  ///   - storage: where standups live; by default SQLite in the data directory.
+  ///   - dependencies: overrides for the rooms' clock, uuid and date (live by default).
   public static func start(
     configuration: ServerConfiguration,
     logger: Logger = Logger(label: "standups"),
+    storage: StorageClient? = nil,
     dependencies prepare: (inout DependencyValues) -> Void = { _ in }
   ) async throws -> StandupsServer {
+    try prepareDataDirectory(configuration.dataDirectory)
     var dependencies = DependencyValues()
     dependencies.continuousClock = ContinuousClock()
     dependencies.uuid = UUIDGenerator { UUID() }
     dependencies.date = DateGenerator { Date() }
-    dependencies.storage = .inMemory()
+    do {
+      dependencies.storage = try storage ?? SQLiteStorage(directory: configuration.dataDirectory).client
+    } catch {
+      throw ServerStartError(description: "\(error)")
+    }
     prepare(&dependencies)
-
-    try prepareDataDirectory(configuration.dataDirectory)
     let standups: [Standup]
+    let checkpoints: [MeetingCheckpoint]
     do {
       standups = try await dependencies.storage.load()
+      checkpoints = try await dependencies.storage.loadCheckpoints()
     } catch {
       throw ServerStartError(description: "Cannot load the standups: \(error)")
     }
 
     let outlet = Outlet()
     let hub = RoomHub(
-      standups: standups, dependencies: dependencies, outlet: outlet, logger: logger)
+      standups: standups, checkpoints: checkpoints, dependencies: dependencies, outlet: outlet,
+      logger: logger)
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host
     transportConfiguration.port = configuration.port

@@ -19,9 +19,8 @@ struct TestServer {
     configuration.publicDirectory = nil
     configuration.dataDirectory = FileManager.default.temporaryDirectory
       .appendingPathComponent("standups-tests-\(UUID())").path
-    let server = try await StandupsServer.start(configuration: configuration) {
-      $0.storage = .inMemory(standups)
-    }
+    let server = try await StandupsServer.start(
+      configuration: configuration, storage: .inMemory(standups))
     return TestServer(server: server, client: try WebSocketClient())
   }
 

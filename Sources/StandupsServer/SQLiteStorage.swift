@@ -1,0 +1,188 @@
+import Foundation
+import GRDB
+import IdentifiedCollections
+import StandupsFeatures
+
+/// Standups in SQLite, through GRDB: one file in WAL mode, every save one transaction that is
+/// on disk before it returns.
+public final class SQLiteStorage: Sendable {
+  private let database: DatabasePool
+  /// Where the file lives.
+  public let path: String
+
+  /// Opens (or creates) `<directory>/standups.sqlite` and brings its schema up to date.
+  /// Throws, with a message that says what to do, if the file is not a Standups database.
+  public init(directory: String) throws {
+    path = URL(fileURLWithPath: directory).appendingPathComponent("standups.sqlite").path
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+      // NB: FULL: a committed save survives a power cut too, not only a killed process.
+      try db.execute(sql: "PRAGMA synchronous = FULL")
+    }
+    do {
+      database = try DatabasePool(path: path, configuration: configuration)
+      try Self.migrator.migrate(database)
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+      throw StorageError(
+        "The database \(path) is damaged or not a Standups database (\(error.message ?? "\(error)")). "
+          + "Nothing was changed: restore it from a backup, or move it aside to start empty.")
+    } catch let error as DatabaseError {
+      throw StorageError("Cannot open the database \(path): \(error.message ?? "\(error)").")
+    }
+  }
+
+  static var migrator: DatabaseMigrator {
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1: standups, attendees, meetings") { db in
+      try db.create(table: "standup") { table in
+        table.primaryKey("id", .text)
+        table.column("position", .integer).notNull()
+        table.column("title", .text).notNull()
+        table.column("durationSeconds", .integer).notNull()
+        table.column("theme", .text).notNull()
+      }
+      try db.create(table: "attendee") { table in
+        table.column("id", .text).notNull()
+        table.belongsTo("standup", onDelete: .cascade).notNull()
+        table.column("position", .integer).notNull()
+        table.column("name", .text).notNull()
+        table.primaryKey(["standupId", "id"])
+      }
+      try db.create(table: "meeting") { table in
+        table.column("id", .text).notNull()
+        table.belongsTo("standup", onDelete: .cascade).notNull()
+        table.column("date", .datetime).notNull()
+        table.column("transcript", .text).notNull()
+        table.primaryKey(["standupId", "id"])
+      }
+      try db.create(table: "checkpoint") { table in
+        table.belongsTo("standup", onDelete: .cascade).notNull().unique()
+        table.column("meetingId", .text).notNull()
+        table.column("secondsElapsed", .integer).notNull()
+        table.column("speakerIndex", .integer).notNull()
+        table.column("transcript", .text).notNull()
+      }
+    }
+    return migrator
+  }
+
+  /// Every standup in creation order, attendees in order, meetings newest first.
+  public func load() async throws -> [Standup] {
+    try await database.read { db in
+      let attendees = Dictionary(
+        grouping: try Row.fetchAll(db, sql: "SELECT * FROM attendee ORDER BY position"),
+        by: { $0["standupId"] as String })
+      let meetings = Dictionary(
+        grouping: try Row.fetchAll(db, sql: "SELECT * FROM meeting ORDER BY date DESC"),
+        by: { $0["standupId"] as String })
+      return try Row.fetchAll(db, sql: "SELECT * FROM standup ORDER BY position").compactMap { row in
+        let id: String = row["id"]
+        guard let uuid = UUID(uuidString: id), let theme = Theme(rawValue: row["theme"]) else { return nil }
+        return Standup(
+          id: uuid,
+          attendees: IdentifiedArray(
+            uniqueElements: (attendees[id] ?? []).compactMap { row in
+              UUID(uuidString: row["id"]).map { Attendee(id: $0, name: row["name"]) }
+            }),
+          duration: .seconds(row["durationSeconds"] as Int),
+          meetings: IdentifiedArray(
+            uniqueElements: (meetings[id] ?? []).compactMap { row in
+              UUID(uuidString: row["id"]).map {
+                Meeting(id: $0, date: row["date"], transcript: row["transcript"])
+              }
+            }),
+          theme: theme, title: row["title"])
+      }
+    }
+  }
+
+  /// Creates or replaces a standup with its attendees and history, in one transaction.
+  public func save(_ standup: Standup) async throws {
+    try await database.write { db in
+      let id = standup.id.uuidString
+      let position =
+        try Int.fetchOne(db, sql: "SELECT position FROM standup WHERE id = ?", arguments: [id])
+        ?? Int.fetchOne(db, sql: "SELECT COALESCE(MAX(position), -1) + 1 FROM standup") ?? 0
+      try db.execute(
+        sql: """
+          INSERT INTO standup (id, position, title, durationSeconds, theme) VALUES (?, ?, ?, ?, ?)
+          ON CONFLICT(id) DO UPDATE SET
+            title = excluded.title, durationSeconds = excluded.durationSeconds, theme = excluded.theme
+          """,
+        arguments: [
+          id, position, standup.title, Int(standup.duration.components.seconds), standup.theme.rawValue,
+        ])
+      try db.execute(sql: "DELETE FROM attendee WHERE standupId = ?", arguments: [id])
+      for (index, attendee) in standup.attendees.enumerated() {
+        try db.execute(
+          sql: "INSERT INTO attendee (id, standupId, position, name) VALUES (?, ?, ?, ?)",
+          arguments: [attendee.id.uuidString, id, index, attendee.name])
+      }
+      let kept = standup.meetings.map(\.id.uuidString)
+      try db.execute(
+        sql: "DELETE FROM meeting WHERE standupId = ? AND id NOT IN (\(databaseQuestionMarks(count: kept.count)))",
+        arguments: StatementArguments([id] + kept))
+      for meeting in standup.meetings {
+        try db.execute(
+          sql: """
+            INSERT INTO meeting (id, standupId, date, transcript) VALUES (?, ?, ?, ?)
+            ON CONFLICT(standupId, id) DO UPDATE SET transcript = excluded.transcript
+            """,
+          arguments: [meeting.id.uuidString, id, meeting.date, meeting.transcript])
+      }
+    }
+  }
+
+  public func delete(_ id: Standup.ID) async throws {
+    try await database.write { db in
+      try db.execute(sql: "DELETE FROM standup WHERE id = ?", arguments: [id.uuidString])
+    }
+  }
+
+  public func loadCheckpoints() async throws -> [MeetingCheckpoint] {
+    try await database.read { db in
+      try Row.fetchAll(db, sql: "SELECT * FROM checkpoint").compactMap { row in
+        guard let standupID = UUID(uuidString: row["standupId"]),
+          let meetingID = UUID(uuidString: row["meetingId"])
+        else { return nil }
+        return MeetingCheckpoint(
+          standupID: standupID, meetingID: meetingID, secondsElapsed: row["secondsElapsed"],
+          speakerIndex: row["speakerIndex"], transcript: row["transcript"])
+      }
+    }
+  }
+
+  public func saveCheckpoint(_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws {
+    try await database.write { db in
+      guard let checkpoint else {
+        try db.execute(
+          sql: "DELETE FROM checkpoint WHERE standupId = ?", arguments: [standupID.uuidString])
+        return
+      }
+      // NB: only for a standup that still exists (a delete may have won the race).
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO checkpoint (standupId, meetingId, secondsElapsed, speakerIndex, transcript) "
+          + "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
+        arguments: [
+          standupID.uuidString, checkpoint.meetingID.uuidString, checkpoint.secondsElapsed,
+          checkpoint.speakerIndex, checkpoint.transcript, standupID.uuidString,
+        ])
+    }
+  }
+
+  /// The storage client the server's rooms use.
+  public var client: StorageClient {
+    StorageClient(
+      load: { try await self.load() },
+      save: { try await self.save($0) },
+      delete: { try await self.delete($0) },
+      loadCheckpoints: { try await self.loadCheckpoints() },
+      saveCheckpoint: { try await self.saveCheckpoint($0, $1) })
+  }
+}
+
+/// A storage problem, said so a person can act on it.
+public struct StorageError: Error, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}
