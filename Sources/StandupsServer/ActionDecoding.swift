@@ -35,6 +35,43 @@ enum ActionDecoding {
         throw WireError(.invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
       }
       return .meeting(.presented(.noteSubmitted(author: sender.name, text: text)))
+    case "editButtonTapped":
+      return .editButtonTapped
+    case "edit.binding":
+      return .edit(.binding(try binding(action)))
+    case "edit.addAttendeeButtonTapped":
+      return .edit(.addAttendeeButtonTapped)
+    case "edit.deleteAttendeesTapped":
+      guard let values = action["ids"]?.arrayValue else {
+        throw WireError(.invalidValue, "\"ids\" must be a list of attendee ids.")
+      }
+      var ids: [UUID] = []
+      for value in values {
+        guard let id = value.stringValue.flatMap(UUID.init(uuidString:)) else {
+          throw WireError(.invalidValue, "\"ids\" must be a list of attendee ids (UUIDs).")
+        }
+        ids.append(id)
+      }
+      return .edit(.deleteAttendeesTapped(ids: ids))
+    case "saveEditButtonTapped":
+      return .saveEditButtonTapped
+    case "cancelEditButtonTapped":
+      return .cancelEditButtonTapped
+    case "deleteButtonTapped":
+      return .deleteButtonTapped
+    case "alert.confirmDeletion":
+      return .alert(.confirmDeletion)
+    case "alert.dismissed":
+      return .alert(.dismissed)
+    case "focusChanged":
+      switch action["field"] {
+      case nil, .null?:
+        return .focusChanged(participant: sender.participantID, field: nil)
+      case .string(let field)?:
+        return .focusChanged(participant: sender.participantID, field: field)
+      default:
+        throw WireError(.invalidValue, "\"field\" is \"title\", \"attendee:{id}\" or null.")
+      }
     default:
       throw WireError(.unknownAction, "This room does not know the action \"\(type)\".")
     }
@@ -69,6 +106,44 @@ enum ActionDecoding {
         .init(title: title, durationSeconds: duration, theme: theme, attendeeNames: names))
     default:
       throw WireError(.unknownAction, "The lobby does not know the action \"\(type)\".")
+    }
+  }
+
+  /// `edit.binding`: one of the draft's bindable fields, addressed by JSON Pointer.
+  private static func binding(_ action: [String: JSONValue]) throws(WireError)
+    -> BindingAction<StandupForm.State>
+  {
+    guard let path = action["path"]?.stringValue, let pointer = JSONPointer(path) else {
+      throw WireError(.invalidValue, "\"path\" must be /title, /duration, /theme or /attendees/{id}/name.")
+    }
+    let value = action["value"]
+    switch pointer.tokens {
+    case ["title"]:
+      guard let title = value?.stringValue else {
+        throw WireError(.invalidValue, "The title must be a string of at most 100 characters.")
+      }
+      return .set(\.$title, title)
+    case ["duration"]:
+      guard let seconds = value?.intValue else {
+        throw WireError(.invalidValue, "The duration must be whole seconds: 300 to 1800, in steps of 60.")
+      }
+      return .set(\.$duration, .seconds(seconds))
+    case ["theme"]:
+      guard let theme = value?.stringValue.flatMap(Theme.init(rawValue:)) else {
+        throw WireError(.invalidValue, "The theme must be one of \(StandupRules.themeList).")
+      }
+      return .set(\.$theme, theme)
+    case let tokens where tokens.count == 3 && tokens[0] == "attendees" && tokens[2] == "name":
+      guard let id = UUID(uuidString: tokens[1]) else {
+        throw WireError(.invalidValue, "Attendees are addressed by id: /attendees/{id}/name.")
+      }
+      guard let name = value?.stringValue else {
+        throw WireError(.invalidValue, "An attendee's name must be a string of at most 40 characters.")
+      }
+      return .set(\.$attendees, \.[nameOf: id], name)
+    default:
+      throw WireError(
+        .invalidValue, "\"\(path)\" cannot be edited: use /title, /duration, /theme or /attendees/{id}/name.")
     }
   }
 

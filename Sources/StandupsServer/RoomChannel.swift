@@ -29,11 +29,13 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
   private let mailbox: AsyncStream<Event>.Continuation
   private let outlet: Outlet
   private let logger: Logger
+  private let onClosed: @Sendable (RoomChannel) async -> Void
 
   init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
     firstVersion: Int, outlet: Outlet, logger: Logger,
     onJoined: @escaping @Sendable (RoomChannel) -> Void = { _ in },
+    onClosed: @escaping @Sendable (RoomChannel) async -> Void = { _ in },
     onIdle: @escaping @Sendable (RoomChannel) async -> Void
   ) {
     let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
@@ -44,6 +46,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     self.broadcaster = broadcaster
     self.outlet = outlet
     self.logger = logger
+    self.onClosed = onClosed
     self.store = Store(
       initialState: initialState, reducer: reducer, dependencies: dependencies,
       observer: { _, state, _ in
@@ -117,8 +120,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
       return
     }
-    let (rejection, version) = await store.perform { [broadcaster] store in
-      (store.send(action), broadcaster.version)
+    let (rejection, version, closing) = await store.perform { [broadcaster, feature] store in
+      let rejection = store.send(action)
+      return (rejection, broadcaster.version, feature.closing(store.state))
     }
     if let rejection {
       outlet.send(ServerMessage.error(ref: message.ref, WireError(rejection)), to: connection)
@@ -128,6 +132,15 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     await work.drain()
     if let ref = message.ref {
       outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
+    }
+    if let closing {
+      // NB: closes queue behind what each peer already has queued: the ack comes first.
+      await store.cancelAllEffects()
+      for peer in broadcaster.removeAllPeers() {
+        outlet.close(peer, code: closing.code, reason: closing.reason)
+      }
+      await onClosed(self)
+      close()
     }
   }
 
@@ -201,6 +214,13 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
               resumed: false),
             to: connection)
         }
+      }
+    }
+
+    func removeAllPeers() -> [ConnectionID] {
+      shared.withLock { shared in
+        defer { shared.peers.removeAll() }
+        return Array(shared.peers.keys)
       }
     }
 

@@ -4,6 +4,7 @@ import Logging
 import JSONPatch
 import StandupsFeatures
 import StoreRuntime
+import WebSocketTransport
 
 /// What the server needs to know of a feature to run it as a room.
 protocol RoomFeature: Sendable {
@@ -17,6 +18,8 @@ protocol RoomFeature: Sendable {
   func stateDidChange(from old: R.State, to new: R.State, work: SerialQueue)
   /// Whether the room may be released once empty (nothing left that must survive).
   func isIdle(_ state: R.State) -> Bool
+  /// Set when the room must close everyone (its standup was deleted).
+  func closing(_ state: R.State) -> (code: CloseCode, reason: String)?
 }
 
 /// One standup's room.
@@ -37,6 +40,17 @@ struct StandupRoomFeature: RoomFeature {
   }
 
   func stateDidChange(from old: Room.State, to new: Room.State, work: SerialQueue) {
+    if new.isDeleted && !old.isDeleted {
+      work.enqueue { [storage, logger, lobby, standupID] in
+        do {
+          try await storage.delete(standupID)
+        } catch {
+          logger.error("Deleting standup \(standupID) failed: \(error)")
+        }
+        await lobby.send(.standupDeleted(standupID))
+      }
+      return
+    }
     if old.standup != new.standup {
       let standup = new.standup
       work.enqueue { [storage, logger, lobby] in
@@ -65,6 +79,10 @@ struct StandupRoomFeature: RoomFeature {
   }
 
   func isIdle(_ state: Room.State) -> Bool { state.meeting == nil }
+
+  func closing(_ state: Room.State) -> (code: CloseCode, reason: String)? {
+    state.isDeleted ? (.gone, "This standup was deleted.") : nil
+  }
 
   /// What a checkpoint records a change of: a meeting starting or ending, a new speaker, a
   /// note, a pause (not every tick).
@@ -120,4 +138,6 @@ struct LobbyFeature: RoomFeature {
   }
 
   func isIdle(_ state: Lobby.State) -> Bool { false }
+
+  func closing(_ state: Lobby.State) -> (code: CloseCode, reason: String)? { nil }
 }

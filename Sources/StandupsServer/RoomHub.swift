@@ -211,6 +211,7 @@ final class RoomHub: WebSocketServerDelegate {
       initialState: state, reducer: Room(), dependencies: dependencies,
       firstVersion: Self.firstVersion(dependencies), outlet: outlet, logger: logger,
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
+      onClosed: { [weak self] channel in self?.remove(channel) },
       onIdle: { [weak self] channel in self?.release(channel) })
   }
 
@@ -218,6 +219,15 @@ final class RoomHub: WebSocketServerDelegate {
     shared.withLock { shared in
       shared.pendingJoins[roomID, default: 1] -= 1
       if shared.pendingJoins[roomID] == 0 { shared.pendingJoins[roomID] = nil }
+    }
+  }
+
+  /// Drops a room that closed (its standup was deleted).
+  private func remove(_ channel: RoomChannel<StandupRoomFeature>) {
+    shared.withLock { shared in
+      if shared.rooms[channel.feature.standupID] === channel {
+        shared.rooms[channel.feature.standupID] = nil
+      }
     }
   }
 

@@ -32,8 +32,10 @@ extension BindingState: Decodable where Value: Decodable {
 
 /// "Set this bindable field to this value", as an action.
 public struct BindingAction<Root>: Sendable, Equatable, CustomStringConvertible {
+  /// The `@BindingState` field this binding sets (or sets a part of).
   public let keyPath: PartialKeyPath<Root> & Sendable
-  let set: @Sendable (inout Root) -> Void
+  /// Applies the value; false if the part it addresses no longer exists.
+  let set: @Sendable (inout Root) -> Bool
   let value: any Sendable
   let isEqual: @Sendable (BindingAction<Root>) -> Bool
 
@@ -43,12 +45,53 @@ public struct BindingAction<Root>: Sendable, Equatable, CustomStringConvertible 
   ) -> Self {
     Self(
       keyPath: keyPath,
-      set: { $0[keyPath: keyPath].wrappedValue = value },
+      set: {
+        $0[keyPath: keyPath].wrappedValue = value
+        return true
+      },
       value: value,
       isEqual: { other in
         (other.keyPath as PartialKeyPath<Root>) == (keyPath as PartialKeyPath<Root>)
           && (other.value as? Value) == value
       })
+  }
+
+  /// Sets one optional part of a `@BindingState` field, e.g. one attendee's name by id:
+  /// `.set(\.$attendees, \.[nameOf: id], "Blob")`. If the part is gone, the binding
+  /// changes nothing and `BindingReducer` rejects it.
+  public static func set<Field, Value: Equatable & Sendable>(
+    _ keyPath: WritableKeyPath<Root, BindingState<Field>> & Sendable,
+    _ part: WritableKeyPath<Field, Value?> & Sendable, _ value: Value
+  ) -> Self {
+    Self(
+      keyPath: keyPath,
+      set: { root in
+        guard root[keyPath: keyPath].wrappedValue[keyPath: part] != nil else { return false }
+        root[keyPath: keyPath].wrappedValue[keyPath: part] = value
+        return true
+      },
+      value: value,
+      isEqual: { other in
+        (other.keyPath as PartialKeyPath<Root>) == (keyPath as PartialKeyPath<Root>)
+          && other.part.map { $0 as AnyKeyPath } == (part as AnyKeyPath)
+          && (other.value as? Value) == value
+      },
+      part: part)
+  }
+
+  /// The part of the field a sub-path binding addresses.
+  let part: (AnyKeyPath & Sendable)?
+
+  init(
+    keyPath: PartialKeyPath<Root> & Sendable, set: @escaping @Sendable (inout Root) -> Bool,
+    value: any Sendable, isEqual: @escaping @Sendable (BindingAction<Root>) -> Bool,
+    part: (AnyKeyPath & Sendable)? = nil
+  ) {
+    self.keyPath = keyPath
+    self.set = set
+    self.value = value
+    self.isEqual = isEqual
+    self.part = part
   }
 
   /// The value being set, if it is of type `Value`.
@@ -77,7 +120,10 @@ public struct BindingReducer<State: Sendable, Action: Sendable>: Reducer {
   }
 
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
-    toBindingAction.extract(from: action)?.set(&state)
+    guard let binding = toBindingAction.extract(from: action) else { return .none }
+    guard binding.set(&state) else {
+      return .reject(.invalidValue("That field no longer exists: it was removed."))
+    }
     return .none
   }
 }

@@ -1,0 +1,102 @@
+import CasePaths
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import StoreRuntime
+
+/// The shared edit form: one draft of the standup that everyone in the room edits live.
+///
+/// Fields change through bindings (`BindingReducer` first); the reducer after it checks
+/// the new value and rejects it, leaving the draft as it was, if it breaks a rule. The draft
+/// may hold blank names while editing; saving drops them.
+public struct StandupForm: Reducer {
+  public struct State: Equatable, Sendable, Encodable {
+    public let id: Standup.ID
+    @BindingState public var title: String
+    @BindingState public var duration: Duration
+    @BindingState public var theme: Theme
+    @BindingState public var attendees: IdentifiedArrayOf<Attendee>
+    /// Carried through unchanged: editing never touches history.
+    public let meetings: IdentifiedArrayOf<Meeting>
+
+    public init(standup: Standup) {
+      id = standup.id
+      title = standup.title
+      duration = standup.duration
+      theme = standup.theme
+      attendees = standup.attendees
+      meetings = standup.meetings
+    }
+
+    /// The draft as a standup, exactly as it is now.
+    public var draft: Standup {
+      Standup(
+        id: id, attendees: attendees, duration: duration, meetings: meetings, theme: theme,
+        title: title)
+    }
+
+    public func encode(to encoder: any Encoder) throws { try draft.encode(to: encoder) }
+  }
+
+  @CasePathable
+  public enum Action: Equatable, Sendable {
+    case binding(BindingAction<State>)
+    case addAttendeeButtonTapped
+    case deleteAttendeesTapped(ids: [Attendee.ID])
+  }
+
+  @Dependency(\.uuid) var uuid
+
+  public init() {}
+
+  public var body: some ReducerOf<Self> {
+    BindingReducer(action: \.binding)
+    Reduce { state, action in
+      switch action {
+      case .binding(\.$title):
+        return state.title.count <= StandupRules.titleLength.upperBound
+          ? .none : .reject(.invalidValue("The title may be at most 100 characters."))
+
+      case .binding(\.$duration):
+        let seconds = Int(state.duration.components.seconds)
+        return StandupRules.validateDuration(seconds: seconds).map { .reject(.invalidValue($0)) } ?? .none
+
+      case .binding(\.$attendees):
+        let tooLong = state.attendees.contains {
+          $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count > StandupRules.nameLength.upperBound
+        }
+        return tooLong ? .reject(.invalidValue("An attendee's name may be at most 40 characters.")) : .none
+
+      case .binding:
+        return .none
+
+      case .addAttendeeButtonTapped:
+        guard state.attendees.count < StandupRules.attendeeCount.upperBound else {
+          return .reject(.invalidAction("A standup has at most 50 attendees."))
+        }
+        state.attendees.append(Attendee(id: uuid()))
+        return .none
+
+      case .deleteAttendeesTapped(let ids):
+        let remaining = state.attendees.filter { !ids.contains($0.id) }
+        guard !remaining.isEmpty else {
+          return .reject(.invalidAction("A standup keeps at least one attendee."))
+        }
+        state.attendees = remaining
+        return .none
+      }
+    }
+  }
+}
+
+extension IdentifiedArray where Element == Attendee, ID == Attendee.ID {
+  /// An attendee's name by id, as a writable key path for bindings:
+  /// `.set(\.$attendees, \.[nameOf: id], "Blob")`. Nil when no attendee has that id.
+  public subscript(nameOf id: Attendee.ID) -> String? {
+    get { self[id: id]?.name }
+    set {
+      guard let newValue, self[id: id] != nil else { return }
+      self[id: id]?.name = newValue
+    }
+  }
+}

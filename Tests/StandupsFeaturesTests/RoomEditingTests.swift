@@ -1,0 +1,147 @@
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import StandupsFeatures
+import StoreRuntime
+import Testing
+
+@MainActor
+@Suite(.serialized)
+struct RoomEditingTests {
+  let ana = Participant(id: "p1", name: "Ana")
+  let ben = Participant(id: "p2", name: "Ben")
+
+  func makeStore(_ standup: Standup = .mock()) -> TestStore<Room> {
+    var state = Room.State(standup: standup)
+    state.participants = [ana, ben]
+    return TestStore(initialState: state) {
+      Room()
+    } withDependencies: {
+      $0.uuid = .incrementing
+    }
+  }
+
+  @Test func editingASharedDraftAndSavingIt() async {
+    let standup = Standup.mock()
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
+    await store.send(.focusChanged(participant: "p1", field: "title")) { $0.participants[0].focus = "title" }
+    await store.send(.edit(.binding(.set(\.$title, "Design sync")))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.title = "Design sync"
+      $0.destination = .edit(form)
+    }
+    await store.send(.edit(.binding(.set(\.$duration, .seconds(600))))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.duration = .seconds(600)
+      $0.destination = .edit(form)
+    }
+    let second = standup.attendees[1].id
+    await store.send(.edit(.binding(.set(\.$attendees, \.[nameOf: second], "Robin")))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.attendees[id: second]?.name = "Robin"
+      $0.destination = .edit(form)
+    }
+    await store.send(.edit(.addAttendeeButtonTapped)) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.attendees.append(Attendee(id: UUID(0)))
+      $0.destination = .edit(form)
+    }
+    // Saving drops the blank attendee, commits the draft and clears everyone's focus.
+    await store.send(.saveEditButtonTapped) {
+      $0.destination = nil
+      $0.participants[0].focus = nil
+      $0.standup.title = "Design sync"
+      $0.standup.duration = .seconds(600)
+      $0.standup.attendees[id: second]?.name = "Robin"
+    }
+  }
+
+  @Test func badValuesAreRejectedAndLeaveTheDraftAsItWas() async {
+    let standup = Standup.mock()
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
+    await store.send(
+      .edit(.binding(.set(\.$title, String(repeating: "x", count: 101)))),
+      rejectedWith: .invalidValue("The title may be at most 100 characters."))
+    await store.send(
+      .edit(.binding(.set(\.$duration, .seconds(330)))),
+      rejectedWith: .invalidValue(
+        "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."))
+    await store.send(
+      .edit(.binding(.set(\.$attendees, \.[nameOf: standup.attendees[0].id], String(repeating: "n", count: 41)))),
+      rejectedWith: .invalidValue("An attendee's name may be at most 40 characters."))
+    await store.send(
+      .edit(.binding(.set(\.$attendees, \.[nameOf: UUID(999)], "Ghost"))),
+      rejectedWith: .invalidValue("That field no longer exists: it was removed."))
+    await store.send(
+      .focusChanged(participant: "p1", field: "attendee:nope"),
+      rejectedWith: .invalidValue("Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null."))
+    await store.send(
+      .edit(.deleteAttendeesTapped(ids: standup.attendees.map(\.id))),
+      rejectedWith: .invalidAction("A standup keeps at least one attendee."))
+    await store.send(.startMeetingButtonTapped, rejectedWith: .invalidAction("Close the open form or alert first."))
+    await store.send(.cancelEditButtonTapped) { $0.destination = nil }
+    await store.send(
+      .edit(.addAttendeeButtonTapped), rejectedWith: .invalidAction("Nothing is being edited: tap Edit first."))
+  }
+
+  @Test func deletingAttendeesMovesFocusToTheNearestOne() async {
+    let standup = Standup.mock(attendees: 4)
+    let ids = standup.attendees.map(\.id)
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
+    await store.send(.focusChanged(participant: "p1", field: "attendee:\(ids[1].uuidString)")) {
+      $0.participants[0].focus = "attendee:\(ids[1].uuidString)"
+    }
+    await store.send(.focusChanged(participant: "p2", field: "attendee:\(ids[3].uuidString)")) {
+      $0.participants[1].focus = "attendee:\(ids[3].uuidString)"
+    }
+    await store.send(.edit(.deleteAttendeesTapped(ids: [ids[1], ids[3]]))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.attendees = [standup.attendees[0], standup.attendees[2]]
+      $0.destination = .edit(form)
+      // Ana was on the second: the third moved into its place. Ben was on the last: now the last.
+      $0.participants[0].focus = "attendee:\(ids[2].uuidString)"
+      $0.participants[1].focus = "attendee:\(ids[2].uuidString)"
+    }
+    await store.send(.cancelEditButtonTapped) {
+      $0.destination = nil
+      $0.participants[0].focus = nil
+      $0.participants[1].focus = nil
+    }
+  }
+
+  @Test func deleteNeedsConfirmation() async {
+    let store = makeStore()
+    await store.send(.deleteButtonTapped) { $0.destination = .alert(.confirmDeletion) }
+    await store.send(.alert(.dismissed)) { $0.destination = nil }
+    await store.send(.alert(.confirmDeletion), rejectedWith: .invalidAction("No alert is showing."))
+    await store.send(.deleteButtonTapped) { $0.destination = .alert(.confirmDeletion) }
+    await store.send(.alert(.confirmDeletion)) {
+      $0.destination = nil
+      $0.isDeleted = true
+    }
+  }
+
+  @Test func savingWithNoNamedAttendeesOrNoTitleIsRejected() async {
+    let standup = Standup.mock(attendees: 1)
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
+    await store.send(.edit(.binding(.set(\.$attendees, \.[nameOf: standup.attendees[0].id], "  ")))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.attendees[0].name = "  "
+      $0.destination = .edit(form)
+    }
+    await store.send(
+      .saveEditButtonTapped,
+      rejectedWith: .invalidValue("A standup needs at least one attendee with a name."))
+    await store.send(.edit(.binding(.set(\.$title, " ")))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.title = " "
+      $0.destination = .edit(form)
+    }
+    await store.send(
+      .saveEditButtonTapped, rejectedWith: .invalidValue("A standup needs a title of 1 to 100 characters."))
+  }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import IdentifiedCollections
+import JSONPatch
+import StandupsFeatures
+import StandupsServer
+import Testing
+
+@Suite(.serialized)
+struct EditingProtocolTests {
+  @Test func twoClientsEditOneDraftLiveAndSaveIt() async throws {
+    let server = try await TestServer.start()
+    let lobby = try await server.connect("/ws/lobby?name=Watcher")
+    _ = try await lobby.next { $0["type"] == "welcome" }
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    try await ana.act("editButtonTapped")
+    _ = try await ben.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "Design" }
+    try await ben.act("focusChanged", ["field": "title"])
+    try await ben.act("edit.binding", ["path": "/title", "value": "Design sync"])
+    let blobJr = Standup.design.attendees[1].id.uuidString
+    try await ana.act("edit.binding", ["path": .string("/attendees/\(blobJr)/name"), "value": "Robin"])
+    try await ana.act("edit.binding", ["path": "/theme", "value": "navy"])
+    let seen = try await ana.waitForState {
+      $0["destination"]?["edit"]?["draft"]?["title"] == "Design sync"
+    }
+    #expect(seen["participants"]?[1]?["focus"] == "title")
+    #expect(seen["destination"]?["edit"]?["draft"]?["attendees"]?[1]?["name"] == "Robin")
+
+    try await ana.act("edit.binding", ["path": "/duration", "value": 330]).expectError("invalid_value")
+    try await ana.act("edit.binding", ["path": "/meetings", "value": []]).expectError("invalid_value")
+    try await ana.act("edit.binding", ["path": "/theme", "value": "beige"]).expectError("invalid_value")
+    try await ana.act("edit.deleteAttendeesTapped", ["ids": .array(Standup.design.attendees.map { .string($0.id.uuidString) })])
+      .expectError("invalid_action")
+
+    try await ben.act("saveEditButtonTapped")
+    let saved = try await ana.waitForState { $0["destination"] == .null }
+    #expect(saved["standup"]?["title"] == "Design sync")
+    #expect(saved["standup"]?["theme"] == "navy")
+    #expect(saved["participants"]?[1]?["focus"] == .null)
+    _ = try await lobby.waitForState { $0["standups"]?[0]?["title"] == "Design sync" }
+    #expect(ana.state?.encoded == ben.state?.encoded)
+    await server.stop()
+  }
+
+  @Test func deletingClosesEveryoneWith4410AfterTheAckAndLaterJoinsGet404() async throws {
+    let server = try await TestServer.start()
+    let lobby = try await server.connect("/ws/lobby?name=Watcher")
+    _ = try await lobby.next { $0["type"] == "welcome" }
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    try await ana.act("deleteButtonTapped")
+    _ = try await ben.waitForState { $0["destination"] == ["alert": "confirmDeletion"] }
+    let ack = try await ana.act("alert.confirmDeletion", ref: "del")
+    #expect(ack["type"] == "ack")
+    #expect(try await ana.waitUntilClosed().code == 4410)
+    #expect(try await ben.waitUntilClosed().code == 4410)
+    _ = try await lobby.waitForState { $0["standups"]?.arrayValue?.isEmpty == true }
+    let room = "/ws/rooms/\(Standup.design.id.uuidString)?name=Cy"
+    #expect(try httpStatus(port: server.port, upgradeRequest(room)) == 404)
+    await server.stop()
+  }
+}
