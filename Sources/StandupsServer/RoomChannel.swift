@@ -20,6 +20,10 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     case join(ConnectionID, Sender, since: Int?)
     case message(ConnectionID, InboundMessage)
     case leave(ConnectionID)
+    /// An action from outside a WebSocket (the HTTP API): answered through `reply`.
+    case request(ClientMessage, Sender, reply: @Sendable (Result<Int, WireError>) -> Void)
+    /// The current version and state.
+    case snapshot(reply: @Sendable ((version: Int, state: JSONValue)) -> Void)
   }
 
   let feature: Feature
@@ -88,6 +92,17 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     case .message(let connection, let inbound):
       await receive(inbound, from: connection)
 
+    case .request(let message, let sender, let reply):
+      reply(await perform(message, from: sender))
+      await closeIfDeleted()
+      await releaseIfUnused(onIdle: onIdle)
+      onJoined(self)
+
+    case .snapshot(let reply):
+      reply(broadcaster.snapshot)
+      await releaseIfUnused(onIdle: onIdle)
+      onJoined(self)
+
     case .leave(let connection):
       let idle = await store.perform { [feature, broadcaster] store in
         guard let sender = broadcaster.removePeer(connection) else { return false }
@@ -113,34 +128,55 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       return
     }
     guard let sender = broadcaster.sender(of: connection) else { return }
+    switch await perform(message, from: sender) {
+    case .success(let version):
+      if let ref = message.ref {
+        outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
+      }
+    case .failure(let error):
+      outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
+    }
+    await closeIfDeleted()
+  }
+
+  /// Decodes and reduces one action; once accepted, waits until what it changed is saved.
+  /// Returns the version right after the action, or the error to answer with.
+  private func perform(_ message: ClientMessage, from sender: Sender) async -> Result<Int, WireError> {
     let action: Feature.R.Action
     do {
       action = try feature.decode(message, sender: sender)
     } catch {
-      outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
-      return
+      return .failure(error)
     }
-    let (rejection, version, closing) = await store.perform { [broadcaster, feature] store in
-      let rejection = store.send(action)
-      return (rejection, broadcaster.version, feature.closing(store.state))
+    let (rejection, version) = await store.perform { [broadcaster] store in
+      (store.send(action), broadcaster.version)
     }
-    if let rejection {
-      outlet.send(ServerMessage.error(ref: message.ref, WireError(rejection)), to: connection)
-      return
-    }
+    if let rejection { return .failure(WireError(rejection)) }
     // NB: what the action changed is saved before it is acknowledged.
     await work.drain()
-    if let ref = message.ref {
-      outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
+    return .success(version)
+  }
+
+  /// After an action that deleted the standup: everyone is closed, the room goes away.
+  private func closeIfDeleted() async {
+    guard let closing = await store.perform({ [feature] store in feature.closing(store.state) })
+    else { return }
+    // NB: closes queue behind what each peer already has queued: the ack comes first.
+    await store.cancelAllEffects()
+    for peer in broadcaster.removeAllPeers() {
+      outlet.close(peer, code: closing.code, reason: closing.reason)
     }
-    if let closing {
-      // NB: closes queue behind what each peer already has queued: the ack comes first.
-      await store.cancelAllEffects()
-      for peer in broadcaster.removeAllPeers() {
-        outlet.close(peer, code: closing.code, reason: closing.reason)
-      }
-      await onClosed(self)
-      close()
+    await onClosed(self)
+    close()
+  }
+
+  /// After a request from outside (HTTP): release the room if nobody is in it.
+  private func releaseIfUnused(onIdle: @Sendable (RoomChannel) async -> Void) async {
+    guard broadcaster.peerCount == 0 else { return }
+    let idle = await store.perform { [feature] store in feature.isIdle(store.state) }
+    if idle {
+      await work.drain()
+      await onIdle(self)
     }
   }
 
@@ -165,6 +201,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     }
 
     var version: Int { shared.withLock { $0.version } }
+    var snapshot: (version: Int, state: JSONValue) { shared.withLock { ($0.version, $0.json) } }
     var peerCount: Int { shared.withLock { $0.peers.count } }
     func sender(of connection: ConnectionID) -> Sender? { shared.withLock { $0.peers[connection] } }
 

@@ -63,12 +63,14 @@ final class RoomHub: WebSocketServerDelegate {
   private let notifier: LobbyNotifier
   private let dependencies: DependencyValues
   private let logger: Logger
+  private let bots: BotTokens
   private let shared = Mutex(Shared())
 
   init(
     standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
-    outlet: Outlet, logger: Logger
+    bots: BotTokens = BotTokens(), outlet: Outlet, logger: Logger
   ) {
+    self.bots = bots
     let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
     let notifier = LobbyNotifier()
     self.catalog = catalog
@@ -117,10 +119,17 @@ final class RoomHub: WebSocketServerDelegate {
       return .refuse(
         HTTPResponse(status: 404, text: "No WebSocket at \(request.path): use /ws/lobby or /ws/rooms/{id}."))
     }
-    if request.queryValue("token") != nil || request.header("authorization") != nil {
-      return .refuse(HTTPResponse(status: 401, text: "Unknown bot token."))
+    var name = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    var isBot = false
+    switch identify(request) {
+    case .refused(let refusal):
+      return .refuse(refusal)
+    case .bot(let bot):
+      isBot = true
+      if name.isEmpty { name = bot }
+    case .person:
+      break
     }
-    let name = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     guard (1...40).contains(name.count) else {
       return .refuse(
         HTTPResponse(status: 400, text: "Add ?name= with your display name (1 to 40 characters)."))
@@ -132,7 +141,7 @@ final class RoomHub: WebSocketServerDelegate {
       }
       since = value
     }
-    let sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: false)
+    let sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: isBot)
     return .accept(context: JoinRequest(room: room, sender: sender, since: since))
   }
 
@@ -146,22 +155,7 @@ final class RoomHub: WebSocketServerDelegate {
       lobby.enqueue(.join(connection, join.sender, since: join.since))
       return
     }
-    // NB: routing and counting the join happen under one lock, so `release` never drops a
-    // room a join is on its way to.
-    let channel = shared.withLock { shared -> RoomChannel<StandupRoomFeature>? in
-      let channel: RoomChannel<StandupRoomFeature>
-      if let open = shared.rooms[roomID] {
-        channel = open
-      } else {
-        guard let standup = catalog[roomID] else { return nil }
-        channel = makeRoom(standup)
-        shared.rooms[roomID] = channel
-      }
-      shared.routes[connection] = .room(channel)
-      shared.pendingJoins[roomID, default: 0] += 1
-      return channel
-    }
-    guard let channel else {
+    guard let channel = arrive(at: roomID, connection: connection) else {
       outlet.close(connection, code: .gone, reason: "This standup was deleted.")
       return
     }
@@ -189,16 +183,74 @@ final class RoomHub: WebSocketServerDelegate {
       respond(HTTPResponse(status: 200, text: "ok"))
       return
     }
-    respond(
-      .json(
-        status: 404,
-        JSONValue.object([
-          "type": "error", "ref": nil, "code": "not_found",
-          "message": .string("Nothing at \(request.path)."),
-        ]).encoded))
+    BotAPI.handle(request, respond: respond, hub: self)
+  }
+
+  /// For the bot API: who is asking, or the refusal to send.
+  func authenticate(_ request: HTTPRequest) -> Result<Sender, WireError> {
+    switch identify(request) {
+    case .bot(let name):
+      return .success(Sender(participantID: "bot:\(name)", name: name, isBot: true))
+    case .person:
+      return .failure(WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."))
+    case .refused:
+      return .failure(WireError(.unauthorized, "Unknown bot token."))
+    }
+  }
+
+  /// Hands an API request to a room (opening it if needed); false if the standup is unknown.
+  func enqueue(_ event: RoomChannel<StandupRoomFeature>.Event, inRoom roomID: UUID) -> Bool {
+    guard let channel = arrive(at: roomID) else { return false }
+    channel.enqueue(event)
+    return true
   }
 
   // MARK: Rooms
+
+  /// The room, opened if needed, with one arrival counted (a join or an HTTP request) that
+  /// the room reports back when it has handled it; nil if the standup is gone.
+  private func arrive(at roomID: UUID, connection: ConnectionID? = nil) -> RoomChannel<StandupRoomFeature>? {
+    // NB: routing and counting the arrival happen under one lock, so `release` never drops
+    // a room something is on its way to.
+    shared.withLock { shared -> RoomChannel<StandupRoomFeature>? in
+      let channel: RoomChannel<StandupRoomFeature>
+      if let open = shared.rooms[roomID] {
+        channel = open
+      } else {
+        guard let standup = catalog[roomID] else { return nil }
+        channel = makeRoom(standup)
+        shared.rooms[roomID] = channel
+      }
+      if let connection { shared.routes[connection] = .room(channel) }
+      shared.pendingJoins[roomID, default: 0] += 1
+      return channel
+    }
+  }
+
+  /// Who a request is: a person (no token), a bot (a good token), or refused.
+  private enum Identity {
+    case person
+    case bot(String)
+    case refused(HTTPResponse)
+  }
+
+  private func identify(_ request: HTTPRequest) -> Identity {
+    func refuse(_ text: String) -> Identity {
+      .refused(
+        HTTPResponse(
+          status: 401, body: Array(text.utf8), extraHeader: ("www-authenticate:", "Bearer")))
+    }
+    var token = request.queryValue("token")
+    if let authorization = request.header("authorization") {
+      guard authorization.lowercased().hasPrefix("bearer ") else {
+        return refuse("Authorization must be \"Bearer <token>\".")
+      }
+      token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+    }
+    guard let token else { return .person }
+    guard let name = bots.name(for: token) else { return refuse("Unknown bot token.") }
+    return .bot(name)
+  }
 
   private func makeRoom(_ standup: Standup) -> RoomChannel<StandupRoomFeature> {
     var state = Room.State(standup: standup)

@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable {
   /// The web app.
   public var publicDirectory: String? = "./public"
   public var tls: (certificatePath: String, privateKeyPath: String)?
+  /// The bots that may join rooms and use the HTTP API.
+  public var botTokens = BotTokens()
 
   public init() {}
 }
@@ -63,8 +65,8 @@ public final class StandupsServer: Sendable {
 
     let outlet = Outlet()
     let hub = RoomHub(
-      standups: standups, checkpoints: checkpoints, dependencies: dependencies, outlet: outlet,
-      logger: logger)
+      standups: standups, checkpoints: checkpoints, dependencies: dependencies,
+      bots: configuration.botTokens, outlet: outlet, logger: logger)
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host
     transportConfiguration.port = configuration.port

@@ -19,6 +19,11 @@ struct StandupsServerCommand: AsyncParsableCommand {
   @Option(help: "PEM certificate: serve https and wss (STANDUPS_TLS_CERT).") var tlsCert: String?
   @Option(help: "PEM private key for --tls-cert (STANDUPS_TLS_KEY).") var tlsKey: String?
 
+  @Option(
+    name: .customLong("bot-token"),
+    help: "A bot allowed in, as NAME=SECRET; repeatable (STANDUPS_BOT_TOKENS=name:secret,...).")
+  var botTokens: [String] = []
+
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
 
@@ -27,6 +32,7 @@ struct StandupsServerCommand: AsyncParsableCommand {
     guard (certificate == nil) == (privateKey == nil) else {
       throw ValidationError("--tls-cert and --tls-key go together.")
     }
+    _ = try bots()
   }
 
   func run() async throws {
@@ -41,6 +47,7 @@ struct StandupsServerCommand: AsyncParsableCommand {
     configuration.dataDirectory = dataDir
     configuration.publicDirectory = publicDir
     if let certificate, let privateKey { configuration.tls = (certificate, privateKey) }
+    configuration.botTokens = try bots()
     let server: StandupsServer
     do {
       server = try await StandupsServer.start(configuration: configuration)
@@ -49,6 +56,16 @@ struct StandupsServerCommand: AsyncParsableCommand {
     }
     _ = await waitForTerminationSignal()
     await server.shutdown()
+  }
+}
+
+extension StandupsServerCommand {
+  func bots() throws -> BotTokens {
+    do {
+      return try BotTokens(flags: botTokens, environment: env("BOT_TOKENS"))
+    } catch {
+      throw ValidationError(error.description)
+    }
   }
 }
 

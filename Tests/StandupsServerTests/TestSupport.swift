@@ -15,6 +15,8 @@ struct TestServer {
 
   static func start(standups: [Standup] = [.design]) async throws -> TestServer {
     var configuration = ServerConfiguration()
+    configuration.botTokens = try BotTokens(
+      flags: ["CI=ci-secret-0001"], environment: "Standup Bot:bot-secret-0002")
     configuration.port = 0
     configuration.publicDirectory = nil
     configuration.dataDirectory = FileManager.default.temporaryDirectory
@@ -207,4 +209,39 @@ func httpStatus(port: Int, _ request: String) throws -> Int {
 func upgradeRequest(_ path: String) -> String {
   "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+}
+
+/// One HTTP/1.1 request over a fresh socket; returns the status and the body as JSON (or nil).
+func http(
+  port: Int, _ method: String, _ path: String, token: String? = nil, body: String? = nil
+) throws -> (status: Int, json: JSONValue?) {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+  var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+  if let token { request += "Authorization: Bearer \(token)\r\n" }
+  if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+  request += "\r\n" + (body ?? "")
+  let bytes = Array(request.utf8)
+  _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  var response: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = read(fd, &buffer, buffer.count)
+    if count <= 0 { break }
+    response += buffer.prefix(count)
+  }
+  let text = String(decoding: response, as: UTF8.self)
+  let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+  let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+  return (status, try? JSONValue(parsing: body))
 }

@@ -1,0 +1,98 @@
+import Foundation
+import JSONPatch
+import WebSocketTransport
+
+/// The HTTP API for bots that cannot hold a socket. Every request needs
+/// `Authorization: Bearer <token>`; answers are JSON, errors the protocol's `error` object.
+///
+/// - `GET /api/standups` → `{"version": N, "state": <lobby state>}`
+/// - `GET /api/rooms/{id}` → `{"version": N, "state": <room state>}`
+/// - `POST /api/rooms/{id}/actions`, body one action message (or a bare action) →
+///   `{"version": N}` once it is reduced and saved
+enum BotAPI {
+  static func handle(_ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub) {
+    let sender: Sender
+    switch hub.authenticate(request) {
+    case .success(let bot): sender = bot
+    case .failure(let error):
+      respond(response(for: error, ref: nil))
+      return
+    }
+    let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+    let isRoom = parts.count >= 3 && parts[0] == "api" && parts[1] == "rooms"
+    if parts == ["api", "standups"] {
+      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      hub.lobby.enqueue(.snapshot { respond(snapshot($0)) })
+    } else if isRoom && parts.count == 3 {
+      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      guard let roomID = UUID(uuidString: parts[2]),
+        hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID)
+      else { return respond(notFound(parts[2])) }
+    } else if isRoom && parts.count == 4 && parts[3] == "actions" {
+      guard request.method == "POST" else { return respond(methodNotAllowed(request)) }
+      guard let roomID = UUID(uuidString: parts[2]), hub.catalog[roomID] != nil else {
+        return respond(notFound(parts[2]))
+      }
+      let message: ClientMessage
+      do {
+        message = try ClientMessage.parse(.text(wrapped(request.body)))
+      } catch {
+        return respond(response(for: error.error, ref: error.ref))
+      }
+      let event = RoomChannel<StandupRoomFeature>.Event.request(message, sender) { result in
+        switch result {
+        case .success(let version):
+          respond(.json(JSONValue.object(["version": .int(version)]).encoded))
+        case .failure(let error):
+          respond(response(for: error, ref: message.ref))
+        }
+      }
+      if !hub.enqueue(event, inRoom: roomID) { respond(notFound(parts[2])) }
+    } else {
+      respond(response(for: WireError(.notFound, "Nothing at \(request.path)."), ref: nil))
+    }
+  }
+
+  static func methodNotAllowed(_ request: HTTPRequest) -> HTTPResponse {
+    response(
+      for: WireError(.badMessage, "\(request.method) is not allowed on \(request.path)."), ref: nil,
+      status: 405)
+  }
+
+  /// A bare action (`{"type":"meeting.noteSubmitted",...}`) becomes an action message.
+  static func wrapped(_ body: [UInt8]) -> [UInt8] {
+    guard let json = try? JSONValue(parsing: body), case .object(let members) = json,
+      let type = members["type"]?.stringValue, type != "action"
+    else { return body }
+    return JSONValue.object(["type": "action", "action": json]).encoded
+  }
+
+  static func snapshot(_ snapshot: (version: Int, state: JSONValue)) -> HTTPResponse {
+    .json(JSONValue.object(["version": .int(snapshot.version), "state": snapshot.state]).encoded)
+  }
+
+  static func notFound(_ id: String) -> HTTPResponse {
+    response(for: WireError(.notFound, "No standup has the id \"\(id)\"."), ref: nil)
+  }
+
+  static func response(for error: WireError, ref: String?, status: Int? = nil) -> HTTPResponse {
+    let status = status ?? {
+      switch error.code {
+      case .unauthorized: return 401
+      case .notFound: return 404
+      case .invalidAction, .stale: return 409
+      case .tooLarge: return 413
+      case .rateLimited: return 429
+      case .badJSON, .badMessage, .unknownAction, .invalidValue: return 400
+      }
+    }()
+    var response = HTTPResponse.json(
+      status: status,
+      JSONValue.object([
+        "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
+        "code": .string(error.code.rawValue), "message": .string(error.message),
+      ]).encoded)
+    if error.code == .unauthorized { response.extraHeader = ("www-authenticate:", "Bearer") }
+    return response
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import JSONPatch
+import StandupsFeatures
+import StandupsServer
+import Testing
+import WebSocketTransport
+
+@Suite(.serialized)
+struct BotTests {
+  let room = "/ws/rooms/\(Standup.design.id.uuidString)"
+
+  @Test func botsJoinWithATokenAndActLikePeople() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    // By query token, named after the token.
+    let ci = try await server.connect("\(room)?token=ci-secret-0001")
+    _ = try await ci.next { $0["type"] == "welcome" }
+    // By Authorization header, with a name of its own.
+    let bot = TestClient()
+    bot.connection = try await server.client.connect(
+      port: server.port, path: "\(room)?name=Timekeeper",
+      headers: ["Authorization": "Bearer bot-secret-0002"]
+    ) { bot.receive($0) }
+    _ = try await bot.next { $0["type"] == "welcome" }
+    let state = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 3 }
+    #expect(state["participants"]?[1] == ["id": state["participants"]?[1]?["id"] ?? nil, "name": "CI", "isBot": true, "focus": nil])
+    #expect(state["participants"]?[2]?["name"] == "Timekeeper")
+    #expect(state["participants"]?[2]?["isBot"] == true)
+    #expect(state["participants"]?[0]?["isBot"] == false)
+
+    try await ana.act("startMeetingButtonTapped")
+    try await ci.act("meeting.noteSubmitted", ["text": "build 1234 green"])
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI: build 1234 green" }
+
+    #expect(try httpStatus(port: server.port, upgradeRequest("\(room)?token=wrong")) == 401)
+    #expect(try httpStatus(port: server.port, upgradeRequest("/ws/lobby?token=wrong&name=X")) == 401)
+    await server.stop()
+  }
+
+  @Test func theHTTPAPIReadsStateAndPostsActions() async throws {
+    let server = try await TestServer.start()
+    let id = Standup.design.id.uuidString
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")
+
+    let posted = try http(
+      port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
+      body: #"{"type":"action","ref":"b-1","action":{"type":"meeting.noteSubmitted","text":"deploy done"}}"#)
+    #expect(posted.status == 200)
+    let version = try #require(posted.json?["version"]?.intValue)
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI: deploy done" }
+    #expect(try #require(ana.version) >= version)
+
+    // A bare action works too.
+    let bare = try http(
+      port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
+      body: #"{"type":"meeting.noteSubmitted","text":"second"}"#)
+    #expect(bare.status == 200)
+
+    let read = try http(port: server.port, "GET", "/api/rooms/\(id)", token: "bot-secret-0002")
+    #expect(read.status == 200)
+    #expect(read.json?["state"]?["meeting"]?["transcript"] == "CI: deploy done\nCI: second")
+    #expect(read.json?["version"]?.intValue != nil)
+    let lobby = try http(port: server.port, "GET", "/api/standups", token: "bot-secret-0002")
+    #expect(lobby.json?["state"]?["standups"]?[0]?["title"] == "Design")
+    #expect(lobby.json?["state"]?["standups"]?[0]?["live"]?["meetingRunning"] == true)
+
+    // Errors: the protocol's error object with a 4xx status; nothing changes.
+    let noToken = try http(port: server.port, "GET", "/api/standups")
+    #expect(noToken.status == 401)
+    #expect(noToken.json?["code"] == "unauthorized")
+    #expect(try http(port: server.port, "GET", "/api/standups", token: "nope").status == 401)
+    let unknown = try http(port: server.port, "GET", "/api/rooms/\(UUID())", token: "ci-secret-0001")
+    #expect(unknown.status == 404)
+    #expect(unknown.json?["code"] == "not_found")
+    let impossible = try http(
+      port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
+      body: #"{"type":"action","ref":"b-2","action":{"type":"meeting.resumeButtonTapped"}}"#)
+    #expect(impossible.status == 409)
+    #expect(impossible.json?["code"] == "invalid_action")
+    #expect(impossible.json?["ref"] == "b-2")
+    let garbage = try http(
+      port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001", body: "{nope")
+    #expect(garbage.status == 400)
+    #expect(garbage.json?["code"] == "bad_json")
+    #expect(try http(port: server.port, "DELETE", "/api/standups", token: "ci-secret-0001").status == 405)
+    await server.stop()
+  }
+
+  @Test func badTokenConfigurationIsRefusedWithTheEntryNamed() throws {
+    #expect { try BotTokens(flags: ["no-separator"], environment: nil) } throws: {
+      "\($0)".contains("no-separator")
+    }
+    #expect { try BotTokens(flags: ["CI=short"], environment: nil) } throws: {
+      "\($0)".contains("at least 8")
+    }
+    #expect(try BotTokens(flags: ["CI=long-enough"], environment: "Bot:another-secret").name(for: "another-secret") == "Bot")
+  }
+}
