@@ -9,6 +9,8 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 
 BUILD_PACKAGES = libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev pkg-config
+# The tests also drive curl (examples/post-note.sh) and openssl (a self-signed certificate).
+TEST_PACKAGES = curl openssl
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build run test bench clean
@@ -16,9 +18,13 @@ SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 all: build
 
 # Installs only what is missing, so a prepared machine pays nothing.
+PACKAGES = $(BUILD_PACKAGES)
+# NB: target-specific, so `make test` installs these through its `deps` prerequisite.
+test: PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
+
 deps:
 	@missing=""; \
-	for package in $(BUILD_PACKAGES); do \
+	for package in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" \
 	    || missing="$$missing $$package"; \
 	done; \

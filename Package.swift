@@ -110,6 +110,17 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // A bot that posts a note whenever a new speaker starts (docs/BOTS.md).
+    .executableTarget(
+      name: "speaker-bot",
+      dependencies: [
+        "JSONPatch",
+        "WebSocketTransport",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      path: "examples/SpeakerBot",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "StoreRuntimeTests",
       dependencies: [

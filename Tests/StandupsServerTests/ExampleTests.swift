@@ -1,0 +1,55 @@
+import Foundation
+import JSONPatch
+import StandupsFeatures
+import StandupsServer
+import Testing
+
+/// The programs in examples/ against a real server.
+@Suite(.serialized)
+struct ExampleTests {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+  @Test func theSpeakerBotAnnouncesEachNewSpeaker() async throws {
+    let server = try await TestServer.start()
+    let bot = Process()
+    bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
+    bot.arguments = [
+      "--port", "\(server.port)", "--room", Standup.design.id.uuidString, "--token", "bot-secret-0002",
+    ]
+    bot.standardOutput = FileHandle.nullDevice
+    try bot.run()
+    defer { bot.terminate() }
+    let ana = try await server.room(name: "Ana")
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+    try await ana.act("startMeetingButtonTapped")
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "Standup Bot: Now speaking: Blob" }
+    try await ana.act("meeting.nextButtonTapped", ["from": 0])
+    _ = try await ana.waitForState {
+      $0["meeting"]?["transcript"] == "Standup Bot: Now speaking: Blob\nStandup Bot: Now speaking: Blob Jr"
+    }
+    await server.stop()
+  }
+
+  @Test func theCurlScriptPostsANote() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")
+    let script = Process()
+    script.executableURL = URL(fileURLWithPath: "/bin/bash")
+    script.arguments = [
+      Self.root.appendingPathComponent("examples/post-note.sh").path,
+      Standup.design.id.uuidString, "build \"1234\" is green",
+    ]
+    script.environment = [
+      "STANDUPS_URL": "http://127.0.0.1:\(server.port)", "STANDUPS_TOKEN": "ci-secret-0001",
+      "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+    ]
+    script.standardOutput = FileHandle.nullDevice
+    try script.run()
+    script.waitUntilExit()
+    #expect(script.terminationStatus == 0)
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI: build \"1234\" is green" }
+    await server.stop()
+  }
+}

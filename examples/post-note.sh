@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Posts a note to the meeting running in a standup's room, over the bot HTTP API.
+#
+#   STANDUPS_TOKEN=ci-secret ./examples/post-note.sh <standup-id> "build 1234 is green"
+#
+# The server must know the token: standups-server --bot-token CI=ci-secret
+set -euo pipefail
+url="${STANDUPS_URL:-http://127.0.0.1:8080}"
+token="${STANDUPS_TOKEN:?set STANDUPS_TOKEN to a bot token the server was started with}"
+room="${1:?usage: post-note.sh <standup-id> <text>}"
+text="${2:?usage: post-note.sh <standup-id> <text>}"
+# JSON-escape the note (a note is one line: backslashes and quotes are all there is to escape).
+escaped=${text//\\/\\\\}
+escaped=${escaped//\"/\\\"}
+body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\"}"
+curl --silent --show-error --fail-with-body \
+  -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
+  --data "$body" "$url/api/rooms/$room/actions"
+echo
