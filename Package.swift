@@ -125,6 +125,8 @@ let package = Package(
       name: "StoreRuntimeTests",
       dependencies: [
         "StoreRuntime",
+        // NB: without it, TestStore's failures never reach Swift Testing and tests pass.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
@@ -137,6 +139,7 @@ let package = Package(
       name: "StandupsFeaturesTests",
       dependencies: [
         "StandupsFeatures", "StoreRuntime",
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "Clocks", package: "swift-clocks"),
