@@ -9,8 +9,11 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 
 BUILD_PACKAGES = libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev pkg-config
-# The tests also drive curl (examples/post-note.sh) and openssl (a self-signed certificate).
-TEST_PACKAGES = curl openssl
+# The tests also drive curl (examples/post-note.sh), openssl (a self-signed certificate)
+# and Debian's Chromium with its driver (the browser tests).
+TEST_PACKAGES = curl openssl chromium chromium-driver fonts-liberation
+PYTHON ?= python3
+VENV = .venv
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build run test bench clean
@@ -42,9 +45,18 @@ run: build
 	  --host $(HOST) --port $(PORT) --data-dir ./data --public-dir ./public
 
 # NB: --no-parallel: the store tests take over the process-wide main serial executor.
-test: deps
+# The Swift tests run first: one of them captures a real session for the web app's tests.
+test: deps $(VENV)/bin/pytest
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
+	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
+	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
+	$(VENV)/bin/python -m pytest -q Tests/Browser
+
+# The browser tests' driver, from PyPI, in a git-ignored virtualenv.
+$(VENV)/bin/pytest:
+	$(PYTHON) -m venv $(VENV) || { $(SUDO) apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
+	$(VENV)/bin/pip install -q selenium pytest
 
 bench: deps
 	$(SWIFT) build -c release --product standups-server

@@ -1,0 +1,114 @@
+"""The web app in real Chromium against a real server: two people run a standup together."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import collect_console_errors, screenshot
+
+
+def wait(driver, condition, timeout=10):
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def text_in(driver, selector, text, timeout=10):
+    wait(driver, EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text), timeout)
+
+
+def click(driver, selector):
+    wait(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector))).click()
+
+
+def create_standup(driver, base):
+    driver.get(base)
+    text_in(driver, "#status", "Live")
+    screenshot(driver, "lobby-empty")
+    click(driver, "#new-standup")
+    driver.find_element(By.NAME, "title").send_keys("Design")
+    driver.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Blob")
+    for name in ("Blob Jr", "Blob Sr"):
+        click(driver, ".add-attendee")
+        driver.find_elements(By.CSS_SELECTOR, ".new-attendees input")[-1].send_keys(name)
+    click(driver, "label.swatch[title=teal]")
+    screenshot(driver, "new-standup")
+    click(driver, "#new-form button.primary")
+    card = wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    return card.get_attribute("href")
+
+
+def test_two_people_run_a_standup_together(server, ana, ben):
+    room = create_standup(ana, server)
+    assert "Design" in ana.find_element(By.CSS_SELECTOR, ".card").text
+    screenshot(ana, "lobby")
+
+    # Both open the room.
+    ana.get(room)
+    ben.get(room)
+    for driver in (ana, ben):
+        text_in(driver, ".presence", "Ana")
+        text_in(driver, ".presence", "Ben")
+    screenshot(ana, "room")
+
+    # Ana starts; both watch the same timer and speaker.
+    click(ana, ".start")
+    for driver in (ana, ben):
+        text_in(driver, ".elapsed", "0:02", timeout=6)
+        text_in(driver, ".speaker", "Speaker 1 of 3: Blob")
+
+    # Ben moves on; Ana sees it.
+    click(ben, ".next")
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr")
+    text_in(ben, ".speaker", "Speaker 2 of 3: Blob Jr")
+    ana.find_element(By.ID, "note").send_keys("Shipped the API\n")
+    text_in(ben, ".transcript", "Ana: Shipped the API")
+    screenshot(ben, "meeting")
+
+    # Ana ends and saves; both see the alert, then the history.
+    click(ana, ".end")
+    for driver in (ana, ben):
+        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, ".end-alert")))
+    screenshot(ana, "end-meeting-alert")
+    click(ana, ".end-alert .save")
+    for driver in (ana, ben):
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+        assert len(driver.find_elements(By.CSS_SELECTOR, ".history details")) == 1
+    ben.find_element(By.CSS_SELECTOR, ".history summary").click()
+    text_in(ben, ".history pre", "Ana: Shipped the API")
+    screenshot(ben, "history")
+
+    # Ana edits; Ben sees the shared draft and Ana's focus; the save reaches both.
+    click(ana, ".edit")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    title = ana.find_element(By.CSS_SELECTOR, ".edit-form .title")
+    title.click()
+    text_in(ben, ".chips[data-for=title]", "Ana")
+    title.send_keys(" review")
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Design review")
+    screenshot(ben, "edit")
+    click(ana, ".save-edit")
+    for driver in (ana, ben):
+        text_in(driver, ".room-title", "Design review")
+
+    # A reload resumes the room.
+    ana.refresh()
+    text_in(ana, "#status", "Live")
+    text_in(ana, ".room-title", "Design review")
+    assert len(ana.find_elements(By.CSS_SELECTOR, ".history details")) == 1
+
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []
+
+
+def test_a_deleted_standup_sends_everyone_back(server, ana, ben):
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ben, ".delete")
+    wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".delete-alert")))
+    screenshot(ana, "delete-alert")
+    click(ben, ".delete-alert .confirm")
+    for driver in (ana, ben):
+        text_in(driver, ".gone h1", "This standup was deleted.")
+    screenshot(ana, "deleted")
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []

@@ -1,0 +1,125 @@
+// One live room (or the lobby): welcome + patches → state, actions → acks, and reconnects
+// with backoff that resume from the last version held.
+import { applyPatch } from "./jsonpatch.mjs";
+import { backoff } from "./format.mjs";
+
+export class RoomConnection {
+  /**
+   * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
+   * @param {object} handlers `onState(state, you)`, `onStatus(status, detail)`,
+   *   `onError(error)` (an unanswered error), `onGone(code, reason)` (closed for good)
+   */
+  constructor(path, name, handlers) {
+    this.path = path;
+    this.name = name;
+    this.handlers = handlers;
+    this.state = null;
+    this.version = null;
+    this.you = null;
+    this.pending = new Map();
+    this.attempt = 0;
+    this.nextRef = 1;
+    this.closed = false;
+    this.open();
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const params = new URLSearchParams({ name: this.name });
+    if (this.version !== null) params.set("since", String(this.version));
+    return `${scheme}//${location.host}${this.path}?${params}`;
+  }
+
+  open() {
+    this.handlers.onStatus?.(this.attempt === 0 ? "connecting" : "reconnecting");
+    const socket = new WebSocket(this.url());
+    this.socket = socket;
+    socket.onmessage = (event) => this.receive(JSON.parse(event.data));
+    socket.onclose = (event) => this.lost(event);
+  }
+
+  receive(message) {
+    switch (message.type) {
+      case "welcome":
+        this.you = message.you;
+        this.attempt = 0;
+        if (!message.resumed) this.state = message.state;
+        this.version = message.version;
+        this.handlers.onStatus?.("live");
+        this.handlers.onState?.(this.state, this.you);
+        break;
+      case "patch":
+        if (message.version !== this.version + 1) {
+          // A gap should never happen; start over with a whole state.
+          this.version = null;
+          this.socket.close();
+          return;
+        }
+        this.state = applyPatch(this.state, message.ops);
+        this.version = message.version;
+        this.handlers.onState?.(this.state, this.you);
+        break;
+      case "ack":
+        this.settle(message.ref, (pending) => pending.resolve(message));
+        break;
+      case "error": {
+        const error = Object.assign(new Error(message.message), { code: message.code });
+        if (message.ref && this.pending.has(message.ref)) {
+          this.settle(message.ref, (pending) => pending.reject(error));
+        } else {
+          this.handlers.onError?.(error);
+        }
+        break;
+      }
+    }
+  }
+
+  settle(ref, body) {
+    const pending = this.pending.get(ref);
+    if (!pending) return;
+    this.pending.delete(ref);
+    body(pending);
+  }
+
+  /** Sends an action; resolves with its ack, rejects with the server's error. */
+  send(action) {
+    const ref = `c-${this.nextRef++}`;
+    return new Promise((resolve, reject) => {
+      if (!this.socket || this.socket.readyState !== WebSocket.OPEN) {
+        reject(Object.assign(new Error("Not connected: try again in a moment."), { code: "offline" }));
+        return;
+      }
+      this.pending.set(ref, { resolve, reject });
+      this.socket.send(JSON.stringify({ type: "action", ref, action }));
+    });
+  }
+
+  lost(event) {
+    for (const pending of this.pending.values()) {
+      pending.reject(Object.assign(new Error("The connection dropped."), { code: "offline" }));
+    }
+    this.pending.clear();
+    if (this.closed) return;
+    if (event.code === 4410 || event.code === 1008) {
+      this.closed = true;
+      this.handlers.onGone?.(event.code, event.reason);
+      return;
+    }
+    // Refused before ever joining (an unknown room answers 404, which browsers report as a
+    // bare close): do not knock forever.
+    if (this.version === null && this.attempt >= 2) {
+      this.closed = true;
+      this.handlers.onGone?.(0, "This room cannot be opened: the standup may have been deleted.");
+      return;
+    }
+    const delay = backoff(this.attempt++);
+    this.handlers.onStatus?.("reconnecting", delay);
+    this.timer = setTimeout(() => this.open(), delay);
+  }
+
+  close() {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.socket?.close(1000);
+  }
+}

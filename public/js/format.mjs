@@ -1,0 +1,76 @@
+// Small pure helpers for the views (no DOM).
+
+/** The 16 themes: background and the text colour that reads on it (Scrumdinger's). */
+export const THEMES = {
+  bubblegum: ["#f4a1c4", "#1b1b1f"],
+  buttercup: ["#f7e08a", "#1b1b1f"],
+  indigo: ["#3d2c8d", "#ffffff"],
+  lavender: ["#cdb4f0", "#1b1b1f"],
+  magenta: ["#a2277a", "#ffffff"],
+  navy: ["#1c2c5b", "#ffffff"],
+  orange: ["#f5923e", "#1b1b1f"],
+  oxblood: ["#6b1d1d", "#ffffff"],
+  periwinkle: ["#9aa7f0", "#1b1b1f"],
+  poppy: ["#f25c4f", "#1b1b1f"],
+  purple: ["#7a3fb3", "#ffffff"],
+  seafoam: ["#b2e6d4", "#1b1b1f"],
+  sky: ["#8ccbf2", "#1b1b1f"],
+  tan: ["#d6b88d", "#1b1b1f"],
+  teal: ["#2a8c8c", "#ffffff"],
+  yellow: ["#f7d031", "#1b1b1f"],
+};
+
+export const THEME_NAMES = Object.keys(THEMES);
+
+/** `75` → `"1:15"`; negative numbers clamp to 0. */
+export function clock(seconds) {
+  const total = Math.max(0, Math.floor(seconds));
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, "0")}`;
+}
+
+/** `"2026-11-22T09:00:00Z"` → a short local date and time. */
+export function meetingDate(iso, locale = undefined) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(locale, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/**
+ * The slices of a meeting's ring, one per speaker, as fractions of the whole:
+ * equal slices, the last also gets the remainder (as the server counts).
+ */
+export function speakerSlices(durationSeconds, attendeeCount) {
+  const count = Math.max(1, attendeeCount);
+  const per = Math.floor(durationSeconds / count);
+  return Array.from({ length: count }, (_, index) => {
+    const start = index * per;
+    const end = index === count - 1 ? durationSeconds : start + per;
+    return { index, start: start / durationSeconds, end: end / durationSeconds };
+  });
+}
+
+/** An SVG arc path on a circle of radius `r` centred at (`c`,`c`), from and to fractions. */
+export function arcPath(c, r, from, to) {
+  const angle = (fraction) => fraction * 2 * Math.PI - Math.PI / 2;
+  const point = (fraction) => [c + r * Math.cos(angle(fraction)), c + r * Math.sin(angle(fraction))];
+  const [x1, y1] = point(from);
+  const [x2, y2] = point(Math.min(to, from + 0.99999));
+  const large = to - from > 0.5 ? 1 : 0;
+  return `M ${x1.toFixed(2)} ${y1.toFixed(2)} A ${r} ${r} 0 ${large} 1 ${x2.toFixed(2)} ${y2.toFixed(2)}`;
+}
+
+/** Escapes text for innerHTML. */
+export function escapeHTML(text) {
+  return String(text ?? "")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&#39;");
+}
+
+/** Backoff before reconnect attempt `n` (0-based): 0.5 s doubling to 10 s, with jitter. */
+export function backoff(attempt, random = Math.random) {
+  const base = Math.min(10000, 500 * 2 ** attempt);
+  return Math.round(base * (0.75 + random() * 0.5));
+}

@@ -1,0 +1,37 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { clock, speakerSlices, escapeHTML, backoff, THEME_NAMES, arcPath } from "../js/format.mjs";
+
+test("clock formats minutes and seconds", () => {
+  assert.equal(clock(0), "0:00");
+  assert.equal(clock(75), "1:15");
+  assert.equal(clock(1800), "30:00");
+  assert.equal(clock(-3), "0:00");
+});
+
+test("the last speaker's slice takes the remainder, as the server counts", () => {
+  const slices = speakerSlices(300, 7);
+  assert.equal(slices.length, 7);
+  assert.equal(slices[0].end, 42 / 300);
+  assert.equal(slices[6].start, 252 / 300);
+  assert.equal(slices[6].end, 1);
+});
+
+test("all 16 themes", () => {
+  assert.equal(THEME_NAMES.length, 16);
+  assert.ok(THEME_NAMES.includes("oxblood") && THEME_NAMES.includes("periwinkle"));
+});
+
+test("text is escaped for HTML", () => {
+  assert.equal(escapeHTML(`<b a="1">&'`), "&lt;b a=&quot;1&quot;&gt;&amp;&#39;");
+});
+
+test("backoff grows to 10 s", () => {
+  assert.equal(backoff(0, () => 0.5), 500);
+  assert.equal(backoff(3, () => 0.5), 4000);
+  assert.equal(backoff(10, () => 0.5), 10000);
+});
+
+test("arcs are valid SVG paths", () => {
+  assert.match(arcPath(50, 40, 0, 0.25), /^M [\d.]+ [\d.]+ A 40 40 0 0 1 [\d.]+ [\d.]+$/);
+});
