@@ -88,10 +88,11 @@ def test_two_people_run_a_standup_together(server, ana, ben):
     for driver in (ana, ben):
         text_in(driver, ".room-title", "Design review")
 
-    # A reload resumes the room.
+    # A reload resumes the room from the version the tab held (since=).
     ana.refresh()
     text_in(ana, "#status", "Live")
     text_in(ana, ".room-title", "Design review")
+    assert ana.execute_script("return window.standupsConnection.resumed") is True
     assert len(ana.find_elements(By.CSS_SELECTOR, ".history details")) == 1
 
     for driver in (ana, ben):

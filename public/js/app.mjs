@@ -70,9 +70,13 @@ function connect(path, name, view) {
     onState: (state, you) => view.render(state, you),
     onStatus: setStatus,
     onError: (error) => toast(error.message),
-    onGone: (code, reason) => view.gone?.(code, reason),
+    onGone: (code, reason) => {
+      sessionStorage.removeItem(`standups.resume:${path}`);
+      view.gone?.(code, reason);
+    },
   });
   current = { connection, view };
+  window.standupsConnection = connection; // for the browser tests
   return connection;
 }
 

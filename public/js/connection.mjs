@@ -16,6 +16,14 @@ export class RoomConnection {
     this.state = null;
     this.version = null;
     this.you = null;
+    // A reload picks up where this tab was: resume from the last version it held.
+    this.resumeKey = `standups.resume:${path}`;
+    try {
+      const saved = JSON.parse(sessionStorage.getItem(this.resumeKey) ?? "null");
+      if (saved && Number.isSafeInteger(saved.version)) ({ state: this.state, version: this.version } = saved);
+    } catch {
+      sessionStorage.removeItem(this.resumeKey);
+    }
     this.pending = new Map();
     this.attempt = 0;
     this.nextRef = 1;
@@ -45,7 +53,9 @@ export class RoomConnection {
         this.attempt = 0;
         if (!message.resumed) this.state = message.state;
         this.version = message.version;
+        this.resumed = Boolean(message.resumed);
         this.handlers.onStatus?.("live");
+        this.remember();
         this.handlers.onState?.(this.state, this.you);
         break;
       case "patch":
@@ -57,6 +67,7 @@ export class RoomConnection {
         }
         this.state = applyPatch(this.state, message.ops);
         this.version = message.version;
+        this.remember();
         this.handlers.onState?.(this.state, this.you);
         break;
       case "ack":
@@ -71,6 +82,14 @@ export class RoomConnection {
         }
         break;
       }
+    }
+  }
+
+  remember() {
+    try {
+      sessionStorage.setItem(this.resumeKey, JSON.stringify({ version: this.version, state: this.state }));
+    } catch {
+      // Storage full or unavailable: reloads start from a whole state instead.
     }
   }
 
@@ -107,7 +126,7 @@ export class RoomConnection {
     }
     // Refused before ever joining (an unknown room answers 404, which browsers report as a
     // bare close): do not knock forever.
-    if (this.version === null && this.attempt >= 2) {
+    if (this.you === null && this.attempt >= 2) {
       this.closed = true;
       this.handlers.onGone?.(0, "This room cannot be opened: the standup may have been deleted.");
       return;
@@ -119,6 +138,7 @@ export class RoomConnection {
 
   close() {
     this.closed = true;
+    sessionStorage.removeItem(this.resumeKey);
     clearTimeout(this.timer);
     this.socket?.close(1000);
   }
