@@ -184,6 +184,13 @@ extension Standup {
 
 /// Sends a raw HTTP request and returns the status code (for refusals before the upgrade).
 func httpStatus(port: Int, _ request: String) throws -> Int {
+  let response = try exchange(port: port, request)
+  return Int(response.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
+
+/// Writes `request` to a fresh connection and reads until the server closes or a first
+/// response has arrived.
+func exchange(port: Int, _ request: String) throws -> String {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
   defer { close(fd) }
   var address = sockaddr_in()
@@ -196,41 +203,6 @@ func httpStatus(port: Int, _ request: String) throws -> Int {
     }
   }
   guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-  let bytes = Array(request.utf8)
-  _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-  var buffer = [UInt8](repeating: 0, count: 4096)
-  let count = read(fd, &buffer, buffer.count)
-  let response = String(decoding: buffer.prefix(max(count, 0)), as: UTF8.self)
-  let parts = response.split(separator: " ")
-  guard parts.count > 1, let status = Int(parts[1]) else { return 0 }
-  return status
-}
-
-func upgradeRequest(_ path: String) -> String {
-  "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-}
-
-/// One HTTP/1.1 request over a fresh socket; returns the status and the body as JSON (or nil).
-func http(
-  port: Int, _ method: String, _ path: String, token: String? = nil, body: String? = nil
-) throws -> (status: Int, json: JSONValue?) {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(fd) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_port = in_port_t(UInt16(port).bigEndian)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  let connected = withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-    }
-  }
-  guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-  var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-  if let token { request += "Authorization: Bearer \(token)\r\n" }
-  if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
-  request += "\r\n" + (body ?? "")
   let bytes = Array(request.utf8)
   _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
   var response: [UInt8] = []
@@ -239,9 +211,38 @@ func http(
     let count = read(fd, &buffer, buffer.count)
     if count <= 0 { break }
     response += buffer.prefix(count)
+    // NB: the server may keep the connection open: stop once one whole response is here.
+    if isComplete(response) { break }
   }
+  return String(decoding: response, as: UTF8.self)
+}
+
+func upgradeRequest(_ path: String) -> String {
+  "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+}
+
+/// Whether `response` holds a whole HTTP response (head, and a body of its content-length).
+private func isComplete(_ response: [UInt8]) -> Bool {
   let text = String(decoding: response, as: UTF8.self)
+  guard let end = text.range(of: "\r\n\r\n") else { return false }
+  let head = text[..<end.lowerBound].lowercased()
+  guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+    let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+  else { return true }
+  return text[end.upperBound...].utf8.count >= length
+}
+
+/// One HTTP/1.1 request over a fresh socket; returns the status and the body as JSON (or nil).
+func http(
+  port: Int, _ method: String, _ path: String, token: String? = nil, body: String? = nil
+) throws -> (status: Int, json: JSONValue?) {
+  var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+  if let token { request += "Authorization: Bearer \(token)\r\n" }
+  if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+  request += "\r\n" + (body ?? "")
+  let text = try exchange(port: port, request)
   let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-  let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-  return (status, try? JSONValue(parsing: body))
+  let json = text.range(of: "\r\n\r\n").flatMap { try? JSONValue(parsing: String(text[$0.upperBound...])) }
+  return (status, json)
 }
