@@ -44,7 +44,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
   ) {
     let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
     let broadcaster = Broadcaster(
-      state: initialState, json: initialJSON, version: firstVersion, outlet: outlet)
+      state: initialState, json: initialJSON, version: firstVersion, outlet: outlet,
+      encode: { try feature.encode($0, previous: $1) })
     let work = work
     self.feature = feature
     self.broadcaster = broadcaster
@@ -194,10 +195,15 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     static var recentCapacity: Int { 512 }
     private let shared: Mutex<Shared>
     private let outlet: Outlet
+    private let encode: @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
 
-    init(state: State, json: JSONValue, version: Int, outlet: Outlet) {
+    init(
+      state: State, json: JSONValue, version: Int, outlet: Outlet,
+      encode: @escaping @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
+    ) {
       shared = Mutex(Shared(state: state, json: json, version: version))
       self.outlet = outlet
+      self.encode = encode
     }
 
     var version: Int { shared.withLock { $0.version } }
@@ -208,9 +214,12 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     /// Diffs `state` against the last version; if anything changed, numbers the patch and
     /// sends it to every peer. Returns the previous state when it did.
     func publish(_ state: State) -> State? {
+      // NB: only the store's actor publishes, so the previous version read here cannot move
+      // before the lock below is taken.
+      let previous = shared.withLock { ($0.state, $0.json) }
       let json: JSONValue
       do {
-        json = try JSONValue(encoding: state)
+        json = try encode(state, previous)
       } catch {
         return nil
       }

@@ -20,6 +20,14 @@ protocol RoomFeature: Sendable {
   func isIdle(_ state: R.State) -> Bool
   /// Set when the room must close everyone (its standup was deleted).
   func closing(_ state: R.State) -> (code: CloseCode, reason: String)?
+  /// The state as JSON, reusing the parts of `previous` that did not change.
+  func encode(_ state: R.State, previous: (state: R.State, json: JSONValue)) throws -> JSONValue
+}
+
+extension RoomFeature {
+  func encode(_ state: R.State, previous: (state: R.State, json: JSONValue)) throws -> JSONValue {
+    try JSONValue(encoding: state)
+  }
 }
 
 /// One standup's room.
@@ -84,6 +92,10 @@ struct StandupRoomFeature: RoomFeature {
     state.isDeleted ? (.gone, "This standup was deleted.") : nil
   }
 
+  func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws -> JSONValue {
+    try RoomStateEncoder().encode(state, previous: previous)
+  }
+
   /// What a checkpoint records a change of: a meeting starting or ending, a new speaker, a
   /// note, a pause (not every tick).
   struct CheckpointMoment: Equatable {
@@ -140,4 +152,29 @@ struct LobbyFeature: RoomFeature {
   func isIdle(_ state: Lobby.State) -> Bool { false }
 
   func closing(_ state: Lobby.State) -> (code: CloseCode, reason: String)? { nil }
+}
+
+/// Encodes a room's state for the wire, reusing what did not change since the last version.
+///
+/// A tick changes only `meeting`: the standup (with its history) is encoded again only when
+/// it changed, and the unchanged parts are the very values of the last version, so diffing
+/// them against it is an identity check.
+public struct RoomStateEncoder: Sendable {
+  public init() {}
+
+  public func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws -> JSONValue {
+    guard case .object(var members) = previous.json else { return try JSONValue(encoding: state) }
+    let old = previous.state
+    if state.standup != old.standup { members["standup"] = try JSONValue(encoding: state.standup) }
+    if state.participants != old.participants {
+      members["participants"] = try JSONValue(encoding: state.participants)
+    }
+    if state.destination != old.destination {
+      members["destination"] = try state.destination.map { try JSONValue(encoding: $0) } ?? .null
+    }
+    if state.meeting != old.meeting {
+      members["meeting"] = try state.meeting.map { try JSONValue(encoding: $0) } ?? .null
+    }
+    return .object(members)
+  }
 }
