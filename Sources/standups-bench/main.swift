@@ -377,8 +377,9 @@ enum Micro {
     let start = ContinuousClock.now
     for _ in 0..<iterations {
       // The tick's own arithmetic, then what the server does with the new state.
-      state.meeting?.secondsElapsed += 1
-      state.meeting?.speakerIndex = min((state.meeting?.secondsElapsed ?? 0) / 36, 49)
+      let elapsed = (state.meeting?.secondsElapsed ?? 0) + 1
+      state.meeting?.secondsElapsed = elapsed
+      state.meeting?.speakerIndex = min(elapsed / 36, 49)
       let json = try! encoder.encode(state, previous: previous)
       let operations = JSONPatch.diff(previous.json, json)
       bytes = ServerPatchSize.of(operations)
