@@ -46,17 +46,18 @@ run: build
 
 # NB: --no-parallel: the store tests take over the process-wide main serial executor.
 # The Swift tests run first: one of them captures a real session for the web app's tests.
-test: deps $(VENV)/bin/pytest
+test: deps $(VENV)/bin/kosoku
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	STANDUPS_REQUIRE_AUTOBAHN=1 $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
 	$(VENV)/bin/python -m pytest -q Tests/Browser
 
-# The browser tests' driver, from PyPI, in a git-ignored virtualenv.
-$(VENV)/bin/pytest:
+# From PyPI, in a git-ignored virtualenv: the browser tests' driver, and kosoku, which runs
+# Autobahn|Testsuite's cases against the transport.
+$(VENV)/bin/kosoku:
 	$(PYTHON) -m venv $(VENV) || { $(SUDO) apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
-	$(VENV)/bin/pip install -q selenium pytest
+	$(VENV)/bin/pip install -q selenium pytest kosoku
 
 bench: deps
 	$(SWIFT) build -c release --product standups-server

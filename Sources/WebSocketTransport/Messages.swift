@@ -17,7 +17,7 @@ public final class OutboundMessage: @unchecked Sendable {
   let storage: UnsafeMutableRawBufferPointer
   /// The payload's length in bytes.
   public let count: Int
-  /// Sent as a binary frame instead of text (tests of how a server handles them).
+  /// Sent as a binary frame instead of text.
   public let isBinary: Bool
 
   /// Copies `payload` behind fresh headroom.
@@ -47,8 +47,9 @@ public final class OutboundMessage: @unchecked Sendable {
 public enum InboundMessage: Sendable, Equatable {
   /// A complete text message (UTF-8, validated by libwebsockets).
   case text([UInt8])
-  /// A binary message: the protocol speaks text only, so its bytes are dropped.
-  case binary
+  /// A complete binary message (Standups speaks text and refuses these; the bytes are
+  /// here for endpoints that echo them, like the conformance tests').
+  case binary([UInt8])
   /// A message larger than the configured limit; its bytes were dropped.
   case tooLarge(limit: Int)
 }

@@ -411,7 +411,7 @@ final class ServerEngine: @unchecked Sendable {
       return -1
     }
     if state.byteCount > configuration.maxMessageBytes { state.isOversized = true }
-    if state.isBinary || state.isOversized {
+    if state.isOversized {
       state.received = []  // dropped: only the byte count matters now
     } else if let input, length > 0 {
       state.received.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
@@ -422,7 +422,7 @@ final class ServerEngine: @unchecked Sendable {
     let message: InboundMessage =
       state.isOversized
       ? .tooLarge(limit: configuration.maxMessageBytes)
-      : state.isBinary ? .binary : .text(state.received)
+      : state.isBinary ? .binary(state.received) : .text(state.received)
     state.received = []
     state.byteCount = 0
     state.isBinary = false

@@ -7,6 +7,9 @@ final class EchoDelegate: WebSocketServerDelegate {
   let server = Mutex<WebSocketServer?>(nil)
   let events = Mutex<[String]>([])
   let open = Mutex<Set<ConnectionID>>([])
+  /// Echo binary messages as binary (the Autobahn run) instead of answering "binary".
+  let echoBinary: Bool
+  init(echoBinary: Bool = false) { self.echoBinary = echoBinary }
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
     if request.path == "/refuse" {
@@ -40,7 +43,8 @@ final class EchoDelegate: WebSocketServerDelegate {
         return
       }
       reply = OutboundMessage(bytes)
-    case .binary: reply = OutboundMessage(text: "binary")
+    case .binary(let bytes):
+      reply = echoBinary ? OutboundMessage(bytes, binary: true) : OutboundMessage(text: "binary")
     case .tooLarge(let limit): reply = OutboundMessage(text: "too large \(limit)")
     }
     server.withLock { $0?.send(reply, to: connection) }
@@ -57,12 +61,13 @@ final class EchoDelegate: WebSocketServerDelegate {
 }
 
 func startEchoServer(
+  echoBinary: Bool = false,
   configure: (inout WebSocketServerConfiguration) -> Void = { _ in }
 ) throws -> (WebSocketServer, EchoDelegate) {
   var configuration = WebSocketServerConfiguration()
   configuration.port = 0
   configure(&configuration)
-  let delegate = EchoDelegate()
+  let delegate = EchoDelegate(echoBinary: echoBinary)
   let server = try WebSocketServer(configuration: configuration, delegate: delegate)
   delegate.server.withLock { $0 = server }
   return (server, delegate)
