@@ -64,13 +64,16 @@ final class RoomHub: WebSocketServerDelegate {
   private let dependencies: DependencyValues
   private let logger: Logger
   private let bots: BotTokens
+  private let admission: Admission
   private let shared = Mutex(Shared())
 
   init(
     standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
-    bots: BotTokens = BotTokens(), outlet: Outlet, logger: Logger
+    bots: BotTokens = BotTokens(), limits: ServerLimits = ServerLimits(), outlet: Outlet,
+    logger: Logger
   ) {
     self.bots = bots
+    self.admission = Admission(limits: limits)
     let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
     let notifier = LobbyNotifier()
     self.catalog = catalog
@@ -106,6 +109,7 @@ final class RoomHub: WebSocketServerDelegate {
   // MARK: WebSocketServerDelegate (service thread)
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
+    if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
     let room: UUID?
     if request.path == "/ws/lobby" {
       room = nil
@@ -146,6 +150,7 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
+    admission.opened(connection, address: request.remoteAddress)
     guard let join = context as? JoinRequest else {
       outlet.close(connection, code: .policyViolation, reason: "Not a Standups connection")
       return
@@ -163,6 +168,20 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   func webSocket(_ connection: ConnectionID, received message: InboundMessage) {
+    switch admission.take(connection) {
+    case .accept:
+      break
+    case .refuse:
+      let limit = Int(admission.limits.messagesPerSecond)
+      outlet.send(
+        ServerMessage.error(
+          ref: nil, WireError(.rateLimited, "Slow down: at most \(limit) messages a second.")),
+        to: connection)
+      return
+    case .close:
+      outlet.close(connection, code: .policyViolation, reason: "Rate limit exceeded")
+      return
+    }
     switch shared.withLock({ $0.routes[connection] }) {
     case .lobby?: lobby.enqueue(.message(connection, message))
     case .room(let channel)?: channel.enqueue(.message(connection, message))
@@ -171,6 +190,7 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   func webSocketClosed(_ connection: ConnectionID) {
+    admission.closed(connection)
     switch shared.withLock({ $0.routes.removeValue(forKey: connection) }) {
     case .lobby?: lobby.enqueue(.leave(connection))
     case .room(let channel)?: channel.enqueue(.leave(connection))

@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
   public var tls: (certificatePath: String, privateKeyPath: String)?
   /// The bots that may join rooms and use the HTTP API.
   public var botTokens = BotTokens()
+  /// Connection and message limits.
+  public var limits = ServerLimits()
 
   public init() {}
 }
@@ -66,7 +68,7 @@ public final class StandupsServer: Sendable {
     let outlet = Outlet()
     let hub = RoomHub(
       standups: standups, checkpoints: checkpoints, dependencies: dependencies,
-      bots: configuration.botTokens, outlet: outlet, logger: logger)
+      bots: configuration.botTokens, limits: configuration.limits, outlet: outlet, logger: logger)
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host
     transportConfiguration.port = configuration.port

@@ -360,6 +360,8 @@ final class ServerEngine: @unchecked Sendable {
 
     case LWS_CALLBACK_RECEIVE:
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
+      // NB: once our close frame is out, what the peer still sends is not read.
+      if queues.isClosing(id) { return 0 }
       return receive(id: id, state: state, wsi: wsi, input: input, length: length)
 
     case LWS_CALLBACK_SERVER_WRITEABLE:

@@ -50,6 +50,8 @@ final class ServerProcess {
     process.executableURL = URL(fileURLWithPath: binary)
     process.arguments = [
       "--port", "0", "--data-dir", data.path, "--public-dir", "./public", "--log-level", "info",
+      // The load comes from one address, and its driver sends as fast as acks return.
+      "--max-connections-per-address", "20000", "--messages-per-second", "100000",
     ]
     let errors = Pipe()
     process.standardError = errors

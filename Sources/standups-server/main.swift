@@ -24,6 +24,14 @@ struct StandupsServerCommand: AsyncParsableCommand {
     help: "A bot allowed in, as NAME=SECRET; repeatable (STANDUPS_BOT_TOKENS=name:secret,...).")
   var botTokens: [String] = []
 
+  @Option(help: "WebSockets open at once; more get 503.")
+  var maxConnections = Int(env("MAX_CONNECTIONS") ?? "") ?? ServerLimits().maxConnections
+  @Option(help: "WebSockets open at once from one address.")
+  var maxConnectionsPerAddress =
+    Int(env("MAX_CONNECTIONS_PER_ADDRESS") ?? "") ?? ServerLimits().maxConnectionsPerAddress
+  @Option(help: "Messages a connection may send per second (bursts of twice that).")
+  var messagesPerSecond = Double(env("MESSAGES_PER_SECOND") ?? "") ?? ServerLimits().messagesPerSecond
+
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
 
@@ -33,6 +41,9 @@ struct StandupsServerCommand: AsyncParsableCommand {
       throw ValidationError("--tls-cert and --tls-key go together.")
     }
     _ = try bots()
+    guard maxConnections > 0, maxConnectionsPerAddress > 0, messagesPerSecond > 0 else {
+      throw ValidationError("--max-connections, --max-connections-per-address and --messages-per-second must be positive.")
+    }
   }
 
   func run() async throws {
@@ -48,6 +59,10 @@ struct StandupsServerCommand: AsyncParsableCommand {
     configuration.publicDirectory = publicDir
     if let certificate, let privateKey { configuration.tls = (certificate, privateKey) }
     configuration.botTokens = try bots()
+    configuration.limits.maxConnections = maxConnections
+    configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
+    configuration.limits.messagesPerSecond = messagesPerSecond
+    configuration.limits.burst = messagesPerSecond * 2
     let server: StandupsServer
     do {
       server = try await StandupsServer.start(configuration: configuration)

@@ -13,7 +13,9 @@ struct TestServer {
   let client: WebSocketClient
   var port: Int { server.port }
 
-  static func start(standups: [Standup] = [.design]) async throws -> TestServer {
+  static func start(
+    standups: [Standup] = [.design], configure: (inout ServerConfiguration) -> Void = { _ in }
+  ) async throws -> TestServer {
     var configuration = ServerConfiguration()
     configuration.botTokens = try BotTokens(
       flags: ["CI=ci-secret-0001"], environment: "Standup Bot:bot-secret-0002")
@@ -21,6 +23,7 @@ struct TestServer {
     configuration.publicDirectory = nil
     configuration.dataDirectory = FileManager.default.temporaryDirectory
       .appendingPathComponent("standups-tests-\(UUID())").path
+    configure(&configuration)
     let server = try await StandupsServer.start(
       configuration: configuration, storage: .inMemory(standups))
     return TestServer(server: server, client: try WebSocketClient())

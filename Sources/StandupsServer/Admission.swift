@@ -1,0 +1,97 @@
+import Synchronization
+import WebSocketTransport
+
+/// How many connections the server takes, and how fast each may send.
+public struct ServerLimits: Sendable, Equatable {
+  /// WebSockets open at once; more are refused with 503 before the upgrade.
+  public var maxConnections = 20_000
+  /// WebSockets open at once from one address (people behind one office NAT share one).
+  public var maxConnectionsPerAddress = 500
+  /// Messages a connection may send per second, on average…
+  public var messagesPerSecond = 20.0
+  /// …and in one burst.
+  public var burst = 40.0
+  /// Messages refused in a row before the connection is closed with 1008.
+  public var closeAfterRefused = 100
+
+  public init() {}
+}
+
+/// Admits connections and meters their messages (a token bucket per connection).
+final class Admission: Sendable {
+  enum Verdict: Equatable {
+    case accept
+    /// Over the rate: answer `rate_limited`, drop the message.
+    case refuse
+    /// Over the rate for too long: close with 1008.
+    case close
+  }
+
+  private struct Meter {
+    var address: String
+    var tokens: Double
+    var refilled: ContinuousClock.Instant
+    var refusedInARow = 0
+  }
+
+  private struct Shared {
+    var byAddress: [String: Int] = [:]
+    var meters: [ConnectionID: Meter] = [:]
+  }
+
+  let limits: ServerLimits
+  private let shared = Mutex(Shared())
+
+  init(limits: ServerLimits) { self.limits = limits }
+
+  /// A refusal for an upgrade the limits do not allow, or nil.
+  func refusal(for request: HTTPRequest) -> HTTPResponse? {
+    let (total, fromAddress) = shared.withLock { ($0.meters.count, $0.byAddress[request.remoteAddress] ?? 0) }
+    if total >= limits.maxConnections {
+      return HTTPResponse(status: 503, text: "The server is full: try again in a moment.")
+    }
+    if fromAddress >= limits.maxConnectionsPerAddress {
+      return HTTPResponse(
+        status: 503,
+        text: "Too many connections from your address (\(limits.maxConnectionsPerAddress)): close some first.")
+    }
+    return nil
+  }
+
+  func opened(_ connection: ConnectionID, address: String) {
+    shared.withLock { shared in
+      shared.byAddress[address, default: 0] += 1
+      shared.meters[connection] = Meter(address: address, tokens: limits.burst, refilled: .now)
+    }
+  }
+
+  func closed(_ connection: ConnectionID) {
+    shared.withLock { shared in
+      guard let meter = shared.meters.removeValue(forKey: connection) else { return }
+      shared.byAddress[meter.address, default: 1] -= 1
+      if shared.byAddress[meter.address] == 0 { shared.byAddress[meter.address] = nil }
+    }
+  }
+
+  /// Takes a token for one message.
+  func take(_ connection: ConnectionID, now: ContinuousClock.Instant = .now) -> Verdict {
+    shared.withLock { shared in
+      guard var meter = shared.meters[connection] else { return .accept }
+      let elapsed = now - meter.refilled
+      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      meter.tokens = min(limits.burst, meter.tokens + seconds * limits.messagesPerSecond)
+      meter.refilled = now
+      let verdict: Verdict
+      if meter.tokens >= 1 {
+        meter.tokens -= 1
+        meter.refusedInARow = 0
+        verdict = .accept
+      } else {
+        meter.refusedInARow += 1
+        verdict = meter.refusedInARow > limits.closeAfterRefused ? .close : .refuse
+      }
+      shared.meters[connection] = meter
+      return verdict
+    }
+  }
+}

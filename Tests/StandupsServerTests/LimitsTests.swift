@@ -1,0 +1,66 @@
+import Foundation
+import JSONPatch
+import StandupsFeatures
+@testable import StandupsServer
+import Testing
+import WebSocketTransport
+
+@Suite struct AdmissionTests {
+  @Test func aTokenBucketAllowsABurstThenTheRateThenCloses() {
+    var limits = ServerLimits()
+    limits.messagesPerSecond = 2
+    limits.burst = 3
+    limits.closeAfterRefused = 2
+    let admission = Admission(limits: limits)
+    let connection = ConnectionID(rawValue: 1)
+    admission.opened(connection, address: "10.0.0.1")
+    let start = ContinuousClock.now
+    #expect((0..<3).map { _ in admission.take(connection, now: start) } == [.accept, .accept, .accept])
+    #expect(admission.take(connection, now: start) == .refuse)
+    // Half a second later, one token has come back.
+    #expect(admission.take(connection, now: start + .milliseconds(500)) == .accept)
+    #expect(admission.take(connection, now: start + .milliseconds(500)) == .refuse)
+    #expect(admission.take(connection, now: start + .milliseconds(500)) == .refuse)
+    #expect(admission.take(connection, now: start + .milliseconds(500)) == .close)
+  }
+}
+
+@Suite(.serialized)
+struct LimitsTests {
+  let room = "/ws/rooms/\(Standup.design.id.uuidString)"
+
+  @Test func connectionsOverTheLimitsAreRefusedWith503() async throws {
+    let server = try await TestServer.start { $0.limits.maxConnections = 2 }
+    let ana = try await server.room(name: "Ana")
+    _ = try await server.room(name: "Ben")
+    #expect(try httpStatus(port: server.port, upgradeRequest("\(room)?name=Cy")) == 503)
+    ana.close()
+    _ = try await ana.waitUntilClosed()
+    try await Task.sleep(for: .milliseconds(100))  // the server hears of the close
+    _ = try await server.room(name: "Cy")
+    await server.stop()
+
+    let perAddress = try await TestServer.start { $0.limits.maxConnectionsPerAddress = 1 }
+    _ = try await perAddress.room(name: "Ana")
+    #expect(try httpStatus(port: perAddress.port, upgradeRequest("/ws/lobby?name=Ben")) == 503)
+    await perAddress.stop()
+  }
+
+  @Test func aFloodIsAnsweredRateLimitedThenClosedWith1008() async throws {
+    let server = try await TestServer.start {
+      $0.limits.messagesPerSecond = 5
+      $0.limits.burst = 10
+      $0.limits.closeAfterRefused = 20
+    }
+    let ana = try await server.room(name: "Ana")
+    let message = #"{"type":"action","action":{"type":"meeting.endMeetingButtonTapped"}}"#
+    for _ in 0..<15 { ana.send(raw: message) }
+    let limited = try await ana.next { $0["code"] == "rate_limited" }
+    #expect(limited["message"]?.stringValue?.contains("5 messages a second") == true)
+    #expect(ana.closed == nil)
+    for _ in 0..<100 { ana.send(raw: message) }
+    let closed = try await ana.waitUntilClosed()
+    #expect(closed.code == 1008)
+    await server.stop()
+  }
+}
