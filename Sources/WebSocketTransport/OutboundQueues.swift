@@ -51,11 +51,12 @@ final class OutboundQueues: Sendable {
         case .some(false):
           break
         case nil:
-          // NB: a reader this far behind never catches up; closing it keeps its room fast.
-          if outbox.close(.policyViolation, reason: "Too slow: stopped reading", discardingQueued: true) {
+          // NB: a reader this far behind never catches up; dropping it keeps its room fast.
+          if !outbox.mustHangUp {
+            outbox.hangUp()
             state.wake.append(id)
+            wakes = true
           }
-          wakes = true
         }
         state.outboxes[id] = outbox
       }
@@ -98,6 +99,9 @@ final class OutboundQueues: Sendable {
   }
 
   var count: Int { state.withLock { $0.outboxes.count } }
+
+  /// Whether the connection must be dropped now (it stopped reading).
+  func mustHangUp(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.mustHangUp ?? false } }
 
   /// Whether a close has been queued (or sent) for this connection.
   func isClosing(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.isClosing ?? false } }

@@ -11,6 +11,16 @@ struct Outbox {
   private(set) var queuedBytes = 0
   /// Set once a close is queued: later messages are dropped.
   private(set) var isClosing = false
+  /// Set when the peer fell too far behind: it is dropped at once, without a close frame
+  /// (it is not reading, so it could never receive one).
+  private(set) var mustHangUp = false
+
+  mutating func hangUp() {
+    items.removeAll()
+    queuedBytes = 0
+    isClosing = true
+    mustHangUp = true
+  }
 
   /// Queues a message; returns whether the writer must be woken (the outbox was idle) or
   /// `nil` if the connection is over its cap and must be closed instead.

@@ -382,7 +382,13 @@ final class ServerEngine: @unchecked Sendable {
 
   private func serviceWakeUp() {
     for id in queues.takeWakeList() {
-      if let state = webSockets[id] { lws_callback_on_writable(state.wsi) }
+      guard let state = webSockets[id] else { continue }
+      if queues.mustHangUp(id) {
+        // NB: not through a writable callback: a socket nobody reads never becomes writable.
+        lws_set_timeout(state.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+      } else {
+        lws_callback_on_writable(state.wsi)
+      }
     }
     let (stop, responses) = control.withLock { control in
       (control.stopRequested, Array(control.httpResponses.keys))
