@@ -12,6 +12,8 @@ BUILD_PACKAGES = libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev 
 # The tests also drive curl (examples/post-note.sh), openssl (a self-signed certificate)
 # and Debian's Chromium with its driver (the browser tests).
 TEST_PACKAGES = curl openssl chromium chromium-driver fonts-liberation
+# The benchmark runs libwebsockets' own C server (lws-mirror) beside ours.
+BENCH_PACKAGES = libwebsockets-test-server
 PYTHON ?= python3
 VENV = .venv
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -24,6 +26,7 @@ all: build
 PACKAGES = $(BUILD_PACKAGES)
 # NB: target-specific, so `make test` installs these through its `deps` prerequisite.
 test: PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
+bench: PACKAGES = $(BUILD_PACKAGES) $(BENCH_PACKAGES)
 
 deps:
 	@missing=""; \

@@ -37,7 +37,8 @@ public final class WebSocketClient: Sendable {
   ///   when `nil`, events go to the connection's `events` stream instead.
   public func connect(
     host: String = "127.0.0.1", port: Int, path: String, headers: [String: String] = [:],
-    tls: Bool = false, onEvent: (@Sendable (ClientEvent) -> Void)? = nil
+    tls: Bool = false, subprotocol: String? = nil,
+    onEvent: (@Sendable (ClientEvent) -> Void)? = nil
   ) async throws -> WebSocketClientConnection {
     let (stream, continuation) = AsyncStream<ClientEvent>.makeStream()
     let handler: @Sendable (ClientEvent) -> Void =
@@ -48,8 +49,8 @@ public final class WebSocketClient: Sendable {
     let id = try await withCheckedThrowingContinuation { (connected: CheckedContinuation<UInt64, any Error>) in
       engine.enqueue(
         ClientEngine.PendingConnect(
-          host: host, port: port, path: path, headers: headers, tls: tls, handler: handler,
-          connected: connected))
+          host: host, port: port, path: path, headers: headers, tls: tls,
+          subprotocol: subprotocol, handler: handler, connected: connected))
     }
     return WebSocketClientConnection(id: id, queues: engine.queues, events: stream)
   }
@@ -93,6 +94,7 @@ final class ClientEngine: @unchecked Sendable {
     var path: String
     var headers: [String: String]
     var tls: Bool
+    var subprotocol: String?
     var handler: @Sendable (ClientEvent) -> Void
     var connected: CheckedContinuation<UInt64, any Error>
   }
@@ -113,6 +115,7 @@ final class ClientEngine: @unchecked Sendable {
   private let loop: EventLoop
   private let protocols: UnsafeMutablePointer<lws_protocols>
   private let protocolName = strdup("standups-client")!
+  private let mirrorProtocolName = strdup("lws-mirror-protocol")!
   private var connections: [UInt64: Connection] = [:]
   private var nextID: UInt64 = 1
   private struct Shared {
@@ -129,11 +132,15 @@ final class ClientEngine: @unchecked Sendable {
     LWSLog.install(logger: logger)
     _ = clws_raise_nofile_limit()
     loop = try EventLoop()
-    protocols = .allocate(capacity: 2)
-    protocols.initialize(repeating: lws_protocols(), count: 2)
-    protocols[0].name = UnsafePointer(protocolName)
-    protocols[0].callback = clientCallback
-    protocols[0].rx_buffer_size = 16 * 1024
+    // NB: lws binds the subprotocol a server accepts to a local protocol of the same name,
+    // so each subprotocol a client may ask for needs an entry (the bench's lws-mirror).
+    protocols = .allocate(capacity: 3)
+    protocols.initialize(repeating: lws_protocols(), count: 3)
+    for (index, name) in [protocolName, mirrorProtocolName].enumerated() {
+      protocols[index].name = UnsafePointer(name)
+      protocols[index].callback = clientCallback
+      protocols[index].rx_buffer_size = 16 * 1024
+    }
 
     var info = lws_context_creation_info()
     info.options = CLWS_OPTION_LIBUV | CLWS_OPTION_SSL_GLOBAL_INIT
@@ -154,6 +161,7 @@ final class ClientEngine: @unchecked Sendable {
   deinit {
     protocols.deallocate()
     free(protocolName)
+    free(mirrorProtocolName)
   }
 
   func start() {
@@ -295,9 +303,11 @@ final class ClientEngine: @unchecked Sendable {
     connections[id] = connection
     let host = strdup(connect.host)
     let path = strdup(connect.path)
+    let subprotocol = connect.subprotocol.map { strdup($0) }
     defer {
       free(host)
       free(path)
+      free(subprotocol ?? nil)
     }
     var info = lws_client_connect_info()
     info.context = context
@@ -309,6 +319,7 @@ final class ClientEngine: @unchecked Sendable {
     info.ssl_connection = connect.tls ? Int32(LCCSCF_USE_SSL.rawValue | LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue) : 0
     info.ietf_version_or_minus_one = -1
     info.local_protocol_name = UnsafePointer(protocolName)
+    if let subprotocol { info.protocol = UnsafePointer(subprotocol) }
     info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
     let result = lws_client_connect_via_info(&info)
     if result == nil, connections[id] != nil {
