@@ -67,8 +67,8 @@ static inline void clws_close_reason(struct lws *wsi, int code, const char *reas
   lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
 }
 
-/// Writes a close frame (status code and reason) from a writeable callback; the callback
-/// then returns -1. (`lws_close_reason` alone sends nothing when the close starts there.)
+/// Writes a close frame (status code and reason) from a writeable callback. (`lws_close_reason`
+/// plus returning -1 from a writeable callback sends nothing on this build.)
 static inline int clws_write_close(struct lws *wsi, int code, const char *reason) {
   size_t reason_length = strlen(reason);
   if (reason_length > 123) reason_length = 123;

@@ -107,9 +107,8 @@ final class OutboundQueues: Sendable {
   func isClosing(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.isClosing ?? false } }
 
   /// Service thread: writes queued frames while the socket takes them.
-  /// Returns -1 when the connection must close now (a write failed). After a close frame it
-  /// waits (up to 5 s) for the peer's answering close rather than hanging up at once: closing
-  /// a socket with unread input resets it, and the peer would never read the close frame.
+  /// Returns -1 when the connection must close now (a close frame was written, or a write
+  /// failed).
   func drain(_ id: UInt64, wsi: OpaquePointer) -> Int32 {
     while lws_send_pipe_choked(wsi) == 0 {
       let item = state.withLock { $0.outboxes[id]?.popFirst() }
@@ -125,9 +124,8 @@ final class OutboundQueues: Sendable {
           return -1
         }
       case .close(let code, let reason)?:
-        if clws_write_close(wsi, Int32(code.rawValue), reason) < 0 { return -1 }
-        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, 5)
-        return 0
+        _ = clws_write_close(wsi, Int32(code.rawValue), reason)
+        return -1
       }
     }
     lws_callback_on_writable(wsi)
