@@ -31,11 +31,6 @@ static inline int clws_write_binary(struct lws *wsi, unsigned char *payload, siz
   return lws_write(wsi, payload, length, LWS_WRITE_BINARY);
 }
 
-/// Writes HTTP body bytes (after the headers were finalized).
-static inline int clws_write_http(struct lws *wsi, unsigned char *payload, size_t length) {
-  return lws_write(wsi, payload, length, LWS_WRITE_HTTP_FINAL);
-}
-
 /// Sends an HTTP response with a status, a content type and a small body, in one go.
 /// Returns non-zero if the connection should be closed.
 static inline int clws_respond(struct lws *wsi, unsigned int status, const char *content_type,

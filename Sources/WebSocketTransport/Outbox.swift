@@ -33,14 +33,9 @@ struct Outbox {
     return wasIdle
   }
 
-  /// Queues a close after everything already queued (or, with `discardingQueued`, instead of
-  /// it); returns whether the writer must be woken.
-  mutating func close(_ code: CloseCode, reason: String, discardingQueued: Bool = false) -> Bool {
+  /// Queues a close after everything already queued; returns whether the writer must be woken.
+  mutating func close(_ code: CloseCode, reason: String) -> Bool {
     guard !isClosing else { return false }
-    if discardingQueued {
-      items.removeAll()
-      queuedBytes = 0
-    }
     let wasIdle = items.isEmpty
     items.append(.close(code, reason: reason))
     isClosing = true

@@ -102,6 +102,7 @@ final class ServerEngine: @unchecked Sendable {
   private let loop: EventLoop
   private let protocols: UnsafeMutablePointer<lws_protocols>
   private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+  private let vhostOptions: UnsafeMutablePointer<lws_protocol_vhost_options>
   private var cStrings: [UnsafeMutablePointer<CChar>] = []
 
   // Service-thread state.
@@ -188,7 +189,8 @@ final class ServerEngine: @unchecked Sendable {
     retryPolicy.pointee.secs_since_valid_ping = configuration.pingAfterSeconds
     retryPolicy.pointee.secs_since_valid_hangup = configuration.hangUpAfterSeconds
 
-    let defaultProtocol = UnsafeMutablePointer<lws_protocol_vhost_options>.allocate(capacity: 2)
+    vhostOptions = .allocate(capacity: 2)
+    let defaultProtocol = vhostOptions
     defaultProtocol.initialize(repeating: lws_protocol_vhost_options(), count: 2)
     // NB: a client that offers no subprotocol would otherwise bind to protocols[0] and its
     // messages would vanish; the "default" option makes "standups" its protocol.
@@ -252,6 +254,7 @@ final class ServerEngine: @unchecked Sendable {
     for string in cStrings { free(string) }
     protocols.deallocate()
     retryPolicy.deallocate()
+    vhostOptions.deallocate()
   }
 
   func start() {
