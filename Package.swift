@@ -104,6 +104,7 @@ let package = Package(
         "JSONPatch",
         "StandupsFeatures",
         "StandupsServer",
+        "StoreRuntime",
         "WebSocketTransport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),

@@ -78,6 +78,13 @@ public enum JSONPatch {
         }
       }
     case (.array(let oldElements), .array(let newElements)):
+      // The common case, cheaply: the same elements in the same places, some of them changed.
+      if oldElements.count == newElements.count, !hasMovedElements(oldElements, newElements) {
+        for index in oldElements.indices {
+          diff(oldElements[index], newElements[index], at: path.appending(index), into: &operations)
+        }
+        return
+      }
       if let oldIDs = ids(of: oldElements), let newIDs = ids(of: newElements),
         diffByID(oldElements, oldIDs, newElements, newIDs, at: path, into: &operations)
       {
@@ -96,6 +103,15 @@ public enum JSONPatch {
     default:
       operations.append(.replace(path: path, value: new))
     }
+  }
+
+  /// Whether some place holds an element with another `id` than before. When none does, the
+  /// id-aware diff would diff the elements place by place, and so does the plain one.
+  static func hasMovedElements(_ oldElements: [JSONValue], _ newElements: [JSONValue]) -> Bool {
+    for (old, new) in zip(oldElements, newElements) where old != new {
+      if let oldID = old["id"], let newID = new["id"], oldID != newID { return true }
+    }
+    return false
   }
 
   /// The `id` of every element, or nil unless all are objects with distinct ids.

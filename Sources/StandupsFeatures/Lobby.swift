@@ -13,27 +13,30 @@ public struct Lobby: Reducer {
 
     public init(standups: IdentifiedArrayOf<Standup> = []) { self.standups = standups }
 
-    /// What the lobby shows of a standup: no attendee names, no history.
-    struct Summary: Encodable {
-      var id: UUID
-      var title: String
-      var theme: Theme
-      var duration: Int
-      var attendeeCount: Int
-      var live: Live?
-    }
-
     private enum CodingKeys: String, CodingKey { case standups }
 
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(
-        standups.map {
-          Summary(
-            id: $0.id, title: $0.title, theme: $0.theme,
-            duration: Int($0.duration.components.seconds), attendeeCount: $0.attendees.count,
-            live: live[$0.id])
-        }, forKey: .standups)
+      try container.encode(standups.map { Summary($0, live: live[$0.id]) }, forKey: .standups)
+    }
+  }
+
+  /// What the lobby shows of a standup: no attendee names, no history.
+  public struct Summary: Equatable, Encodable, Sendable {
+    var id: UUID
+    var title: String
+    var theme: Theme
+    var duration: Int
+    var attendeeCount: Int
+    var live: Live?
+
+    public init(_ standup: Standup, live: Live?) {
+      id = standup.id
+      title = standup.title
+      theme = standup.theme
+      duration = Int(standup.duration.components.seconds)
+      attendeeCount = standup.attendees.count
+      self.live = live
     }
   }
 

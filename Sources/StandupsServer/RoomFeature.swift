@@ -137,6 +137,8 @@ struct LobbyFeature: RoomFeature {
   }
 
   func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: SerialQueue) {
+    // Most changes are someone coming or going in a room: nothing to save.
+    guard old.standups != new.standups else { return }
     catalog.replace(with: new.standups)
     for standup in new.standups where old.standups[id: standup.id] == nil {
       work.enqueue { [storage, logger] in
@@ -150,6 +152,10 @@ struct LobbyFeature: RoomFeature {
   }
 
   func isIdle(_ state: Lobby.State) -> Bool { false }
+
+  func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws -> JSONValue {
+    try LobbyStateEncoder().encode(state, previous: previous)
+  }
 
   func closing(_ state: Lobby.State) -> (code: CloseCode, reason: String)? { nil }
 }
@@ -175,6 +181,35 @@ public struct RoomStateEncoder: Sendable {
     if state.meeting != old.meeting {
       members["meeting"] = try state.meeting.map { try JSONValue(encoding: $0) } ?? .null
     }
+    return .object(members)
+  }
+}
+
+/// Encodes the lobby for the wire, reusing the summaries of the standups that did not change.
+///
+/// Every join and leave in any room changes the lobby (who is in each room), so with many
+/// rooms the lobby must not encode every standup again for each.
+public struct LobbyStateEncoder: Sendable {
+  public init() {}
+
+  public func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws -> JSONValue {
+    guard case .object(var members) = previous.json, case .array(let oldSummaries)? = members["standups"],
+      oldSummaries.count == previous.state.standups.count
+    else { return try JSONValue(encoding: state) }
+    let old = previous.state
+    var summaries: [JSONValue] = []
+    summaries.reserveCapacity(state.standups.count)
+    for standup in state.standups {
+      let summary = Lobby.Summary(standup, live: state.live[standup.id])
+      if let index = old.standups.index(id: standup.id),
+        Lobby.Summary(old.standups[index], live: old.live[standup.id]) == summary
+      {
+        summaries.append(oldSummaries[index])
+      } else {
+        summaries.append(try JSONValue(encoding: summary))
+      }
+    }
+    members["standups"] = .array(summaries)
     return .object(members)
   }
 }

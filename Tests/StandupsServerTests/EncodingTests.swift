@@ -46,3 +46,49 @@ import Testing
     }
   }
 }
+
+@Suite struct LobbyEncodingTests {
+  /// Joins, leaves, meetings, new, renamed and deleted standups: the reused encoding must be
+  /// exactly the whole encoding each time, and a join must cost one summary, not all of them.
+  @Test func reusingUnchangedSummariesGivesTheSameJSONAsEncodingItAll() throws {
+    let others = (0..<3).map { index in
+      Standup(
+        id: UUID(), attendees: [Attendee(id: UUID(), name: "A\(index)")], duration: .seconds(300),
+        theme: .teal, title: "Team \(index)")
+    }
+    var state = Lobby.State(standups: IdentifiedArray(uniqueElements: [.design] + others))
+    let design = Standup.design.id
+    let steps: [(String, (inout Lobby.State) -> Void)] = [
+      ("join", { $0.live[design] = Lobby.Live(participants: 1, meetingRunning: false) }),
+      ("second join", { $0.live[design]?.participants = 2 }),
+      ("meeting", { $0.live[design]?.meetingRunning = true }),
+      ("another room", { $0.live[others[1].id] = Lobby.Live(participants: 1, meetingRunning: false) }),
+      ("new standup", {
+        $0.standups.append(
+          Standup(id: UUID(), attendees: [Attendee(id: UUID(), name: "B")], duration: .seconds(600), theme: .sky, title: "New"))
+      }),
+      ("rename", { $0.standups[id: others[0].id]?.title = "Renamed" }),
+      ("attendee", { $0.standups[id: design]?.attendees.append(Attendee(id: UUID(), name: "C")) }),
+      ("history only", {
+        $0.standups[id: design]?.meetings.insert(Meeting(id: UUID(), date: Date(timeIntervalSince1970: 0), transcript: "x"), at: 0)
+      }),
+      ("delete", {
+        $0.standups.remove(id: others[1].id)
+        $0.live[others[1].id] = nil
+      }),
+      ("empty", { $0.live[design] = nil }),
+    ]
+    var previous = (state: state, json: try JSONValue(encoding: state))
+    for (name, change) in steps {
+      change(&state)
+      let reused = try LobbyStateEncoder().encode(state, previous: previous)
+      #expect(reused == (try JSONValue(encoding: state)), "after \(name)")
+      previous = (state, reused)
+    }
+    // A join in one room: one operation, on that room's summary only.
+    state.live[others[2].id] = Lobby.Live(participants: 1, meetingRunning: false)
+    let operations = JSONPatch.diff(previous.json, try LobbyStateEncoder().encode(state, previous: previous))
+    #expect(operations.count == 1)
+    #expect(operations.first?.json["path"] == "/standups/2/live")
+  }
+}

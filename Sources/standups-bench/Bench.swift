@@ -1,0 +1,184 @@
+import ArgumentParser
+import Foundation
+
+/// Measures a real `standups-server` (a child process) over loopback with the project's own
+/// libwebsockets client, beside Debian's C `libwebsockets-test-server`, and writes the results
+/// to a Markdown file.
+@main
+struct Bench: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "standups-bench", abstract: "Load and latency benchmarks for standups-server.")
+
+  @Option(help: "Where to write the report.") var output = "docs/BENCHMARKS.md"
+  @Option(help: "Seconds each scenario measures for.") var seconds = 8
+  @Option(help: "The server binary (default: next to this one).") var server: String?
+  @Option(help: "Rooms in the many-rooms scenario.") var rooms = 500
+  @Option(help: "Clients per room in the many-rooms scenario.") var peersPerRoom = 20
+  @Option(help: "Run only this scenario and print its numbers (micro, fan-out, many-rooms); for profiling.")
+  var only: String?
+
+  func run() async throws {
+    let binary = server ?? URL(fileURLWithPath: CommandLine.arguments[0])
+      .deletingLastPathComponent().appendingPathComponent("standups-server").path
+
+    if let only { return try await runOnly(only, binary: binary) }
+    progress("micro: reduce + encode + diff + patch for a 50-attendee standup with 100 meetings")
+    let micro = Micro.run()
+
+    var fanOut: [FanOutRun] = []
+    for (peers, load) in [(50, Load.pipelined(inFlight: 4)), (500, .pipelined(inFlight: 4)), (50, .paced(perSecond: 600))] {
+      progress("fan-out: one room of \(peers), \(load), against standups-server and libwebsockets-test-server")
+      let standups = try await FanOut.standups(binary: binary, peers: peers, load: load, seconds: seconds)
+      progress("  standups: \(Int(standups.rate)) deliveries/s, p99 \(ms(standups.latencies, 0.99)) ms")
+      let mirror = try await FanOut.mirror(peers: peers, load: load, seconds: seconds)
+      progress("  lws-mirror: \(Int(mirror.rate)) deliveries/s, p99 \(ms(mirror.latencies, 0.99)) ms")
+      fanOut.append(FanOutRun(peers: peers, load: load, standups: standups, mirror: mirror))
+    }
+
+    progress("many rooms: \(rooms) rooms × \(peersPerRoom) clients, idle, then meetings ticking")
+    let many = try await ManyRooms.run(binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
+    progress("  lateness p99 \(ms(many.lateness, 0.99)) ms, CPU \(Int(many.cpuPercent)) %")
+    progress("idle: \(rooms * peersPerRoom) connections to libwebsockets-test-server")
+    let mirrorIdle = try await ManyRooms.mirrorIdle(connections: rooms * peersPerRoom)
+
+    let report = Report.render(
+      sections: [
+        Targets.report(micro: micro, fanOut: fanOut, many: many),
+        Micro.report(micro),
+        FanOutRun.report(fanOut),
+        ManyRooms.report(many, mirrorIdle: mirrorIdle),
+      ], seconds: seconds)
+    try report.write(toFile: output, atomically: true, encoding: .utf8)
+    print(report)
+    print("Written to \(output).")
+  }
+}
+
+extension Bench {
+  func runOnly(_ scenario: String, binary: String) async throws {
+    switch scenario {
+    case "micro":
+      print(Micro.report(Micro.run()))
+    case "fan-out":
+      let result = try await FanOut.standups(binary: binary, peers: 50, load: .pipelined(inFlight: 4), seconds: seconds)
+      print("\(Int(result.rate)) deliveries/s, \(String(format: "%.2f", result.cpuPerThousand)) ms CPU per 1 000")
+    case "many-rooms":
+      let result = try await ManyRooms.run(binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
+      print(ManyRooms.report(result, mirrorIdle: 0))
+    default:
+      throw ValidationError("Unknown scenario \(scenario): micro, fan-out or many-rooms.")
+    }
+  }
+}
+
+/// Prints a progress line at once (stdout to a file is block-buffered).
+func progress(_ line: String) {
+  print(line)
+  fflush(nil)
+}
+
+/// One fan-out, through both servers.
+struct FanOutRun {
+  var peers: Int
+  var load: Load
+  var standups: FanOutResult
+  var mirror: FanOutResult
+
+  /// Standups' server CPU per delivery over the C server's.
+  var cpuRatio: Double { standups.cpuPerThousand / max(mirror.cpuPerThousand, 0.000_001) }
+
+  var loadDescription: String {
+    switch load {
+    case .pipelined(let inFlight): "as fast as answers return (\(inFlight) in flight)"
+    case .paced(let perSecond): "\(perSecond) a second (\(perSecond * peers) deliveries/s)"
+    }
+  }
+
+  static func report(_ runs: [FanOutRun]) -> String {
+    var rows: [String] = []
+    for run in runs {
+      for (name, result) in [("Standups", run.standups), ("lws-mirror (C)", run.mirror)] {
+        rows.append(
+          "| \(run.peers) | \(run.loadDescription) | \(name) | \(Int(result.rate)) | \(ms(result.latencies, 0.5)) / \(ms(result.latencies, 0.99)) / \(ms(result.latencies, 0.999)) | \(String(format: "%.2f", result.cpuPerThousand)) ms | \(String(format: "%.1f", Double(result.rssPerConnection) / 1024)) KiB |")
+      }
+      rows.append("| \(run.peers) | | **ratio** | | | **\(String(format: "%.2f", run.cpuRatio))×** | |")
+    }
+    return """
+      ## Fan-out: one room, side by side with libwebsockets' own C server
+
+      Standups: one driver sends `meeting.endMeetingButtonTapped` / `meeting.alert.resume`;
+      each is one patch (~100 bytes) to every peer, and an ack to the driver. lws-mirror:
+      Debian's `libwebsockets-test-server` (`lws-mirror-protocol`), one sender whose messages
+      of the same size go to every peer. Same client, same load, same run. Latency is from the
+      moment the sender queued a message to the moment a peer's client thread read it.
+
+      | peers | sender | server | deliveries/s | latency p50 / p99 / p99.9 (ms) | server CPU per 1 000 deliveries | RSS per connection |
+      | --- | --- | --- | --- | --- | --- | --- |
+      \(rows.joined(separator: "\n"))
+
+      """
+  }
+}
+
+/// The targets of issue #5, each against what this run measured.
+enum Targets {
+  static func report(micro: MicroResult, fanOut: [FanOutRun], many: ManyRoomsResult) -> String {
+    func verdict(_ met: Bool) -> String { met ? "met" : "**missed**" }
+    var rows: [String] = []
+    let pipelined = fanOut.filter { if case .pipelined = $0.load { true } else { false } }
+    for run in pipelined {
+      rows.append(
+        "| server CPU per delivered patch ≤ 1.5× the C mirror's (\(run.peers) peers) | \(String(format: "%.2f", run.cpuRatio))× | \(verdict(run.cpuRatio <= 1.5)) |")
+    }
+    rows.append(
+      "| \(many.rooms) × \(many.peers) ticking rooms ≤ 25 % of one core | \(String(format: "%.1f", many.cpuPercent)) % | \(verdict(many.cpuPercent <= 25)) |")
+    let lateness = quantile(many.lateness, 0.99) ?? .infinity
+    rows.append(
+      "| … with tick lateness p99 ≤ 5 ms | \(String(format: "%.2f", lateness)) ms | \(verdict(lateness <= 5)) |")
+    for run in fanOut {
+      guard case .paced(let perSecond) = run.load else { continue }
+      let p99 = quantile(run.standups.latencies, 0.99) ?? .infinity
+      let sustained = run.standups.rate >= Double(perSecond * run.peers) * 0.98
+      rows.append(
+        "| 30 000 deliveries/s sustained, p99 ≤ 5 ms | \(Int(run.standups.rate)) /s, p99 \(String(format: "%.2f", p99)) ms | \(verdict(sustained && p99 <= 5)) |")
+    }
+    let idle = Double(many.idleBytesPerConnection) / 1024
+    rows.append(
+      "| ≤ 12 KiB RSS per idle connection, with its participant state | \(String(format: "%.1f", idle)) KiB | \(verdict(idle <= 12)) |")
+    rows.append(
+      "| a tick's patch ≤ 100 bytes | \(micro.patchBytes) bytes of JSON Patch; \(many.tickBytes) bytes for the whole message | \(verdict(micro.patchBytes <= 100 && many.tickBytes <= 100)) |")
+    rows.append(
+      "| reduce + diff + encode ≤ 20 µs per tick | \(String(format: "%.1f", micro.microsecondsPerTick)) µs | \(verdict(micro.microsecondsPerTick <= 20)) |")
+    return """
+      ## Targets
+
+      | target | this run | |
+      | --- | --- | --- |
+      \(rows.joined(separator: "\n"))
+
+      """
+  }
+}
+
+enum Report {
+  static func render(sections: [String], seconds: Int) -> String {
+    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+      .split(separator: "\n").first { $0.hasPrefix("model name") }?
+      .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+    let date = Date().formatted(.iso8601.year().month().day())
+    return """
+      # Benchmarks
+
+      Measured by `make bench` (`standups-bench --seconds \(seconds)`) on \(date): a release
+      `standups-server` in a child process, driven over loopback by the project's own
+      libwebsockets client in the bench process. Machine: \(ProcessInfo.processInfo.activeProcessorCount)
+      cores (\(cpu)), \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB; the load
+      generator shares the cores with the server. No number here is a test assertion.
+
+      \(sections.joined(separator: "\n"))
+      ## Reading the numbers
+
+      \(Notes.text)
+      """
+  }
+}

@@ -1,0 +1,198 @@
+import Foundation
+import JSONPatch
+import Synchronization
+import WebSocketTransport
+
+/// How a fan-out's one sender sends.
+enum Load: Equatable {
+  /// As fast as answers return, this many in flight.
+  case pipelined(inFlight: Int)
+  /// At a steady rate, whatever the answers do.
+  case paced(perSecond: Int)
+}
+
+/// What one fan-out run measured.
+struct FanOutResult {
+  var deliveries: Int
+  var elapsed: Duration
+  var cpuSeconds: Double
+  var latencies: [Double]
+  var rssPerConnection: Int
+
+  var seconds: Double { elapsed.seconds }
+  var rate: Double { Double(deliveries) / seconds }
+  /// Server CPU milliseconds per 1 000 delivered frames.
+  var cpuPerThousand: Double { cpuSeconds / Double(max(deliveries, 1)) * 1e6 }
+}
+
+/// One room, one sender, every other client reading: Standups, and the same through
+/// Debian's C server.
+enum FanOut {
+  /// Standups: the sender toggles the end-meeting alert (`meeting.endMeetingButtonTapped`,
+  /// `meeting.alert.resume`), one patch to every peer each.
+  static func standups(binary: String, peers: Int, load: Load, seconds: Int) async throws -> FanOutResult {
+    let server = try ServerProcess(binary: binary)
+    defer { server.stop() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let id = try await Setup.createStandups(1, attendees: 6, client: client, port: server.port)[0]
+    let baseline = server.residentBytes
+    let recorders = (0..<peers).map { _ in Recorder(keepArrivals: true) }
+    let connections = try await client.connectAll(
+      port: server.port,
+      recorders.enumerated().map { index, recorder in
+        ("/ws/rooms/\(id)?name=r\(index)", nil, { recorder.handle($0) })
+      })
+    let driver = Driver()
+    driver.connection = try await client.connect(port: server.port, path: "/ws/rooms/\(id)?name=driver") {
+      driver.handle($0)
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    let perConnection = (server.residentBytes - baseline) / (peers + 1)
+    driver.send(["type": "startMeetingButtonTapped"], ref: "start")
+    await driver.waitForAck()
+    try await Task.sleep(for: .milliseconds(100))
+    for recorder in recorders { recorder.shared.withLock { $0.reset() } }
+
+    let cpuBefore = server.cpuSeconds
+    let start = ContinuousClock.now
+    var sent = 0
+    func sendNext() {
+      let type = sent % 2 == 0 ? "meeting.endMeetingButtonTapped" : "meeting.alert.resume"
+      driver.send(["type": .string(type)], ref: "a\(sent)")
+      sent += 1
+    }
+    switch load {
+    case .pipelined(let inFlight):
+      while ContinuousClock.now - start < .seconds(seconds) {
+        if sent - (driver.shared.withLock { $0.acked } - 1) < inFlight {
+          sendNext()
+        } else {
+          await driver.waitForAck()
+        }
+      }
+    case .paced(let perSecond):
+      let interval = Duration.seconds(1) / perSecond
+      while ContinuousClock.now - start < .seconds(seconds) {
+        try await Task.sleep(until: start + interval * sent, clock: .continuous)
+        sendNext()
+      }
+    }
+    // The rate is over the sending; the last messages' deliveries still count.
+    let elapsed = ContinuousClock.now - start
+    try await Task.sleep(for: .milliseconds(200))
+    let cpu = server.cpuSeconds - cpuBefore
+    let sentAt = driver.shared.withLock { $0.versionSentAt }
+    var samples: [Double] = []
+    var deliveries = 0
+    for recorder in recorders {
+      let arrivals = recorder.shared.withLock { $0.arrivals }
+      deliveries += arrivals.count
+      for arrival in arrivals {
+        if let sent = sentAt[arrival.version] { samples.append((arrival.at - sent).milliseconds) }
+      }
+    }
+    for connection in connections { connection.close() }
+    return FanOutResult(
+      deliveries: deliveries, elapsed: elapsed, cpuSeconds: cpu, latencies: samples.sorted(),
+      rssPerConnection: perConnection)
+  }
+
+  /// lws-mirror: `lws-mirror-protocol` sends every message a client sends to every client
+  /// (the sender included, which paces itself on its own echo). Messages are about the size
+  /// of a Standups patch.
+  static func mirror(peers: Int, load: Load, seconds: Int) async throws -> FanOutResult {
+    let server = try MirrorProcess()
+    defer { server.stop() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let baseline = server.residentBytes
+    let recorders = (0..<peers).map { _ in MirrorRecorder() }
+    let connections = try await client.connectAll(
+      port: server.port, recorders.map { recorder in ("/", "lws-mirror-protocol", { recorder.handle($0) }) })
+    let sender = MirrorRecorder()
+    let connection = try await client.connect(
+      port: server.port, path: "/", subprotocol: "lws-mirror-protocol"
+    ) { sender.handle($0) }
+    try await Task.sleep(for: .milliseconds(300))
+    let perConnection = (server.residentBytes - baseline) / (peers + 1)
+    let padding = String(repeating: "x", count: 60)
+    let cpuBefore = server.cpuSeconds
+    let start = ContinuousClock.now
+    var sent = 0
+    var sentAt: [Int: ContinuousClock.Instant] = [:]
+    func sendNext() {
+      sentAt[sent + 1] = .now
+      sent += 1
+      connection.send(text: "\(sent) \(padding)")
+    }
+    switch load {
+    case .pipelined(let inFlight):
+      while ContinuousClock.now - start < .seconds(seconds) {
+        if sent - sender.highest() < inFlight { sendNext() } else { await Task.yield() }
+      }
+    case .paced(let perSecond):
+      let interval = Duration.seconds(1) / perSecond
+      while ContinuousClock.now - start < .seconds(seconds) {
+        try await Task.sleep(until: start + interval * sent, clock: .continuous)
+        sendNext()
+      }
+    }
+    // The rate is over the sending; the last messages' deliveries still count.
+    let elapsed = ContinuousClock.now - start
+    try await Task.sleep(for: .milliseconds(200))
+    let cpu = server.cpuSeconds - cpuBefore
+    var samples: [Double] = []
+    var deliveries = 0
+    for recorder in recorders {
+      let arrivals = recorder.shared.withLock { $0.arrivals }
+      deliveries += arrivals.count
+      for arrival in arrivals {
+        if let sent = sentAt[arrival.sequence] { samples.append((arrival.at - sent).milliseconds) }
+      }
+    }
+    for connection in connections { connection.close() }
+    connection.close()
+    return FanOutResult(
+      deliveries: deliveries, elapsed: elapsed, cpuSeconds: cpu, latencies: samples.sorted(),
+      rssPerConnection: perConnection)
+  }
+}
+
+enum Setup {
+  /// Creates standups through the lobby; returns their ids.
+  static func createStandups(_ count: Int, attendees: Int, client: WebSocketClient, port: Int) async throws -> [String] {
+    let driver = Driver()
+    driver.connection = try await client.connect(port: port, path: "/ws/lobby?name=bench") { driver.handle($0) }
+    for index in 0..<count {
+      let standup: JSONValue = [
+        "title": .string("Bench \(index)"), "duration": 300, "theme": "orange",
+        "attendees": .array((0..<attendees).map { .object(["name": .string("Person \($0)")]) }),
+      ]
+      driver.send(["type": "addStandupSubmitted", "standup": standup], ref: "s\(index)")
+      await driver.waitForAck()
+    }
+    driver.connection.close()
+    let lobby = Recorder(keepArrivals: false)
+    let reader = try await client.connect(port: port, path: "/ws/lobby?name=reader") { lobby.handle($0) }
+    while lobby.shared.withLock({ $0.welcome }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+    reader.close()
+    let standups = lobby.shared.withLock { $0.welcome?["state"]?["standups"]?.arrayValue } ?? []
+    return standups.compactMap { $0["id"]?.stringValue }
+  }
+}
+
+extension Duration {
+  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+  var milliseconds: Double { seconds * 1e3 }
+}
+
+/// The `quantile` of sorted samples, formatted.
+func quantile(_ sorted: [Double], _ quantile: Double) -> Double? {
+  guard !sorted.isEmpty else { return nil }
+  return sorted[min(sorted.count - 1, Int(Double(sorted.count) * quantile))]
+}
+
+func ms(_ sorted: [Double], _ q: Double) -> String {
+  quantile(sorted, q).map { String(format: "%.2f", $0) } ?? "–"
+}

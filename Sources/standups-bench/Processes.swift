@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+
+/// `standups-server` in a child process, on a free port, with its data in a temp folder.
+final class ServerProcess {
+  let process = Process()
+  let port: Int
+
+  init(binary: String) throws {
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(UUID())")
+    process.executableURL = URL(fileURLWithPath: binary)
+    process.arguments = [
+      "--port", "0", "--data-dir", data.path, "--public-dir", "./public", "--log-level", "info",
+      // The load comes from one address, and its drivers send as fast as acks return.
+      "--max-connections-per-address", "20000", "--messages-per-second", "100000",
+    ]
+    let errors = Pipe()
+    process.standardError = errors
+    try process.run()
+    // The server announces its port on its first log line.
+    var text = ""
+    let handle = errors.fileHandleForReading
+    while !text.contains("\n") {
+      let chunk = handle.availableData
+      guard !chunk.isEmpty else { break }
+      text += String(decoding: chunk, as: UTF8.self)
+    }
+    guard let range = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+      let port = Int(text[range].split(separator: ":")[1])
+    else { throw ValidationError("The server did not start: \(text)") }
+    self.port = port
+    // Keep reading, so that a chatty server never blocks on a full pipe.
+    handle.readabilityHandler = { _ = $0.availableData }
+  }
+
+  var residentBytes: Int { ProcessStats.residentBytes(process.processIdentifier) }
+  var cpuSeconds: Double { ProcessStats.cpuSeconds(process.processIdentifier) }
+
+  func stop() {
+    process.interrupt()
+    process.waitUntilExit()
+  }
+}
+
+/// Debian's `libwebsockets-test-server` on a free port.
+final class MirrorProcess {
+  let process = Process()
+  let port: Int
+
+  init() throws {
+    port = try Self.freePort()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/libwebsockets-test-server")
+    process.arguments = ["--port=\(port)"]
+    process.standardError = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    Thread.sleep(forTimeInterval: 0.5)
+  }
+
+  static func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+  }
+
+  var residentBytes: Int { ProcessStats.residentBytes(process.processIdentifier) }
+  var cpuSeconds: Double { ProcessStats.cpuSeconds(process.processIdentifier) }
+
+  /// The test server stops on SIGINT (it ignores SIGTERM); SIGKILL if it lingers.
+  func stop() {
+    process.interrupt()
+    for _ in 0..<100 where process.isRunning { Thread.sleep(forTimeInterval: 0.02) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+  }
+}
+
+/// Resident memory and CPU time of a process, from /proc.
+enum ProcessStats {
+  static func residentBytes(_ pid: Int32) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+  }
+
+  static func cpuSeconds(_ pid: Int32) -> Double {
+    let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+    let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
+}
