@@ -10,8 +10,8 @@ struct ContextHandle: @unchecked Sendable {
 /// The outboxes of every WebSocket of one lws context, writable from any thread.
 ///
 /// Producers append under one lock and wake the service thread once per call with
-/// `lws_cancel_service`; the service thread takes the wake list and asks lws for writable
-/// callbacks, then pops and writes frames.
+/// `lws_cancel_service`; the service thread takes the wake list and writes what it can at
+/// once, asking lws for a writable callback for the rest.
 final class OutboundQueues: Sendable {
   private struct State {
     var outboxes: [UInt64: Outbox] = [:]
@@ -43,22 +43,22 @@ final class OutboundQueues: Sendable {
     state.withLock { state in
       var wakes = false
       for id in ids {
-        guard var outbox = state.outboxes[id] else { continue }
-        switch outbox.append(message, limit: limit) {
-        case .some(true):
+        guard state.outboxes[id] != nil else { continue }  // not open (any more)
+        // NB: in place (`!.`), so that the outbox's storage is not copied for each message.
+        switch state.outboxes[id]!.append(message, limit: limit) {
+        case true:
           state.wake.append(id)
           wakes = true
-        case .some(false):
+        case false:
           break
         case nil:
           // NB: a reader this far behind never catches up; dropping it keeps its room fast.
-          if !outbox.mustHangUp {
-            outbox.hangUp()
+          if !state.outboxes[id]!.mustHangUp {
+            state.outboxes[id]!.hangUp()
             state.wake.append(id)
             wakes = true
           }
         }
-        state.outboxes[id] = outbox
       }
       if wakes, let context = state.context { lws_cancel_service(context.pointer) }
     }
@@ -106,6 +106,39 @@ final class OutboundQueues: Sendable {
   /// Whether a close has been queued (or sent) for this connection.
   func isClosing(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.isClosing ?? false } }
 
+  /// Service thread, outside lws' writable callback: writes the queued messages at once while
+  /// the socket takes them. This saves the round trip through a writable callback, which on
+  /// the libuv loop costs four `epoll_ctl` calls (libuv re-registers the socket each time lws
+  /// turns POLLOUT on or off). lws buffers a partial write itself and then reports the pipe
+  /// choked. What is left — more than the socket takes, or a close, which only the writable
+  /// callback may send — waits for a writable callback.
+  func flush(_ id: UInt64, wsi: OpaquePointer) {
+    while lws_send_pipe_choked(wsi) == 0 {
+      let (message, isEmpty) = state.withLock { state in
+        (state.outboxes[id]?.popMessage(), state.outboxes[id]?.items.isEmpty ?? true)
+      }
+      guard let message else {
+        if !isEmpty { lws_callback_on_writable(wsi) }
+        return
+      }
+      guard write(message, wsi: wsi) else {
+        // A socket that fails a write is done for; let lws close it on its next turn.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+        return
+      }
+      if isEmpty { return }
+    }
+    lws_callback_on_writable(wsi)
+  }
+
+  private func write(_ message: OutboundMessage, wsi: OpaquePointer) -> Bool {
+    let written =
+      message.isBinary
+      ? clws_write_binary(wsi, message.payload, message.count)
+      : clws_write_text(wsi, message.payload, message.count)
+    return written >= Int32(message.count)
+  }
+
   /// Service thread: writes queued frames while the socket takes them.
   /// Returns -1 when the connection must close now (a close frame was written, or a write
   /// failed).
@@ -116,13 +149,7 @@ final class OutboundQueues: Sendable {
       case nil:
         return 0
       case .message(let message)?:
-        let written =
-          message.isBinary
-          ? clws_write_binary(wsi, message.payload, message.count)
-          : clws_write_text(wsi, message.payload, message.count)
-        if written < Int32(message.count) {
-          return -1
-        }
+        if !write(message, wsi: wsi) { return -1 }
       case .close(let code, let reason)?:
         _ = clws_write_close(wsi, Int32(code.rawValue), reason)
         return -1

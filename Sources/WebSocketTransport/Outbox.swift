@@ -42,6 +42,14 @@ struct Outbox {
     return wasIdle
   }
 
+  /// The first item if it is a message; a close stays queued.
+  mutating func popMessage() -> OutboundMessage? {
+    guard case .message(let message)? = items.first else { return nil }
+    items.removeFirst()
+    queuedBytes -= message.count
+    return message
+  }
+
   mutating func popFirst() -> Item? {
     guard let item = items.popFirst() else { return nil }
     if case .message(let message) = item { queuedBytes -= message.count }

@@ -167,6 +167,7 @@ final class ClientEngine: @unchecked Sendable {
   func start() {
     pending.withLock { $0.running = true }
     let thread = Thread { [self] in
+      clws_name_thread("lws-client")
       while !isDone() { loop.run() }
       queues.setContext(nil)
       lws_context_destroy(context)

@@ -127,6 +127,11 @@ final class ServerEngine: @unchecked Sendable {
     var isBinary = false
     var byteCount = 0
     var isOversized = false
+    /// Whether queued frames may be written at once, outside lws' writable callback. Not
+    /// after the peer sent something, until the next writable callback: lws may owe it a
+    /// pong (it tells us nothing of pings) or its close answer, and those go first.
+    var mayWriteAtOnce = true
+    var peerClosed = false
     init(wsi: OpaquePointer) { self.wsi = wsi }
   }
 
@@ -279,6 +284,8 @@ final class ServerEngine: @unchecked Sendable {
   }
 
   private func serviceLoop() {
+    // NB: Foundation's `Thread.name` does not reach the kernel; this names it for top -H and perf.
+    clws_name_thread("lws-service")
     while control.withLock({ $0.state == .running }) {
       loop.run()
     }
@@ -365,10 +372,16 @@ final class ServerEngine: @unchecked Sendable {
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
       // NB: once our close frame is out, what the peer still sends is not read.
       if queues.isClosing(id) { return 0 }
+      state.mayWriteAtOnce = false
       return receive(id: id, state: state, wsi: wsi, input: input, length: length)
+
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+      if let id = user?.load(as: UInt64.self), let state = webSockets[id] { state.peerClosed = true }
+      return 0
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
       guard let id = user?.load(as: UInt64.self) else { return 0 }
+      webSockets[id]?.mayWriteAtOnce = true
       return queues.drain(id, wsi: wsi)
 
     case LWS_CALLBACK_CLOSED:
@@ -389,6 +402,8 @@ final class ServerEngine: @unchecked Sendable {
       if queues.mustHangUp(id) {
         // NB: not through a writable callback: a socket nobody reads never becomes writable.
         lws_set_timeout(state.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+      } else if state.mayWriteAtOnce && !state.peerClosed {
+        queues.flush(id, wsi: state.wsi)
       } else {
         lws_callback_on_writable(state.wsi)
       }
