@@ -109,11 +109,12 @@ final class OutboundQueues: Sendable {
   /// Service thread, outside lws' writable callback: writes the queued messages at once while
   /// the socket takes them. This saves the round trip through a writable callback, which on
   /// the libuv loop costs four `epoll_ctl` calls (libuv re-registers the socket each time lws
-  /// turns POLLOUT on or off). lws buffers a partial write itself and then reports the pipe
-  /// choked. What is left — more than the socket takes, or a close, which only the writable
+  /// turns POLLOUT on or off). A socket that takes only part of a frame (or none) has lws
+  /// buffer the rest and send it when it can; writing stops there, without a `poll` per
+  /// frame to ask first. What is left — more than the socket takes, or a close, which only the writable
   /// callback may send — waits for a writable callback.
   func flush(_ id: UInt64, wsi: OpaquePointer) {
-    while lws_send_pipe_choked(wsi) == 0 {
+    while lws_partial_buffered(wsi) == 0 {
       let (message, isEmpty) = state.withLock { state in
         (state.outboxes[id]?.popMessage(), state.outboxes[id]?.items.isEmpty ?? true)
       }
@@ -139,11 +140,12 @@ final class OutboundQueues: Sendable {
     return written >= Int32(message.count)
   }
 
-  /// Service thread: writes queued frames while the socket takes them.
+  /// Service thread, in lws' writable callback: writes queued frames until one is left
+  /// partly buffered by lws (the socket is full).
   /// Returns -1 when the connection must close now (a close frame was written, or a write
   /// failed).
   func drain(_ id: UInt64, wsi: OpaquePointer) -> Int32 {
-    while lws_send_pipe_choked(wsi) == 0 {
+    while lws_partial_buffered(wsi) == 0 {
       let item = state.withLock { $0.outboxes[id]?.popFirst() }
       switch item {
       case nil:
