@@ -73,7 +73,6 @@ static inline int clws_write_close(struct lws *wsi, int code, const char *reason
   payload[0] = (unsigned char)(code >> 8);
   payload[1] = (unsigned char)(code & 0xff);
   memcpy(payload + 2, reason, reason_length);
-  lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, reason_length);
   // NB: 4 is lws's private LWS_WRITE_CLOSE (lws-write.h hides it behind lws_close_reason).
   return lws_write(wsi, payload, 2 + reason_length, (enum lws_write_protocol)4);
 }

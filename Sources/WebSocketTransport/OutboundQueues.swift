@@ -140,24 +140,31 @@ final class OutboundQueues: Sendable {
     return written >= Int32(message.count)
   }
 
+  /// What a writable callback leaves the connection in.
+  enum DrainResult {
+    /// Open; anything left waits for the next writable callback.
+    case open
+    /// Our close frame is out: the connection waits for the peer's answering close.
+    case closeSent
+    /// A write failed: the connection must go now.
+    case failed
+  }
+
   /// Service thread, in lws' writable callback: writes queued frames until one is left
-  /// partly buffered by lws (the socket is full).
-  /// Returns -1 when the connection must close now (a close frame was written, or a write
-  /// failed).
-  func drain(_ id: UInt64, wsi: OpaquePointer) -> Int32 {
+  /// partly buffered by lws (the socket is full), or a close frame is out.
+  func drain(_ id: UInt64, wsi: OpaquePointer) -> DrainResult {
     while lws_partial_buffered(wsi) == 0 {
       let item = state.withLock { $0.outboxes[id]?.popFirst() }
       switch item {
       case nil:
-        return 0
+        return .open
       case .message(let message)?:
-        if !write(message, wsi: wsi) { return -1 }
+        if !write(message, wsi: wsi) { return .failed }
       case .close(let code, let reason)?:
-        _ = clws_write_close(wsi, Int32(code.rawValue), reason)
-        return -1
+        return clws_write_close(wsi, Int32(code.rawValue), reason) < 0 ? .failed : .closeSent
       }
     }
     lws_callback_on_writable(wsi)
-    return 0
+    return .open
   }
 }

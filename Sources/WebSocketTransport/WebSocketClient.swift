@@ -106,6 +106,8 @@ final class ClientEngine: @unchecked Sendable {
     var received: [UInt8] = []
     var closeCode: Int?
     var closeReason = ""
+    /// Our close frame is out; the server's answering close ends the connection.
+    var closeSent = false
     init(pending: PendingConnect) { self.pending = pending }
   }
 
@@ -264,14 +266,20 @@ final class ClientEngine: @unchecked Sendable {
       return 0
 
     case LWS_CALLBACK_CLIENT_WRITEABLE:
-      return queues.drain(id, wsi: wsi)
+      guard let connection = connections[id] else { return 0 }
+      return ServerEngine.afterDrain(queues.drain(id, wsi: wsi), wsi: wsi, waitSeconds: 5) {
+        connection.closeSent = true
+      }
 
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-      guard let connection = connections[id], let input, length >= 2 else { return 0 }
-      let bytes = UnsafeRawBufferPointer(start: input, count: length)
-      connection.closeCode = Int(bytes[0]) << 8 | Int(bytes[1])
-      connection.closeReason = String(decoding: bytes.dropFirst(2), as: UTF8.self)
-      return 0
+      guard let connection = connections[id] else { return 0 }
+      if let input, length >= 2 {
+        let bytes = UnsafeRawBufferPointer(start: input, count: length)
+        connection.closeCode = Int(bytes[0]) << 8 | Int(bytes[1])
+        connection.closeReason = String(decoding: bytes.dropFirst(2), as: UTF8.self)
+      }
+      // The answer to our close ends it (nonzero: no echo); otherwise lws answers in kind.
+      return connection.closeSent ? 1 : 0
 
     case LWS_CALLBACK_CLIENT_CLOSED:
       guard let connection = connections.removeValue(forKey: id) else { return 0 }

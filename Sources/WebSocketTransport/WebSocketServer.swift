@@ -25,6 +25,8 @@ public struct WebSocketServerConfiguration: Sendable {
   /// Seconds of silence before the server pings a WebSocket, and before it hangs up.
   public var pingAfterSeconds: UInt16 = 30
   public var hangUpAfterSeconds: UInt16 = 45
+  /// Seconds the server waits for the peer's answer to its close frame before hanging up.
+  public var closeAnswerSeconds: Int32 = 5
 
   public init() {}
 }
@@ -132,6 +134,8 @@ final class ServerEngine: @unchecked Sendable {
     /// pong (it tells us nothing of pings) or its close answer, and those go first.
     var mayWriteAtOnce = true
     var peerClosed = false
+    /// Our close frame is out; the peer's answering close ends the connection.
+    var closeSent = false
     init(wsi: OpaquePointer) { self.wsi = wsi }
   }
 
@@ -376,13 +380,18 @@ final class ServerEngine: @unchecked Sendable {
       return receive(id: id, state: state, wsi: wsi, input: input, length: length)
 
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-      if let id = user?.load(as: UInt64.self), let state = webSockets[id] { state.peerClosed = true }
-      return 0
+      guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
+      // The answer to our close: nonzero has lws close the connection without echoing it.
+      if state.closeSent { return 1 }
+      state.peerClosed = true
+      return 0  // lws answers with the same close, then closes
 
     case LWS_CALLBACK_SERVER_WRITEABLE:
-      guard let id = user?.load(as: UInt64.self) else { return 0 }
-      webSockets[id]?.mayWriteAtOnce = true
-      return queues.drain(id, wsi: wsi)
+      guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
+      state.mayWriteAtOnce = true
+      return Self.afterDrain(
+        queues.drain(id, wsi: wsi), wsi: wsi, waitSeconds: configuration.closeAnswerSeconds
+      ) { state.closeSent = true }
 
     case LWS_CALLBACK_CLOSED:
       guard let id = user?.load(as: UInt64.self), webSockets.removeValue(forKey: id) != nil
@@ -393,6 +402,25 @@ final class ServerEngine: @unchecked Sendable {
 
     default:
       return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+  }
+
+  /// What a writable callback returns after draining. After our close frame the connection
+  /// stays open for the peer's answering close (closing a socket with unread input resets
+  /// it, and the peer might never read our close), for at most `waitSeconds`.
+  static func afterDrain(
+    _ result: OutboundQueues.DrainResult, wsi: OpaquePointer, waitSeconds: Int32,
+    closeSent: () -> Void
+  ) -> Int32 {
+    switch result {
+    case .open:
+      return 0
+    case .closeSent:
+      closeSent()
+      lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, waitSeconds)
+      return 0
+    case .failed:
+      return -1
     }
   }
 

@@ -57,6 +57,68 @@ final class RawSocket {
     return head + String(decoding: body.prefix(got), as: UTF8.self)
   }
 
+  /// Sends one final frame, masked as a client must.
+  func writeFrame(opcode: UInt8, payload: [UInt8]) {
+    precondition(payload.count < 126, "short frames only")
+    let mask: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
+    var frame: [UInt8] = [0x80 | opcode, 0x80 | UInt8(payload.count)] + mask
+    frame += payload.enumerated().map { $1 ^ mask[$0 % 4] }
+    _ = frame.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+  }
+
+  func writeFrame(text: String) { writeFrame(opcode: 1, payload: Array(text.utf8)) }
+
+  /// Reads one whole unmasked frame from the server (nil at the end of the stream).
+  func readFrame() -> (opcode: UInt8, payload: [UInt8])? {
+    guard let head = readExactly(2) else { return nil }
+    var length = Int(head[1] & 0x7f)
+    if length == 126 {
+      guard let extended = readExactly(2) else { return nil }
+      length = Int(extended[0]) << 8 | Int(extended[1])
+    } else if length == 127 {
+      guard let extended = readExactly(8) else { return nil }
+      length = extended.reduce(0) { $0 << 8 | Int($1) }
+    }
+    guard let payload = readExactly(length) else { return nil }
+    return (head[0] & 0x0f, payload)
+  }
+
+  private func readExactly(_ count: Int) -> [UInt8]? {
+    var bytes = [UInt8](repeating: 0, count: count)
+    var got = 0
+    while got < count {
+      let result = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + got, count - got) }
+      if result <= 0 { return nil }
+      got += result
+    }
+    return bytes
+  }
+
+  /// How the stream ended: `.end` for an orderly close (FIN), `.reset` for a reset, or
+  /// `.bytes` if the server sent something more first.
+  enum Ending: Equatable { case end, reset, bytes(Int) }
+
+  func readToEnd() -> Ending {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    var total = 0
+    while true {
+      let result = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if result > 0 {
+        total += result
+      } else if result == 0 {
+        return total > 0 ? .bytes(total) : .end
+      } else {
+        return errno == ECONNRESET ? .reset : .bytes(total)
+      }
+    }
+  }
+
+  /// Whether anything (data, or the end of the stream) arrives within `milliseconds`.
+  func becomesReadable(within milliseconds: Int32) -> Bool {
+    var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&descriptor, 1, milliseconds) > 0
+  }
+
   static func upgrade(_ path: String) -> String {
     "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"

@@ -88,6 +88,44 @@ struct WebSocketServerBehaviourTests {
     #expect(closed == .closed(code: 4410, reason: "Deleted"), "\(String(describing: closed))")
   }
 
+  /// RFC 6455 §7.1.1: after its close frame the server reads (and drops) what the peer still
+  /// sends until the peer's answering close, and only then closes the TCP connection —
+  /// cleanly, with nothing more sent. Hanging up at once would reset the connection over the
+  /// unread input, and the peer could lose the close frame.
+  @Test func closingWaitsForThePeersAnswerThenEndsCleanly() async throws {
+    let (server, delegate) = try startEchoServer()
+    defer { server.shutdown() }
+    let socket = try RawSocket(port: server.port)
+    socket.write(RawSocket.upgrade("/ws"))
+    #expect(socket.readHead().hasPrefix("HTTP/1.1 101"))
+    socket.writeFrame(text: "close-me")
+    for index in 0..<50 { socket.writeFrame(text: "still talking \(index)") }
+
+    let close = try #require(socket.readFrame())
+    #expect(close.opcode == 8)
+    #expect(Array(close.payload.prefix(2)) == [0x11, 0x3a])  // 4410
+    #expect(String(decoding: close.payload.dropFirst(2), as: UTF8.self) == "Deleted")
+    // NB: a server that hung up would have its end of the stream here within microseconds.
+    #expect(!socket.becomesReadable(within: 300), "the server must wait for the answer")
+    #expect(delegate.events.withLock { !$0.contains("closed") })
+
+    socket.writeFrame(opcode: 8, payload: [0x11, 0x3a])
+    #expect(socket.readToEnd() == .end, "no second close frame, and no reset")
+  }
+
+  @Test func aPeerThatNeverAnswersTheCloseIsDroppedAfterTheWait() async throws {
+    let (server, delegate) = try startEchoServer { $0.closeAnswerSeconds = 1 }
+    defer { server.shutdown() }
+    let socket = try RawSocket(port: server.port)
+    socket.write(RawSocket.upgrade("/ws"))
+    #expect(socket.readHead().hasPrefix("HTTP/1.1 101"))
+    socket.writeFrame(text: "close-me")
+    #expect(socket.readFrame()?.opcode == 8)
+    // Blocks until the server gives up on the answer (lws checks its timeouts each second).
+    #expect(socket.readToEnd() == .end)
+    while delegate.events.withLock({ !$0.contains("closed") }) { await Task.yield() }
+  }
+
   @Test func aStalledReaderIsClosedWith1008AndNeverHoldsUpOthers() async throws {
     let (server, delegate) = try startEchoServer()
     defer { server.shutdown() }
