@@ -69,9 +69,9 @@ public actor Store<R: Reducer> {
 
   private func process(_ action: R.Action, origin: ActionOrigin) -> Rejection? {
     var newState = state
-    let effect = withDependencies {
-      $0 = dependencies
-    } operation: {
+    // NB: the store's values replace the caller's outright, so the task-local is set directly
+    // (`withDependencies` would copy the caller's values first, on every action).
+    let effect = DependencyValues.$_current.withValue(dependencies) {
       reducer.reduce(into: &newState, action: action)
     }
     if let rejection = effect.rejection { return rejection }
