@@ -18,6 +18,28 @@ public struct StorageClient: Sendable {
   /// Records where a running meeting is (nil: no meeting runs any more).
   public var saveCheckpoint:
     @Sendable (_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws -> Void
+  /// Reserves the next `count` versions of a room (`lobby` or a standup id): versions no
+  /// earlier reservation got, in this run or any other. Returns the first.
+  public var reserveVersions: @Sendable (_ room: String, _ count: Int) async throws -> Int
+  /// Gives back the end of a reservation that was not used: the room's next reservation
+  /// starts at `next` — if nothing was reserved since, i.e. the last reservation still ends
+  /// at `end`.
+  public var returnVersions: @Sendable (_ room: String, _ next: Int, _ end: Int) async throws -> Void
+}
+
+/// The versions reserved so far for each room, in memory (tests, `inMemory`).
+struct VersionReservations {
+  var next: [String: Int] = [:]
+
+  mutating func reserve(_ room: String, _ count: Int) -> Int {
+    let first = next[room, default: 1]
+    next[room] = first + count
+    return first
+  }
+
+  mutating func giveBack(_ room: String, next value: Int, end: Int) {
+    if next[room] == end { next[room] = value }
+  }
 }
 
 /// Where a running meeting was when it last changed speaker, took a note or paused; after a
@@ -66,6 +88,7 @@ extension StorageClient: TestDependencyKey {
   public static func inMemory(_ standups: [Standup] = []) -> StorageClient {
     let storage = Mutex(standups)
     let checkpoints = Mutex<[Standup.ID: MeetingCheckpoint]>([:])
+    let versions = Mutex(VersionReservations())
     return StorageClient(
       load: { storage.withLock { $0 } },
       save: { standup in
@@ -82,7 +105,9 @@ extension StorageClient: TestDependencyKey {
         checkpoints.withLock { $0[id] = nil }
       },
       loadCheckpoints: { checkpoints.withLock { Array($0.values) } },
-      saveCheckpoint: { id, checkpoint in checkpoints.withLock { $0[id] = checkpoint } }
+      saveCheckpoint: { id, checkpoint in checkpoints.withLock { $0[id] = checkpoint } },
+      reserveVersions: { room, count in versions.withLock { $0.reserve(room, count) } },
+      returnVersions: { room, next, end in versions.withLock { $0.giveBack(room, next: next, end: end) } }
     )
   }
 }

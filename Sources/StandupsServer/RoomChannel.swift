@@ -24,48 +24,73 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     case request(ClientMessage, Sender, reply: @Sendable (Result<Int, WireError>) -> Void)
     /// The current version and state.
     case snapshot(reply: @Sendable ((version: Int, state: JSONValue)) -> Void)
+    /// A change could not be numbered (storage kept failing): everyone must reconnect.
+    case outOfVersions
   }
 
   let feature: Feature
   let store: Store<Feature.R>
   let work = SerialQueue()
   private let broadcaster: Broadcaster
+  private let versions: VersionLease
   private let mailbox: AsyncStream<Event>.Continuation
+  /// The task that handles the mailbox; it ends once the mailbox is closed and emptied.
+  private let handler = Mutex<Task<Void, Never>?>(nil)
   private let outlet: Outlet
   private let logger: Logger
   private let onClosed: @Sendable (RoomChannel) async -> Void
 
   init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
-    firstVersion: Int, outlet: Outlet, logger: Logger,
+    versions: VersionLease, outlet: Outlet, logger: Logger,
     onJoined: @escaping @Sendable (RoomChannel) -> Void = { _ in },
     onClosed: @escaping @Sendable (RoomChannel) async -> Void = { _ in },
     onIdle: @escaping @Sendable (RoomChannel) async -> Void
   ) {
     let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
     let broadcaster = Broadcaster(
-      state: initialState, json: initialJSON, version: firstVersion, outlet: outlet,
+      state: initialState, json: initialJSON, versions: versions, outlet: outlet,
       encode: { try feature.encode($0, previous: $1) })
     let work = work
+    let (events, mailbox) = AsyncStream<Event>.makeStream()
     self.feature = feature
     self.broadcaster = broadcaster
+    self.versions = versions
+    self.mailbox = mailbox
     self.outlet = outlet
     self.logger = logger
     self.onClosed = onClosed
     self.store = Store(
       initialState: initialState, reducer: reducer, dependencies: dependencies,
       observer: { _, state, _ in
-        if let old = broadcaster.publish(state) {
-          feature.stateDidChange(from: old, to: state, work: work)
+        switch broadcaster.publish(state) {
+        case .published(let old): feature.stateDidChange(from: old, to: state, work: work)
+        case .unchanged: break
+        case .outOfVersions: mailbox.yield(.outOfVersions)
         }
       })
-    let (events, mailbox) = AsyncStream<Event>.makeStream()
-    self.mailbox = mailbox
-    Task { [self] in
+    let reserved = versions.first != nil
+    let handler = Task { [self] in
+      // NB: a room's store changes only through its mailbox, so nothing is numbered before
+      // its first block of versions is reserved here. (The lobby's store also takes the
+      // rooms' notices directly; its block is reserved before it opens.)
+      if !reserved { broadcaster.begin(at: await versions.start()) }
       for await event in events {
         await handle(event, onJoined: onJoined, onIdle: onIdle)
       }
+      await finishVersions()
     }
+    self.handler.withLock { $0 = handler }
+  }
+
+  /// Waits until every event queued before `close` is handled and the versions are given back.
+  func closed() async {
+    await handler.withLock { $0 }?.value
+  }
+
+  /// No version is issued after this; what was reserved past the last one is given back.
+  private func finishVersions() async {
+    await versions.finish(next: broadcaster.closeVersions())
   }
 
   /// Queues an event; safe from any thread (the transport's service thread included).
@@ -103,6 +128,17 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       reply(broadcaster.snapshot)
       await releaseIfUnused(onIdle: onIdle)
       onJoined(self)
+
+    case .outOfVersions:
+      guard !broadcaster.isClosed else { return }
+      _ = broadcaster.closeVersions()
+      logger.error("Room \(feature.roomName) ran out of versions; closing it so that it restarts.")
+      await store.cancelAllEffects()
+      for peer in broadcaster.removeAllPeers() {
+        outlet.close(peer, code: .internalError, reason: "The room restarts: reconnect.")
+      }
+      await onClosed(self)
+      close()
 
     case .leave(let connection):
       let idle = await store.perform { [feature, broadcaster] store in
@@ -187,6 +223,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       var state: State
       var json: JSONValue
       var version: Int
+      /// Set when the room closes: no version is issued after.
+      var isClosed = false
       var peers: [ConnectionID: Sender] = [:]
       /// The last patches, oldest first, for `since=` resumes.
       var recent: Deque<(version: Int, message: OutboundMessage)> = []
@@ -194,16 +232,41 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
 
     static var recentCapacity: Int { 512 }
     private let shared: Mutex<Shared>
+    private let versions: VersionLease
     private let outlet: Outlet
     private let encode: @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
 
     init(
-      state: State, json: JSONValue, version: Int, outlet: Outlet,
+      state: State, json: JSONValue, versions: VersionLease, outlet: Outlet,
       encode: @escaping @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
     ) {
-      shared = Mutex(Shared(state: state, json: json, version: version))
+      shared = Mutex(Shared(state: state, json: json, version: versions.first ?? 0))
+      self.versions = versions
       self.outlet = outlet
       self.encode = encode
+    }
+
+    /// Numbers the initial state, before anything is published.
+    func begin(at first: Int) {
+      shared.withLock { $0.version = first }
+    }
+
+    /// Stops issuing versions; returns the one after the last issued.
+    func closeVersions() -> Int {
+      shared.withLock { shared in
+        shared.isClosed = true
+        return shared.version + 1
+      }
+    }
+
+    var isClosed: Bool { shared.withLock { $0.isClosed } }
+
+    enum Publication {
+      /// Sent as the next version; carries the previous state.
+      case published(State)
+      case unchanged
+      /// The change could not be numbered: nothing was sent.
+      case outOfVersions
     }
 
     var version: Int { shared.withLock { $0.version } }
@@ -212,8 +275,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     func sender(of connection: ConnectionID) -> Sender? { shared.withLock { $0.peers[connection] } }
 
     /// Diffs `state` against the last version; if anything changed, numbers the patch and
-    /// sends it to every peer. Returns the previous state when it did.
-    func publish(_ state: State) -> State? {
+    /// sends it to every peer.
+    func publish(_ state: State) -> Publication {
       // NB: only the store's actor publishes, so the previous version read here cannot move
       // before the lock below is taken.
       let previous = shared.withLock { ($0.state, $0.json) }
@@ -221,11 +284,12 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       do {
         json = try encode(state, previous)
       } catch {
-        return nil
+        return .unchanged
       }
       return shared.withLock { shared in
         let operations = JSONPatch.diff(shared.json, json)
-        guard !operations.isEmpty else { return nil }
+        guard !operations.isEmpty else { return .unchanged }
+        guard !shared.isClosed, versions.mayIssue(shared.version + 1) else { return .outOfVersions }
         shared.version += 1
         shared.json = json
         let old = shared.state
@@ -234,7 +298,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
         shared.recent.append((shared.version, message))
         if shared.recent.count > Self.recentCapacity { shared.recent.removeFirst() }
         outlet.send(message, to: shared.peers.keys)
-        return old
+        return .published(old)
       }
     }
 
@@ -242,8 +306,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     func addPeer(_ connection: ConnectionID, sender: Sender, since: Int?, room: String) {
       shared.withLock { shared in
         shared.peers[connection] = sender
-        // NB: versions never repeat (each room starts past every earlier one), so a version
-        // this room holds patches after is one it issued.
+        // NB: versions never repeat (each opening of a room has its own reserved range), so
+        // a version this room holds patches after is one it issued.
         let oldestResumable = (shared.recent.first?.version ?? shared.version + 1) - 1
         if let since, since >= min(oldestResumable, shared.version), since <= shared.version {
           outlet.send(

@@ -67,11 +67,16 @@ final class RoomHub: WebSocketServerDelegate {
   private let admission: Admission
   private let shared = Mutex(Shared())
 
+  private let versionSizes: VersionLease.Sizes
+
+  /// - Parameter lobbyVersions: the lobby's versions, already reserved (`start`ed).
   init(
     standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
+    lobbyVersions: VersionLease, versionSizes: VersionLease.Sizes = .init(),
     bots: BotTokens = BotTokens(), limits: ServerLimits = ServerLimits(), outlet: Outlet,
     logger: Logger
   ) {
+    self.versionSizes = versionSizes
     self.bots = bots
     self.admission = Admission(limits: limits)
     let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
@@ -85,7 +90,7 @@ final class RoomHub: WebSocketServerDelegate {
       feature: LobbyFeature(storage: dependencies.storage, catalog: catalog, logger: logger),
       initialState: Self.lobbyState(standups, checkpoints),
       reducer: Lobby(), dependencies: dependencies,
-      firstVersion: Self.firstVersion(dependencies), outlet: outlet, logger: logger,
+      versions: lobbyVersions, outlet: outlet, logger: logger,
       onIdle: { _ in })
     notifier.attach(lobby.store)
   }
@@ -97,13 +102,6 @@ final class RoomHub: WebSocketServerDelegate {
       state.live[checkpoint.standupID] = Lobby.Live(participants: 0, meetingRunning: true)
     }
     return state
-  }
-
-  /// Each room's versions start past every version an earlier run (or an earlier opening of
-  /// the same room) can have issued: microseconds since 1970 at opening. A room would have
-  /// to change a million times a second to catch up with the next one.
-  static func firstVersion(_ dependencies: DependencyValues) -> Int {
-    Int(dependencies.date.now.timeIntervalSince1970 * 1_000_000)
   }
 
   // MARK: WebSocketServerDelegate (service thread)
@@ -281,7 +279,10 @@ final class RoomHub: WebSocketServerDelegate {
       feature: StandupRoomFeature(
         standupID: standup.id, storage: dependencies.storage, lobby: notifier, logger: logger),
       initialState: state, reducer: Room(), dependencies: dependencies,
-      firstVersion: Self.firstVersion(dependencies), outlet: outlet, logger: logger,
+      versions: VersionLease(
+        room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
+        logger: logger),
+      outlet: outlet, logger: logger,
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
       onIdle: { [weak self] channel in self?.release(channel) })
@@ -319,13 +320,19 @@ final class RoomHub: WebSocketServerDelegate {
   /// Rooms open right now (tests, metrics).
   var openRoomCount: Int { shared.withLock { $0.rooms.count } }
 
-  /// Cancels every room's effects (shutdown).
+  /// Shutdown, once the transport is closed: every room stops its effects, handles what is
+  /// still in its mailbox (the leaves), saves, and gives back the versions it did not use;
+  /// then the lobby does the same.
   func stopAll() async {
     let rooms = shared.withLock { Array($0.rooms.values) }
     for room in rooms {
       await room.store.cancelAllEffects()
+      room.close()
+      await room.closed()
       await room.work.drain()
     }
+    lobby.close()
+    await lobby.closed()
     await lobby.work.drain()
   }
 }

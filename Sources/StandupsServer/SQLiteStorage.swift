@@ -63,6 +63,13 @@ public final class SQLiteStorage: Sendable {
         table.column("transcript", .text).notNull()
       }
     }
+    migrator.registerMigration("v2: room versions") { db in
+      // The next version each room may reserve (see `StorageClient.reserveVersions`).
+      try db.create(table: "roomVersion") { table in
+        table.primaryKey("room", .text)
+        table.column("next", .integer).notNull()
+      }
+    }
     return migrator
   }
 
@@ -170,6 +177,23 @@ public final class SQLiteStorage: Sendable {
     }
   }
 
+  public func reserveVersions(_ room: String, _ count: Int) async throws -> Int {
+    try await database.write { db in
+      let first = try Int.fetchOne(db, sql: "SELECT next FROM roomVersion WHERE room = ?", arguments: [room]) ?? 1
+      try db.execute(
+        sql: "INSERT INTO roomVersion (room, next) VALUES (?, ?) ON CONFLICT(room) DO UPDATE SET next = excluded.next",
+        arguments: [room, first + count])
+      return first
+    }
+  }
+
+  public func returnVersions(_ room: String, next: Int, end: Int) async throws {
+    try await database.write { db in
+      try db.execute(
+        sql: "UPDATE roomVersion SET next = ? WHERE room = ? AND next = ?", arguments: [next, room, end])
+    }
+  }
+
   /// The storage client the server's rooms use.
   public var client: StorageClient {
     StorageClient(
@@ -177,7 +201,9 @@ public final class SQLiteStorage: Sendable {
       save: { try await self.save($0) },
       delete: { try await self.delete($0) },
       loadCheckpoints: { try await self.loadCheckpoints() },
-      saveCheckpoint: { try await self.saveCheckpoint($0, $1) })
+      saveCheckpoint: { try await self.saveCheckpoint($0, $1) },
+      reserveVersions: { try await self.reserveVersions($0, $1) },
+      returnVersions: { try await self.returnVersions($0, next: $1, end: $2) })
   }
 }
 

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
   public var botTokens = BotTokens()
   /// Connection and message limits.
   public var limits = ServerLimits()
+  /// How many versions each room reserves at a time (tests make them small).
+  var versionSizes = VersionLease.Sizes()
 
   public init() {}
 }
@@ -65,10 +67,13 @@ public final class StandupsServer: Sendable {
       throw ServerStartError(description: "Cannot load the standups: \(error)")
     }
 
+    let lobbyVersions = VersionLease(
+      room: "lobby", storage: dependencies.storage, sizes: configuration.versionSizes, logger: logger)
+    await lobbyVersions.start(now: dependencies.date.now)
     let outlet = Outlet()
     let hub = RoomHub(
       standups: standups, checkpoints: checkpoints, dependencies: dependencies,
-      bots: configuration.botTokens, limits: configuration.limits, outlet: outlet, logger: logger)
+      lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes, bots: configuration.botTokens, limits: configuration.limits, outlet: outlet, logger: logger)
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host
     transportConfiguration.port = configuration.port

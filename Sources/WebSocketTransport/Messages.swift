@@ -62,6 +62,7 @@ public struct CloseCode: RawRepresentable, Hashable, Sendable {
   public static let goingAway = CloseCode(rawValue: 1001)
   public static let policyViolation = CloseCode(rawValue: 1008)
   public static let messageTooBig = CloseCode(rawValue: 1009)
+  public static let internalError = CloseCode(rawValue: 1011)
   /// Standups: the room's standup was deleted.
   public static let gone = CloseCode(rawValue: 4410)
 }

@@ -146,7 +146,7 @@ enum Targets {
     rows.append(
       "| ≤ 12 KiB RSS per idle connection, with its participant state | \(String(format: "%.1f", idle)) KiB | \(verdict(idle <= 12)) |")
     rows.append(
-      "| a tick's patch ≤ 100 bytes | \(micro.patchBytes) bytes of JSON Patch (the whole message, with its `type` and 16-digit `version`: \(many.tickBytes) bytes) | \(verdict(micro.patchBytes <= 100)) |")
+      "| a tick's patch ≤ 100 bytes | \(micro.patchBytes) bytes of JSON Patch (the whole message, with its `type` and `version`: \(many.tickBytes) bytes) | \(verdict(micro.patchBytes <= 100)) |")
     rows.append(
       "| reduce + diff + encode ≤ 20 µs per tick | \(String(format: "%.1f", micro.microsecondsPerTick)) µs | \(verdict(micro.microsecondsPerTick <= 20)) |")
     return """

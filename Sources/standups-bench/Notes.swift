@@ -25,10 +25,10 @@ enum Notes {
       the room's actor, diffed, encoded and acknowledged, with two thread hops (service
       thread → room → service thread), and that cost is spread over 50 deliveries. At 500
       peers it nearly vanishes.
-    - **A tick's message** is the 61–64-byte JSON Patch plus its envelope: `type` and a
-      16-digit `version`. Versions start at the microseconds since 1970 when a room opens,
-      so that they never repeat across restarts without a write per change; a persisted
-      small counter would save about 12 bytes per message.
+    - **A tick's message** is the 61–64-byte JSON Patch in its envelope, `type` and
+      `version`: about 100 bytes (the protocol's own example is 97). Versions are small
+      counters, reserved on disk per room in blocks (docs/PROTOCOL.md, "Versions"); they
+      were microseconds since 1970 before, 12 bytes more in every message.
     - **RSS per connection** in the fan-out rows is measured over 51 or 501 connections and
       includes the allocator's growth; the idle figure over 10 000 connections is the one
       the target is about. The C server keeps no state per connection beyond lws's own.

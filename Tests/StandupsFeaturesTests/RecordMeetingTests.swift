@@ -1,4 +1,5 @@
 import Clocks
+import CasePathsCore
 import ConcurrencyExtras
 import Dependencies
 import Foundation

@@ -1,3 +1,4 @@
+import CasePathsCore
 import Dependencies
 import Foundation
 import IdentifiedCollections

@@ -14,7 +14,8 @@ struct TestServer {
   var port: Int { server.port }
 
   static func start(
-    standups: [Standup] = [.design], configure: (inout ServerConfiguration) -> Void = { _ in }
+    standups: [Standup] = [.design], storage: StorageClient? = nil,
+    configure: (inout ServerConfiguration) -> Void = { _ in }
   ) async throws -> TestServer {
     var configuration = ServerConfiguration()
     configuration.botTokens = try BotTokens(
@@ -25,7 +26,7 @@ struct TestServer {
       .appendingPathComponent("standups-tests-\(UUID())").path
     configure(&configuration)
     let server = try await StandupsServer.start(
-      configuration: configuration, storage: .inMemory(standups))
+      configuration: configuration, storage: storage ?? .inMemory(standups))
     return TestServer(server: server, client: try WebSocketClient())
   }
 

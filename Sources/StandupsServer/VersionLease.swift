@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import StandupsFeatures
+import Synchronization
+
+/// A room's version numbers, from blocks reserved in storage before any of them is issued.
+///
+/// No version of a room is ever issued twice — across restarts and crashes too — and they
+/// stay small: a room that closes gives back what it did not use, so its next opening goes
+/// on from there; after a crash the next opening starts past the whole reservation.
+final class VersionLease: Sendable {
+  struct Sizes: Sendable {
+    /// Versions reserved at a time.
+    var block = 10_000
+    /// When fewer are left than this, the next block is reserved.
+    var lowWater = 5_000
+  }
+
+  private struct State {
+    /// The version the room starts at; nil until the first block is reserved.
+    var first: Int?
+    /// Versions below this one are reserved for this opening.
+    var end = 0
+    /// The reservation of the next block, while it runs.
+    var extending: Task<Void, Never>?
+    /// An extension did not continue the reservation: no more are asked for.
+    var extensionFailed = false
+    /// Storage failed at the start: versions come from the clock, nothing is reserved.
+    var fromClock = false
+    var finished = false
+  }
+
+  let room: String
+  private let storage: StorageClient
+  private let sizes: Sizes
+  private let logger: Logger
+  private let state = Mutex(State())
+
+  init(room: String, storage: StorageClient, sizes: Sizes = Sizes(), logger: Logger) {
+    self.room = room
+    self.storage = storage
+    self.sizes = sizes
+    self.logger = logger
+  }
+
+  /// The room's first version, once `start` has reserved it.
+  var first: Int? { state.withLock { $0.first } }
+
+  /// Reserves the first block (once) and returns the room's first version.
+  ///
+  /// If storage fails, the versions come from the clock instead: microseconds since 1970,
+  /// past any reserved version by about 10^15, so the two never meet.
+  @discardableResult
+  func start(now: @autoclosure () -> Date = Date()) async -> Int {
+    if let first = self.first { return first }
+    do {
+      let first = try await storage.reserveVersions(room, sizes.block)
+      state.withLock {
+        $0.first = first
+        $0.end = first + sizes.block
+      }
+      return first
+    } catch {
+      let first = Int(now().timeIntervalSince1970 * 1_000_000)
+      logger.error("Reserving versions for room \(room) failed: \(error). Numbering from the clock.")
+      state.withLock {
+        $0.first = first
+        $0.end = .max
+        $0.fromClock = true
+      }
+      return first
+    }
+  }
+
+  /// Whether `version` is reserved for this opening, so it may be issued. Reserves the next
+  /// block, in the background, once few are left.
+  func mayIssue(_ version: Int) -> Bool {
+    state.withLock { state in
+      guard !state.fromClock else { return !state.finished }
+      if state.end - version < sizes.lowWater, state.extending == nil, !state.extensionFailed,
+        !state.finished
+      {
+        let end = state.end
+        state.extending = Task { await self.extend(from: end) }
+      }
+      return version < state.end && !state.finished
+    }
+  }
+
+  /// Waits for the reservation of the next block, if one is under way.
+  func settle() async {
+    await state.withLock { $0.extending }?.value
+  }
+
+  private func extend(from end: Int) async {
+    do {
+      let first = try await storage.reserveVersions(room, sizes.block)
+      state.withLock { state in
+        state.extending = nil
+        guard !state.finished else { return }
+        if first == end {
+          state.end = end + sizes.block
+        } else {
+          // NB: only possible if this room was reserved for elsewhere meanwhile.
+          state.extensionFailed = true
+        }
+      }
+      if first != end {
+        logger.error("The versions reserved for room \(room) do not follow on (\(first), not \(end)).")
+      }
+    } catch {
+      logger.error("Reserving more versions for room \(room) failed: \(error). Will retry.")
+      state.withLock { $0.extending = nil }
+    }
+  }
+
+  /// The room is closing after issuing versions below `next`: nothing more is issued, and
+  /// what was reserved past it is given back.
+  func finish(next: Int) async {
+    let end = state.withLock { state -> Int? in
+      guard !state.finished else { return nil }
+      state.finished = true
+      return state.fromClock || state.first == nil ? nil : state.end
+    }
+    guard let end, next < end else { return }
+    do {
+      try await storage.returnVersions(room, next, end)
+    } catch {
+      logger.warning("Giving back the unused versions of room \(room) failed: \(error)")
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import JSONPatch
+import Logging
+import StandupsFeatures
+@testable import StandupsServer
+import Synchronization
+import Testing
+
+@Suite struct VersionLeaseTests {
+  let logger = Logger(label: "test")
+
+  @Test func reservesTheNextBlockBeforeTheFirstRunsOut() async throws {
+    let storage = StorageClient.inMemory()
+    let lease = VersionLease(room: "r", storage: storage, sizes: .init(block: 4, lowWater: 2), logger: logger)
+    #expect(await lease.start() == 1)
+    #expect(lease.mayIssue(2))
+    #expect(lease.mayIssue(3))
+    #expect(lease.mayIssue(4))  // one left: the next block is asked for
+    await lease.settle()
+    #expect(lease.mayIssue(5))
+    #expect(lease.mayIssue(8))
+    await lease.settle()
+    #expect(try await storage.reserveVersions("r", 1) == 13)
+  }
+
+  @Test func closingGivesBackWhatWasNotIssuedAndIssuesNoMore() async throws {
+    let storage = StorageClient.inMemory()
+    let lease = VersionLease(room: "r", storage: storage, sizes: .init(block: 100, lowWater: 10), logger: logger)
+    #expect(await lease.start() == 1)
+    #expect(lease.mayIssue(2))
+    await lease.finish(next: 3)
+    #expect(!lease.mayIssue(3))
+    #expect(try await storage.reserveVersions("r", 1) == 3)
+  }
+
+  @Test func withoutStorageItNumbersFromTheClockPastEveryReservation() async throws {
+    var storage = StorageClient.inMemory()
+    storage.reserveVersions = { _, _ in throw StorageError("disk full") }
+    let lease = VersionLease(room: "r", storage: storage, sizes: .init(block: 4, lowWater: 2), logger: logger)
+    let first = await lease.start(now: Date(timeIntervalSince1970: 1_795_338_000))
+    #expect(first == 1_795_338_000_000_000)
+    #expect(lease.mayIssue(first + 1_000))
+  }
+}
+
+@Suite struct RoomVersionTests {
+  @Test func aRoomsVersionsStartSmallAndGoOnWhenItOpensAgain() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    #expect(ana.version == 2)  // 1: the room as it opened, 2: with Ana in it
+    try await ana.act("editButtonTapped")
+    let last = try #require(ana.version)
+    #expect(last == 3)
+    ana.close()
+    while server.server.openRoomCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    let ben = try await server.room(name: "Ben")
+    #expect(try #require(ben.version) > last)
+    await server.stop()
+  }
+
+  /// Storage fails while a room needs more versions: the room closes everyone with 1011
+  /// rather than risk a version twice, and opens again when they come back.
+  @Test func aRoomThatCannotReserveMoreVersionsRestarts() async throws {
+    let reservations = Mutex(0)
+    var storage = StorageClient.inMemory([.design])
+    let inMemory = storage
+    storage.reserveVersions = { room, count in
+      // The lobby's and the room's first blocks, then nothing.
+      guard reservations.withLock({ $0 += 1; return $0 }) <= 2 else { throw StorageError("disk full") }
+      return try await inMemory.reserveVersions(room, count)
+    }
+    let server = try await TestServer.start(storage: storage) {
+      $0.versionSizes = .init(block: 4, lowWater: 2)
+    }
+    let ana = try await server.room(name: "Ana")
+    #expect(ana.version == 2)  // 1: the welcome of the opening, 2: Ana's join
+    try await ana.act("editButtonTapped")
+    try await ana.act("cancelEditButtonTapped")  // version 4, the last of the block
+    #expect(ana.version == 4)
+    _ = try? await ana.act("editButtonTapped")
+    let closed = try await ana.waitUntilClosed()
+    #expect(closed.code == 1011)
+    #expect(ana.problems.isEmpty)
+
+    let ben = try await server.room(name: "Ben")
+    #expect(try #require(ben.version) > 4)
+    #expect(ben.state?["standup"]?["title"] == "Design")
+    await server.stop()
+  }
+}
