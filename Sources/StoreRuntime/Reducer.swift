@@ -45,6 +45,16 @@ extension Reducer where Body: Reducer<State, Action> {
   }
 }
 
+extension Reducer {
+  /// What handles actions: for a reducer made of others, its `body`, built once here instead
+  /// of for every action (building it instantiates its key paths and case paths, which costs
+  /// more than a tick's whole reduce); otherwise the reducer itself.
+  public var core: any Reducer<State, Action> {
+    guard !(Body.self is Never.Type), let body = body as? any Reducer<State, Action> else { return self }
+    return body
+  }
+}
+
 /// A reducer from a closure.
 public struct Reduce<State: Sendable, Action: Sendable>: Reducer {
   public typealias Body = Never

@@ -25,7 +25,8 @@ public actor Store<R: Reducer> {
 
   /// The current state.
   public private(set) var state: R.State
-  private let reducer: R
+  /// `reducer.core`: its body, built once.
+  private let reducer: any Reducer<R.State, R.Action>
   private let dependencies: DependencyValues
   private let effects = EffectTable()
   private let observer: Observer?
@@ -39,7 +40,7 @@ public actor Store<R: Reducer> {
     observer: Observer? = nil
   ) {
     self.state = initialState
-    self.reducer = reducer
+    self.reducer = DependencyValues.$_current.withValue(dependencies) { reducer.core }
     self.dependencies = dependencies
     self.observer = observer
   }

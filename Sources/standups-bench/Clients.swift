@@ -92,7 +92,8 @@ final class Driver: Sendable {
     var sentAt: [String: ContinuousClock.Instant] = [:]
     var versionSentAt: [Int: ContinuousClock.Instant] = [:]
     var acked = 0
-    var waiters: [CheckedContinuation<Void, Never>] = []
+    /// Who waits for how many answers in all.
+    var waiters: [(acked: Int, continuation: CheckedContinuation<Void, Never>)] = []
   }
   let shared = Mutex(Shared())
   let recorder: Recorder
@@ -108,15 +109,16 @@ final class Driver: Sendable {
       recorder.handle(event)
       return
     }
-    let waiters = shared.withLock { shared -> [CheckedContinuation<Void, Never>] in
+    let ready = shared.withLock { shared -> [CheckedContinuation<Void, Never>] in
       if let sent = shared.sentAt.removeValue(forKey: ref), let version = json["version"]?.intValue {
         shared.versionSentAt[version] = sent
       }
       shared.acked += 1
-      defer { shared.waiters.removeAll() }
-      return shared.waiters
+      let acked = shared.acked
+      defer { shared.waiters.removeAll { $0.acked <= acked } }
+      return shared.waiters.filter { $0.acked <= acked }.map(\.continuation)
     }
-    for waiter in waiters { waiter.resume() }
+    for waiter in ready { waiter.resume() }
   }
 
   func send(_ action: JSONValue, ref: String) {
@@ -124,10 +126,25 @@ final class Driver: Sendable {
     connection.send(text: JSONValue.object(["type": "action", "ref": .string(ref), "action": action]).encodedString)
   }
 
-  func waitForAck() async {
+  var acked: Int { shared.withLock { $0.acked } }
+
+  /// Waits until `count` answers came in all (at once if they already have).
+  func waitUntilAcked(_ count: Int) async {
     await withCheckedContinuation { continuation in
-      shared.withLock { $0.waiters.append(continuation) }
+      let done = shared.withLock { shared -> Bool in
+        guard shared.acked < count else { return true }
+        shared.waiters.append((count, continuation))
+        return false
+      }
+      if done { continuation.resume() }
     }
+  }
+
+  /// Sends an action and waits for its answer.
+  func perform(_ action: JSONValue, ref: String) async {
+    let answered = acked + 1
+    send(action, ref: ref)
+    await waitUntilAcked(answered)
   }
 }
 

@@ -11,6 +11,38 @@ enum Load: Equatable {
   case paced(perSecond: Int)
 }
 
+extension Load {
+  /// Sends for `seconds` as this load says. Returns how long the sending took (the rate is
+  /// over that), after waiting 200 ms more for the last messages' deliveries.
+  func drive(
+    seconds: Int, inFlight: () -> Int, waitForAnswer: () async -> Void, sendNext: () -> Void
+  ) async throws -> Duration {
+    let start = ContinuousClock.now
+    var sent = 0
+    switch self {
+    case .pipelined(let limit):
+      while ContinuousClock.now - start < .seconds(seconds) {
+        if inFlight() < limit {
+          sendNext()
+          sent += 1
+        } else {
+          await waitForAnswer()
+        }
+      }
+    case .paced(let perSecond):
+      let interval = Duration.seconds(1) / perSecond
+      while ContinuousClock.now - start < .seconds(seconds) {
+        try await Task.sleep(until: start + interval * sent, clock: .continuous)
+        sendNext()
+        sent += 1
+      }
+    }
+    let elapsed = ContinuousClock.now - start
+    try await Task.sleep(for: .milliseconds(200))
+    return elapsed
+  }
+}
+
 /// What one fan-out run measured.
 struct FanOutResult {
   var deliveries: Int
@@ -49,38 +81,20 @@ enum FanOut {
     }
     try await Task.sleep(for: .milliseconds(300))
     let perConnection = (server.residentBytes - baseline) / (peers + 1)
-    driver.send(["type": "startMeetingButtonTapped"], ref: "start")
-    await driver.waitForAck()
+    await driver.perform(["type": "startMeetingButtonTapped"], ref: "start")
     try await Task.sleep(for: .milliseconds(100))
     for recorder in recorders { recorder.shared.withLock { $0.reset() } }
 
     let cpuBefore = server.cpuSeconds
-    let start = ContinuousClock.now
     var sent = 0
     func sendNext() {
       let type = sent % 2 == 0 ? "meeting.endMeetingButtonTapped" : "meeting.alert.resume"
       driver.send(["type": .string(type)], ref: "a\(sent)")
       sent += 1
     }
-    switch load {
-    case .pipelined(let inFlight):
-      while ContinuousClock.now - start < .seconds(seconds) {
-        if sent - (driver.shared.withLock { $0.acked } - 1) < inFlight {
-          sendNext()
-        } else {
-          await driver.waitForAck()
-        }
-      }
-    case .paced(let perSecond):
-      let interval = Duration.seconds(1) / perSecond
-      while ContinuousClock.now - start < .seconds(seconds) {
-        try await Task.sleep(until: start + interval * sent, clock: .continuous)
-        sendNext()
-      }
-    }
-    // The rate is over the sending; the last messages' deliveries still count.
-    let elapsed = ContinuousClock.now - start
-    try await Task.sleep(for: .milliseconds(200))
+    let elapsed = try await load.drive(
+      seconds: seconds, inFlight: { sent - (driver.acked - 1) },
+      waitForAnswer: { await driver.waitUntilAcked(driver.acked + 1) }, sendNext: sendNext)
     let cpu = server.cpuSeconds - cpuBefore
     let sentAt = driver.shared.withLock { $0.versionSentAt }
     var samples: [Double] = []
@@ -118,7 +132,6 @@ enum FanOut {
     let perConnection = (server.residentBytes - baseline) / (peers + 1)
     let padding = String(repeating: "x", count: 60)
     let cpuBefore = server.cpuSeconds
-    let start = ContinuousClock.now
     var sent = 0
     var sentAt: [Int: ContinuousClock.Instant] = [:]
     func sendNext() {
@@ -126,21 +139,9 @@ enum FanOut {
       sent += 1
       connection.send(text: "\(sent) \(padding)")
     }
-    switch load {
-    case .pipelined(let inFlight):
-      while ContinuousClock.now - start < .seconds(seconds) {
-        if sent - sender.highest() < inFlight { sendNext() } else { await Task.yield() }
-      }
-    case .paced(let perSecond):
-      let interval = Duration.seconds(1) / perSecond
-      while ContinuousClock.now - start < .seconds(seconds) {
-        try await Task.sleep(until: start + interval * sent, clock: .continuous)
-        sendNext()
-      }
-    }
-    // The rate is over the sending; the last messages' deliveries still count.
-    let elapsed = ContinuousClock.now - start
-    try await Task.sleep(for: .milliseconds(200))
+    let elapsed = try await load.drive(
+      seconds: seconds, inFlight: { sent - sender.highest() }, waitForAnswer: { await Task.yield() },
+      sendNext: sendNext)
     let cpu = server.cpuSeconds - cpuBefore
     var samples: [Double] = []
     var deliveries = 0
@@ -169,8 +170,7 @@ enum Setup {
         "title": .string("Bench \(index)"), "duration": 300, "theme": "orange",
         "attendees": .array((0..<attendees).map { .object(["name": .string("Person \($0)")]) }),
       ]
-      driver.send(["type": "addStandupSubmitted", "standup": standup], ref: "s\(index)")
-      await driver.waitForAck()
+      await driver.perform(["type": "addStandupSubmitted", "standup": standup], ref: "s\(index)")
     }
     driver.connection.close()
     let lobby = Recorder(keepArrivals: false)

@@ -1,3 +1,4 @@
+import CasePathsCore
 import Clocks
 import ConcurrencyExtras
 import Dependencies
