@@ -26,13 +26,24 @@ struct Bench: AsyncParsableCommand {
     let micro = Micro.run()
 
     var fanOut: [FanOutRun] = []
-    for (peers, load) in [(50, Load.pipelined(inFlight: 4)), (500, .pipelined(inFlight: 4)), (50, .paced(perSecond: 600))] {
+    // NB: this machine's speed drifts by half over minutes, so the two servers take turns,
+    // `rounds` times, and each one's rounds are added up.
+    for (peers, load, rounds) in [
+      (50, Load.pipelined(inFlight: 4), 3), (500, .pipelined(inFlight: 4), 3), (50, .paced(perSecond: 600), 1),
+    ] {
       progress("fan-out: one room of \(peers), \(load), against standups-server and libwebsockets-test-server")
-      let standups = try await FanOut.standups(binary: binary, peers: peers, load: load, seconds: seconds)
-      progress("  standups: \(Int(standups.rate)) deliveries/s, p99 \(ms(standups.latencies, 0.99)) ms")
-      let mirror = try await FanOut.mirror(peers: peers, load: load, seconds: seconds)
-      progress("  lws-mirror: \(Int(mirror.rate)) deliveries/s, p99 \(ms(mirror.latencies, 0.99)) ms")
-      fanOut.append(FanOutRun(peers: peers, load: load, standups: standups, mirror: mirror))
+      let roundSeconds = rounds == 1 ? seconds : max(3, seconds / 2)
+      var standups: [FanOutResult] = []
+      var mirror: [FanOutResult] = []
+      for _ in 0..<rounds {
+        standups.append(try await FanOut.standups(binary: binary, peers: peers, load: load, seconds: roundSeconds))
+        mirror.append(try await FanOut.mirror(peers: peers, load: load, seconds: roundSeconds))
+        progress(
+          "  standups: \(Int(standups.last!.rate)) deliveries/s, \(String(format: "%.2f", standups.last!.cpuPerThousand)) ms CPU per 1 000; "
+            + "lws-mirror: \(Int(mirror.last!.rate)) deliveries/s, \(String(format: "%.2f", mirror.last!.cpuPerThousand)) ms")
+      }
+      fanOut.append(
+        FanOutRun(peers: peers, load: load, rounds: rounds, standups: .pooled(standups), mirror: .pooled(mirror)))
     }
 
     progress("many rooms: \(rooms) rooms × \(peersPerRoom) clients, idle, then meetings ticking")
@@ -81,6 +92,7 @@ func progress(_ line: String) {
 struct FanOutRun {
   var peers: Int
   var load: Load
+  var rounds: Int
   var standups: FanOutResult
   var mirror: FanOutResult
 
@@ -89,7 +101,7 @@ struct FanOutRun {
 
   var loadDescription: String {
     switch load {
-    case .pipelined(let inFlight): "as fast as answers return (\(inFlight) in flight)"
+    case .pipelined(let inFlight): "as fast as answers return (\(inFlight) in flight), \(rounds) rounds"
     case .paced(let perSecond): "\(perSecond) a second (\(perSecond * peers) deliveries/s)"
     }
   }
@@ -109,8 +121,10 @@ struct FanOutRun {
       Standups: one driver sends `meeting.endMeetingButtonTapped` / `meeting.alert.resume`;
       each is one patch (~100 bytes) to every peer, and an ack to the driver. lws-mirror:
       Debian's `libwebsockets-test-server` (`lws-mirror-protocol`), one sender whose messages
-      of the same size go to every peer. Same client, same load, same run. Latency is from the
-      moment the sender queued a message to the moment a peer's client thread read it.
+      of the same size go to every peer. Same client, same load, same run. In the pipelined
+      rows the two servers take turns three times and each one's rounds are added up, because
+      this machine's speed drifts over minutes. Latency is from the moment the sender queued a
+      message to the moment a peer's client thread read it.
 
       | peers | sender | server | deliveries/s | latency p50 / p99 / p99.9 (ms) | server CPU per 1 000 deliveries | RSS per connection |
       | --- | --- | --- | --- | --- | --- | --- |

@@ -51,6 +51,14 @@ struct FanOutResult {
   var latencies: [Double]
   var rssPerConnection: Int
 
+  /// Several runs of the same kind as one: counts and times added, latencies together.
+  static func pooled(_ runs: [FanOutResult]) -> FanOutResult {
+    FanOutResult(
+      deliveries: runs.reduce(0) { $0 + $1.deliveries }, elapsed: runs.reduce(.zero) { $0 + $1.elapsed },
+      cpuSeconds: runs.reduce(0) { $0 + $1.cpuSeconds }, latencies: runs.flatMap(\.latencies).sorted(),
+      rssPerConnection: runs.first?.rssPerConnection ?? 0)
+  }
+
   var seconds: Double { elapsed.seconds }
   var rate: Double { Double(deliveries) / seconds }
   /// Server CPU milliseconds per 1 000 delivered frames.

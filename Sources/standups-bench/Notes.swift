@@ -2,6 +2,11 @@
 /// on the server during each scenario), kept beside the code that prints the numbers.
 enum Notes {
   static let text = """
+    - **This machine's speed drifts.** The same binary measures 11 µs or 17 µs a tick a few
+      minutes apart (a shared VM; the load generator also shares its two cores). Compare the
+      two servers within a run, not runs with each other: the fan-out rows take turns for
+      that reason. Across runs today: 1.36–1.65× the C server's CPU per delivery at 50 peers,
+      0.99–1.10× at 500, and 19–26 % of a core for the 500 × 20 rooms.
     - **Where the server's CPU goes.** In a fan-out about 60 % of the service thread's time
       is the kernel's `send` path; on loopback that includes the receiving side's TCP work,
       which the C server pays the same way. Standups' own code (decode, reduce, diff,
@@ -11,8 +16,8 @@ enum Notes {
       lws turns POLLOUT on or off), and a `poll()` per frame asked whether the socket was
       full. Writing the queued frames straight from the service thread's wake-up, and
       stopping when lws holds part of one, brought the CPU per delivery from 2.68× the C
-      server's to about 1.4× at 50 peers and from 1.57× to about 1.05× at 500, and the
-      500 × 20 rooms from 28.7 % to about 20 % of a core. Connections that just sent
+      server's to about 1.4× at 50 peers and from 1.57× to about 1.0× at 500, and the
+      500 × 20 rooms from 28.7 % to about 20–24 % of a core. Connections that just sent
       something still go through a writable callback, so that lws's pong or close answer
       goes out first (Autobahn 5.19, 7.1.4).
     - **The lobby.** Every join and leave in any room changes the lobby (who is in each
@@ -21,10 +26,19 @@ enum Notes {
       (it also explains the ~40 ms note latency of the earlier 200-room run). It now
       encodes only the summaries that changed, and arrays whose elements stay in place are
       diffed place by place, without the id bookkeeping.
+    - **A reducer's body is built once per store.** Building `Room`'s body instantiated its
+      key paths and case paths at run time on every action, more than the rest of a tick;
+      the store now builds it once (`Reducer.core`).
+    - **What is left in the many-rooms run** is wake-ups, not work: each tick wakes
+      dispatch's timer thread (twice: to fire, and to arm the next sleep), a pool thread for
+      the room's store, and the service thread, and lws pings each connection that has sent
+      nothing for 30 s (333 pings and pongs a second here). The reduce, diff and encode of a
+      tick are microseconds. A timer of our own, on the service thread's loop, would save
+      one or two of those wake-ups per tick.
     - **What is left at 50 peers** (about 1.4×): each action is also decoded, reduced in
       the room's actor, diffed, encoded and acknowledged, with two thread hops (service
       thread → room → service thread), and that cost is spread over 50 deliveries. At 500
-      peers it nearly vanishes.
+      peers it vanishes.
     - **A tick's message** is the 61–64-byte JSON Patch in its envelope, `type` and
       `version`: about 100 bytes (the protocol's own example is 97). Versions are small
       counters, reserved on disk per room in blocks (docs/PROTOCOL.md, "Versions"); they
