@@ -84,6 +84,7 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "HeapModule", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
       ],

@@ -49,7 +49,7 @@ public final class StandupsServer: Sendable {
   ) async throws -> StandupsServer {
     try prepareDataDirectory(configuration.dataDirectory)
     var dependencies = DependencyValues()
-    dependencies.continuousClock = ContinuousClock()
+    dependencies.continuousClock = ScheduledClock.shared
     dependencies.uuid = UUIDGenerator { UUID() }
     dependencies.date = DateGenerator { Date() }
     do {

@@ -29,12 +29,15 @@ enum Notes {
     - **A reducer's body is built once per store.** Building `Room`'s body instantiated its
       key paths and case paths at run time on every action, more than the rest of a tick;
       the store now builds it once (`Reducer.core`).
-    - **What is left in the many-rooms run** is wake-ups, not work: each tick wakes
-      dispatch's timer thread (twice: to fire, and to arm the next sleep), a pool thread for
-      the room's store, and the service thread, and lws pings each connection that has sent
-      nothing for 30 s (333 pings and pongs a second here). The reduce, diff and encode of a
-      tick are microseconds. A timer of our own, on the service thread's loop, would save
-      one or two of those wake-ups per tick.
+    - **Sleeps wait in one heap.** `ContinuousClock.sleep` on Linux is a dispatch timer
+      per sleep: arming it wakes dispatch's manager thread, and firing it wakes it again
+      before a pool thread runs the meeting. The server's clock (`ScheduledClock`) keeps
+      every sleep in one heap that one thread serves, so a tick wakes that thread and a pool
+      thread, and the manager thread not at all (profiled: pool-thread switches per tick
+      from about 3 to 1.6). What is left in the many-rooms run is mostly the service
+      thread's sends (about 60 % of the server's CPU there) and lws's keep-alive pings to
+      connections that send nothing (333 pings and pongs a second here); the reduce, diff
+      and encode of a tick are microseconds.
     - **What is left at 50 peers** (about 1.4×): each action is also decoded, reduced in
       the room's actor, diffed, encoded and acknowledged, with two thread hops (service
       thread → room → service thread), and that cost is spread over 50 deliveries. At 500
