@@ -111,27 +111,49 @@ enum ManyRooms {
     return perConnection
   }
 
-  static func report(_ result: ManyRoomsResult, mirrorIdle: Int) -> String {
-    let total = result.rooms * result.peers
-    let late = result.lateness
+  /// `runs`: the scenario at the start of the bench and at its end (this machine's speed
+  /// drifts; the targets take their mean).
+  static func report(_ runs: [ManyRoomsResult], mirrorIdle: Int) -> String {
+    let first = runs[0]
+    func row(_ name: String, _ value: (ManyRoomsResult) -> String) -> String {
+      "| \(name) | " + runs.map(value).joined(separator: " | ") + " |"
+    }
+    let rows = [
+      row("idle: server RSS per connection, with its room and participant state") {
+        String(format: "%.1f KiB", Double($0.idleBytesPerConnection) / 1024)
+      },
+      row("tick lateness p50 / p99 / max") {
+        "\(ms($0.lateness, 0.5)) / \(ms($0.lateness, 0.99)) / \($0.lateness.last.map { String(format: "%.2f", $0) } ?? "–") ms (\($0.lateness.count) ticks)"
+      },
+      row("patches delivered") { "\(Int($0.deliveriesPerSecond)) /s" },
+      row("server CPU") { String(format: "%.1f %% of one core", $0.cpuPercent) },
+      row("server RSS, meetings running") { "\($0.residentBytes / 1024 / 1024) MiB" },
+      row("a tick's patch on the wire") { "\($0.tickBytes) bytes, vs \($0.snapshotBytes) for the whole state" },
+    ]
     return """
-      ## Many rooms: \(result.rooms) rooms × \(result.peers) clients, meetings ticking
+      ## Many rooms: \(first.rooms) rooms × \(first.peers) clients, meetings ticking
 
-      \(total) WebSocket connections, \(result.peers) in each room (opened in \(String(format: "%.1f", result.connectSeconds)) s,
+      \(first.rooms * first.peers) WebSocket connections, \(first.peers) in each room (opened in \(String(format: "%.1f", first.connectSeconds)) s,
       64 at a time). First everyone sits idle in the rooms; then each room's driver starts
-      its meeting, the \(result.rooms) starts spread evenly over one second, and every meeting
+      its meeting, the \(first.rooms) starts spread evenly over one second, and every meeting
       ticks once a second. A tick's lateness is when a client read it against the ideal grid
       that starts when that client read the meeting's start (second *k* is due *k* s later).
+      Run at the start of the bench and again at its end. For comparison, Debian's C server
+      holds \(String(format: "%.1f", Double(mirrorIdle) / 1024)) KiB per bare idle connection.
 
-      | measure | value |
-      | --- | --- |
-      | idle: server RSS per connection, with its room and participant state | \(String(format: "%.1f", Double(result.idleBytesPerConnection) / 1024)) KiB (lws-mirror: \(String(format: "%.1f", Double(mirrorIdle) / 1024)) KiB per bare connection) |
-      | tick lateness p50 / p99 / max | \(ms(late, 0.5)) / \(ms(late, 0.99)) / \(late.last.map { String(format: "%.2f", $0) } ?? "–") ms (\(late.count) ticks) |
-      | patches delivered | \(Int(result.deliveriesPerSecond)) /s |
-      | server CPU | \(String(format: "%.1f", result.cpuPercent)) % of one core |
-      | server RSS, meetings running | \(result.residentBytes / 1024 / 1024) MiB |
-      | a tick's patch on the wire | \(result.tickBytes) bytes, vs \(result.snapshotBytes) bytes for the whole state |
+      | measure | at the start | at the end |
+      | --- | --- | --- |
+      \(rows.joined(separator: "\n"))
 
       """
+  }
+
+  /// The runs as one, for the targets: CPU averaged, latenesses together.
+  static func combined(_ runs: [ManyRoomsResult]) -> ManyRoomsResult {
+    var result = runs[0]
+    result.cpuPercent = runs.reduce(0) { $0 + $1.cpuPercent } / Double(runs.count)
+    result.lateness = runs.flatMap(\.lateness).sorted()
+    result.idleBytesPerConnection = runs.map(\.idleBytesPerConnection).max() ?? 0
+    return result
   }
 }
