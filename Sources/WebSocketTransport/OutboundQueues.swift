@@ -52,12 +52,10 @@ final class OutboundQueues: Sendable {
         case false:
           break
         case nil:
-          // NB: a reader this far behind never catches up; dropping it keeps its room fast.
-          if !state.outboxes[id]!.mustHangUp {
-            state.outboxes[id]!.hangUp()
-            state.wake.append(id)
-            wakes = true
-          }
+          // NB: a reader this far behind never catches up; closing it keeps its room fast.
+          state.outboxes[id]!.overflow(.policyViolation, reason: "Too slow: messages piled up unread.")
+          state.wake.append(id)
+          wakes = true
         }
       }
       if wakes, let context = state.context { lws_cancel_service(context.pointer) }
@@ -100,8 +98,8 @@ final class OutboundQueues: Sendable {
 
   var count: Int { state.withLock { $0.outboxes.count } }
 
-  /// Whether the connection must be dropped now (it stopped reading).
-  func mustHangUp(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.mustHangUp ?? false } }
+  /// Whether the peer fell too far behind since the last call (its close is queued).
+  func takeFellBehind(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.takeFellBehind() ?? false } }
 
   /// Whether a close has been queued (or sent) for this connection.
   func isClosing(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.isClosing ?? false } }

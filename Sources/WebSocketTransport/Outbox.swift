@@ -11,15 +11,22 @@ struct Outbox {
   private(set) var queuedBytes = 0
   /// Set once a close is queued: later messages are dropped.
   private(set) var isClosing = false
-  /// Set when the peer fell too far behind: it is dropped at once, without a close frame
-  /// (it is not reading, so it could never receive one).
-  private(set) var mustHangUp = false
+  /// Set when the peer fell too far behind, until the service thread has given it a
+  /// deadline to read its close by.
+  private(set) var fellBehind = false
 
-  mutating func hangUp() {
-    items.removeAll()
+  /// The peer fell too far behind: what waits for it is dropped, and a close takes its place.
+  mutating func overflow(_ code: CloseCode, reason: String) {
+    items = [.close(code, reason: reason)]
     queuedBytes = 0
     isClosing = true
-    mustHangUp = true
+    fellBehind = true
+  }
+
+  /// Whether the peer fell behind since the last call.
+  mutating func takeFellBehind() -> Bool {
+    defer { fellBehind = false }
+    return fellBehind
   }
 
   /// Queues a message; returns whether the writer must be woken (the outbox was idle) or

@@ -25,7 +25,8 @@ public struct WebSocketServerConfiguration: Sendable {
   /// Seconds of silence before the server pings a WebSocket, and before it hangs up.
   public var pingAfterSeconds: UInt16 = 30
   public var hangUpAfterSeconds: UInt16 = 45
-  /// Seconds the server waits for the peer's answer to its close frame before hanging up.
+  /// Seconds the server waits for the peer's answer to its close frame before hanging up;
+  /// also how long a peer that fell behind has to read its close (1008) before it is dropped.
   public var closeAnswerSeconds: Int32 = 5
 
   public init() {}
@@ -427,9 +428,11 @@ final class ServerEngine: @unchecked Sendable {
   private func serviceWakeUp() {
     for id in queues.takeWakeList() {
       guard let state = webSockets[id] else { continue }
-      if queues.mustHangUp(id) {
-        // NB: not through a writable callback: a socket nobody reads never becomes writable.
-        lws_set_timeout(state.wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
+      if queues.takeFellBehind(id) {
+        // NB: a socket nobody reads never turns writable: if the peer reads again soon it
+        // gets its 1008 (and the closing handshake); otherwise lws drops it at the deadline.
+        lws_set_timeout(state.wsi, PENDING_TIMEOUT_CLOSE_SEND, configuration.closeAnswerSeconds)
+        lws_callback_on_writable(state.wsi)
       } else if state.mayWriteAtOnce && !state.peerClosed {
         queues.flush(id, wsi: state.wsi)
       } else {

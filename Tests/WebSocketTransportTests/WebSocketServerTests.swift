@@ -126,8 +126,8 @@ struct WebSocketServerBehaviourTests {
     while delegate.events.withLock({ !$0.contains("closed") }) { await Task.yield() }
   }
 
-  @Test func aStalledReaderIsClosedWith1008AndNeverHoldsUpOthers() async throws {
-    let (server, delegate) = try startEchoServer()
+  @Test func aStalledReaderNeverHoldsUpOthersAndIsDroppedIfItNeverReadsAgain() async throws {
+    let (server, delegate) = try startEchoServer { $0.closeAnswerSeconds = 1 }
     defer { server.shutdown() }
     let stalled = try RawSocket(port: server.port)
     stalled.write(RawSocket.upgrade("/ws/stalled"))
@@ -150,12 +150,47 @@ struct WebSocketServerBehaviourTests {
     }
     // The reader that keeps up got every frame of every round.
     #expect(received == 200)
-    // The stalled connection was cut off, not waited for.
+    // The stalled connection was cut off (1 s after its close was queued), not waited for.
     let deadline = ContinuousClock.now + .seconds(5)
     while delegate.open.withLock({ $0.count }) > 1 && ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
     #expect(delegate.open.withLock { $0.count } == 1)
+  }
+
+  /// A peer that fell behind by more than its outbox cap loses what was queued for it, and
+  /// if it reads again in time it finds a 1008 after what the kernel already held.
+  @Test func aReaderThatFellBehindFindsA1008WhenItReadsAgain() async throws {
+    let (server, _) = try startEchoServer()
+    defer { server.shutdown() }
+    let stalled = try RawSocket(port: server.port)
+    stalled.write(RawSocket.upgrade("/ws/stalled"))
+    #expect(stalled.readHead().hasPrefix("HTTP/1.1 101"))
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let flooder = try await client.connect(port: server.port, path: "/ws/flooder")
+    var rounds = 0
+    flooder.send(text: "flood")
+    for await event in flooder.events {
+      guard case .text(let bytes) = event else { break }
+      guard bytes == Array("round done".utf8) else { continue }
+      rounds += 1
+      if rounds == 10 { break }  // 6.4 MB: past the 1 MiB cap and every kernel buffer
+      flooder.send(text: "flood")
+    }
+    var frames = 0
+    var close: (opcode: UInt8, payload: [UInt8])?
+    while let frame = stalled.readFrame() {
+      if frame.opcode == 8 {
+        close = frame
+        break
+      }
+      frames += 1
+    }
+    #expect(frames > 0 && frames < 200, "only what was already on its way: \(frames) frames")
+    #expect(close.map { Array($0.payload.prefix(2)) } == [0x03, 0xf0])  // 1008
+    stalled.writeFrame(opcode: 8, payload: [0x03, 0xf0])
+    #expect(stalled.readToEnd() == .end)
   }
 
   @Test func shutdownClosesEverySocketWith1001() async throws {
