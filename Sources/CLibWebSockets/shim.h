@@ -77,10 +77,10 @@ static inline int clws_write_close(struct lws *wsi, int code, const char *reason
   return lws_write(wsi, payload, 2 + reason_length, (enum lws_write_protocol)4);
 }
 
-/// Raises the soft open-files limit to the hard limit; returns the new soft limit.
 /* Names the calling thread, for top -H and perf (pthread_setname_np needs _GNU_SOURCE). */
 static inline void clws_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+/// Raises the soft open-files limit to the hard limit; returns the new soft limit.
 static inline long clws_raise_nofile_limit(void) {
   struct rlimit limit;
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;

@@ -16,6 +16,8 @@ final class OutboundQueues: Sendable {
   private struct State {
     var outboxes: [UInt64: Outbox] = [:]
     var wake: [UInt64] = []
+    /// Connections that fell too far behind since the service thread last looked.
+    var fellBehind: [UInt64] = []
     var context: ContextHandle?
   }
 
@@ -54,7 +56,7 @@ final class OutboundQueues: Sendable {
         case nil:
           // NB: a reader this far behind never catches up; closing it keeps its room fast.
           state.outboxes[id]!.overflow(.policyViolation, reason: "Too slow: messages piled up unread.")
-          state.wake.append(id)
+          state.fellBehind.append(id)
           wakes = true
         }
       }
@@ -88,18 +90,19 @@ final class OutboundQueues: Sendable {
     }
   }
 
-  /// Service thread: the connections that got something to write since the last call.
-  func takeWakeList() -> [UInt64] {
+  /// Service thread: the connections that got something to write since the last call, and
+  /// those that fell too far behind (their close now waits in place of what piled up).
+  func takeWakeList() -> (wake: [UInt64], fellBehind: [UInt64]) {
     state.withLock { state in
-      defer { state.wake.removeAll(keepingCapacity: true) }
-      return state.wake
+      defer {
+        state.wake.removeAll(keepingCapacity: true)
+        state.fellBehind.removeAll()
+      }
+      return (state.wake, state.fellBehind)
     }
   }
 
   var count: Int { state.withLock { $0.outboxes.count } }
-
-  /// Whether the peer fell too far behind since the last call (its close is queued).
-  func takeFellBehind(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.takeFellBehind() ?? false } }
 
   /// Whether a close has been queued (or sent) for this connection.
   func isClosing(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.isClosing ?? false } }
@@ -109,13 +112,11 @@ final class OutboundQueues: Sendable {
   /// the libuv loop costs four `epoll_ctl` calls (libuv re-registers the socket each time lws
   /// turns POLLOUT on or off). A socket that takes only part of a frame (or none) has lws
   /// buffer the rest and send it when it can; writing stops there, without a `poll` per
-  /// frame to ask first. What is left — more than the socket takes, or a close, which only the writable
-  /// callback may send — waits for a writable callback.
+  /// frame to ask first. What is left — more than the socket takes, or a close, which only
+  /// the writable callback may send — waits for a writable callback.
   func flush(_ id: UInt64, wsi: OpaquePointer) {
     while lws_partial_buffered(wsi) == 0 {
-      let (message, isEmpty) = state.withLock { state in
-        (state.outboxes[id]?.popMessage(), state.outboxes[id]?.items.isEmpty ?? true)
-      }
+      let (message, isEmpty) = state.withLock { $0.outboxes[id]?.popMessage() ?? (nil, true) }
       guard let message else {
         if !isEmpty { lws_callback_on_writable(wsi) }
         return
@@ -146,6 +147,22 @@ final class OutboundQueues: Sendable {
     case closeSent
     /// A write failed: the connection must go now.
     case failed
+
+    /// What the writable callback returns. After our close frame the connection stays open
+    /// for the peer's answering close (closing a socket with unread input resets it, and the
+    /// peer might never read our close), for at most `waitSeconds`.
+    func callbackResult(wsi: OpaquePointer, waitSeconds: Int32, closeSent: () -> Void) -> Int32 {
+      switch self {
+      case .open:
+        return 0
+      case .closeSent:
+        closeSent()
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, waitSeconds)
+        return 0
+      case .failed:
+        return -1
+      }
+    }
   }
 
   /// Service thread, in lws' writable callback: writes queued frames until one is left

@@ -11,22 +11,11 @@ struct Outbox {
   private(set) var queuedBytes = 0
   /// Set once a close is queued: later messages are dropped.
   private(set) var isClosing = false
-  /// Set when the peer fell too far behind, until the service thread has given it a
-  /// deadline to read its close by.
-  private(set) var fellBehind = false
-
   /// The peer fell too far behind: what waits for it is dropped, and a close takes its place.
   mutating func overflow(_ code: CloseCode, reason: String) {
     items = [.close(code, reason: reason)]
     queuedBytes = 0
     isClosing = true
-    fellBehind = true
-  }
-
-  /// Whether the peer fell behind since the last call.
-  mutating func takeFellBehind() -> Bool {
-    defer { fellBehind = false }
-    return fellBehind
   }
 
   /// Queues a message; returns whether the writer must be woken (the outbox was idle) or
@@ -49,12 +38,12 @@ struct Outbox {
     return wasIdle
   }
 
-  /// The first item if it is a message; a close stays queued.
-  mutating func popMessage() -> OutboundMessage? {
-    guard case .message(let message)? = items.first else { return nil }
+  /// The first item if it is a message (a close stays queued), and whether nothing is left.
+  mutating func popMessage() -> (message: OutboundMessage?, isEmpty: Bool) {
+    guard case .message(let message)? = items.first else { return (nil, items.isEmpty) }
     items.removeFirst()
     queuedBytes -= message.count
-    return message
+    return (message, items.isEmpty)
   }
 
   mutating func popFirst() -> Item? {

@@ -267,7 +267,7 @@ final class ClientEngine: @unchecked Sendable {
 
     case LWS_CALLBACK_CLIENT_WRITEABLE:
       guard let connection = connections[id] else { return 0 }
-      return ServerEngine.afterDrain(queues.drain(id, wsi: wsi), wsi: wsi, waitSeconds: 5) {
+      return queues.drain(id, wsi: wsi).callbackResult(wsi: wsi, waitSeconds: 5) {
         connection.closeSent = true
       }
 
@@ -299,7 +299,8 @@ final class ClientEngine: @unchecked Sendable {
       return state.connects
     }
     for connect in connects { open(connect) }
-    for id in queues.takeWakeList() {
+    let (wake, fellBehind) = queues.takeWakeList()
+    for id in wake + fellBehind {
       if let wsi = connections[id]?.wsi { lws_callback_on_writable(wsi) }
     }
     if isDone() { loop.stop() }

@@ -390,8 +390,8 @@ final class ServerEngine: @unchecked Sendable {
     case LWS_CALLBACK_SERVER_WRITEABLE:
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
       state.mayWriteAtOnce = true
-      return Self.afterDrain(
-        queues.drain(id, wsi: wsi), wsi: wsi, waitSeconds: configuration.closeAnswerSeconds
+      return queues.drain(id, wsi: wsi).callbackResult(
+        wsi: wsi, waitSeconds: configuration.closeAnswerSeconds
       ) { state.closeSent = true }
 
     case LWS_CALLBACK_CLOSED:
@@ -406,38 +406,22 @@ final class ServerEngine: @unchecked Sendable {
     }
   }
 
-  /// What a writable callback returns after draining. After our close frame the connection
-  /// stays open for the peer's answering close (closing a socket with unread input resets
-  /// it, and the peer might never read our close), for at most `waitSeconds`.
-  static func afterDrain(
-    _ result: OutboundQueues.DrainResult, wsi: OpaquePointer, waitSeconds: Int32,
-    closeSent: () -> Void
-  ) -> Int32 {
-    switch result {
-    case .open:
-      return 0
-    case .closeSent:
-      closeSent()
-      lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, waitSeconds)
-      return 0
-    case .failed:
-      return -1
-    }
-  }
-
   private func serviceWakeUp() {
-    for id in queues.takeWakeList() {
+    let (wake, fellBehind) = queues.takeWakeList()
+    for id in wake {
       guard let state = webSockets[id] else { continue }
-      if queues.takeFellBehind(id) {
-        // NB: a socket nobody reads never turns writable: if the peer reads again soon it
-        // gets its 1008 (and the closing handshake); otherwise lws drops it at the deadline.
-        lws_set_timeout(state.wsi, PENDING_TIMEOUT_CLOSE_SEND, configuration.closeAnswerSeconds)
-        lws_callback_on_writable(state.wsi)
-      } else if state.mayWriteAtOnce && !state.peerClosed {
+      if state.mayWriteAtOnce && !state.peerClosed {
         queues.flush(id, wsi: state.wsi)
       } else {
         lws_callback_on_writable(state.wsi)
       }
+    }
+    for id in fellBehind {
+      guard let state = webSockets[id] else { continue }
+      // NB: a socket nobody reads never turns writable: if the peer reads again soon it gets
+      // its 1008 (and the closing handshake); otherwise lws drops it at the deadline.
+      lws_set_timeout(state.wsi, PENDING_TIMEOUT_CLOSE_SEND, configuration.closeAnswerSeconds)
+      lws_callback_on_writable(state.wsi)
     }
     let (stop, responses) = control.withLock { control in
       (control.stopRequested, Array(control.httpResponses.keys))
