@@ -89,6 +89,8 @@ public struct Room: Reducer {
 
   @Dependency(\.date.now) var now
   @Dependency(\.uuid) var uuid
+  /// The shared draft's reducer, its body built once.
+  private let formReducer = StandupForm().core
 
   public init() {}
 
@@ -145,7 +147,7 @@ public struct Room: Reducer {
           return .reject(.invalidAction("Nothing is being edited: tap Edit first."))
         }
         let before = form.attendees
-        let effect = StandupForm().reduce(into: &form, action: formAction)
+        let effect = formReducer.reduce(into: &form, action: formAction)
         if let rejection = effect.rejection { return .reject(rejection) }
         state.destination = .edit(form)
         moveFocus(from: before, to: form.attendees, in: &state)

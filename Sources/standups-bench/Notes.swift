@@ -30,7 +30,8 @@ enum Notes {
       diffed place by place, without the id bookkeeping.
     - **A reducer's body is built once per store.** Building `Room`'s body instantiated its
       key paths and case paths at run time on every action, more than the rest of a tick;
-      the store now builds it once (`Reducer.core`).
+      the store now builds it once (`Reducer.core`), and so do `Scope` and `ifLet` for their
+      children.
     - **Sleeps wait in one heap.** `ContinuousClock.sleep` on Linux is a dispatch timer
       per sleep: arming it wakes dispatch's manager thread, and firing it wakes it again
       before a pool thread runs the meeting. The server's clock (`ScheduledClock`) keeps

@@ -27,7 +27,7 @@ extension Reducer {
   ) -> PresentationReducer<Self, Child>
   where Child.State == ChildState, Child.Action == ChildAction {
     PresentationReducer(
-      parent: self, child: child(), toChildState: toChildState,
+      parent: self, child: child().core, toChildState: toChildState,
       toChildAction: AnyCasePath(toChildAction), absentMessage: absentMessage)
   }
 }
@@ -36,7 +36,8 @@ extension Reducer {
 public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
   public typealias Body = Never
   let parent: Parent
-  let child: Child
+  /// `child.core`: built once, with the parent's body.
+  let child: any Reducer<Child.State, Child.Action>
   let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
   let toChildAction: AnyCasePath<Parent.Action, PresentationAction<Child.Action>>
   let absentMessage: String

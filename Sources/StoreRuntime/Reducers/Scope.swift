@@ -9,7 +9,8 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
   public typealias Body = Never
   let toChildState: WritableKeyPath<ParentState, Child.State> & Sendable
   let toChildAction: AnyCasePath<ParentAction, Child.Action>
-  let child: Child
+  /// `child.core`: built once, with the parent's body.
+  let child: any Reducer<Child.State, Child.Action>
 
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState> & Sendable,
@@ -18,7 +19,7 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
   ) where Child.State == ChildState, Child.Action == ChildAction {
     self.toChildState = toChildState
     self.toChildAction = AnyCasePath(toChildAction)
-    self.child = child()
+    self.child = child().core
   }
 
   public func reduce(into state: inout ParentState, action: ParentAction) -> Effect<ParentAction> {
