@@ -42,7 +42,9 @@ final class SleepScheduler: Sendable {
   private struct State {
     var heap = Heap<Entry>()
     var sleepers: [UInt64: CheckedContinuation<Void, any Error>] = [:]
-    /// Cancelled before they were added.
+    /// Sleeps that have an id but are not in the heap yet.
+    var arriving: Set<UInt64> = []
+    /// Of those, the ones cancelled already.
     var cancelledEarly: Set<UInt64> = []
     var nextID: UInt64 = 0
     var threadStarted = false
@@ -57,6 +59,7 @@ final class SleepScheduler: Sendable {
   func sleep(until deadline: ContinuousClock.Instant) async throws {
     let id = state.withLock { state in
       state.nextID += 1
+      state.arriving.insert(state.nextID)
       return state.nextID
     }
     try await withTaskCancellationHandler {
@@ -73,6 +76,7 @@ final class SleepScheduler: Sendable {
   ) {
     enum Outcome { case cancelled, wakeThread, startThread, nothing }
     let outcome = state.withLock { state -> Outcome in
+      state.arriving.remove(id)
       if state.cancelledEarly.remove(id) != nil { return .cancelled }
       let wasFirst = state.heap.min.map { deadline < $0.deadline } ?? true
       state.heap.insert(Entry(deadline: deadline, id: id))
@@ -93,11 +97,10 @@ final class SleepScheduler: Sendable {
 
   private func cancel(_ id: UInt64) {
     let continuation = state.withLock { state -> CheckedContinuation<Void, any Error>? in
-      guard let continuation = state.sleepers.removeValue(forKey: id) else {
-        state.cancelledEarly.insert(id)
-        return nil
-      }
-      return continuation
+      if let continuation = state.sleepers.removeValue(forKey: id) { return continuation }
+      // NB: not in the heap yet: `add` will see it. (Already woken: nothing to do.)
+      if state.arriving.contains(id) { state.cancelledEarly.insert(id) }
+      return nil
     }
     continuation?.resume(throwing: CancellationError())
   }
