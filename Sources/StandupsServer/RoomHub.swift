@@ -281,7 +281,7 @@ final class RoomHub: WebSocketServerDelegate {
       initialState: state, reducer: Room(), dependencies: dependencies,
       versions: VersionLease(
         room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
-        logger: logger),
+        logger: logger, now: { [date = dependencies.date] in date.now }),
       outlet: outlet, logger: logger,
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },

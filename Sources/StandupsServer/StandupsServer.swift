@@ -67,13 +67,16 @@ public final class StandupsServer: Sendable {
       throw ServerStartError(description: "Cannot load the standups: \(error)")
     }
 
+    let date = dependencies.date
     let lobbyVersions = VersionLease(
-      room: "lobby", storage: dependencies.storage, sizes: configuration.versionSizes, logger: logger)
-    await lobbyVersions.start(now: dependencies.date.now)
+      room: "lobby", storage: dependencies.storage, sizes: configuration.versionSizes,
+      logger: logger, now: { date.now })
+    await lobbyVersions.start()
     let outlet = Outlet()
     let hub = RoomHub(
       standups: standups, checkpoints: checkpoints, dependencies: dependencies,
-      lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes, bots: configuration.botTokens, limits: configuration.limits, outlet: outlet, logger: logger)
+      lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes,
+      bots: configuration.botTokens, limits: configuration.limits, outlet: outlet, logger: logger)
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host
     transportConfiguration.port = configuration.port

@@ -34,13 +34,19 @@ final class VersionLease: Sendable {
   private let storage: StorageClient
   private let sizes: Sizes
   private let logger: Logger
+  /// What time it is, for the clock-numbered fallback.
+  private let now: @Sendable () -> Date
   private let state = Mutex(State())
 
-  init(room: String, storage: StorageClient, sizes: Sizes = Sizes(), logger: Logger) {
+  init(
+    room: String, storage: StorageClient, sizes: Sizes = Sizes(), logger: Logger,
+    now: @escaping @Sendable () -> Date = Date.init
+  ) {
     self.room = room
     self.storage = storage
     self.sizes = sizes
     self.logger = logger
+    self.now = now
   }
 
   /// The room's first version, once `start` has reserved it.
@@ -51,7 +57,7 @@ final class VersionLease: Sendable {
   /// If storage fails, the versions come from the clock instead: microseconds since 1970,
   /// past any reserved version by about 10^15, so the two never meet.
   @discardableResult
-  func start(now: @autoclosure () -> Date = Date()) async -> Int {
+  func start() async -> Int {
     if let first = self.first { return first }
     do {
       let first = try await storage.reserveVersions(room, sizes.block)

@@ -36,8 +36,10 @@ import Testing
   @Test func withoutStorageItNumbersFromTheClockPastEveryReservation() async throws {
     var storage = StorageClient.inMemory()
     storage.reserveVersions = { _, _ in throw StorageError("disk full") }
-    let lease = VersionLease(room: "r", storage: storage, sizes: .init(block: 4, lowWater: 2), logger: logger)
-    let first = await lease.start(now: Date(timeIntervalSince1970: 1_795_338_000))
+    let lease = VersionLease(
+      room: "r", storage: storage, sizes: .init(block: 4, lowWater: 2), logger: logger,
+      now: { Date(timeIntervalSince1970: 1_795_338_000) })
+    let first = await lease.start()
     #expect(first == 1_795_338_000_000_000)
     #expect(lease.mayIssue(first + 1_000))
   }
