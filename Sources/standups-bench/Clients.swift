@@ -3,11 +3,14 @@ import JSONPatch
 import Synchronization
 import WebSocketTransport
 
+/// A message that arrived, by the number that names it (a version, or a mirror sequence).
+typealias Arrival = (number: Int, at: ContinuousClock.Instant)
+
 /// What every benchmark client records: when each version arrived, and when each tick did.
 final class Recorder: Sendable {
   struct Shared {
     var deliveries = 0
-    var arrivals: [(version: Int, at: ContinuousClock.Instant)] = []
+    var arrivals: [Arrival] = []
     var patchBytes: [Int] = []
     var welcome: JSONValue?
     /// When this client saw the meeting start, and each tick's second after that.
@@ -151,7 +154,7 @@ final class Driver: Sendable {
 /// Arrivals of `"{sequence} …"` mirror messages.
 final class MirrorRecorder: Sendable {
   struct Shared {
-    var arrivals: [(sequence: Int, at: ContinuousClock.Instant)] = []
+    var arrivals: [Arrival] = []
     var highest = 0
   }
   let shared = Mutex(Shared())

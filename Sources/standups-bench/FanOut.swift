@@ -65,6 +65,22 @@ struct FanOutResult {
   var cpuPerThousand: Double { cpuSeconds / Double(max(deliveries, 1)) * 1e6 }
 }
 
+extension FanOutResult {
+  /// What each peer received, against when each message was sent (by its number).
+  init(
+    arrivals: [[Arrival]], sentAt: [Int: ContinuousClock.Instant], elapsed: Duration,
+    cpuSeconds: Double, rssPerConnection: Int
+  ) {
+    var latencies: [Double] = []
+    for arrival in arrivals.joined() {
+      if let sent = sentAt[arrival.number] { latencies.append((arrival.at - sent).milliseconds) }
+    }
+    self.init(
+      deliveries: arrivals.reduce(0) { $0 + $1.count }, elapsed: elapsed, cpuSeconds: cpuSeconds,
+      latencies: latencies.sorted(), rssPerConnection: rssPerConnection)
+  }
+}
+
 /// One room, one sender, every other client reading: Standups, and the same through
 /// Debian's C server.
 enum FanOut {
@@ -104,20 +120,12 @@ enum FanOut {
       seconds: seconds, inFlight: { sent - (driver.acked - 1) },
       waitForAnswer: { await driver.waitUntilAcked(driver.acked + 1) }, sendNext: sendNext)
     let cpu = server.cpuSeconds - cpuBefore
-    let sentAt = driver.shared.withLock { $0.versionSentAt }
-    var samples: [Double] = []
-    var deliveries = 0
-    for recorder in recorders {
-      let arrivals = recorder.shared.withLock { $0.arrivals }
-      deliveries += arrivals.count
-      for arrival in arrivals {
-        if let sent = sentAt[arrival.version] { samples.append((arrival.at - sent).milliseconds) }
-      }
-    }
-    for connection in connections { connection.close() }
-    return FanOutResult(
-      deliveries: deliveries, elapsed: elapsed, cpuSeconds: cpu, latencies: samples.sorted(),
+    let result = FanOutResult(
+      arrivals: recorders.map { recorder in recorder.shared.withLock { $0.arrivals } },
+      sentAt: driver.shared.withLock { $0.versionSentAt }, elapsed: elapsed, cpuSeconds: cpu,
       rssPerConnection: perConnection)
+    for connection in connections { connection.close() }
+    return result
   }
 
   /// lws-mirror: `lws-mirror-protocol` sends every message a client sends to every client
@@ -151,20 +159,12 @@ enum FanOut {
       seconds: seconds, inFlight: { sent - sender.highest() }, waitForAnswer: { await Task.yield() },
       sendNext: sendNext)
     let cpu = server.cpuSeconds - cpuBefore
-    var samples: [Double] = []
-    var deliveries = 0
-    for recorder in recorders {
-      let arrivals = recorder.shared.withLock { $0.arrivals }
-      deliveries += arrivals.count
-      for arrival in arrivals {
-        if let sent = sentAt[arrival.sequence] { samples.append((arrival.at - sent).milliseconds) }
-      }
-    }
+    let result = FanOutResult(
+      arrivals: recorders.map { recorder in recorder.shared.withLock { $0.arrivals } },
+      sentAt: sentAt, elapsed: elapsed, cpuSeconds: cpu, rssPerConnection: perConnection)
     for connection in connections { connection.close() }
     connection.close()
-    return FanOutResult(
-      deliveries: deliveries, elapsed: elapsed, cpuSeconds: cpu, latencies: samples.sorted(),
-      rssPerConnection: perConnection)
+    return result
   }
 }
 
