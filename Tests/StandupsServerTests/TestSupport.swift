@@ -132,9 +132,8 @@ final class TestClient: @unchecked Sendable {
     timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
     where predicate: (JSONValue) -> Bool
   ) async throws -> JSONValue {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      let found = inbox.withLock { inbox -> JSONValue? in
+    try await poll(timeout, "No matching message within \(timeout).", sourceLocation) {
+      inbox.withLock { inbox -> JSONValue? in
         while inbox.read < inbox.messages.count {
           let message = inbox.messages[inbox.read]
           inbox.read += 1
@@ -142,11 +141,7 @@ final class TestClient: @unchecked Sendable {
         }
         return nil
       }
-      if let found { return found }
-      try await Task.sleep(for: .milliseconds(5))
     }
-    Issue.record("No matching message within \(timeout).", sourceLocation: sourceLocation)
-    throw CancellationError()
   }
 
   /// Waits until the rebuilt state satisfies `predicate`.
@@ -154,21 +149,29 @@ final class TestClient: @unchecked Sendable {
     timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation,
     _ predicate: (JSONValue) -> Bool
   ) async throws -> JSONValue {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-      if let state, predicate(state) { return state }
-      try await Task.sleep(for: .milliseconds(5))
+    try await poll(timeout, "The state never matched within \(timeout).", sourceLocation) {
+      // NB: not `state.flatMap { predicate($0) ? $0 : nil }`: that nil is JSON's null.
+      guard let state, predicate(state) else { return nil }
+      return state
     }
-    Issue.record("The state never matched within \(timeout).", sourceLocation: sourceLocation)
-    throw CancellationError()
   }
 
-  func waitUntilClosed(timeout: Duration = .seconds(5)) async throws -> (code: Int?, reason: String) {
+  func waitUntilClosed(
+    timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation
+  ) async throws -> (code: Int?, reason: String) {
+    try await poll(timeout, "Still open after \(timeout).", sourceLocation) { closed }
+  }
+
+  /// Checks every 5 ms until `check` has an answer; records `failure` and throws at the end.
+  private func poll<T>(
+    _ timeout: Duration, _ failure: String, _ sourceLocation: SourceLocation, _ check: () -> T?
+  ) async throws -> T {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
-      if let closed { return closed }
+      if let answer = check() { return answer }
       try await Task.sleep(for: .milliseconds(5))
     }
+    Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
     throw CancellationError()
   }
 

@@ -80,11 +80,7 @@ struct PresentationTests {
   @Test func dismissingAChildCancelsItsTimerAtOnce() async {
     await withMainSerialExecutor {
       let clock = TestClock()
-      let store = TestStore(initialState: Parent.State()) {
-        Parent()
-      } withDependencies: {
-        $0.continuousClock = clock
-      }
+      let store = parentStore(clock)
       await store.send(.showButtonTapped) {
         $0.presentations = 1
         $0.ticker = Ticker.State(id: 1)
@@ -101,11 +97,7 @@ struct PresentationTests {
   @Test func aChildDismissesItselfThroughTheDismissDependency() async {
     await withMainSerialExecutor {
       let clock = TestClock()
-      let store = TestStore(initialState: Parent.State()) {
-        Parent()
-      } withDependencies: {
-        $0.continuousClock = clock
-      }
+      let store = parentStore(clock)
       await store.send(.showButtonTapped) {
         $0.presentations = 1
         $0.ticker = Ticker.State(id: 1)
@@ -121,11 +113,7 @@ struct PresentationTests {
   @Test func presentingANewChildCancelsTheOldOnesEffectsOnly() async {
     await withMainSerialExecutor {
       let clock = TestClock()
-      let store = TestStore(initialState: Parent.State()) {
-        Parent()
-      } withDependencies: {
-        $0.continuousClock = clock
-      }
+      let store = parentStore(clock)
       await store.send(.showButtonTapped) {
         $0.presentations = 1
         $0.ticker = Ticker.State(id: 1)
@@ -191,11 +179,7 @@ struct TestStoreTests {
   @Test func exhaustivityOffChecksOnlyWhatIsAsserted() async {
     await withMainSerialExecutor {
       let clock = TestClock()
-      let store = TestStore(initialState: Parent.State()) {
-        Parent()
-      } withDependencies: {
-        $0.continuousClock = clock
-      }
+      let store = parentStore(clock)
       store.exhaustivity = .off
       // Only `presentations` is asserted; the new ticker and the `started` action are not.
       await store.send(.showButtonTapped) { $0.presentations = 1 }
@@ -204,5 +188,15 @@ struct TestStoreTests {
       #expect(store.state.ticker?.id == 1)
       await store.skipInFlightEffects()
     }
+  }
+}
+
+/// A parent of a ticker child, on `clock`.
+@MainActor
+func parentStore(_ clock: TestClock<Duration>) -> TestStore<Parent> {
+  TestStore(initialState: Parent.State()) {
+    Parent()
+  } withDependencies: {
+    $0.continuousClock = clock
   }
 }
