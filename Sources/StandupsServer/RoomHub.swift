@@ -177,7 +177,7 @@ final class RoomHub: WebSocketServerDelegate {
         to: connection)
       return
     case .close:
-      outlet.close(connection, code: .policyViolation, reason: "Rate limit exceeded")
+      outlet.close(connection, code: .policyViolation, reason: "Too many messages: slow down, then reconnect.")
       return
     }
     switch shared.withLock({ $0.routes[connection] }) {

@@ -113,3 +113,26 @@ def test_a_deleted_standup_sends_everyone_back(server, ana, ben):
     screenshot(ana, "deleted")
     for driver in (ana, ben):
         assert collect_console_errors(driver) == []
+
+
+def test_a_connection_closed_for_flooding_can_reconnect(server, ana):
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    # A runaway script in the page sends far past the rate limit: the server closes with 1008,
+    # and the page does not knock again by itself.
+    ana.execute_script("""
+        const socket = window.standupsConnection.socket;
+        for (let i = 0; i < 200; i++) {
+          socket.send(JSON.stringify({ type: "action", action: { type: "meeting.nextButtonTapped" } }));
+        }
+    """)
+    text_in(ana, ".gone h1", "Disconnected")
+    text_in(ana, ".gone", "Too many messages: slow down, then reconnect.")
+    text_in(ana, "#status", "Disconnected")
+    # The refusals before the close show as one toast, not a wall of them.
+    assert len(ana.find_elements(By.CSS_SELECTOR, ".toast")) <= 3
+    screenshot(ana, "disconnected")
+    click(ana, ".gone .reconnect")
+    text_in(ana, ".presence", "Ana")
+    assert collect_console_errors(ana) == []

@@ -26,18 +26,25 @@ function setStatus(status, delay) {
     connecting: "Connecting…",
     live: "Live",
     reconnecting: delay ? `Reconnecting in ${Math.ceil(delay / 1000)} s…` : "Reconnecting…",
+    closed: "Disconnected",
   }[status];
   statusBadge.textContent = text;
   statusBadge.dataset.status = status;
 }
 
 export function toast(message) {
-  const item = document.createElement("div");
-  item.className = "toast";
-  item.setAttribute("role", "status");
-  item.textContent = message;
-  toasts.append(item);
-  setTimeout(() => item.remove(), 5000);
+  // The same message again (a burst of refusals) renews the one showing; at most three show.
+  let item = [...toasts.children].find((shown) => shown.textContent === message);
+  if (!item) {
+    item = document.createElement("div");
+    item.className = "toast";
+    item.setAttribute("role", "status");
+    item.textContent = message;
+    toasts.append(item);
+    while (toasts.children.length > 3) toasts.firstElementChild.remove();
+  }
+  clearTimeout(item.timer);
+  item.timer = setTimeout(() => item.remove(), 5000);
 }
 
 /** The name people see, asked once and remembered. */
@@ -71,6 +78,7 @@ function connect(path, name, view) {
     onStatus: setStatus,
     onError: (error) => toast(error.message),
     onGone: (code, reason) => {
+      setStatus("closed");
       sessionStorage.removeItem(`standups.resume:${path}`);
       view.gone?.(code, reason);
     },
@@ -215,8 +223,12 @@ class RoomView {
   }
 
   gone(code, reason) {
-    app.innerHTML = `<section class="room gone"><h1>${code === 4410 ? "This standup was deleted." : "Disconnected"}</h1>
-      <p>${escapeHTML(reason || "")}</p><p><a href="#/">Back to all standups</a></p></section>`;
+    const deleted = code === 4410;
+    app.innerHTML = `<section class="room gone"><h1>${deleted ? "This standup was deleted." : "Disconnected"}</h1>
+      <p>${escapeHTML(reason || "")}</p>
+      <p>${deleted ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
+    // Closed for a reason (too slow, too many messages): the person decides when to come back.
+    app.querySelector(".reconnect")?.addEventListener("click", route);
   }
 
   render(state, you) {
