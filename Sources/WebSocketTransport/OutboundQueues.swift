@@ -55,7 +55,7 @@ final class OutboundQueues: Sendable {
           break
         case nil:
           // NB: a reader this far behind never catches up; closing it keeps its room fast.
-          state.outboxes[id]!.overflow(.policyViolation, reason: "Too slow: messages piled up unread.")
+          state.outboxes[id]!.overflow(.policyViolation, reason: "This connection fell too far behind: reconnect.")
           state.fellBehind.append(id)
           wakes = true
         }
