@@ -7,8 +7,8 @@ enum Notes {
       two servers within a run, not runs with each other: the fan-out rows take turns for
       that reason, and the many-rooms run is measured at the start and at the end. Across
       runs today: 1.31–1.65× the C server's CPU per delivery at 50 peers, 0.99–1.13× at
-      500, and 18.5–27.4 % of a core for the 500 × 20 rooms — that target sits at its limit
-      on this machine.
+      500, and 18.5–27.6 % of a core for the 500 × 20 rooms — that target sits at its limit
+      on this machine, met in some runs and missed in others.
     - **Where the server's CPU goes.** In a fan-out about 60 % of the service thread's time
       is the kernel's `send` path; on loopback that includes the receiving side's TCP work,
       which the C server pays the same way. Standups' own code (decode, reduce, diff,
