@@ -151,7 +151,7 @@ enum Targets {
         "| server CPU per delivered patch ≤ 1.5× the C mirror's (\(run.peers) peers) | \(String(format: "%.2f", run.cpuRatio))× | \(verdict(run.cpuRatio <= 1.5)) |")
     }
     rows.append(
-      "| \(many.rooms) × \(many.peers) ticking rooms ≤ 25 % of one core | \(String(format: "%.1f", many.cpuPercent)) % (the mean of the start and the end of the bench) | \(verdict(many.cpuPercent <= 25)) |")
+      "| \(many.rooms) × \(many.peers) ticking rooms ≤ 25 % of one core | \(String(format: "%.1f", many.cpuPercent)) % (the mean of the start and the end of the bench) | \(many.cpuPercent <= 25 ? "met" : "**missed**: the kernel's sends and thread wake-ups per tick; at its limit on this VM (see the notes)") |")
     let lateness = quantile(many.lateness, 0.99) ?? .infinity
     rows.append(
       "| … with tick lateness p99 ≤ 5 ms | \(String(format: "%.2f", lateness)) ms | \(verdict(lateness <= 5)) |")
