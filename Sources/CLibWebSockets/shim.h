@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <uv.h>
 
@@ -32,23 +33,48 @@ static inline int clws_write_binary(struct lws *wsi, unsigned char *payload, siz
   return lws_write(wsi, payload, length, LWS_WRITE_BINARY);
 }
 
-/// Sends an HTTP response with a status, a content type and a small body, in one go.
-/// Returns non-zero if the connection should be closed.
+/// Sends an HTTP response with a status, a content type, extra headers and a small body, in
+/// one go. `headers` packs `headers_length` bytes of "name:\0value\0" pairs (lws wants the
+/// colon). Returns non-zero if the connection should be closed.
+///
+/// NB: `own_status_line` writes "HTTP/1.1 <status>" itself: before an upgrade is confirmed,
+/// lws has not read the request's version yet and would answer "HTTP/1.0", which strict
+/// WebSocket clients refuse to read.
 static inline int clws_respond(struct lws *wsi, unsigned int status, const char *content_type,
-                               const char *extra_name, const char *extra_value,
+                               const char *headers, size_t headers_length, int own_status_line,
                                const unsigned char *body, size_t body_length) {
-  size_t cap = LWS_PRE + 1024 + body_length;
+  size_t cap = LWS_PRE + 1024 + headers_length * 2 + body_length;
   unsigned char *buffer = (unsigned char *)malloc(cap);
   if (!buffer) return -1;
   unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + cap - 1;
-  int failed =
-      lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_length, &p, end) ||
-      lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                  (const unsigned char *)"no-store", 8, &p, end) ||
-      (extra_name && lws_add_http_header_by_name(wsi, (const unsigned char *)extra_name,
-                                                 (const unsigned char *)extra_value,
-                                                 (int)strlen(extra_value), &p, end)) ||
-      lws_finalize_write_http_header(wsi, start, &p, end);
+  int failed;
+  if (own_status_line) {
+    int n = snprintf((char *)p, (size_t)(end - p), "HTTP/1.1 %u %s\r\n", status,
+                     status == 400 ? "Bad Request" : status == 401 ? "Unauthorized" :
+                     status == 403 ? "Forbidden" : status == 404 ? "Not Found" :
+                     status == 409 ? "Conflict" : status == 429 ? "Too Many Requests" :
+                     status == 503 ? "Service Unavailable" : "Error");
+    p += n;
+    failed = lws_add_http_header_by_name(wsi, (const unsigned char *)"content-type:",
+                                         (const unsigned char *)content_type,
+                                         (int)strlen(content_type), &p, end) ||
+             lws_add_http_header_content_length(wsi, (lws_filepos_t)body_length, &p, end) ||
+             lws_add_http_header_by_name(wsi, (const unsigned char *)"connection:",
+                                         (const unsigned char *)"close", 5, &p, end);
+  } else {
+    failed = lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_length,
+                                         &p, end);
+  }
+  failed = failed || lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
+                                                 (const unsigned char *)"no-store", 8, &p, end);
+  for (size_t at = 0; !failed && at < headers_length;) {
+    const char *name = headers + at;
+    const char *value = name + strlen(name) + 1;
+    failed = lws_add_http_header_by_name(wsi, (const unsigned char *)name,
+                                         (const unsigned char *)value, (int)strlen(value), &p, end);
+    at = (size_t)(value + strlen(value) + 1 - headers);
+  }
+  failed = failed || lws_finalize_write_http_header(wsi, start, &p, end);
   if (!failed && body_length > 0) {
     memcpy(p, body, body_length);
     failed = lws_write(wsi, p, body_length, LWS_WRITE_HTTP_FINAL) < 0;

@@ -36,25 +36,35 @@ public struct HTTPResponse: Sendable {
   public var status: Int
   public var contentType: String
   public var body: [UInt8]
-  /// One extra header, e.g. `("www-authenticate:", "Bearer")` (lws wants the colon).
-  public var extraHeader: (name: String, value: String)?
+  /// Extra headers, e.g. `("www-authenticate:", "Bearer")` (lws wants the colon).
+  public var headers: [(name: String, value: String)]
 
   public init(
     status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8],
-    extraHeader: (name: String, value: String)? = nil
+    headers: [(name: String, value: String)] = []
   ) {
     self.status = status
     self.contentType = contentType
     self.body = body
-    self.extraHeader = extraHeader
+    self.headers = headers
   }
 
-  public init(status: Int, text: String) {
-    self.init(status: status, body: Array(text.utf8))
+  public init(status: Int, text: String, headers: [(name: String, value: String)] = []) {
+    self.init(status: status, body: Array(text.utf8), headers: headers)
   }
 
   public static func json(status: Int = 200, _ body: [UInt8]) -> HTTPResponse {
     HTTPResponse(status: status, contentType: "application/json", body: body)
+  }
+
+  /// The headers packed as "name:\0value\0" pairs for the C shim.
+  var packedHeaders: [CChar] {
+    var packed: [CChar] = []
+    for (name, value) in headers {
+      packed += name.utf8CString
+      packed += value.utf8CString
+    }
+    return packed
   }
 }
 

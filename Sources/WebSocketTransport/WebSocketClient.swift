@@ -312,18 +312,21 @@ final class ClientEngine: @unchecked Sendable {
     let connection = Connection(pending: connect)
     connections[id] = connection
     let host = strdup(connect.host)
+    // NB: RFC 7230 §5.4: Host names the port unless it is the scheme's default.
+    let hostHeader = strdup(connect.port == (connect.tls ? 443 : 80) ? connect.host : "\(connect.host):\(connect.port)")
     let path = strdup(connect.path)
     let subprotocol = connect.subprotocol.map { strdup($0) }
     defer {
       free(host)
+      free(hostHeader)
       free(path)
       free(subprotocol ?? nil)
     }
     var info = lws_client_connect_info()
     info.context = context
     info.address = UnsafePointer(host)
-    info.host = UnsafePointer(host)
-    info.origin = UnsafePointer(host)
+    info.host = UnsafePointer(hostHeader)
+    // NB: no Origin: this is not a browser page (a caller may still send one in `headers`).
     info.port = Int32(connect.port)
     info.path = UnsafePointer(path)
     info.ssl_connection = connect.tls ? Int32(LCCSCF_USE_SSL.rawValue | LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue) : 0

@@ -14,6 +14,9 @@ public struct WebSocketServerConfiguration: Sendable {
   public var publicDirectory: String?
   /// Path prefixes answered by `WebSocketServerDelegate.handleHTTP` instead of files.
   public var applicationPaths = ["/healthz", "/api/"]
+  /// Headers every HTTP response carries: files, application answers and refusals alike
+  /// (a Content-Security-Policy, `X-Content-Type-Options`, …). Names end with a colon.
+  public var responseHeaders: [(name: String, value: String)] = []
   /// The largest message a client may send; a larger one is reported as `.tooLarge`.
   public var maxMessageBytes = 64 * 1024
   /// A message this large closes the connection with 1009.
@@ -101,6 +104,8 @@ final class ServerEngine: @unchecked Sendable {
   let configuration: WebSocketServerConfiguration
   let logger: Logger
   private let publicRoot: String?
+  /// The headers a static file goes out with, as raw header lines.
+  private let fileHeaders: String
   private var context: OpaquePointer?
   private let loop: EventLoop
   private let protocols: UnsafeMutablePointer<lws_protocols>
@@ -158,6 +163,8 @@ final class ServerEngine: @unchecked Sendable {
     self.delegate = delegate
     self.logger = logger
     self.queues = OutboundQueues(limit: configuration.outboxLimitBytes)
+    fileHeaders = (["cache-control: no-cache"] + configuration.responseHeaders.map { "\($0.name) \($0.value)" })
+      .map { $0 + "\r\n" }.joined()
     if let directory = configuration.publicDirectory {
       guard let resolved = realpath(directory, nil) else {
         throw WebSocketServerError(description: "The public directory \(directory) does not exist.")
@@ -319,7 +326,7 @@ final class ServerEngine: @unchecked Sendable {
         acceptedUpgrades[wsi] = (request, context)
         return 0
       case .refuse(let response):
-        return write(response, to: wsi) < 0 ? -1 : 1
+        return write(response, to: wsi, ownStatusLine: true) < 0 ? -1 : 1
       }
 
     case LWS_CALLBACK_HTTP:
@@ -519,8 +526,7 @@ final class ServerEngine: @unchecked Sendable {
       return finish(wsi, HTTPResponse(status: 404, text: "Not found: \(request.path)"))
     }
     let result = lws_serve_http_file(
-      wsi, file, MIMEType.forPath(file), "cache-control: no-cache\r\n",
-      Int32("cache-control: no-cache\r\n".utf8.count))
+      wsi, file, MIMEType.forPath(file), fileHeaders, Int32(fileHeaders.utf8.count))
     if result < 0 { return -1 }
     if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
     return 0
@@ -550,13 +556,21 @@ final class ServerEngine: @unchecked Sendable {
     return real
   }
 
-  private func write(_ response: HTTPResponse, to wsi: OpaquePointer) -> Int32 {
-    response.body.withUnsafeBufferPointer { body in
-      clws_respond(
-        wsi, UInt32(response.status), response.contentType, response.extraHeader?.name,
-        response.extraHeader?.value, body.baseAddress, body.count)
+  private func write(_ response: HTTPResponse, to wsi: OpaquePointer, ownStatusLine: Bool = false)
+    -> Int32
+  {
+    var response = response
+    response.headers += configuration.responseHeaders
+    let headers = response.packedHeaders
+    return response.body.withUnsafeBufferPointer { body in
+      headers.withUnsafeBufferPointer { headers in
+        clws_respond(
+          wsi, UInt32(response.status), response.contentType, headers.baseAddress, headers.count,
+          ownStatusLine ? 1 : 0, body.baseAddress, body.count)
+      }
     }
   }
+
 
   private func readPath(_ wsi: OpaquePointer) -> String {
     HTTPHeaders.copy(wsi, WSI_TOKEN_GET_URI) ?? HTTPHeaders.copy(wsi, WSI_TOKEN_POST_URI) ?? "/"
@@ -602,7 +616,8 @@ enum HTTPHeaders {
     let wanted: [(lws_token_indexes, String)] = [
       (WSI_TOKEN_HTTP_AUTHORIZATION, "authorization"), (WSI_TOKEN_ORIGIN, "origin"),
       (WSI_TOKEN_HTTP_CONTENT_TYPE, "content-type"), (WSI_TOKEN_HOST, "host"),
-      (WSI_TOKEN_HTTP_USER_AGENT, "user-agent"),
+      (WSI_TOKEN_HTTP_USER_AGENT, "user-agent"), (WSI_TOKEN_HTTP_COOKIE, "cookie"),
+      (WSI_TOKEN_X_FORWARDED_FOR, "x-forwarded-for"),
     ]
     for (token, name) in wanted {
       if let value = copy(wsi, token) { headers[name] = value }
