@@ -19,6 +19,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+    // HMAC-SHA256 for sessions and invites, SHA-256 for bot tokens at rest.
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     .package(url: "https://github.com/pointfreeco/swift-case-paths", from: "1.5.0"),
@@ -81,6 +83,7 @@ let package = Package(
         "StoreRuntime",
         "WebSocketTransport",
         .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "GRDB", package: "GRDB.swift"),

@@ -8,6 +8,25 @@ struct Sender: Sendable {
   var participantID: String
   var name: String
   var isBot: Bool
+  /// What a bot may do; nil for a person (everything).
+  var scope: Bot.Scope?
+
+  init(participantID: String, name: String, isBot: Bool, scope: Bot.Scope? = nil) {
+    self.participantID = participantID
+    self.name = name
+    self.isBot = isBot
+    self.scope = scope
+  }
+
+  /// Refuses an action this sender's scope does not allow.
+  func check(_ type: String, needs needed: Bot.Scope) throws(WireError) {
+    guard let scope, scope < needed else { return }
+    throw WireError(
+      .forbidden, "This bot's token allows \(scope.rawValue) only: \"\(type)\" needs \(needed.rawValue).")
+  }
+
+  /// The name a note is signed with: a bot's says so.
+  var author: String { isBot ? "\(name) (bot)" : name }
 }
 
 /// Turns a wire action (`{"type":"meeting.nextButtonTapped","from":2}`) into a feature action.
@@ -15,6 +34,7 @@ enum ActionDecoding {
   static func roomAction(_ action: [String: JSONValue], type: String, sender: Sender) throws(WireError)
     -> Room.Action
   {
+    try sender.check(type, needs: Bot.Scope.needed(forRoomAction: type))
     switch type {
     case "startMeetingButtonTapped":
       return .startMeetingButtonTapped
@@ -34,7 +54,7 @@ enum ActionDecoding {
       guard let text = action["text"]?.stringValue else {
         throw WireError(.invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
       }
-      return .meeting(.presented(.noteSubmitted(author: sender.name, text: text)))
+      return .meeting(.presented(.noteSubmitted(author: sender.author, text: text)))
     case "editButtonTapped":
       return .editButtonTapped
     case "edit.binding":
@@ -77,7 +97,10 @@ enum ActionDecoding {
     }
   }
 
-  static func lobbyAction(_ action: [String: JSONValue], type: String) throws(WireError) -> Lobby.Action {
+  static func lobbyAction(_ action: [String: JSONValue], type: String, sender: Sender) throws(WireError)
+    -> Lobby.Action
+  {
+    try sender.check(type, needs: .admin)
     switch type {
     case "addStandupSubmitted":
       guard case .object(let standup)? = action["standup"] else {

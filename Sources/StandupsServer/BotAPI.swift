@@ -2,8 +2,9 @@ import Foundation
 import JSONPatch
 import WebSocketTransport
 
-/// The HTTP API for bots that cannot hold a socket. Every request needs
-/// `Authorization: Bearer <token>`; answers are JSON, errors the protocol's `error` object.
+/// The HTTP API for bots that cannot hold a socket (and for signed-in people). Every request
+/// needs `Authorization: Bearer <token>` or a session cookie; answers are JSON, errors the
+/// protocol's `error` object.
 ///
 /// - `GET /api/standups` → `{"version": N, "state": <lobby state>}`
 /// - `GET /api/rooms/{id}` → `{"version": N, "state": <room state>}`
@@ -12,25 +13,47 @@ import WebSocketTransport
 enum BotAPI {
   static func handle(_ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub) {
     let sender: Sender
-    switch hub.authenticate(request) {
-    case .success(let bot): sender = bot
-    case .failure(let error):
-      respond(response(for: error, ref: nil))
-      return
+    var bot: Bot?
+    switch hub.gatekeeper.identify(request) {
+    case .failure(let refusal):
+      return respond(response(for: refusal))
+    case .success(.bot(let identified)):
+      bot = identified
+      sender = Sender(
+        participantID: "bot:\(identified.name)", name: identified.name, isBot: true,
+        scope: identified.scope)
+    case .success(.person(let name?)):
+      // NB: a browser's cookie goes along on any request to this server: changes need a page
+      // of our own origin (SameSite=Lax already keeps the cookie off other sites' POSTs).
+      guard request.method == "GET" || (request.header("origin") != nil && hub.gatekeeper.originAllowed(request))
+      else {
+        return respond(
+          response(for: WireError(.forbidden, "Changes need a page of this server's own origin."), ref: nil))
+      }
+      sender = Sender(participantID: "api:\(UUID().uuidString.lowercased())", name: name, isBot: false)
+    case .success(.person(nil)):
+      return respond(
+        response(for: WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."), ref: nil))
     }
     let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     let isRoom = parts.count >= 3 && parts[0] == "api" && parts[1] == "rooms"
+    let roomID = isRoom ? UUID(uuidString: parts[2]) : nil
+    if let bot, isRoom || parts == ["api", "standups"], !bot.mayEnter(roomID) {
+      return respond(
+        response(
+          for: WireError(.forbidden, "The bot \(bot.name) may not use \(isRoom ? "this standup" : "the lobby")."),
+          ref: nil))
+    }
     if parts == ["api", "standups"] {
       guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
       hub.lobby.enqueue(.snapshot { respond(snapshot($0)) })
     } else if isRoom && parts.count == 3 {
       guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
-      guard let roomID = UUID(uuidString: parts[2]),
-        hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID)
+      guard let roomID, hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID)
       else { return respond(notFound(parts[2])) }
     } else if isRoom && parts.count == 4 && parts[3] == "actions" {
       guard request.method == "POST" else { return respond(methodNotAllowed(request)) }
-      guard let roomID = UUID(uuidString: parts[2]), hub.catalog[roomID] != nil else {
+      guard let roomID, hub.catalog[roomID] != nil else {
         return respond(notFound(parts[2]))
       }
       let message: ClientMessage
@@ -79,6 +102,7 @@ enum BotAPI {
     let status = status ?? {
       switch error.code {
       case .unauthorized: return 401
+      case .forbidden: return 403
       case .notFound: return 404
       case .invalidAction, .stale: return 409
       case .tooLarge: return 413
@@ -92,7 +116,13 @@ enum BotAPI {
         "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
         "code": .string(error.code.rawValue), "message": .string(error.message),
       ]).encoded)
-    if error.code == .unauthorized { response.extraHeader = ("www-authenticate:", "Bearer") }
+    if error.code == .unauthorized { response.headers.append(("www-authenticate:", "Bearer")) }
+    return response
+  }
+
+  static func response(for refusal: Gatekeeper.Refusal) -> HTTPResponse {
+    var response = response(for: WireError(refusal.code, refusal.message), ref: nil, status: refusal.status)
+    if let retryAfter = refusal.retryAfter { response.headers.append(("retry-after:", "\(retryAfter)")) }
     return response
   }
 }

@@ -133,7 +133,7 @@ struct LobbyFeature: RoomFeature {
   func left(_ participantID: String) -> Lobby.Action? { nil }
 
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Lobby.Action {
-    try ActionDecoding.lobbyAction(message.action, type: message.actionType)
+    try ActionDecoding.lobbyAction(message.action, type: message.actionType, sender: sender)
   }
 
   func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: SerialQueue) {

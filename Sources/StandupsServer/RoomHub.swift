@@ -48,6 +48,15 @@ final class RoomHub: WebSocketServerDelegate {
     var room: UUID?
     var sender: Sender
     var since: Int?
+    var credential: Credential
+  }
+
+  /// What let a connection in, so that it can be closed when that ends.
+  private enum Credential: Sendable, Equatable {
+    case none
+    case session
+    /// A bot's token hash.
+    case bot(String)
   }
 
   private struct Shared {
@@ -55,6 +64,7 @@ final class RoomHub: WebSocketServerDelegate {
     /// Joins routed to a room but not yet processed: it must not be released meanwhile.
     var pendingJoins: [UUID: Int] = [:]
     var routes: [ConnectionID: Route] = [:]
+    var credentials: [ConnectionID: Credential] = [:]
   }
 
   let lobby: RoomChannel<LobbyFeature>
@@ -63,7 +73,7 @@ final class RoomHub: WebSocketServerDelegate {
   private let notifier: LobbyNotifier
   private let dependencies: DependencyValues
   private let logger: Logger
-  private let bots: BotTokens
+  let gatekeeper: Gatekeeper
   private let admission: Admission
   private let shared = Mutex(Shared())
 
@@ -73,11 +83,11 @@ final class RoomHub: WebSocketServerDelegate {
   init(
     standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
     lobbyVersions: VersionLease, versionSizes: VersionLease.Sizes = .init(),
-    bots: BotTokens = BotTokens(), limits: ServerLimits = ServerLimits(), outlet: Outlet,
+    gatekeeper: Gatekeeper, limits: ServerLimits = ServerLimits(), outlet: Outlet,
     logger: Logger
   ) {
     self.versionSizes = versionSizes
-    self.bots = bots
+    self.gatekeeper = gatekeeper
     self.admission = Admission(limits: limits)
     let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
     let notifier = LobbyNotifier()
@@ -108,6 +118,13 @@ final class RoomHub: WebSocketServerDelegate {
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
     if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
+    guard gatekeeper.originAllowed(request) else {
+      return .refuse(
+        HTTPResponse(
+          status: 403,
+          text: "Pages from \(request.header("origin") ?? "another site") may not use this server "
+            + "(start it with --allowed-origin to allow one)."))
+    }
     let room: UUID?
     if request.path == "/ws/lobby" {
       room = nil
@@ -121,20 +138,34 @@ final class RoomHub: WebSocketServerDelegate {
       return .refuse(
         HTTPResponse(status: 404, text: "No WebSocket at \(request.path): use /ws/lobby or /ws/rooms/{id}."))
     }
-    var name = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-    var isBot = false
-    switch identify(request) {
-    case .refused(let refusal):
-      return .refuse(refusal)
-    case .bot(let bot):
-      isBot = true
-      if name.isEmpty { name = bot }
-    case .person:
-      break
-    }
-    guard (1...40).contains(name.count) else {
-      return .refuse(
-        HTTPResponse(status: 400, text: "Add ?name= with your display name (1 to 40 characters)."))
+    let given = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    let sender: Sender
+    let credential: Credential
+    switch gatekeeper.identify(request) {
+    case .failure(let refusal):
+      return .refuse(refusal.httpResponse)
+    case .success(.bot(let bot)):
+      guard bot.mayEnter(room) else {
+        return .refuse(
+          HTTPResponse(
+            status: 403,
+            text: "The bot \(bot.name) may not enter \(room.map { "the standup \($0.uuidString)" } ?? "the lobby")."))
+      }
+      let name = given.isEmpty ? bot.name : given
+      if let problem = Bot.problem(withName: name) { return .refuse(HTTPResponse(status: 400, text: problem)) }
+      sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: true, scope: bot.scope)
+      credential = .bot(bot.tokenHash)
+    case .success(.person(let sessionName)):
+      let name = sessionName ?? given
+      if sessionName == nil && name.isEmpty {
+        return .refuse(
+          HTTPResponse(status: 400, text: "Add ?name= with your display name (1 to 40 characters)."))
+      }
+      if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
+        return .refuse(HTTPResponse(status: sessionName == nil ? 400 : 409, text: problem))
+      }
+      sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: false)
+      credential = sessionName == nil ? .none : .session
     }
     var since: Int?
     if let text = request.queryValue("since") {
@@ -143,8 +174,7 @@ final class RoomHub: WebSocketServerDelegate {
       }
       since = value
     }
-    let sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: isBot)
-    return .accept(context: JoinRequest(room: room, sender: sender, since: since))
+    return .accept(context: JoinRequest(room: room, sender: sender, since: since, credential: credential))
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
@@ -153,6 +183,7 @@ final class RoomHub: WebSocketServerDelegate {
       outlet.close(connection, code: .policyViolation, reason: "Not a Standups connection")
       return
     }
+    shared.withLock { $0.credentials[connection] = join.credential }
     guard let roomID = join.room else {
       shared.withLock { $0.routes[connection] = .lobby }
       lobby.enqueue(.join(connection, join.sender, since: join.since))
@@ -173,7 +204,8 @@ final class RoomHub: WebSocketServerDelegate {
       let limit = Int(admission.limits.messagesPerSecond)
       outlet.send(
         ServerMessage.error(
-          ref: nil, WireError(.rateLimited, "Slow down: at most \(limit) messages a second.")),
+          ref: ClientMessage.ref(of: message),
+          WireError(.rateLimited, "Slow down: at most \(limit) messages a second.")),
         to: connection)
       return
     case .close:
@@ -189,7 +221,11 @@ final class RoomHub: WebSocketServerDelegate {
 
   func webSocketClosed(_ connection: ConnectionID) {
     admission.closed(connection)
-    switch shared.withLock({ $0.routes.removeValue(forKey: connection) }) {
+    let route = shared.withLock { shared in
+      shared.credentials[connection] = nil
+      return shared.routes.removeValue(forKey: connection)
+    }
+    switch route {
     case .lobby?: lobby.enqueue(.leave(connection))
     case .room(let channel)?: channel.enqueue(.leave(connection))
     case nil: break
@@ -201,18 +237,30 @@ final class RoomHub: WebSocketServerDelegate {
       respond(HTTPResponse(status: 200, text: "ok"))
       return
     }
+    if request.path == "/api/session" {
+      SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper)
+      return
+    }
     BotAPI.handle(request, respond: respond, hub: self)
   }
 
-  /// For the bot API: who is asking, or the refusal to send.
-  func authenticate(_ request: HTTPRequest) -> Result<Sender, WireError> {
-    switch identify(request) {
-    case .bot(let name):
-      return .success(Sender(participantID: "bot:\(name)", name: name, isBot: true))
-    case .person:
-      return .failure(WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."))
-    case .refused:
-      return .failure(WireError(.unauthorized, "Unknown bot token."))
+  /// Closes the connections whose credentials just ended (4401): every person's when the
+  /// team's secret was rotated, a bot's when it was revoked.
+  func credentialsChanged(_ changes: Gatekeeper.Changes) {
+    let ended = shared.withLock { shared in
+      shared.credentials.compactMap { connection, credential -> (ConnectionID, String)? in
+        switch credential {
+        case .session where changes.sessionsEnded:
+          return (connection, "Your session ended: open your team's new invite link.")
+        case .bot(let hash) where changes.revokedBots.contains(hash):
+          return (connection, "This bot's token was revoked.")
+        default:
+          return nil
+        }
+      }
+    }
+    for (connection, reason) in ended {
+      outlet.close(connection, code: .credentialsEnded, reason: reason)
     }
   }
 
@@ -243,31 +291,6 @@ final class RoomHub: WebSocketServerDelegate {
       shared.pendingJoins[roomID, default: 0] += 1
       return channel
     }
-  }
-
-  /// Who a request is: a person (no token), a bot (a good token), or refused.
-  private enum Identity {
-    case person
-    case bot(String)
-    case refused(HTTPResponse)
-  }
-
-  private func identify(_ request: HTTPRequest) -> Identity {
-    func refuse(_ text: String) -> Identity {
-      .refused(
-        HTTPResponse(
-          status: 401, body: Array(text.utf8), extraHeader: ("www-authenticate:", "Bearer")))
-    }
-    var token = request.queryValue("token")
-    if let authorization = request.header("authorization") {
-      guard authorization.lowercased().hasPrefix("bearer ") else {
-        return refuse("Authorization must be \"Bearer <token>\".")
-      }
-      token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
-    }
-    guard let token else { return .person }
-    guard let name = bots.name(for: token) else { return refuse("Unknown bot token.") }
-    return .bot(name)
   }
 
   private func makeRoom(_ standup: Standup) -> RoomChannel<StandupRoomFeature> {

@@ -6,7 +6,7 @@ import StandupsFeatures
 /// Standups in SQLite, through GRDB: one file in WAL mode, every save one transaction that is
 /// on disk before it returns.
 public final class SQLiteStorage: Sendable {
-  private let database: DatabasePool
+  let database: DatabasePool
   /// Where the file lives.
   public let path: String
 
@@ -68,6 +68,22 @@ public final class SQLiteStorage: Sendable {
       try db.create(table: "roomVersion") { table in
         table.primaryKey("room", .text)
         table.column("next", .integer).notNull()
+      }
+    }
+    migrator.registerMigration("v3: access") { db in
+      // One row: the team's secret (invites and sessions derive from it).
+      try db.create(table: "team") { table in
+        table.primaryKey("id", .integer).check { $0 == 1 }
+        table.column("secret", .blob).notNull()
+        table.column("createdAt", .datetime).notNull()
+      }
+      // Bots added with `standups-server bots add`; only their token's SHA-256 is kept.
+      try db.create(table: "bot") { table in
+        table.primaryKey("name", .text).collate(.nocase)
+        table.column("tokenHash", .text).notNull().unique()
+        table.column("scope", .text).notNull()
+        table.column("standups", .text).notNull()
+        table.column("createdAt", .datetime).notNull()
       }
     }
     return migrator

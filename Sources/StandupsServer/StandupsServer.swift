@@ -14,7 +14,13 @@ public struct ServerConfiguration: Sendable {
   /// The web app.
   public var publicDirectory: String? = "./public"
   public var tls: (certificatePath: String, privateKeyPath: String)?
-  /// The bots that may join rooms and use the HTTP API.
+  /// Whether people need the team's invite (the default) or anyone may join.
+  public var access = AccessMode.team
+  /// Origins besides the server's own whose pages may open WebSockets (`https://intranet.example`).
+  public var allowedOrigins: [String] = []
+  /// The address people use to reach the server, if not `http://host:port` (a proxy in front).
+  public var publicURL: String?
+  /// Bots given on the command line (`--bot-token`): admin bots for every standup.
   public var botTokens = BotTokens()
   /// Connection and message limits.
   public var limits = ServerLimits()
@@ -35,6 +41,9 @@ public final class StandupsServer: Sendable {
   public let port: Int
   private let transport: WebSocketServer
   private let hub: RoomHub
+  private let gatekeeper: Gatekeeper
+  private let baseURL: String
+  private let reloading: Task<Void, Never>
 
   /// Loads every standup and starts listening.
   ///
@@ -45,6 +54,7 @@ public final class StandupsServer: Sendable {
     configuration: ServerConfiguration,
     logger: Logger = Logger(label: "standups"),
     storage: StorageClient? = nil,
+    access accessStorage: AccessStorage? = nil,
     dependencies prepare: (inout DependencyValues) -> Void = { _ in }
   ) async throws -> StandupsServer {
     try prepareDataDirectory(configuration.dataDirectory)
@@ -52,10 +62,28 @@ public final class StandupsServer: Sendable {
     dependencies.continuousClock = ScheduledClock.shared
     dependencies.uuid = UUIDGenerator { UUID() }
     dependencies.date = DateGenerator { Date() }
+    let access: AccessStorage
     do {
-      dependencies.storage = try storage ?? SQLiteStorage(directory: configuration.dataDirectory).client
+      if let storage {
+        dependencies.storage = storage
+        access = accessStorage ?? .inMemory()
+      } else {
+        let sqlite = try SQLiteStorage(directory: configuration.dataDirectory)
+        dependencies.storage = sqlite.client
+        access = accessStorage ?? sqlite.access
+      }
     } catch {
       throw ServerStartError(description: "\(error)")
+    }
+    let gatekeeper: Gatekeeper
+    do {
+      gatekeeper = try await Gatekeeper(
+        mode: configuration.access, storage: access, legacyBots: configuration.botTokens.bots,
+        allowedOrigins: configuration.allowedOrigins,
+        secureCookies: configuration.tls != nil || configuration.publicURL?.hasPrefix("https:") == true,
+        logger: logger)
+    } catch {
+      throw ServerStartError(description: "Cannot read the team's secret and bots: \(error)")
     }
     prepare(&dependencies)
     let standups: [Standup]
@@ -76,12 +104,13 @@ public final class StandupsServer: Sendable {
     let hub = RoomHub(
       standups: standups, checkpoints: checkpoints, dependencies: dependencies,
       lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes,
-      bots: configuration.botTokens, limits: configuration.limits, outlet: outlet, logger: logger)
+      gatekeeper: gatekeeper, limits: configuration.limits, outlet: outlet, logger: logger)
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host
     transportConfiguration.port = configuration.port
     transportConfiguration.publicDirectory = configuration.publicDirectory
     transportConfiguration.tls = configuration.tls
+    transportConfiguration.responseHeaders = Self.securityHeaders
     let transport: WebSocketServer
     do {
       transport = try WebSocketServer(
@@ -90,20 +119,73 @@ public final class StandupsServer: Sendable {
       throw ServerStartError(description: "\(error)")
     }
     outlet.attach(transport)
+    let scheme = configuration.tls == nil ? "http" : "https"
+    let base = configuration.publicURL ?? "\(scheme)://\(configuration.host):\(transport.port)"
     logger.info(
-      "Standups is listening on \(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(transport.port) with \(standups.count) standup(s)."
+      "Standups is listening on \(scheme)://\(configuration.host):\(transport.port) with \(standups.count) standup(s)."
     )
-    return StandupsServer(port: transport.port, transport: transport, hub: hub)
+    let reloading = Task { [weak hub, logger] in
+      var failing = false
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .seconds(1))
+        guard let hub else { return }
+        do {
+          let changes = try await gatekeeper.reload()
+          hub.credentialsChanged(changes)
+          if failing { logger.notice("The team's secret and bots can be read again.") }
+          failing = false
+        } catch {
+          // NB: once per outage; the last credentials read stay in force meanwhile.
+          if !failing { logger.error("Cannot re-read the team's secret and bots: \(error)") }
+          failing = true
+        }
+      }
+    }
+    return StandupsServer(
+      port: transport.port, transport: transport, hub: hub, gatekeeper: gatekeeper,
+      baseURL: base, reloading: reloading)
   }
 
-  private init(port: Int, transport: WebSocketServer, hub: RoomHub) {
+  /// The invite link people open once to join the team (nil when the server is open).
+  public var inviteLink: String? {
+    gatekeeper.mode == .open ? nil : StandupsServer.inviteLink(base: baseURL, secret: gatekeeper.secret)
+  }
+
+  /// `{base}/join#{invite}`: the invite sits in the fragment, which browsers never send, so it
+  /// stays out of server and proxy logs.
+  public static func inviteLink(base: String, secret: TeamSecret) -> String {
+    var base = base
+    while base.hasSuffix("/") { base.removeLast() }
+    return "\(base)/join#\(secret.invite)"
+  }
+
+  /// Every HTTP answer carries these: only the app's own scripts run, nothing frames it.
+  static let securityHeaders: [(name: String, value: String)] = [
+    (
+      "content-security-policy:",
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        + "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    ("x-content-type-options:", "nosniff"),
+    ("referrer-policy:", "same-origin"),
+    ("x-frame-options:", "DENY"),
+  ]
+
+  private init(
+    port: Int, transport: WebSocketServer, hub: RoomHub, gatekeeper: Gatekeeper, baseURL: String,
+    reloading: Task<Void, Never>
+  ) {
     self.port = port
     self.transport = transport
     self.hub = hub
+    self.gatekeeper = gatekeeper
+    self.baseURL = baseURL
+    self.reloading = reloading
   }
 
   /// Closes every connection (1001), stops every room's effects and waits for saves.
   public func shutdown() async {
+    reloading.cancel()
     transport.shutdown()
     await hub.stopAll()
   }

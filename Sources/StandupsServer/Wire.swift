@@ -14,6 +14,7 @@ struct WireError: Error, Equatable, Sendable {
     case tooLarge = "too_large"
     case rateLimited = "rate_limited"
     case unauthorized
+    case forbidden
     case notFound = "not_found"
   }
 
@@ -45,6 +46,12 @@ struct ClientMessage: Sendable {
   static func ref(in value: JSONValue?) -> String? {
     guard let ref = value?["ref"]?.stringValue, ref.count <= 64 else { return nil }
     return ref
+  }
+
+  /// The `ref` of an inbound frame that is not otherwise read (a refused one).
+  static func ref(of message: InboundMessage) -> String? {
+    guard case .text(let bytes) = message else { return nil }
+    return ref(in: try? JSONValue(parsing: bytes))
   }
 
   /// Reads one inbound frame; throws the protocol's error for anything else.

@@ -30,7 +30,7 @@ struct BotTests {
 
     try await ana.act("startMeetingButtonTapped")
     try await ci.act("meeting.noteSubmitted", ["text": "build 1234 green"])
-    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI: build 1234 green" }
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI (bot): build 1234 green" }
 
     #expect(try httpStatus(port: server.port, upgradeRequest("\(room)?token=wrong")) == 401)
     #expect(try httpStatus(port: server.port, upgradeRequest("/ws/lobby?token=wrong&name=X")) == 401)
@@ -48,7 +48,7 @@ struct BotTests {
       body: #"{"type":"action","ref":"b-1","action":{"type":"meeting.noteSubmitted","text":"deploy done"}}"#)
     #expect(posted.status == 200)
     let version = try #require(posted.json?["version"]?.intValue)
-    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI: deploy done" }
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI (bot): deploy done" }
     #expect(try #require(ana.version) >= version)
 
     // A bare action works too.
@@ -59,7 +59,7 @@ struct BotTests {
 
     let read = try http(port: server.port, "GET", "/api/rooms/\(id)", token: "bot-secret-0002")
     #expect(read.status == 200)
-    #expect(read.json?["state"]?["meeting"]?["transcript"] == "CI: deploy done\nCI: second")
+    #expect(read.json?["state"]?["meeting"]?["transcript"] == "CI (bot): deploy done\nCI (bot): second")
     #expect(read.json?["version"]?.intValue != nil)
     let lobby = try http(port: server.port, "GET", "/api/standups", token: "bot-secret-0002")
     #expect(lobby.json?["state"]?["standups"]?[0]?["title"] == "Design")
@@ -94,6 +94,9 @@ struct BotTests {
     #expect { try BotTokens(flags: ["CI=short"], environment: nil) } throws: {
       "\($0)".contains("at least 8")
     }
-    #expect(try BotTokens(flags: ["CI=long-enough"], environment: "Bot:another-secret").name(for: "another-secret") == "Bot")
+    let bots = try BotTokens(flags: ["CI=long-enough"], environment: "Bot:another-secret").bots
+    #expect(bots.map(\.name) == ["CI", "Bot"])
+    #expect(bots.map(\.scope) == [.admin, .admin])
+    #expect(bots.last?.tokenHash == Bot.hash(token: "another-secret"))
   }
 }

@@ -119,7 +119,8 @@ final class ChildServer {
 
   init(dataDirectory: String) throws {
     process.executableURL = URL(fileURLWithPath: Self.binary)
-    process.arguments = ["--port", "0", "--data-dir", dataDirectory, "--public-dir", "."]
+    // NB: --open: these tests are about durability, AccessTests about who gets in.
+    process.arguments = ["--port", "0", "--data-dir", dataDirectory, "--public-dir", ".", "--open"]
     let errors = Pipe()
     process.standardError = errors
     try process.run()

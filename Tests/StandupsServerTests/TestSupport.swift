@@ -14,19 +14,21 @@ struct TestServer {
   var port: Int { server.port }
 
   static func start(
-    standups: [Standup] = [.design], storage: StorageClient? = nil,
+    standups: [Standup] = [.design], storage: StorageClient? = nil, access: AccessStorage? = nil,
     configure: (inout ServerConfiguration) -> Void = { _ in }
   ) async throws -> TestServer {
     var configuration = ServerConfiguration()
     configuration.botTokens = try BotTokens(
       flags: ["CI=ci-secret-0001"], environment: "Standup Bot:bot-secret-0002")
     configuration.port = 0
+    // NB: most suites test rooms, not sign-in; AccessTests runs the team mode.
+    configuration.access = .open
     configuration.publicDirectory = nil
     configuration.dataDirectory = FileManager.default.temporaryDirectory
       .appendingPathComponent("standups-tests-\(UUID())").path
     configure(&configuration)
     let server = try await StandupsServer.start(
-      configuration: configuration, storage: storage ?? .inMemory(standups))
+      configuration: configuration, storage: storage ?? .inMemory(standups), access: access)
     return TestServer(server: server, client: try WebSocketClient())
   }
 
@@ -242,14 +244,43 @@ private func isComplete(_ response: [UInt8]) -> Bool {
 
 /// One HTTP/1.1 request over a fresh socket; returns the status and the body as JSON (or nil).
 func http(
-  port: Int, _ method: String, _ path: String, token: String? = nil, body: String? = nil
+  port: Int, _ method: String, _ path: String, token: String? = nil, headers: [String: String] = [:],
+  body: String? = nil
 ) throws -> (status: Int, json: JSONValue?) {
-  var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+  let response = try httpResponse(port: port, method, path, token: token, headers: headers, body: body)
+  return (response.status, response.json)
+}
+
+/// An HTTP answer with its headers (lower-case names) and body.
+struct HTTPAnswer {
+  var status: Int
+  var headers: [String: String]
+  var body: String
+  var json: JSONValue? { try? JSONValue(parsing: body) }
+}
+
+/// One HTTP/1.1 request over a fresh socket, the whole answer read back.
+func httpResponse(
+  port: Int, _ method: String, _ path: String, token: String? = nil, headers: [String: String] = [:],
+  body: String? = nil
+) throws -> HTTPAnswer {
+  var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
   if let token { request += "Authorization: Bearer \(token)\r\n" }
+  for (name, value) in headers { request += "\(name): \(value)\r\n" }
   if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
   request += "\r\n" + (body ?? "")
-  let text = try exchange(port: port, request)
+  return parseHTTP(try exchange(port: port, request))
+}
+
+func parseHTTP(_ text: String) -> HTTPAnswer {
   let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-  let json = text.range(of: "\r\n\r\n").flatMap { try? JSONValue(parsing: String(text[$0.upperBound...])) }
-  return (status, json)
+  guard let end = text.range(of: "\r\n\r\n") else { return HTTPAnswer(status: status, headers: [:], body: "") }
+  var headers: [String: String] = [:]
+  for line in text[..<end.lowerBound].split(separator: "\r\n").dropFirst() {
+    guard let colon = line.firstIndex(of: ":") else { continue }
+    let name = line[..<colon].lowercased()
+    let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    headers[name] = headers[name].map { $0 + ", " + value } ?? value
+  }
+  return HTTPAnswer(status: status, headers: headers, body: String(text[end.upperBound...]))
 }

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Where the team's secret and its bots are kept: beside the standups, so that every process
+/// using the same data (the server, `standups-server invite`, `standups-server bots …`) and
+/// every node of a cluster agrees on them.
+public struct AccessStorage: Sendable {
+  /// The team's secret; made (and kept) on first use.
+  public var teamSecret: @Sendable () async throws -> TeamSecret
+  /// Replaces the secret with a new one: every invite and session made before ends.
+  public var rotateTeamSecret: @Sendable () async throws -> TeamSecret
+  public var bots: @Sendable () async throws -> [Bot]
+  /// Adds a bot; throws `AccessStorageError.nameTaken` if a bot has that name already.
+  public var addBot: @Sendable (Bot) async throws -> Void
+  /// Removes the bot of that name (any case); false if there was none.
+  public var revokeBot: @Sendable (String) async throws -> Bool
+
+  public init(
+    teamSecret: @escaping @Sendable () async throws -> TeamSecret,
+    rotateTeamSecret: @escaping @Sendable () async throws -> TeamSecret,
+    bots: @escaping @Sendable () async throws -> [Bot],
+    addBot: @escaping @Sendable (Bot) async throws -> Void,
+    revokeBot: @escaping @Sendable (String) async throws -> Bool
+  ) {
+    self.teamSecret = teamSecret
+    self.rotateTeamSecret = rotateTeamSecret
+    self.bots = bots
+    self.addBot = addBot
+    self.revokeBot = revokeBot
+  }
+}
+
+public enum AccessStorageError: Error, CustomStringConvertible {
+  case nameTaken(String)
+
+  public var description: String {
+    switch self {
+    case .nameTaken(let name): "A bot named \"\(name)\" exists already: revoke it first or choose another name."
+    }
+  }
+}
+
+extension AccessStorage {
+  /// Kept in memory (tests, and servers given their standups in memory).
+  public static func inMemory(secret: TeamSecret = .random(), bots: [Bot] = []) -> AccessStorage {
+    let state = Mutex((secret: secret, bots: bots))
+    return AccessStorage(
+      teamSecret: { state.withLock { $0.secret } },
+      rotateTeamSecret: {
+        state.withLock { state in
+          state.secret = .random()
+          return state.secret
+        }
+      },
+      bots: { state.withLock { $0.bots } },
+      addBot: { bot in
+        try state.withLock { state in
+          guard !state.bots.contains(where: { $0.name.lowercased() == bot.name.lowercased() }) else {
+            throw AccessStorageError.nameTaken(bot.name)
+          }
+          state.bots.append(bot)
+        }
+      },
+      revokeBot: { name in
+        state.withLock { state in
+          let count = state.bots.count
+          state.bots.removeAll { $0.name.lowercased() == name.lowercased() }
+          return state.bots.count < count
+        }
+      })
+  }
+}
+
+extension SQLiteStorage {
+  /// The team's secret and bots in the same database file as the standups.
+  public var access: AccessStorage {
+    let database = self.database
+    return AccessStorage(
+      teamSecret: {
+        try await database.write { db in
+          // NB: insert-if-absent, then read: two processes starting at once agree on one secret.
+          try db.execute(
+            sql: "INSERT OR IGNORE INTO team (id, secret, createdAt) VALUES (1, ?, ?)",
+            arguments: [Data(TeamSecret.random().bytes), Date()])
+          let secret = try Data.fetchOne(db, sql: "SELECT secret FROM team WHERE id = 1") ?? Data()
+          return TeamSecret(bytes: Array(secret))
+        }
+      },
+      rotateTeamSecret: {
+        let secret = TeamSecret.random()
+        try await database.write { db in
+          try db.execute(
+            sql: "INSERT OR REPLACE INTO team (id, secret, createdAt) VALUES (1, ?, ?)",
+            arguments: [Data(secret.bytes), Date()])
+        }
+        return secret
+      },
+      bots: {
+        try await database.read { db in
+          try Row.fetchAll(db, sql: "SELECT * FROM bot ORDER BY createdAt, name").map { row in
+            let standups = (row["standups"] as String).split(separator: ",").compactMap {
+              UUID(uuidString: String($0))
+            }
+            return Bot(
+              name: row["name"], tokenHash: row["tokenHash"],
+              scope: Bot.Scope(rawValue: row["scope"]) ?? .notes, standups: standups,
+              createdAt: row["createdAt"])
+          }
+        }
+      },
+      addBot: { bot in
+        try await database.write { db in
+          guard try Int.fetchOne(db, sql: "SELECT count(*) FROM bot WHERE name = ?", arguments: [bot.name]) == 0
+          else { throw AccessStorageError.nameTaken(bot.name) }
+          try db.execute(
+            sql: "INSERT INTO bot (name, tokenHash, scope, standups, createdAt) VALUES (?, ?, ?, ?, ?)",
+            arguments: [
+              bot.name, bot.tokenHash, bot.scope.rawValue,
+              bot.standups.map(\.uuidString).joined(separator: ","), bot.createdAt,
+            ])
+        }
+      },
+      revokeBot: { name in
+        try await database.write { db in
+          try db.execute(sql: "DELETE FROM bot WHERE name = ?", arguments: [name])
+          return db.changesCount > 0
+        }
+      })
+  }
+}

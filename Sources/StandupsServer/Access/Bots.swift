@@ -1,0 +1,116 @@
+import Crypto
+import Foundation
+
+/// A bot allowed in: its name, what it may do, where, and its token's SHA-256 (the token
+/// itself is shown once, when the bot is added, and never stored).
+public struct Bot: Sendable, Equatable {
+  /// What a bot's token allows.
+  public enum Scope: String, Sendable, CaseIterable, Comparable {
+    /// Submit notes during a meeting.
+    case notes
+    /// Also start, advance, pause, resume and end meetings.
+    case drive
+    /// Everything a person can do, the lobby included.
+    case admin
+
+    public static func < (a: Scope, b: Scope) -> Bool {
+      allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    }
+
+    /// The least scope an action needs.
+    static func needed(forRoomAction type: String) -> Scope {
+      switch type {
+      case "meeting.noteSubmitted", "focusChanged":
+        return .notes
+      case "startMeetingButtonTapped", "meeting.nextButtonTapped", "meeting.endMeetingButtonTapped",
+        "meeting.alert.saveAndEnd", "meeting.alert.resume", "meeting.resumeButtonTapped":
+        return .drive
+      default:
+        return .admin
+      }
+    }
+  }
+
+  public var name: String
+  /// Lower-case hex SHA-256 of the token.
+  public var tokenHash: String
+  public var scope: Scope
+  /// The standups it may use; empty means every standup and the lobby.
+  public var standups: [UUID]
+  public var createdAt: Date
+
+  public init(name: String, tokenHash: String, scope: Scope, standups: [UUID] = [], createdAt: Date) {
+    self.name = name
+    self.tokenHash = tokenHash
+    self.scope = scope
+    self.standups = standups
+    self.createdAt = createdAt
+  }
+
+  /// Whether the bot may use this standup's room (nil: the lobby).
+  func mayEnter(_ standup: UUID?) -> Bool {
+    guard let standup else { return standups.isEmpty }
+    return standups.isEmpty || standups.contains(standup)
+  }
+
+  /// A new token: `stb_` and 43 characters of base64url (256 random bits).
+  public static func makeToken() -> String {
+    "stb_" + Base64URL.encode(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+  }
+
+  public static func hash(token: String) -> String {
+    SHA256.hash(data: Array(token.utf8)).map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// Why a bot's name is not usable, or nil.
+  public static func problem(withName name: String) -> String? {
+    guard (1...40).contains(name.count) else { return "A bot's name must be 1 to 40 characters." }
+    guard TextRules.isPlain(name) else {
+      return "A bot's name cannot contain control or direction-changing characters."
+    }
+    return nil
+  }
+}
+
+/// Bots given on the command line (`--bot-token NAME=SECRET`, `STANDUPS_BOT_TOKENS`): the
+/// form before `standups-server bots add`, kept for compatibility. Each is an `admin` bot for
+/// every standup.
+public struct BotTokens: Sendable, Equatable {
+  public private(set) var bots: [Bot] = []
+
+  public init() {}
+
+  /// Reads `NAME=SECRET` (the `--bot-token` flag) or `NAME:SECRET` entries (comma-separated in
+  /// `STANDUPS_BOT_TOKENS`); throws with a message naming the bad entry.
+  public init(flags: [String], environment: String?) throws(BotTokenError) {
+    for flag in flags { try add(flag, separator: "=") }
+    for entry in (environment ?? "").split(separator: ",") {
+      try add(String(entry).trimmingWhitespace, separator: ":")
+    }
+  }
+
+  private mutating func add(_ entry: String, separator: Character) throws(BotTokenError) {
+    guard let split = entry.firstIndex(of: separator) else {
+      throw BotTokenError("Bot token \"\(entry)\" must be NAME\(separator)SECRET.")
+    }
+    let name = String(entry[..<split]).trimmingWhitespace
+    let secret = String(entry[entry.index(after: split)...])
+    if let problem = Bot.problem(withName: name) { throw BotTokenError("\(problem) (in \"\(name)\")") }
+    guard secret.utf8.count >= 8 else {
+      throw BotTokenError("The secret of bot \"\(name)\" must be at least 8 characters.")
+    }
+    bots.append(
+      Bot(name: name, tokenHash: Bot.hash(token: secret), scope: .admin, createdAt: Date()))
+  }
+}
+
+public struct BotTokenError: Error, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}
+
+extension String {
+  var trimmingWhitespace: String {
+    String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+  }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Synchronization
+
+/// Slows guessing: counts failed credentials per address (per /64 for IPv6) in a one-minute
+/// window; past the limit, that address waits until the window ends, whatever it sends.
+final class FailedAttempts: Sendable {
+  struct Window {
+    var started: ContinuousClock.Instant
+    var failures: Int
+  }
+
+  let limit: Int
+  let window: Duration
+  private let windows = Mutex<[String: Window]>([:])
+
+  init(limit: Int = 10, window: Duration = .seconds(60)) {
+    self.limit = limit
+    self.window = window
+  }
+
+  /// Whole seconds this address must wait before trying again, or nil.
+  func retryAfter(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
+    let key = Self.key(for: address)
+    return windows.withLock { windows -> Int? in
+      guard let entry = windows[key], entry.failures >= limit else { return nil }
+      let left = entry.started + window - now
+      guard left > .zero else {
+        windows[key] = nil
+        return nil
+      }
+      return max(1, Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up)))
+    }
+  }
+
+  func recordFailure(_ address: String, now: ContinuousClock.Instant = .now) {
+    let key = Self.key(for: address)
+    windows.withLock { windows in
+      if windows.count > 10_000 {
+        windows = windows.filter { now - $0.value.started < window }
+      }
+      if let entry = windows[key], now - entry.started < window {
+        windows[key]?.failures += 1
+      } else {
+        windows[key] = Window(started: now, failures: 1)
+      }
+    }
+  }
+
+  /// An IPv4 address as it is; an IPv6 address by its /64 (one customer's network);
+  /// an IPv4-mapped IPv6 address as the IPv4 address.
+  static func key(for address: String) -> String {
+    var bytes = [UInt8](repeating: 0, count: 16)
+    guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+    if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+      return bytes[12...].map(String.init).joined(separator: ".")
+    }
+    return stride(from: 0, to: 8, by: 2).map { String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) }
+      .joined(separator: ":") + "::/64"
+  }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import JSONPatch
+import WebSocketTransport
+
+/// `/api/session`: how a browser signs in with the team's invite.
+///
+/// - `GET` → `{"open": false, "signedIn": true, "name": "Ana", "expires": "…"}` for a
+///   signed-in person, `{"open": false, "signedIn": false, "reason": "…"}` for anyone else
+///   (200 either way: a page asks this before it knows), `{"open": true, …}` when the server
+///   is open to anyone.
+/// - `POST {"invite": "…", "name": "Ana"}` → the same, with the session cookie. A signed-in
+///   person may leave out the invite to change their name.
+/// - `DELETE` → signs out (the cookie is cleared).
+enum SessionAPI {
+  static func handle(_ request: HTTPRequest, respond: HTTPResponder, gatekeeper: Gatekeeper) {
+    switch request.method {
+    case "GET": respond(read(request, gatekeeper))
+    case "POST": respond(signIn(request, gatekeeper))
+    case "DELETE":
+      var response = HTTPResponse.json(JSONValue.object(["signedOut": true]).encoded)
+      response.headers.append(("set-cookie:", gatekeeper.signOutCookie))
+      respond(response)
+    default:
+      respond(BotAPI.methodNotAllowed(request))
+    }
+  }
+
+  private static func read(_ request: HTTPRequest, _ gatekeeper: Gatekeeper) -> HTTPResponse {
+    if gatekeeper.mode == .open {
+      return .json(JSONValue.object(["open": true, "signedIn": false]).encoded)
+    }
+    switch gatekeeper.identify(request) {
+    case .failure(let refusal) where refusal.status == 401:
+      return .json(
+        JSONValue.object(["open": false, "signedIn": false, "reason": .string(refusal.message)]).encoded)
+    case .failure(let refusal):
+      return BotAPI.response(for: refusal)
+    case .success(.person(let name)):
+      let expires = Gatekeeper.cookie(Gatekeeper.cookieName, in: request.header("cookie"))
+        .flatMap { cookie -> Date? in
+          guard case .valid(let session) = gatekeeper.session(from: cookie) else { return nil }
+          return session.expires
+        }
+      return answer(name: name ?? "", expires: expires ?? Date())
+    case .success(.bot(let bot)):
+      return .json(JSONValue.object(["open": false, "signedIn": true, "bot": .string(bot.name)]).encoded)
+    }
+  }
+
+  private static func signIn(_ request: HTTPRequest, _ gatekeeper: Gatekeeper) -> HTTPResponse {
+    guard gatekeeper.originAllowed(request) else {
+      return BotAPI.response(for: WireError(.forbidden, "Sign in from this server's own page."), ref: nil)
+    }
+    guard gatekeeper.mode == .team else {
+      return BotAPI.response(
+        for: WireError(.badMessage, "This server is open to anyone: there is nothing to sign in to."), ref: nil,
+        status: 409)
+    }
+    guard let body = try? JSONValue(parsing: request.body), case .object = body,
+      let name = body["name"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines)
+    else {
+      return BotAPI.response(
+        for: WireError(.badMessage, "Send {\"invite\": \"…\", \"name\": \"your name\"}."), ref: nil)
+    }
+    if let invite = body["invite"]?.stringValue {
+      if let refusal = gatekeeper.checkInvite(invite, from: request.remoteAddress) {
+        return BotAPI.response(for: refusal)
+      }
+    } else {
+      // Renaming: the current session stands in for the invite.
+      switch gatekeeper.identify(request) {
+      case .failure(let refusal): return BotAPI.response(for: refusal)
+      case .success(.person(_?)): break
+      case .success:
+        return BotAPI.response(for: WireError(.unauthorized, "Open your team's invite link to sign in."), ref: nil)
+      }
+    }
+    if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
+      return BotAPI.response(for: WireError(.invalidValue, problem), ref: nil)
+    }
+    let cookie = gatekeeper.sessionCookie(for: name)
+    var response = answer(name: name, expires: cookie.expires)
+    response.headers.append(("set-cookie:", cookie.value))
+    return response
+  }
+
+  private static func answer(name: String, expires: Date) -> HTTPResponse {
+    .json(
+      JSONValue.object([
+        "open": false, "signedIn": true, "name": .string(name),
+        "expires": .string(ISO8601DateFormatter().string(from: expires)),
+      ]).encoded)
+  }
+}

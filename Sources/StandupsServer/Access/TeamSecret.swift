@@ -1,0 +1,111 @@
+import Crypto
+import Foundation
+import JSONPatch
+
+/// The team's secret, made once and kept with the data, and what is derived from it: the
+/// invite people open once, and the key that signs their sessions.
+///
+/// Nothing derived reveals the secret: the invite and the session key are HMAC-SHA256 of
+/// fixed labels under it, so a leaked invite cannot forge a session. Rotating the secret
+/// changes all three at once, which ends every session.
+public struct TeamSecret: Sendable, Equatable {
+  /// 32 random bytes.
+  public let bytes: [UInt8]
+
+  public init(bytes: [UInt8]) { self.bytes = bytes }
+
+  /// A new secret from the system's cryptographic random source.
+  public static func random() -> TeamSecret {
+    TeamSecret(bytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+  }
+
+  private var key: SymmetricKey { SymmetricKey(data: bytes) }
+
+  private func derive(_ label: String) -> [UInt8] {
+    Array(HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: key))
+  }
+
+  /// What the invite link carries after `#`: 43 characters of base64url.
+  public var invite: String { Base64URL.encode(derive("standups invite v1")) }
+
+  /// Whether `text` is this secret's invite (compared in constant time).
+  public func isInvite(_ text: String) -> Bool {
+    guard let bytes = Base64URL.decode(text.trimmingCharacters(in: .whitespaces)) else {
+      return false
+    }
+    return HMAC<SHA256>.isValidAuthenticationCode(
+      bytes, authenticating: Array("standups invite v1".utf8), using: key)
+  }
+
+  /// Names this secret in sessions it signed, so that one signed by an older secret reads as
+  /// ended rather than forged.
+  public var keyID: String {
+    derive("standups key id v1").prefix(6).map { String(format: "%02x", $0) }.joined()
+  }
+
+  /// Signs a session for `name`, valid until `expires`.
+  func session(name: String, expires: Date) -> String {
+    let payload = JSONValue.object([
+      "name": .string(name), "exp": .int(Int(expires.timeIntervalSince1970)),
+    ]).encoded
+    let signed = "v1.\(keyID).\(Base64URL.encode(payload))"
+    let mac = HMAC<SHA256>.authenticationCode(
+      for: Array(signed.utf8), using: SymmetricKey(data: derive("standups session v1")))
+    return signed + "." + Base64URL.encode(Array(mac))
+  }
+
+  /// Reads a session token this secret (or an older one) signed.
+  func verifySession(_ token: String, now: Date) -> SessionCheck {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 4, parts[0] == "v1", let mac = Base64URL.decode(String(parts[3])) else {
+      return .forged
+    }
+    guard parts[1] == keyID else { return .ended }
+    let signed = parts[0...2].joined(separator: ".")
+    guard
+      HMAC<SHA256>.isValidAuthenticationCode(
+        mac, authenticating: Array(signed.utf8),
+        using: SymmetricKey(data: derive("standups session v1"))),
+      let payload = Base64URL.decode(String(parts[2])),
+      let object = try? JSONValue(parsing: payload),
+      let name = object["name"]?.stringValue, let expires = object["exp"]?.intValue
+    else { return .forged }
+    guard Double(expires) > now.timeIntervalSince1970 else { return .expired }
+    return .valid(Session(name: name, expires: Date(timeIntervalSince1970: Double(expires))))
+  }
+}
+
+/// A person's signed-in session: the name they chose and when it ends.
+public struct Session: Sendable, Equatable {
+  public var name: String
+  public var expires: Date
+}
+
+/// What a session cookie turned out to be.
+enum SessionCheck: Equatable {
+  case valid(Session)
+  /// Signed under a secret that was rotated away.
+  case ended
+  case expired
+  /// Not signed by this team: counts as a failed guess.
+  case forged
+}
+
+/// RFC 4648 §5 base64url without padding, as used in links and cookies.
+enum Base64URL {
+  static func encode(_ bytes: [UInt8]) -> String {
+    Data(bytes).base64EncodedString()
+      .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
+  }
+
+  static func decode(_ text: String) -> [UInt8]? {
+    guard !text.isEmpty, text.utf8.allSatisfy({ Self.alphabet.contains($0) }) else { return nil }
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    return Data(base64Encoded: base64).map(Array.init)
+  }
+
+  private static let alphabet = Set(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+}

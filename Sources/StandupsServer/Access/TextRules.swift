@@ -1,0 +1,31 @@
+/// Rules for text a person or a bot chooses (display names, bot names).
+enum TextRules {
+  /// Whether `text` holds no control characters (newlines, NUL), no invisible formatting
+  /// (zero-width and direction-changing marks such as U+202E) and no line separators.
+  static func isPlain(_ text: String) -> Bool {
+    text.unicodeScalars.allSatisfy { scalar in
+      switch scalar.properties.generalCategory {
+      case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
+        return false
+      default:
+        return true
+      }
+    }
+  }
+
+  /// Why a person's display name is not usable, or nil. Bots' names are reserved, and
+  /// "(bot)" is kept for bots' notes.
+  static func problem(withDisplayName name: String, botNames: Set<String>) -> String? {
+    guard (1...40).contains(name.count) else {
+      return "Your name must be 1 to 40 characters."
+    }
+    guard isPlain(name) else {
+      return "Your name cannot contain control or direction-changing characters."
+    }
+    let lowered = name.lowercased()
+    if botNames.contains(lowered) || lowered.contains("(bot)") {
+      return "\"\(name)\" is a bot's name: choose another."
+    }
+    return nil
+  }
+}

@@ -1,0 +1,313 @@
+import Foundation
+import JSONPatch
+import StandupsFeatures
+@testable import StandupsServer
+import Testing
+import WebSocketTransport
+
+/// Only the team gets in: invites, sessions, origins, scoped bots, throttled guessing.
+@Suite(.serialized)
+struct AccessTests {
+  let room = "/ws/rooms/\(Standup.design.id.uuidString)"
+
+  /// A server in team mode, with three bots of each scope besides the command line's.
+  static func teamServer(
+    _ access: AccessStorage = .inMemory(bots: AccessTests.bots)
+  ) async throws -> (TestServer, AccessStorage) {
+    let server = try await TestServer.start(access: access) { $0.access = .team }
+    return (server, access)
+  }
+
+  static let bots = [
+    Bot(name: "Notes", tokenHash: Bot.hash(token: "stb_notes"), scope: .notes, createdAt: Date()),
+    Bot(name: "Driver", tokenHash: Bot.hash(token: "stb_drive"), scope: .drive, createdAt: Date()),
+    Bot(
+      name: "Elsewhere", tokenHash: Bot.hash(token: "stb_elsewhere"), scope: .admin,
+      standups: [UUID()], createdAt: Date()),
+  ]
+
+  /// Signs in with the invite; returns the `Cookie` header value.
+  func signIn(_ server: TestServer, name: String) throws -> String {
+    let invite = try #require(server.server.inviteLink?.split(separator: "#").last)
+    let answer = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Origin": "http://127.0.0.1:\(server.port)"],
+      body: #"{"invite":"\#(invite)","name":"\#(name)"}"#)
+    #expect(answer.status == 200, "\(answer.body)")
+    let setCookie = try #require(answer.headers["set-cookie"])
+    #expect(setCookie.contains("HttpOnly"))
+    #expect(setCookie.contains("SameSite=Lax"))
+    #expect(!setCookie.contains("Secure"))  // plain http here
+    return String(try #require(setCookie.split(separator: ";").first))
+  }
+
+  func join(_ server: TestServer, _ path: String, headers: [String: String]) async throws -> TestClient {
+    let client = TestClient()
+    client.connection = try await server.client.connect(port: server.port, path: path, headers: headers) {
+      client.receive($0)
+    }
+    _ = try await client.next { $0["type"] == "welcome" }
+    return client
+  }
+
+  func refusal(_ server: TestServer, _ path: String, headers: [String: String] = [:]) async -> Int? {
+    do {
+      let connection = try await server.client.connect(port: server.port, path: path, headers: headers)
+      connection.close()
+      return 101
+    } catch let error as WebSocketConnectError {
+      return error.status
+    } catch {
+      return nil
+    }
+  }
+
+  @Test func withoutCredentialsEveryDoorAnswers401() async throws {
+    let (server, _) = try await Self.teamServer()
+    #expect(await refusal(server, "/ws/lobby?name=Eve") == 401)
+    #expect(await refusal(server, "\(room)?name=Eve") == 401)
+    let raw = parseHTTP(try exchange(port: server.port, upgradeRequest("/ws/lobby?name=Eve")))
+    #expect(raw.status == 401)
+    #expect(raw.body.contains("invite link"))
+    let api = try httpResponse(port: server.port, "GET", "/api/standups")
+    #expect(api.status == 401)
+    #expect(api.json?["code"] == "unauthorized")
+    let session = try httpResponse(port: server.port, "GET", "/api/session")
+    #expect(session.status == 200)
+    #expect(session.json?["signedIn"] == false)
+    // The name a person gives is no key: a bot's name without its token is refused too.
+    #expect(await refusal(server, "/ws/lobby?name=Notes") == 401)
+    await server.stop()
+  }
+
+  @Test func theInviteGivesASessionThatJoinsUnderItsName() async throws {
+    let (server, _) = try await Self.teamServer()
+    let link = try #require(server.server.inviteLink)
+    #expect(link.hasPrefix("http://127.0.0.1:\(server.port)/join#"))
+    let cookie = try signIn(server, name: "Ana")
+    let session = try httpResponse(port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
+    #expect(session.json?["name"] == "Ana")
+    // ?name= cannot change who the session says you are.
+    let ana = try await join(server, "\(room)?name=Mallory", headers: ["Cookie": cookie])
+    let state = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 1 }
+    #expect(state["participants"]?[0]?["name"] == "Ana")
+    // The API answers a session too.
+    #expect(try httpResponse(port: server.port, "GET", "/api/standups", headers: ["Cookie": cookie]).status == 200)
+    // A wrong invite, a forged cookie, an unknown name are refused with a reason.
+    let wrong = try httpResponse(
+      port: server.port, "POST", "/api/session", body: #"{"invite":"AAAA","name":"Eve"}"#)
+    #expect(wrong.status == 401)
+    #expect(wrong.json?["message"]?.stringValue?.contains("invite link is not valid") == true)
+    let forged = cookie.dropLast(4) + "AAAA"
+    #expect(await refusal(server, room, headers: ["Cookie": String(forged)]) == 401)
+    await server.stop()
+  }
+
+  @Test func namesAreCheckedAndBotNamesAreReserved() async throws {
+    let (server, _) = try await Self.teamServer()
+    let invite = try #require(server.server.inviteLink?.split(separator: "#").last)
+    for name in ["Notes", "ci", "Ana (bot)", "Ana\u{202E}", "line\nbreak", String(repeating: "x", count: 41)] {
+      let body = JSONValue.object(["invite": .string(String(invite)), "name": .string(name)]).encodedString
+      let answer = try httpResponse(port: server.port, "POST", "/api/session", body: body)
+      #expect(answer.status == 400, "\(name) was accepted")
+      #expect(answer.json?["code"] == "invalid_value")
+    }
+    // Renaming needs the session, not the invite.
+    let cookie = try signIn(server, name: "Ana")
+    let renamed = try httpResponse(
+      port: server.port, "POST", "/api/session", headers: ["Cookie": cookie], body: #"{"name":"Ana B"}"#)
+    #expect(renamed.status == 200)
+    #expect(renamed.json?["name"] == "Ana B")
+    #expect(try httpResponse(port: server.port, "POST", "/api/session", body: #"{"name":"Eve"}"#).status == 401)
+    await server.stop()
+  }
+
+  @Test func pagesFromOtherOriginsAreRefused() async throws {
+    let (server, _) = try await Self.teamServer()
+    let cookie = try signIn(server, name: "Ana")
+    #expect(await refusal(server, room, headers: ["Cookie": cookie, "Origin": "https://evil.example"]) == 403)
+    #expect(await refusal(server, room, headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:1"]) == 403)
+    let own = try await join(
+      server, room, headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"])
+    own.close()
+    // Signing in and changing things over the API need the server's own page too.
+    let signIn = try httpResponse(
+      port: server.port, "POST", "/api/session", headers: ["Origin": "https://evil.example"],
+      body: #"{"invite":"x","name":"Eve"}"#)
+    #expect(signIn.status == 403)
+    let post = try httpResponse(
+      port: server.port, "POST", "/api/rooms/\(Standup.design.id.uuidString)/actions",
+      headers: ["Cookie": cookie, "Origin": "https://evil.example"], body: #"{"type":"startMeetingButtonTapped"}"#)
+    #expect(post.status == 403)
+    await server.stop()
+
+    let listed = try await TestServer.start(access: .inMemory()) {
+      $0.access = .open
+      $0.allowedOrigins = ["https://intranet.example"]
+    }
+    let ana = try await join(listed, "\(room)?name=Ana", headers: ["Origin": "https://intranet.example"])
+    ana.close()
+    #expect(await refusal(listed, "\(room)?name=Eve", headers: ["Origin": "https://evil.example"]) == 403)
+    await listed.stop()
+  }
+
+  @Test func rotatingTheSecretEndsEverySession() async throws {
+    let (server, access) = try await Self.teamServer()
+    let cookie = try signIn(server, name: "Ana")
+    let ana = try await join(server, room, headers: ["Cookie": cookie])
+    let bot = try await join(server, room, headers: ["Authorization": "Bearer stb_notes"])
+    let oldLink = try #require(server.server.inviteLink)
+    _ = try await access.rotateTeamSecret()
+    let closed = try await ana.waitUntilClosed()
+    #expect(closed.code == 4401)
+    #expect(closed.reason.contains("session ended"))
+    #expect(await refusal(server, room, headers: ["Cookie": cookie]) == 401)
+    #expect(try #require(server.server.inviteLink) != oldLink)
+    // Bots are not people: their tokens stay good.
+    #expect(bot.closed == nil)
+    _ = try signIn(server, name: "Ana")
+    await server.stop()
+  }
+
+  @Test func eachBotScopeIsAllowedItsActionsOnly() async throws {
+    let (server, _) = try await Self.teamServer()
+    let notes = try await join(server, room, headers: ["Authorization": "Bearer stb_notes"])
+    let driver = try await join(server, room, headers: ["Authorization": "Bearer stb_drive"])
+    let admin = try await join(server, room, headers: ["Authorization": "Bearer ci-secret-0001"])
+
+    let refused = try await notes.act("startMeetingButtonTapped")
+    #expect(refused["code"] == "forbidden")
+    #expect(try await driver.act("startMeetingButtonTapped")["type"] == "ack")
+    #expect(try await notes.act("meeting.noteSubmitted", ["text": "build green"])["type"] == "ack")
+    _ = try await admin.waitForState { $0["meeting"]?["transcript"] == "Notes (bot): build green" }
+    #expect(try await driver.act("meeting.nextButtonTapped", ["from": 0])["type"] == "ack")
+    #expect(try await driver.act("meeting.alert.discard")["code"] == "forbidden")
+    #expect(try await driver.act("meeting.endMeetingButtonTapped")["type"] == "ack")
+    #expect(try await driver.act("meeting.alert.saveAndEnd")["type"] == "ack")
+    #expect(try await driver.act("deleteButtonTapped")["code"] == "forbidden")
+    #expect(try await driver.act("editButtonTapped")["code"] == "forbidden")
+    #expect(try await admin.act("editButtonTapped")["type"] == "ack")
+    #expect(try await admin.act("cancelEditButtonTapped")["type"] == "ack")
+    // Refused actions changed nothing.
+    let state = try #require(admin.state)
+    #expect(state["standup"]?["meetings"]?.arrayValue?.count == 1)
+
+    // The lobby: admins may create, others may not; a bot kept to one standup sees no other.
+    let lobbyNotes = try await join(server, "/ws/lobby", headers: ["Authorization": "Bearer stb_notes"])
+    let created = try await lobbyNotes.act(
+      "addStandupSubmitted",
+      ["standup": ["title": "X", "duration": 300, "theme": "orange", "attendees": [["name": "A"]]]])
+    #expect(created["code"] == "forbidden")
+    #expect(await refusal(server, room, headers: ["Authorization": "Bearer stb_elsewhere"]) == 403)
+    #expect(await refusal(server, "/ws/lobby", headers: ["Authorization": "Bearer stb_elsewhere"]) == 403)
+    let api = try httpResponse(
+      port: server.port, "POST", "/api/rooms/\(Standup.design.id.uuidString)/actions", token: "stb_notes",
+      body: #"{"type":"startMeetingButtonTapped"}"#)
+    #expect(api.status == 403)
+    #expect(api.json?["code"] == "forbidden")
+    await server.stop()
+  }
+
+  @Test func aRevokedTokenIsRefusedAndItsConnectionsClosed() async throws {
+    let (server, access) = try await Self.teamServer()
+    let notes = try await join(server, room, headers: ["Authorization": "Bearer stb_notes"])
+    #expect(try await access.revokeBot("notes"))
+    let closed = try await notes.waitUntilClosed()
+    #expect(closed.code == 4401)
+    #expect(await refusal(server, room, headers: ["Authorization": "Bearer stb_notes"]) == 401)
+    #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_notes").status == 401)
+    await server.stop()
+  }
+
+  @Test func guessingIsThrottledPerAddress() async throws {
+    let (server, _) = try await Self.teamServer()
+    for attempt in 1...10 {
+      #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess\(attempt)").status == 401)
+    }
+    let throttled = try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess11")
+    #expect(throttled.status == 429)
+    let wait = try #require(throttled.headers["retry-after"].flatMap(Int.init))
+    #expect((1...60).contains(wait))
+    // While it waits, even a good credential from that address waits.
+    #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "ci-secret-0001").status == 429)
+    #expect(await refusal(server, room, headers: ["Authorization": "Bearer ci-secret-0001"]) == 429)
+    let raw = parseHTTP(
+      try exchange(port: server.port, upgradeRequest("/ws/lobby?token=stb_guess12")))
+    #expect(raw.status == 429)
+    #expect(raw.headers["retry-after"] != nil)
+    await server.stop()
+  }
+
+  @Test func answersCarrySecurityHeaders() async throws {
+    let (server, _) = try await Self.teamServer()
+    for answer in [
+      try httpResponse(port: server.port, "GET", "/api/standups"),
+      parseHTTP(try exchange(port: server.port, upgradeRequest("/ws/lobby"))),
+      try httpResponse(port: server.port, "GET", "/healthz"),
+    ] {
+      #expect(answer.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+      #expect(answer.headers["content-security-policy"]?.contains("frame-ancestors 'none'") == true)
+      #expect(answer.headers["x-content-type-options"] == "nosniff")
+      #expect(answer.headers["referrer-policy"] == "same-origin")
+    }
+    // Refusals before the upgrade are HTTP/1.1, so that strict clients read them.
+    #expect(try exchange(port: server.port, upgradeRequest("/ws/lobby")).hasPrefix("HTTP/1.1 401"))
+    await server.stop()
+  }
+
+  @Test func openModeLetsAnyoneInByName() async throws {
+    let server = try await TestServer.start(access: .inMemory()) { $0.access = .open }
+    #expect(server.server.inviteLink == nil)
+    let session = try httpResponse(port: server.port, "GET", "/api/session")
+    #expect(session.json?["open"] == true)
+    let ana = try await join(server, "\(room)?name=Ana", headers: [:])
+    ana.close()
+    // Bot names stay reserved in open mode.
+    #expect(await refusal(server, "\(room)?name=CI") == 400)
+    await server.stop()
+  }
+}
+
+/// Sessions, invites and throttling without a server.
+struct AccessUnitTests {
+  @Test func sessionsVerifyOnlyUnderTheirSecretAndBeforeTheyExpire() {
+    let secret = TeamSecret.random()
+    let now = Date()
+    let token = secret.session(name: "Ana", expires: now.addingTimeInterval(60))
+    #expect(secret.verifySession(token, now: now) == .valid(Session(name: "Ana", expires: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 60).rounded(.down)))))
+    #expect(secret.verifySession(token, now: now.addingTimeInterval(61)) == .expired)
+    #expect(TeamSecret.random().verifySession(token, now: now) == .ended)
+    var parts = token.split(separator: ".").map(String.init)
+    parts[2] = Base64URL.encode(Array(#"{"exp":9999999999,"name":"Eve"}"#.utf8))
+    #expect(secret.verifySession(parts.joined(separator: "."), now: now) == .forged)
+    #expect(secret.verifySession("nonsense", now: now) == .forged)
+  }
+
+  @Test func invitesAreDerivedAndCheckedInConstantTime() {
+    let secret = TeamSecret.random()
+    #expect(secret.invite.count == 43)
+    #expect(secret.isInvite(secret.invite))
+    #expect(!secret.isInvite(TeamSecret.random().invite))
+    #expect(!secret.isInvite(""))
+    #expect(!secret.isInvite("not base64!"))
+    #expect(secret.invite != Base64URL.encode(secret.bytes))
+  }
+
+  @Test func failuresAreCountedPerAddressAndPerIPv6Network() {
+    let failures = FailedAttempts(limit: 3, window: .seconds(60))
+    let start = ContinuousClock.now
+    for _ in 1...3 { failures.recordFailure("2001:db8:1:2:aaaa::1", now: start) }
+    #expect(failures.retryAfter("2001:db8:1:2:bbbb::9", now: start + .seconds(1)) == 59)
+    #expect(failures.retryAfter("2001:db8:1:3::1", now: start) == nil)
+    #expect(failures.retryAfter("2001:db8:1:2::1", now: start + .seconds(61)) == nil)
+    #expect(FailedAttempts.key(for: "::ffff:10.1.2.3") == "10.1.2.3")
+    #expect(FailedAttempts.key(for: "10.1.2.3") == "10.1.2.3")
+  }
+
+  @Test func textRulesRefuseInvisibleAndControlCharacters() {
+    #expect(TextRules.isPlain("Chloé 🎉"))
+    for bad in ["a\u{0}b", "a\nb", "a\u{202E}b", "a\u{200B}b", "a\u{2028}b"] {
+      #expect(!TextRules.isPlain(bad), "\(bad.unicodeScalars.map(\.value))")
+    }
+  }
+}
