@@ -8,11 +8,40 @@ struct StandupsServerCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "standups-server",
     abstract: "Live, collaborative daily standups over WebSocket.",
-    discussion: "Every option can also be set as STANDUPS_<OPTION> (STANDUPS_PORT=9000).")
+    discussion: "Every option can also be set as STANDUPS_<OPTION> (STANDUPS_PORT=9000).",
+    subcommands: [Serve.self, Invite.self, Bots.self],
+    defaultSubcommand: Serve.self)
+}
 
+/// Where the data lives, for every subcommand.
+struct DataOptions: ParsableArguments {
+  @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
+
+  func access() throws -> AccessStorage {
+    do {
+      try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+      return try SQLiteStorage(directory: dataDir).access
+    } catch {
+      throw ValidationError("\(error)")
+    }
+  }
+}
+
+/// How people reach the server, for the invite link.
+struct AddressOptions: ParsableArguments {
   @Option(help: "Address to listen on.") var host = env("HOST") ?? "127.0.0.1"
   @Option(help: "Port to listen on (0 picks a free one).") var port = Int(env("PORT") ?? "") ?? 8080
-  @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
+  @Option(help: "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
+  var publicURL: String?
+
+  var publicBase: String? { publicURL ?? env("PUBLIC_URL") }
+}
+
+struct Serve: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(abstract: "Serve the web app and the rooms (the default).")
+
+  @OptionGroup var data: DataOptions
+  @OptionGroup var address: AddressOptions
   @Option(help: "Folder of the web app.") var publicDir = env("PUBLIC_DIR") ?? "./public"
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
   var logLevel: Logger.Level = Logger.Level(rawValue: env("LOG_LEVEL") ?? "") ?? .info
@@ -21,8 +50,16 @@ struct StandupsServerCommand: AsyncParsableCommand {
 
   @Option(
     name: .customLong("bot-token"),
-    help: "A bot allowed in, as NAME=SECRET; repeatable (STANDUPS_BOT_TOKENS=name:secret,...).")
+    help: "An admin bot as NAME=SECRET, kept for compatibility (prefer `bots add`); repeatable (STANDUPS_BOT_TOKENS=name:secret,...).")
   var botTokens: [String] = []
+
+  @Flag(help: "Let anyone who can reach the server in, without the invite (a local demo; STANDUPS_OPEN=1).")
+  var open = false
+  @Flag(help: "Allow --open on an address other than loopback.") var openToNetwork = false
+  @Option(
+    name: .customLong("allowed-origin"),
+    help: "Another origin whose pages may use the server (https://intranet.example); repeatable (STANDUPS_ALLOWED_ORIGINS=a,b).")
+  var allowedOrigins: [String] = []
 
   @Option(help: "WebSockets open at once; more get 503.")
   var maxConnections = Int(env("MAX_CONNECTIONS") ?? "") ?? ServerLimits().maxConnections
@@ -34,15 +71,24 @@ struct StandupsServerCommand: AsyncParsableCommand {
 
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
+  var isOpen: Bool { open || env("OPEN") == "1" }
+  var origins: [String] {
+    allowedOrigins + (env("ALLOWED_ORIGINS") ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+  }
 
   func validate() throws {
-    guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535.") }
+    guard (0...65535).contains(address.port) else { throw ValidationError("--port must be 0 to 65535.") }
     guard (certificate == nil) == (privateKey == nil) else {
       throw ValidationError("--tls-cert and --tls-key go together.")
     }
     _ = try bots()
     guard maxConnections > 0, maxConnectionsPerAddress > 0, messagesPerSecond > 0 else {
       throw ValidationError("--max-connections, --max-connections-per-address and --messages-per-second must be positive.")
+    }
+    if isOpen && !isLoopback(address.host) && !openToNetwork {
+      throw ValidationError(
+        "--open lets anyone who can reach \(address.host) read, change and delete every standup. "
+          + "Listen on 127.0.0.1, or add --open-to-network if that is really what you want.")
     }
   }
 
@@ -53,12 +99,15 @@ struct StandupsServerCommand: AsyncParsableCommand {
       return handler
     }
     var configuration = ServerConfiguration()
-    configuration.host = host
-    configuration.port = port
-    configuration.dataDirectory = dataDir
+    configuration.host = address.host
+    configuration.port = address.port
+    configuration.publicURL = address.publicBase
+    configuration.dataDirectory = data.dataDir
     configuration.publicDirectory = publicDir
     if let certificate, let privateKey { configuration.tls = (certificate, privateKey) }
     configuration.botTokens = try bots()
+    configuration.access = isOpen ? .open : .team
+    configuration.allowedOrigins = origins
     configuration.limits.maxConnections = maxConnections
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.messagesPerSecond = messagesPerSecond
@@ -69,12 +118,18 @@ struct StandupsServerCommand: AsyncParsableCommand {
     } catch {
       throw ValidationError("\(error)")
     }
+    // NB: the link goes to standard output only, never into the logs.
+    if let link = server.inviteLink {
+      print("Invite your team with this link (it lets anyone who has it in): \(link)")
+    } else {
+      Logger(label: "standups").warning(
+        "OPEN MODE: no invite needed — anyone who can reach this server can read, change and delete every standup.")
+    }
+    fflush(nil)
     _ = await waitForTerminationSignal()
     await server.shutdown()
   }
-}
 
-extension StandupsServerCommand {
   func bots() throws -> BotTokens {
     do {
       return try BotTokens(flags: botTokens, environment: env("BOT_TOKENS"))
@@ -84,6 +139,95 @@ extension StandupsServerCommand {
   }
 }
 
+struct Invite: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print the team's invite link.",
+    discussion: "--rotate makes a new secret: the old link stops working and every session ends (running servers notice within a second).")
+
+  @OptionGroup var data: DataOptions
+  @OptionGroup var address: AddressOptions
+  @Flag(help: "Make a new secret, ending every session and the old link.") var rotate = false
+
+  func run() async throws {
+    let access = try data.access()
+    let secret = try await rotate ? access.rotateTeamSecret() : access.teamSecret()
+    let base = address.publicBase ?? "http://\(address.host):\(address.port)"
+    if rotate { print("A new secret is in force: every session and the old link have ended.") }
+    print(StandupsServer.inviteLink(base: base, secret: secret))
+  }
+}
+
+struct Bots: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Add, list and revoke the bots allowed in.", subcommands: [Add.self, List.self, Revoke.self])
+
+  struct Add: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Add a bot and print its token (shown this once).",
+      discussion: "notes: submit notes. drive: also start, advance, pause, resume and end meetings. admin: everything a person can do.")
+
+    @OptionGroup var data: DataOptions
+    @Argument(help: "The bot's name, as people will see it.") var name: String
+    @Option(name: .customLong("standup"), help: "A standup id it may use; repeatable. Without any: every standup and the lobby.")
+    var standups: [String] = []
+    @Option(name: .customLong("can"), help: "notes, drive or admin.") var scope: Bot.Scope
+
+    func validate() throws {
+      if let problem = Bot.problem(withName: name) { throw ValidationError(problem) }
+      for id in standups where UUID(uuidString: id) == nil {
+        throw ValidationError("--standup \(id) is not a standup id (a UUID).")
+      }
+    }
+
+    func run() async throws {
+      let token = Bot.makeToken()
+      let bot = Bot(
+        name: name, tokenHash: Bot.hash(token: token), scope: scope,
+        standups: standups.compactMap(UUID.init(uuidString:)), createdAt: Date())
+      do {
+        try await data.access().addBot(bot)
+      } catch let error as AccessStorageError {
+        throw ValidationError(error.description)
+      }
+      print("Added the bot \(name) (\(scope.rawValue)). Its token, shown only this once:")
+      print(token)
+    }
+  }
+
+  struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the bots (never their tokens).")
+    @OptionGroup var data: DataOptions
+
+    func run() async throws {
+      let bots = try await data.access().bots()
+      if bots.isEmpty { print("No bots yet: add one with `standups-server bots add NAME --can notes`.") }
+      for bot in bots {
+        let standups = bot.standups.isEmpty ? "every standup" : bot.standups.map(\.uuidString).joined(separator: ", ")
+        print("\(bot.name)\t\(bot.scope.rawValue)\t\(standups)\tadded \(ISO8601DateFormatter().string(from: bot.createdAt))")
+      }
+    }
+  }
+
+  struct Revoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Revoke a bot: its token is refused at once and its connections are closed (4401).")
+    @OptionGroup var data: DataOptions
+    @Argument(help: "The bot's name.") var name: String
+
+    func run() async throws {
+      guard try await data.access().revokeBot(name) else {
+        throw ValidationError("No bot is named \"\(name)\" (see `standups-server bots list`).")
+      }
+      print("Revoked the bot \(name).")
+    }
+  }
+}
+
+private func isLoopback(_ host: String) -> Bool {
+  host == "localhost" || host == "::1" || host.hasPrefix("127.")
+}
+
 private func env(_ name: String) -> String? { ProcessInfo.processInfo.environment["STANDUPS_" + name] }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+extension Bot.Scope: ExpressibleByArgument {}
