@@ -9,10 +9,21 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = Path(__file__).resolve().parents[2]
+SERVER = ROOT / ".build/debug/standups-server"
 SCREENSHOTS = ROOT / "build" / "screenshots"
 SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+
+
+class Server(str):
+    """The app's URL, with the invite link the server printed and its data folder."""
+    invite: str
+    data: str
+    process: subprocess.Popen
 
 
 @pytest.fixture
@@ -20,15 +31,26 @@ def server():
     """standups-server from this build on a free port, with a fresh data folder."""
     data = tempfile.mkdtemp(prefix="standups-browser-")
     process = subprocess.Popen(
-        [str(ROOT / ".build/debug/standups-server"), "--port", "0", "--data-dir", data,
-         "--public-dir", str(ROOT / "public")],
-        stderr=subprocess.PIPE, text=True)
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = process.stderr.readline()
     match = re.search(r"127\.0\.0\.1:(\d+)", line)
     assert match, f"the server did not start: {line}"
-    yield f"http://127.0.0.1:{match.group(1)}/"
+    invite = re.search(r"(http://\S+/join#\S+)", process.stdout.readline())
+    assert invite, "the server printed no invite link"
+    url = Server(f"http://127.0.0.1:{match.group(1)}/")
+    url.invite, url.data, url.process = invite.group(1), data, process
+    yield url
     process.terminate()
     process.wait(timeout=10)
+
+
+def sign_in(driver, server):
+    """Opens the invite link and joins under the name the browser remembers."""
+    driver.get(server.invite)
+    WebDriverWait(driver, 10).until(
+        EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    WebDriverWait(driver, 10).until(EC.url_to_be(server))
 
 
 def chromium(name):
@@ -69,14 +91,16 @@ def screenshot(driver, screen):
 
 
 @pytest.fixture
-def ana():
+def ana(server):
     driver = chromium("Ana")
+    sign_in(driver, server)
     yield driver
     driver.quit()
 
 
 @pytest.fixture
-def ben():
+def ben(server):
     driver = chromium("Ben")
+    sign_in(driver, server)
     yield driver
     driver.quit()

@@ -47,8 +47,21 @@ export function toast(message) {
   item.timer = setTimeout(() => item.remove(), 5000);
 }
 
-/** The name people see, asked once and remembered. */
-function displayName() {
+/**
+ * Who this person is: the name their session carries, or on an open server a name asked
+ * once and remembered. Null when they are not signed in.
+ */
+async function whoAmI() {
+  const response = await fetch("/api/session", { credentials: "same-origin" }).catch(() => null);
+  // Unreachable: go on with the name remembered; the connection says what is wrong.
+  const session = response?.ok ? await response.json() : { open: true };
+  if (session.open) return askName();
+  if (!session.signedIn) return null;
+  localStorage.setItem("standups.name", session.name);
+  return session.name;
+}
+
+function askName() {
   const saved = localStorage.getItem("standups.name");
   if (saved) return Promise.resolve(saved);
   const dialog = document.getElementById("name-dialog");
@@ -67,6 +80,22 @@ function displayName() {
   });
 }
 
+/** Without a session: what to do, instead of a page that cannot connect. */
+function showSignIn(reason) {
+  current?.connection.close();
+  current = null;
+  setStatus("closed");
+  document.title = "Sign in · Standups";
+  app.innerHTML = `
+    <section class="signin panel">
+      <h1 tabindex="-1">Ask your team for the invite link</h1>
+      <p>${escapeHTML(reason || "These standups are for one team only.")}</p>
+      <p>Someone on your team has a link that looks like
+        <code>${escapeHTML(location.origin)}/join#…</code>. Open it once in this browser and you are in.</p>
+    </section>`;
+  app.querySelector("h1").focus();
+}
+
 function themeStyle(theme) {
   const [background, foreground] = THEMES[theme] ?? THEMES.bubblegum;
   return `--theme:${background};--on-theme:${foreground}`;
@@ -77,9 +106,14 @@ function connect(path, name, view) {
     onState: (state, you) => view.render(state, you),
     onStatus: setStatus,
     onError: (error) => toast(error.message),
-    onGone: (code, reason) => {
+    onGone: async (code, reason) => {
       setStatus("closed");
       sessionStorage.removeItem(`standups.resume:${path}`);
+      // Ended (4401) or never let in: maybe the session is over.
+      if ((code === 4401 || code === 0) && (await whoAmI()) === null) {
+        showSignIn(code === 4401 ? reason : "");
+        return;
+      }
       view.gone?.(code, reason);
     },
   });
@@ -127,7 +161,8 @@ async function showLobby() {
       <ul class="cards" aria-label="Standups"></ul>
       <p class="empty" hidden>No standups yet: add the first one.</p>
     </section>`;
-  const name = await displayName();
+  const name = await whoAmI();
+  if (name === null) return showSignIn();
   const connection = connect("/ws/lobby", name, { render: renderLobby });
   wireNewStandupForm(connection);
 }
@@ -211,7 +246,8 @@ function themeSwatches(group, selected) {
 
 async function showRoom(id) {
   app.innerHTML = `<section class="room"><p class="loading">Joining…</p></section>`;
-  const name = await displayName();
+  const name = await whoAmI();
+  if (name === null) return showSignIn();
   const view = new RoomView(id);
   view.connection = connect(`/ws/rooms/${id}`, name, view);
 }

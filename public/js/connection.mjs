@@ -119,7 +119,7 @@ export class RoomConnection {
     }
     this.pending.clear();
     if (this.closed) return;
-    if (event.code === 4410 || event.code === 1008) {
+    if (event.code === 4410 || event.code === 4401 || event.code === 1008) {
       this.closed = true;
       this.handlers.onGone?.(event.code, event.reason);
       return;

@@ -1,0 +1,116 @@
+"""Only the team gets in, in real Chromium: the invite link, the sign-in page, other origins."""
+import http.server
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import SERVER, chromium, collect_console_errors, screenshot, sign_in
+
+
+def text_in(driver, selector, text, timeout=10):
+    WebDriverWait(driver, timeout).until(
+        EC.text_to_be_present_in_element((By.CSS_SELECTOR, selector), text))
+
+
+@pytest.fixture
+def stranger():
+    driver = chromium("Eve")
+    yield driver
+    driver.quit()
+
+
+def test_without_the_link_a_browser_sees_how_to_get_in(server, stranger):
+    stranger.get(server)
+    text_in(stranger, ".signin h1", "Ask your team for the invite link")
+    assert "/join#" in stranger.find_element(By.CSS_SELECTOR, ".signin").text
+    screenshot(stranger, "sign-in")
+    # A room's address is no way round it.
+    stranger.get(server + "#/rooms/DEADBEEF-0000-4000-8000-000000000001")
+    text_in(stranger, ".signin h1", "Ask your team for the invite link")
+    # A wrong invite says so.
+    stranger.get(server + "join#not-the-invite")
+    WebDriverWait(stranger, 10).until(
+        EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    text_in(stranger, ".form-error", "invite link is not valid")
+    # The refused invite's 401 is the only thing the console reports.
+    assert [entry for entry in collect_console_errors(stranger)
+            if "status of 401" not in entry["message"]] == []
+
+
+def test_the_invite_link_signs_in_and_leaves_the_address_bar(server, ana):
+    # (the `ana` fixture opened the link and pressed Join)
+    assert "#" not in ana.current_url
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    # The fragment is gone at once, before Join is pressed.
+    other = chromium("Ben")
+    try:
+        other.get(server.invite)
+        WebDriverWait(other, 10).until(lambda d: d.current_url.endswith("/join"))
+        screenshot(other, "join")
+        other.find_element(By.CSS_SELECTOR, "#join-form button").click()
+        WebDriverWait(other, 10).until(EC.url_to_be(server))
+        text_in(other, "#status", "Live")
+        # The session cookie is out of the page's reach.
+        assert "standups_session" not in other.execute_script("return document.cookie")
+        assert collect_console_errors(other) == []
+    finally:
+        other.quit()
+    assert collect_console_errors(ana) == []
+
+
+def test_rotating_the_invite_sends_everyone_to_the_sign_in_page(server, ana):
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    rotated = subprocess.run(
+        [str(SERVER), "invite", "--rotate", "--data-dir", server.data],
+        capture_output=True, text=True, timeout=30, check=True)
+    assert "/join#" in rotated.stdout
+    text_in(ana, ".signin h1", "Ask your team for the invite link", timeout=15)
+    text_in(ana, ".signin", "session ended")
+    # The new link works.
+    server.invite = server + "join#" + rotated.stdout.strip().split("#")[-1]
+    sign_in(ana, server)
+    text_in(ana, "#status", "Live")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def other_origin():
+    """A page on another origin (another port) that tries the server's WebSocket."""
+    folder = Path(tempfile.mkdtemp(prefix="standups-other-origin-"))
+    (folder / "index.html").write_text("<!doctype html><title>Elsewhere</title><p>elsewhere</p>")
+    handler = lambda *args, **kwargs: _Quiet(*args, directory=str(folder), **kwargs)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    # NB: 127.0.0.1 on another port is the same site (the session cookie goes along) but
+    # another origin: only the Origin check stands in the way.
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    httpd.shutdown()
+
+
+def test_a_page_on_another_origin_is_refused(server, ana, other_origin):
+    probe = """
+        const done = arguments[arguments.length - 1];
+        const socket = new WebSocket(arguments[0]);
+        socket.onopen = () => { socket.close(); done("opened"); };
+        socket.onclose = (event) => done(`closed ${event.code}`);
+    """
+    websocket = server.replace("http://", "ws://") + "ws/lobby"
+    # Same browser, same (signed-in) cookie jar: from the app's own origin it opens…
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    assert ana.execute_async_script(probe, websocket) == "opened"
+    # …from another origin it is refused before the upgrade.
+    ana.get(other_origin)
+    assert ana.execute_async_script(probe, websocket) == "closed 1006"
