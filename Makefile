@@ -54,13 +54,15 @@ test: deps $(VENV)/bin/kosoku
 	STANDUPS_REQUIRE_AUTOBAHN=1 $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
-	$(VENV)/bin/python -m pytest -q Tests/Browser
+	$(VENV)/bin/python -m pytest -q Tests/Integration Tests/Browser
 
-# From PyPI, in a git-ignored virtualenv: the browser tests' driver, and kosoku, which runs
-# Autobahn|Testsuite's cases against the transport.
-$(VENV)/bin/kosoku:
+# From PyPI, in a git-ignored virtualenv: the browser tests' driver, Python's websockets (a
+# strict third-party client), and kosoku, which runs Autobahn|Testsuite's cases against the
+# transport. NB: it depends on the Makefile, so that a package added here is installed again.
+$(VENV)/bin/kosoku: Makefile
 	$(PYTHON) -m venv $(VENV) || { $(SUDO) apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
-	$(VENV)/bin/pip install -q selenium pytest kosoku
+	$(VENV)/bin/pip install -q selenium pytest websockets kosoku
+	touch $@
 
 bench: deps
 	$(SWIFT) build -c release --product standups-server

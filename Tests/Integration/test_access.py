@@ -1,0 +1,140 @@
+"""The real standups-server binary and its commands, driven by Python's `websockets`."""
+import asyncio
+import json
+import re
+import subprocess
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = ROOT / ".build/debug/standups-server"
+
+
+def command(*args, data):
+    return subprocess.run(
+        [str(SERVER), *args, "--data-dir", data], capture_output=True, text=True, timeout=30)
+
+
+@pytest.fixture
+def data():
+    return tempfile.mkdtemp(prefix="standups-integration-")
+
+
+@pytest.fixture
+def server(data):
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)
+    invite = re.search(r"(http://\S+/join#(\S+))", process.stdout.readline())
+    yield {"port": int(port), "link": invite.group(1), "invite": invite.group(2)}
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def refusal(url, **kwargs):
+    async def attempt():
+        try:
+            async with websockets.connect(url, **kwargs):
+                return None
+        except InvalidStatus as error:
+            return error.response
+    return asyncio.run(attempt())
+
+
+def test_bots_are_added_listed_and_revoked_by_the_command(data):
+    added = command("bots", "add", "Notes", "--can", "notes", data=data)
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"stb_[A-Za-z0-9_-]{43}", token)
+    again = command("bots", "add", "notes", "--can", "admin", data=data)
+    assert again.returncode != 0 and "exists already" in again.stderr
+    bad = command("bots", "add", "X", "--can", "everything", data=data)
+    assert bad.returncode != 0
+    listed = command("bots", "list", data=data)
+    assert "Notes\tnotes\tevery standup" in listed.stdout
+    assert token not in listed.stdout
+    # Only the token's SHA-256 is on disk.
+    assert token.encode() not in (Path(data) / "standups.sqlite").read_bytes()
+    assert command("bots", "revoke", "Notes", data=data).returncode == 0
+    missing = command("bots", "revoke", "Notes", data=data)
+    assert missing.returncode != 0 and "No bot is named" in missing.stderr
+
+
+def test_the_invite_command_prints_the_servers_link_and_rotates_it(data, server):
+    printed = command("invite", "--port", str(server["port"]), data=data)
+    assert printed.stdout.strip() == server["link"]
+    rotated = command("invite", "--rotate", "--port", str(server["port"]), data=data)
+    assert rotated.stdout.strip().splitlines()[-1] != server["link"]
+
+
+def test_refusals_are_readable_by_a_strict_client(server):
+    base = f"ws://127.0.0.1:{server['port']}"
+    response = refusal(f"{base}/ws/lobby?name=Eve")
+    assert response.status_code == 401
+    assert b"invite link" in response.body
+    assert response.headers["Content-Security-Policy"].startswith("default-src 'self'")
+    response = refusal(f"{base}/ws/lobby", origin="https://evil.example")
+    assert response.status_code == 403
+    assert b"evil.example" in response.body
+
+
+def test_a_session_and_a_scoped_token_work_and_a_revoked_token_is_cut_off(data, server):
+    token = command("bots", "add", "Driver", "--can", "drive", data=data).stdout.strip().splitlines()[-1]
+    port = server["port"]
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/session", method="POST",
+        data=json.dumps({"invite": server["invite"], "name": "Ana"}).encode(),
+        headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        cookie = answer.headers["Set-Cookie"].split(";")[0]
+
+    async def scenario():
+        async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/lobby", additional_headers={"Cookie": cookie}) as ana:
+            welcome = json.loads(await ana.recv())
+            assert welcome["type"] == "welcome"
+            await ana.send(json.dumps({"type": "action", "ref": "c-1", "action": {
+                "type": "addStandupSubmitted", "standup": {
+                    "title": "Design", "duration": 300, "theme": "orange",
+                    "attendees": [{"name": "Blob"}]}}}))
+            while True:
+                message = json.loads(await ana.recv())
+                if message.get("ref") == "c-1":
+                    assert message["type"] == "ack"
+                    break
+        # A running server takes a new bot within a second (it re-reads them every second).
+        for attempt in range(50):
+            try:
+                async with websockets.connect(
+                        f"ws://127.0.0.1:{port}/ws/lobby",
+                        additional_headers={"Authorization": f"Bearer {token}"}) as bot:
+                    state = json.loads(await bot.recv())["state"]
+                    room = state["standups"][0]["id"]
+                break
+            except InvalidStatus as refused:
+                assert refused.response.status_code == 401 and attempt < 9
+                await asyncio.sleep(0.2)
+        async with websockets.connect(
+                f"ws://127.0.0.1:{port}/ws/rooms/{room}?token={token}") as bot:
+            await bot.recv()
+            await bot.send(json.dumps({"type": "action", "ref": "b-1", "action": {"type": "deleteButtonTapped"}}))
+            while True:
+                message = json.loads(await bot.recv())
+                if message.get("ref") == "b-1":
+                    assert message["code"] == "forbidden"
+                    break
+            revoked = await asyncio.to_thread(command, "bots", "revoke", "Driver", data=data)
+            assert revoked.returncode == 0
+            with pytest.raises(ConnectionClosed) as closed:
+                while True:
+                    await asyncio.wait_for(bot.recv(), timeout=10)
+            assert closed.value.rcvd.code == 4401
+
+    asyncio.run(scenario())
+    assert refusal(f"ws://127.0.0.1:{port}/ws/lobby?token={token}").status_code == 401
