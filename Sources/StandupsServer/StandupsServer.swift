@@ -111,6 +111,7 @@ public final class StandupsServer: Sendable {
     transportConfiguration.publicDirectory = configuration.publicDirectory
     transportConfiguration.tls = configuration.tls
     transportConfiguration.responseHeaders = Self.securityHeaders
+    transportConfiguration.subprotocol = "standups"
     let transport: WebSocketServer
     do {
       transport = try WebSocketServer(

@@ -47,7 +47,7 @@ public final class OutboundMessage: @unchecked Sendable {
 public enum InboundMessage: Sendable, Equatable {
   /// A complete text message (UTF-8, validated by libwebsockets).
   case text([UInt8])
-  /// A complete binary message (Standups speaks text and refuses these; the bytes are
+  /// A complete binary message (an application may refuse these; the bytes are
   /// here for endpoints that echo them, like the conformance tests').
   case binary([UInt8])
   /// A message larger than the configured limit; its bytes were dropped.
@@ -63,6 +63,4 @@ public struct CloseCode: RawRepresentable, Hashable, Sendable {
   public static let policyViolation = CloseCode(rawValue: 1008)
   public static let messageTooBig = CloseCode(rawValue: 1009)
   public static let internalError = CloseCode(rawValue: 1011)
-  /// Standups: the room's standup was deleted.
-  public static let gone = CloseCode(rawValue: 4410)
 }

@@ -26,18 +26,22 @@ public struct WebSocketConnectError: Error, CustomStringConvertible, Sendable {
 public final class WebSocketClient: Sendable {
   private let engine: ClientEngine
 
-  public init(logger: Logger = Logger(label: "standups.client")) throws {
-    engine = try ClientEngine(logger: logger)
+  /// - Parameter subprotocols: the subprotocols its connections may ask for (lws needs each
+  ///   one declared up front).
+  public init(subprotocols: [String] = [], logger: Logger = Logger(label: "websocket.client")) throws {
+    engine = try ClientEngine(subprotocols: subprotocols, logger: logger)
     engine.start()
   }
 
   /// Opens `ws://host:port/path` (or `wss://` with `tls`), sending `headers` with the upgrade.
   ///
+  /// - Parameter verifyCertificate: with `tls`, whether the server's certificate must be valid
+  ///   for `host` and signed by a trusted authority; only tests of self-signed servers turn it off.
   /// - Parameter onEvent: called on the client's service thread for every event, in order;
   ///   when `nil`, events go to the connection's `events` stream instead.
   public func connect(
     host: String = "127.0.0.1", port: Int, path: String, headers: [String: String] = [:],
-    tls: Bool = false, subprotocol: String? = nil,
+    tls: Bool = false, verifyCertificate: Bool = true, subprotocol: String? = nil,
     onEvent: (@Sendable (ClientEvent) -> Void)? = nil
   ) async throws -> WebSocketClientConnection {
     let (stream, continuation) = AsyncStream<ClientEvent>.makeStream()
@@ -50,7 +54,7 @@ public final class WebSocketClient: Sendable {
       engine.enqueue(
         ClientEngine.PendingConnect(
           host: host, port: port, path: path, headers: headers, tls: tls,
-          subprotocol: subprotocol, handler: handler, connected: connected))
+          verifyCertificate: verifyCertificate, subprotocol: subprotocol, handler: handler, connected: connected))
     }
     return WebSocketClientConnection(id: id, queues: engine.queues, events: stream)
   }
@@ -94,6 +98,7 @@ final class ClientEngine: @unchecked Sendable {
     var path: String
     var headers: [String: String]
     var tls: Bool
+    var verifyCertificate: Bool
     var subprotocol: String?
     var handler: @Sendable (ClientEvent) -> Void
     var connected: CheckedContinuation<UInt64, any Error>
@@ -116,8 +121,7 @@ final class ClientEngine: @unchecked Sendable {
   private var context: OpaquePointer?
   private let loop: EventLoop
   private let protocols: UnsafeMutablePointer<lws_protocols>
-  private let protocolName = strdup("standups-client")!
-  private let mirrorProtocolName = strdup("lws-mirror-protocol")!
+  private let protocolNames: [UnsafeMutablePointer<CChar>]
   private var connections: [UInt64: Connection] = [:]
   private var nextID: UInt64 = 1
   private struct Shared {
@@ -129,16 +133,17 @@ final class ClientEngine: @unchecked Sendable {
   private let pending = Mutex(Shared())
   private let finished = DispatchSemaphore(value: 0)
 
-  init(logger: Logger) throws {
+  init(subprotocols: [String], logger: Logger) throws {
     self.logger = logger
+    protocolNames = (["client"] + subprotocols).compactMap { strdup($0) }
     LWSLog.install(logger: logger)
     _ = clws_raise_nofile_limit()
     loop = try EventLoop()
     // NB: lws binds the subprotocol a server accepts to a local protocol of the same name,
-    // so each subprotocol a client may ask for needs an entry (the bench's lws-mirror).
-    protocols = .allocate(capacity: 3)
-    protocols.initialize(repeating: lws_protocols(), count: 3)
-    for (index, name) in [protocolName, mirrorProtocolName].enumerated() {
+    // so each subprotocol a client may ask for needs an entry.
+    protocols = .allocate(capacity: protocolNames.count + 1)
+    protocols.initialize(repeating: lws_protocols(), count: protocolNames.count + 1)
+    for (index, name) in protocolNames.enumerated() {
       protocols[index].name = UnsafePointer(name)
       protocols[index].callback = clientCallback
       protocols[index].rx_buffer_size = 16 * 1024
@@ -162,8 +167,7 @@ final class ClientEngine: @unchecked Sendable {
 
   deinit {
     protocols.deallocate()
-    free(protocolName)
-    free(mirrorProtocolName)
+    for name in protocolNames { free(name) }
   }
 
   func start() {
@@ -329,9 +333,15 @@ final class ClientEngine: @unchecked Sendable {
     // NB: no Origin: this is not a browser page (a caller may still send one in `headers`).
     info.port = Int32(connect.port)
     info.path = UnsafePointer(path)
-    info.ssl_connection = connect.tls ? Int32(LCCSCF_USE_SSL.rawValue | LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue) : 0
+    if connect.tls {
+      var flags = LCCSCF_USE_SSL.rawValue
+      if !connect.verifyCertificate {
+        flags |= LCCSCF_ALLOW_SELFSIGNED.rawValue | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK.rawValue
+      }
+      info.ssl_connection = Int32(flags)
+    }
     info.ietf_version_or_minus_one = -1
-    info.local_protocol_name = UnsafePointer(protocolName)
+    info.local_protocol_name = UnsafePointer(protocolNames[0])
     if let subprotocol { info.protocol = UnsafePointer(subprotocol) }
     info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: UInt(id))
     let result = lws_client_connect_via_info(&info)

@@ -134,7 +134,7 @@ enum FanOut {
   static func mirror(peers: Int, load: Load, seconds: Int) async throws -> FanOutResult {
     let server = try MirrorProcess()
     defer { server.stop() }
-    let client = try WebSocketClient()
+    let client = try WebSocketClient(subprotocols: ["lws-mirror-protocol"])
     defer { client.shutdown() }
     let baseline = server.residentBytes
     let recorders = (0..<peers).map { _ in MirrorRecorder() }

@@ -29,9 +29,20 @@ struct TLSTests {
     defer { server.shutdown() }
     let client = try WebSocketClient()
     defer { client.shutdown() }
-    let connection = try await client.connect(port: server.port, path: "/ws?name=tls", tls: true)
+    let connection = try await client.connect(port: server.port, path: "/ws?name=tls", tls: true, verifyCertificate: false)
     connection.send(text: "over tls")
     #expect(await connection.events.nextText() == "over tls")
+  }
+
+  @Test func theClientVerifiesCertificatesUnlessToldNotTo() async throws {
+    let (certificate, key) = try Self.makeCertificate()
+    let (server, _) = try startEchoServer { $0.tls = (certificate, key) }
+    defer { server.shutdown() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    await #expect(throws: WebSocketConnectError.self) {
+      _ = try await client.connect(port: server.port, path: "/ws?name=tls", tls: true)
+    }
   }
 
   @Test func anUnreadableCertificateIsAClearError() throws {

@@ -230,6 +230,8 @@ final class Gatekeeper: Sendable {
 }
 
 extension CloseCode {
+  /// Standups: the room's standup was deleted.
+  static let gone = CloseCode(rawValue: 4410)
   /// Standups: the session or bot token that let this connection in has ended.
   static let credentialsEnded = CloseCode(rawValue: 4401)
 }

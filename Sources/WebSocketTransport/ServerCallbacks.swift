@@ -1,0 +1,186 @@
+import CLibWebSockets
+import Foundation
+import Synchronization
+
+/// What the service thread does when lws calls back: upgrades, frames, wake-ups, closes.
+extension ServerEngine {
+  func handle(
+    _ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ length: Int
+  ) -> Int32 {
+    switch reason {
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+      if lws_get_protocol(wsi)?.pointee.id == 0 { serviceWakeUp() }
+      return 0
+
+    case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+      let request = readRequest(wsi, path: readPath(wsi))
+      switch delegate.shouldUpgrade(request) {
+      case .accept(let context):
+        acceptedUpgrades[wsi] = (request, context)
+        return 0
+      case .refuse(let response):
+        return write(response, to: wsi, ownStatusLine: true) < 0 ? -1 : 1
+      }
+
+    case LWS_CALLBACK_HTTP:
+      return startHTTP(wsi, user: user, input: input, length: length)
+
+    case LWS_CALLBACK_HTTP_BODY:
+      guard let id = user?.load(as: UInt64.self), let state = httpRequests[id] else { return 0 }
+      if state.request.body.count + length > configuration.maxMessageBytes {
+        state.bodyTooLarge = true
+      } else if let input {
+        state.request.body.append(
+          contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+      }
+      return 0
+
+    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+      guard let id = user?.load(as: UInt64.self), let state = httpRequests[id] else { return 0 }
+      dispatchHTTP(id: id, state: state)
+      return 0
+
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+      guard let id = user?.load(as: UInt64.self),
+        let response = control.withLock({ $0.httpResponses.removeValue(forKey: id) })
+      else { return 0 }
+      httpRequests[id] = nil
+      if write(response, to: wsi) < 0 { return -1 }
+      return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+      return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+
+    case LWS_CALLBACK_CLOSED_HTTP:
+      acceptedUpgrades[wsi] = nil
+      if let id = user?.load(as: UInt64.self), id != 0 {
+        httpRequests[id] = nil
+        _ = control.withLock { $0.httpResponses.removeValue(forKey: id) }
+      }
+      return 0
+
+    case LWS_CALLBACK_ESTABLISHED:
+      let id = nextID
+      nextID += 1
+      user?.storeBytes(of: id, as: UInt64.self)
+      webSockets[id] = WebSocketState(wsi: wsi)
+      queues.open(id)
+      let (request, context) =
+        acceptedUpgrades.removeValue(forKey: wsi) ?? (readRequest(wsi, path: readPath(wsi)), nil)
+      delegate.webSocketOpened(ConnectionID(rawValue: id), request: request, context: context)
+      if control.withLock({ $0.stopRequested != nil }) {
+        queues.close(id, code: .goingAway, reason: "Server shutting down")
+      }
+      return 0
+
+    case LWS_CALLBACK_RECEIVE:
+      guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
+      // NB: once our close frame is out, what the peer still sends is not read.
+      if queues.isClosing(id) { return 0 }
+      state.mayWriteAtOnce = false
+      return receive(id: id, state: state, wsi: wsi, input: input, length: length)
+
+    case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+      guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
+      // The answer to our close: nonzero has lws close the connection without echoing it.
+      if state.closeSent { return 1 }
+      state.peerClosed = true
+      return 0  // lws answers with the same close, then closes
+
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+      guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
+      state.mayWriteAtOnce = true
+      return queues.drain(id, wsi: wsi).callbackResult(
+        wsi: wsi, waitSeconds: configuration.closeAnswerSeconds
+      ) { state.closeSent = true }
+
+    case LWS_CALLBACK_CLOSED:
+      guard let id = user?.load(as: UInt64.self), webSockets.removeValue(forKey: id) != nil
+      else { return 0 }
+      queues.remove(id)
+      delegate.webSocketClosed(ConnectionID(rawValue: id))
+      return 0
+
+    default:
+      return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+  }
+
+  func serviceWakeUp() {
+    let (wake, fellBehind) = queues.takeWakeList()
+    for id in wake {
+      guard let state = webSockets[id] else { continue }
+      if state.mayWriteAtOnce && !state.peerClosed {
+        queues.flush(id, wsi: state.wsi)
+      } else {
+        lws_callback_on_writable(state.wsi)
+      }
+    }
+    for id in fellBehind {
+      guard let state = webSockets[id] else { continue }
+      // NB: a socket nobody reads never turns writable: if the peer reads again soon it gets
+      // its 1008 (and the closing handshake); otherwise lws drops it at the deadline.
+      lws_set_timeout(state.wsi, PENDING_TIMEOUT_CLOSE_SEND, configuration.closeAnswerSeconds)
+      lws_callback_on_writable(state.wsi)
+    }
+    let (stop, responses) = control.withLock { control in
+      (control.stopRequested, Array(control.httpResponses.keys))
+    }
+    for id in responses {
+      if let state = httpRequests[id] { lws_callback_on_writable(state.wsi) }
+    }
+    guard let stop else { return }
+    if stopDeadline == nil {
+      stopDeadline = .now + stop
+      queues.closeAll(code: .goingAway, reason: "Server shutting down")
+      for state in webSockets.values { lws_callback_on_writable(state.wsi) }
+    }
+    if webSockets.isEmpty || ContinuousClock.now >= stopDeadline! {
+      control.withLock { $0.state = .stopped }
+      loop.stop()
+    }
+  }
+
+  func receive(
+    id: UInt64, state: WebSocketState, wsi: OpaquePointer, input: UnsafeMutableRawPointer?,
+    length: Int
+  ) -> Int32 {
+    if state.byteCount == 0 { state.isBinary = lws_frame_is_binary(wsi) != 0 }
+    state.byteCount += length
+    if state.byteCount > configuration.closeAboveBytes {
+      clws_close_reason(wsi, Int32(CloseCode.messageTooBig.rawValue), "Message too large")
+      return -1
+    }
+    if state.byteCount > configuration.maxMessageBytes { state.isOversized = true }
+    if state.isOversized {
+      state.received = []  // dropped: only the byte count matters now
+    } else if let input, length > 0 {
+      state.received.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+    }
+    guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else {
+      return 0
+    }
+    let message: InboundMessage =
+      state.isOversized
+      ? .tooLarge(limit: configuration.maxMessageBytes)
+      : state.isBinary ? .binary(state.received) : .text(state.received)
+    state.received = []
+    state.byteCount = 0
+    state.isBinary = false
+    state.isOversized = false
+    delegate.webSocket(ConnectionID(rawValue: id), received: message)
+    return 0
+  }
+}
+
+/// The C entry point for both server protocols.
+func serverCallback(
+  wsi: OpaquePointer?, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
+  input: UnsafeMutableRawPointer?, length: Int
+) -> Int32 {
+  guard let wsi, let context = lws_get_context(wsi), let pointer = lws_context_user(context)
+  else { return 0 }
+  let engine = Unmanaged<ServerEngine>.fromOpaque(pointer).takeUnretainedValue()
+  return engine.handle(wsi, reason, user, input, length)
+}

@@ -1,0 +1,221 @@
+import CLibWebSockets
+import Dispatch
+import Foundation
+import Logging
+import Synchronization
+
+/// Everything the service thread owns, reached from the C callback through the context's
+/// user pointer.
+final class ServerEngine: @unchecked Sendable {
+  // NB: @unchecked because the mutable properties below are touched only on the service
+  // thread (after `init`); the cross-thread parts are `queues`, `control` and `finished`.
+  private(set) var port = 0
+  let queues: OutboundQueues
+  let delegate: any WebSocketServerDelegate
+  let configuration: WebSocketServerConfiguration
+  let logger: Logger
+  let publicRoot: String?
+  /// The headers a static file goes out with, as raw header lines.
+  let fileHeaders: String
+  var context: OpaquePointer?
+  let loop: EventLoop
+  let protocols: UnsafeMutablePointer<lws_protocols>
+  let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
+  let vhostOptions: UnsafeMutablePointer<lws_protocol_vhost_options>
+  var cStrings: [UnsafeMutablePointer<CChar>] = []
+
+  // Service-thread state.
+  var nextID: UInt64 = 1
+  var webSockets: [UInt64: WebSocketState] = [:]
+  var httpRequests: [UInt64: HTTPRequestState] = [:]
+  var acceptedUpgrades: [OpaquePointer: (HTTPRequest, (any Sendable)?)] = [:]
+  var stopDeadline: ContinuousClock.Instant?
+
+  struct Control {
+    var stopRequested: Duration?
+    var httpResponses: [UInt64: HTTPResponse] = [:]
+    var state: RunState = .notStarted
+  }
+  enum RunState { case notStarted, running, stopped }
+  let control = Mutex(Control())
+  let finished = DispatchSemaphore(value: 0)
+
+  final class WebSocketState {
+    let wsi: OpaquePointer
+    var received: [UInt8] = []
+    var isBinary = false
+    var byteCount = 0
+    var isOversized = false
+    /// Whether queued frames may be written at once, outside lws' writable callback. Not
+    /// after the peer sent something, until the next writable callback: lws may owe it a
+    /// pong (it tells us nothing of pings) or its close answer, and those go first.
+    var mayWriteAtOnce = true
+    var peerClosed = false
+    /// Our close frame is out; the peer's answering close ends the connection.
+    var closeSent = false
+    init(wsi: OpaquePointer) { self.wsi = wsi }
+  }
+
+  final class HTTPRequestState {
+    let wsi: OpaquePointer
+    var request: HTTPRequest
+    var bodyTooLarge = false
+    init(wsi: OpaquePointer, request: HTTPRequest) {
+      self.wsi = wsi
+      self.request = request
+    }
+  }
+
+  init(
+    configuration: WebSocketServerConfiguration, delegate: any WebSocketServerDelegate,
+    logger: Logger
+  ) throws {
+    self.configuration = configuration
+    self.delegate = delegate
+    self.logger = logger
+    self.queues = OutboundQueues(limit: configuration.outboxLimitBytes)
+    fileHeaders = (["cache-control: no-cache"] + configuration.responseHeaders.map { "\($0.name) \($0.value)" })
+      .map { $0 + "\r\n" }.joined()
+    if let directory = configuration.publicDirectory {
+      guard let resolved = realpath(directory, nil) else {
+        throw WebSocketServerError(description: "The public directory \(directory) does not exist.")
+      }
+      publicRoot = String(cString: resolved)
+      free(resolved)
+    } else {
+      publicRoot = nil
+    }
+    LWSLog.install(logger: logger)
+    _ = clws_raise_nofile_limit()
+    loop = try EventLoop()
+
+    var strings: [UnsafeMutablePointer<CChar>] = []
+    // NB: lws keeps pointers to these strings for the context's lifetime.
+    func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
+      let copy = strdup(string)!
+      strings.append(copy)
+      return copy
+    }
+
+    // protocols[0] serves HTTP (static files, app paths, upgrade decisions);
+    // protocols[1] is the WebSocket protocol, the default for clients that name none.
+    protocols = .allocate(capacity: 3)
+    protocols.initialize(repeating: lws_protocols(), count: 3)
+    protocols[0].name = UnsafePointer(keep("http"))
+    protocols[0].callback = serverCallback
+    protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
+    protocols[0].id = 0
+    protocols[1].name = UnsafePointer(keep(configuration.subprotocol))
+    protocols[1].callback = serverCallback
+    protocols[1].per_session_data_size = MemoryLayout<UInt64>.size
+    protocols[1].rx_buffer_size = 4096
+    protocols[1].tx_packet_size = 0
+    protocols[1].id = 1
+
+    retryPolicy = .allocate(capacity: 1)
+    retryPolicy.initialize(to: lws_retry_bo_t())
+    retryPolicy.pointee.secs_since_valid_ping = configuration.pingAfterSeconds
+    retryPolicy.pointee.secs_since_valid_hangup = configuration.hangUpAfterSeconds
+
+    vhostOptions = .allocate(capacity: 2)
+    let defaultProtocol = vhostOptions
+    defaultProtocol.initialize(repeating: lws_protocol_vhost_options(), count: 2)
+    // NB: a client that offers no subprotocol would otherwise bind to protocols[0] and its
+    // messages would vanish; the "default" option makes the subprotocol its protocol.
+    defaultProtocol[1].name = UnsafePointer(keep("default"))
+    defaultProtocol[1].value = UnsafePointer(keep(""))
+    defaultProtocol[0].name = UnsafePointer(keep(configuration.subprotocol))
+    defaultProtocol[0].value = UnsafePointer(keep(""))
+    defaultProtocol[0].options = UnsafePointer(defaultProtocol + 1)
+
+    var info = lws_context_creation_info()
+    info.options = CLWS_OPTION_LIBUV | CLWS_OPTION_VALIDATE_UTF8 | CLWS_OPTION_EXPLICIT_VHOSTS
+    if configuration.tls != nil { info.options |= CLWS_OPTION_SSL_GLOBAL_INIT }
+    info.port = CONTEXT_PORT_NO_LISTEN
+    info.protocols = UnsafePointer(protocols)
+    info.gid = -1
+    info.uid = -1
+    info.retry_and_idle_policy = UnsafePointer(retryPolicy)
+    info.pt_serv_buf_size = 16 * 1024
+    info.foreign_loops = loop.foreignLoops
+
+    let unmanaged = Unmanaged.passUnretained(self).toOpaque()
+    info.user = unmanaged
+    guard let context = lws_create_context(&info) else {
+      loop.destroy()
+      throw WebSocketServerError(description: "libwebsockets could not create its context.")
+    }
+    self.context = context
+
+    var vhostInfo = info
+    vhostInfo.port = Int32(configuration.port)
+    vhostInfo.iface = UnsafePointer(keep(configuration.host))
+    vhostInfo.vhost_name = UnsafePointer(keep("default"))
+    vhostInfo.pvo = UnsafePointer(defaultProtocol)
+    if configuration.host.contains(":") == false { vhostInfo.options |= CLWS_OPTION_DISABLE_IPV6 }
+    if let tls = configuration.tls {
+      for path in [tls.certificatePath, tls.privateKeyPath] where access(path, R_OK) != 0 {
+        lws_context_destroy(context)
+        loop.destroy()
+        for string in strings { free(string) }
+        throw WebSocketServerError(description: "The TLS file \(path) cannot be read.")
+      }
+      vhostInfo.ssl_cert_filepath = UnsafePointer(keep(tls.certificatePath))
+      vhostInfo.ssl_private_key_filepath = UnsafePointer(keep(tls.privateKeyPath))
+    }
+    guard let vhost = lws_create_vhost(context, &vhostInfo) else {
+      lws_context_destroy(context)
+      loop.destroy()
+      for string in strings { free(string) }
+      let what = configuration.tls == nil ? "" : " (or the TLS certificate and key do not match)"
+      throw WebSocketServerError(
+        description:
+          "Cannot listen on \(configuration.host):\(configuration.port): the address is in use or not available\(what)."
+      )
+    }
+    self.port = Int(lws_get_vhost_listen_port(vhost))
+    self.cStrings = strings
+    queues.setContext(ContextHandle(pointer: context))
+  }
+
+  deinit {
+    for string in cStrings { free(string) }
+    protocols.deallocate()
+    retryPolicy.deallocate()
+    vhostOptions.deallocate()
+  }
+
+  func start() {
+    control.withLock { $0.state = .running }
+    let thread = Thread { [self] in serviceLoop() }
+    thread.name = "lws-service"
+    thread.start()
+  }
+
+  func stop(gracePeriod: Duration) {
+    let wait = control.withLock { control -> Bool in
+      guard control.state == .running else { return false }
+      if control.stopRequested == nil { control.stopRequested = gracePeriod }
+      return true
+    }
+    guard wait else { return }
+    // NB: the service thread checks its deadline whenever it wakes; keep waking it.
+    while finished.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+      queues.wake()
+    }
+    finished.signal()  // let any other caller of `stop` through too
+  }
+
+  func serviceLoop() {
+    // NB: Foundation's `Thread.name` does not reach the kernel; this names it for top -H and perf.
+    clws_name_thread("lws-service")
+    while control.withLock({ $0.state == .running }) {
+      loop.run()
+    }
+    queues.setContext(nil)
+    lws_context_destroy(context)
+    loop.destroy()
+    context = nil
+    finished.signal()
+  }
+}

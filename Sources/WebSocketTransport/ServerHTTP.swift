@@ -1,0 +1,107 @@
+import CLibWebSockets
+import Foundation
+import Synchronization
+
+/// Plain HTTP on the service thread: application paths, static files, responses.
+extension ServerEngine {
+  func startHTTP(
+    _ wsi: OpaquePointer, user: UnsafeMutableRawPointer?, input: UnsafeMutableRawPointer?,
+    length: Int
+  ) -> Int32 {
+    let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+    let request = readRequest(wsi, path: path)
+    if configuration.applicationPaths.contains(where: { path.hasPrefix($0) }) {
+      let id = nextID
+      nextID += 1
+      user?.storeBytes(of: id, as: UInt64.self)
+      let state = HTTPRequestState(wsi: wsi, request: request)
+      httpRequests[id] = state
+      if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
+        return 0  // wait for the body
+      }
+      dispatchHTTP(id: id, state: state)
+      return 0
+    }
+    return serveFile(wsi, request: request)
+  }
+
+  func dispatchHTTP(id: UInt64, state: HTTPRequestState) {
+    if state.bodyTooLarge {
+      respond(
+        id,
+        HTTPResponse(
+          status: 413,
+          text: "The request body is larger than \(configuration.maxMessageBytes) bytes."))
+      return
+    }
+    let responder = HTTPResponder { [weak self] response in self?.respond(id, response) }
+    delegate.handleHTTP(state.request, respond: responder)
+  }
+
+  func respond(_ id: UInt64, _ response: HTTPResponse) {
+    control.withLock { $0.httpResponses[id] = response }
+    queues.wake()
+  }
+
+  func serveFile(_ wsi: OpaquePointer, request: HTTPRequest) -> Int32 {
+    guard request.method == "GET" || request.method == "HEAD" else {
+      return finish(wsi, HTTPResponse(status: 405, text: "Only GET and HEAD are served here."))
+    }
+    guard let root = publicRoot, let file = resolveFile(root: root, path: request.path) else {
+      return finish(wsi, HTTPResponse(status: 404, text: "Not found: \(request.path)"))
+    }
+    let result = lws_serve_http_file(
+      wsi, file, MIMEType.forPath(file), fileHeaders, Int32(fileHeaders.utf8.count))
+    if result < 0 { return -1 }
+    if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
+    return 0
+  }
+
+  func finish(_ wsi: OpaquePointer, _ response: HTTPResponse) -> Int32 {
+    if write(response, to: wsi) < 0 { return -1 }
+    return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+  }
+
+  /// Maps a URL path to a regular file inside `root`, or nil (missing, or outside it).
+  func resolveFile(root: String, path: String) -> String? {
+    let decoded = path.removingPercentEncoding ?? path
+    let components = decoded.split(separator: "/", omittingEmptySubsequences: true)
+    guard !components.contains(where: { $0 == ".." || $0.hasPrefix(".") || $0.contains("\0") })
+    else { return nil }
+    var candidate = root + "/" + components.joined(separator: "/")
+    var info = stat()
+    if stat(candidate, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+      candidate += "/index.html"
+    }
+    guard let resolved = realpath(candidate, nil) else { return nil }
+    defer { free(resolved) }
+    let real = String(cString: resolved)
+    guard real.hasPrefix(root + "/"), stat(real, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG
+    else { return nil }
+    return real
+  }
+
+  func write(_ response: HTTPResponse, to wsi: OpaquePointer, ownStatusLine: Bool = false)
+    -> Int32
+  {
+    var response = response
+    response.headers += configuration.responseHeaders
+    let headers = response.packedHeaders
+    return response.body.withUnsafeBufferPointer { body in
+      headers.withUnsafeBufferPointer { headers in
+        clws_respond(
+          wsi, UInt32(response.status), response.contentType, headers.baseAddress, headers.count,
+          ownStatusLine ? 1 : 0, body.baseAddress, body.count)
+      }
+    }
+  }
+
+
+  func readPath(_ wsi: OpaquePointer) -> String {
+    HTTPHeaders.copy(wsi, WSI_TOKEN_GET_URI) ?? HTTPHeaders.copy(wsi, WSI_TOKEN_POST_URI) ?? "/"
+  }
+
+  func readRequest(_ wsi: OpaquePointer, path: String) -> HTTPRequest {
+    HTTPHeaders.request(wsi, path: path)
+  }
+}
