@@ -3,10 +3,10 @@
 #
 #   STANDUPS_TOKEN=ci-secret ./examples/post-note.sh <standup-id> "build 1234 is green"
 #
-# The server must know the token: standups-server --bot-token CI=ci-secret
+# The token comes from `standups-server bots add CI --can notes` (or --bot-token CI=ci-secret).
 set -euo pipefail
 url="${STANDUPS_URL:-http://127.0.0.1:8080}"
-token="${STANDUPS_TOKEN:?set STANDUPS_TOKEN to a bot token the server was started with}"
+token="${STANDUPS_TOKEN:?set STANDUPS_TOKEN to a bot token (standups-server bots add NAME --can notes)}"
 room="${1:?usage: post-note.sh <standup-id> <text>}"
 text="${2:?usage: post-note.sh <standup-id> <text>}"
 # JSON-escape the note (a note is one line: backslashes and quotes are all there is to escape).

@@ -34,7 +34,15 @@ enum ActionDecoding {
   static func roomAction(_ action: [String: JSONValue], type: String, sender: Sender) throws(WireError)
     -> Room.Action
   {
+    // NB: decoded first, so that a misspelt action is `unknown_action`, not "needs admin".
+    let decoded = try decodeRoomAction(action, type: type, sender: sender)
     try sender.check(type, needs: Bot.Scope.needed(forRoomAction: type))
+    return decoded
+  }
+
+  private static func decodeRoomAction(_ action: [String: JSONValue], type: String, sender: Sender)
+    throws(WireError) -> Room.Action
+  {
     switch type {
     case "startMeetingButtonTapped":
       return .startMeetingButtonTapped
@@ -100,7 +108,14 @@ enum ActionDecoding {
   static func lobbyAction(_ action: [String: JSONValue], type: String, sender: Sender) throws(WireError)
     -> Lobby.Action
   {
+    let decoded = try decodeLobbyAction(action, type: type)
     try sender.check(type, needs: .admin)
+    return decoded
+  }
+
+  private static func decodeLobbyAction(_ action: [String: JSONValue], type: String) throws(WireError)
+    -> Lobby.Action
+  {
     switch type {
     case "addStandupSubmitted":
       guard case .object(let standup)? = action["standup"] else {

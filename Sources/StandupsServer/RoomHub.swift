@@ -122,8 +122,8 @@ final class RoomHub: WebSocketServerDelegate {
       return .refuse(
         HTTPResponse(
           status: 403,
-          text: "Pages from \(request.header("origin") ?? "another site") may not use this server "
-            + "(start it with --allowed-origin to allow one)."))
+          text: "Pages from \(request.header("origin") ?? request.header("host") ?? "another site") may not use "
+            + "this server. (Behind a proxy, start it with --public-url; to allow another site, --allowed-origin.)"))
     }
     let room: UUID?
     if request.path == "/ws/lobby" {
@@ -151,9 +151,9 @@ final class RoomHub: WebSocketServerDelegate {
             status: 403,
             text: "The bot \(bot.name) may not enter \(room.map { "the standup \($0.uuidString)" } ?? "the lobby")."))
       }
-      let name = given.isEmpty ? bot.name : given
-      if let problem = Bot.problem(withName: name) { return .refuse(HTTPResponse(status: 400, text: problem)) }
-      sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: true, scope: bot.scope)
+      // NB: a bot shows under the name it was added with, whatever ?name= says: a notes bot
+      // must not post as "Deploy" or show up as "Ana".
+      sender = Sender(participantID: UUID().uuidString.lowercased(), name: bot.name, isBot: true, scope: bot.scope)
       credential = .bot(bot.tokenHash)
     case .success(.person(let sessionName)):
       let name = sessionName ?? given

@@ -22,6 +22,9 @@ public final class SQLiteStorage: Sendable {
     do {
       database = try DatabasePool(path: path, configuration: configuration)
       try Self.migrator.migrate(database)
+      // NB: the file holds the team's secret: readable by its owner only (SQLite gives its
+      // -wal and -shm files the same permissions).
+      for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
     } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
       throw StorageError(
         "The database \(path) is damaged or not a Standups database (\(error.message ?? "\(error)")). "

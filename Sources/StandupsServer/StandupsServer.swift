@@ -79,8 +79,8 @@ public final class StandupsServer: Sendable {
     do {
       gatekeeper = try await Gatekeeper(
         mode: configuration.access, storage: access, legacyBots: configuration.botTokens.bots,
-        allowedOrigins: configuration.allowedOrigins,
-        secureCookies: configuration.tls != nil || configuration.publicURL?.hasPrefix("https:") == true,
+        allowedOrigins: configuration.allowedOrigins, publicURL: configuration.publicURL,
+        host: configuration.host, secureCookies: configuration.tls != nil || configuration.publicURL?.hasPrefix("https:") == true,
         logger: logger)
     } catch {
       throw ServerStartError(description: "Cannot read the team's secret and bots: \(error)")
@@ -121,7 +121,9 @@ public final class StandupsServer: Sendable {
     }
     outlet.attach(transport)
     let scheme = configuration.tls == nil ? "http" : "https"
-    let base = configuration.publicURL ?? "\(scheme)://\(configuration.host):\(transport.port)"
+    let base =
+      configuration.publicURL
+      ?? baseURL(host: configuration.host, port: transport.port, tls: configuration.tls != nil)
     logger.info(
       "Standups is listening on \(scheme)://\(configuration.host):\(transport.port) with \(standups.count) standup(s)."
     )
@@ -150,6 +152,18 @@ public final class StandupsServer: Sendable {
   /// The invite link people open once to join the team (nil when the server is open).
   public var inviteLink: String? {
     gatekeeper.mode == .open ? nil : StandupsServer.inviteLink(base: baseURL, secret: gatekeeper.secret)
+  }
+
+  /// `http(s)://host:port` as a browser would open it: IPv6 in brackets, and this machine's
+  /// name for a wildcard address (0.0.0.0, ::), which no browser can open.
+  public static func baseURL(host: String, port: Int, tls: Bool) -> String {
+    var name = host
+    if host == "0.0.0.0" || host == "::" || host.isEmpty {
+      name = ProcessInfo.processInfo.hostName
+    } else if host.contains(":") {
+      name = "[\(host)]"
+    }
+    return "\(tls ? "https" : "http")://\(name):\(port)"
   }
 
   /// `{base}/join#{invite}`: the invite sits in the fragment, which browsers never send, so it
@@ -196,7 +210,9 @@ public final class StandupsServer: Sendable {
 
   private static func prepareDataDirectory(_ path: String) throws {
     do {
-      try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+      // NB: 0700: the folder holds the team's secret.
+      try FileManager.default.createDirectory(
+        atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     } catch {
       throw ServerStartError(description: "Cannot create the data directory \(path): \(error.localizedDescription)")
     }

@@ -17,9 +17,14 @@ struct StandupsServerCommand: AsyncParsableCommand {
 struct DataOptions: ParsableArguments {
   @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
 
+  /// The data of a server that has started at least once.
   func access() throws -> AccessStorage {
+    let file = URL(fileURLWithPath: dataDir).appendingPathComponent("standups.sqlite").path
+    guard FileManager.default.fileExists(atPath: file) else {
+      throw ValidationError(
+        "No Standups data in \(dataDir): pass the server's --data-dir (or STANDUPS_DATA_DIR), or start the server once.")
+    }
     do {
-      try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
       return try SQLiteStorage(directory: dataDir).access
     } catch {
       throw ValidationError("\(error)")
@@ -35,6 +40,11 @@ struct AddressOptions: ParsableArguments {
   var publicURL: String?
 
   var publicBase: String? { publicURL ?? env("PUBLIC_URL") }
+
+  /// What the invite link starts with: the public URL, else this address.
+  func base(tls: Bool) -> String {
+    publicBase ?? StandupsServer.baseURL(host: host, port: port, tls: tls)
+  }
 }
 
 struct Serve: AsyncParsableCommand {
@@ -85,7 +95,7 @@ struct Serve: AsyncParsableCommand {
     guard maxConnections > 0, maxConnectionsPerAddress > 0, messagesPerSecond > 0 else {
       throw ValidationError("--max-connections, --max-connections-per-address and --messages-per-second must be positive.")
     }
-    if isOpen && !isLoopback(address.host) && !openToNetwork {
+    if isOpen && !Gatekeeper.isLoopback(address.host) && !openToNetwork {
       throw ValidationError(
         "--open lets anyone who can reach \(address.host) read, change and delete every standup. "
           + "Listen on 127.0.0.1, or add --open-to-network if that is really what you want.")
@@ -151,7 +161,7 @@ struct Invite: AsyncParsableCommand {
   func run() async throws {
     let access = try data.access()
     let secret = try await rotate ? access.rotateTeamSecret() : access.teamSecret()
-    let base = address.publicBase ?? "http://\(address.host):\(address.port)"
+    let base = address.base(tls: env("TLS_CERT") != nil)
     if rotate { print("A new secret is in force: every session and the old link have ended.") }
     print(StandupsServer.inviteLink(base: base, secret: secret))
   }
@@ -221,10 +231,6 @@ struct Bots: AsyncParsableCommand {
       print("Revoked the bot \(name).")
     }
   }
-}
-
-private func isLoopback(_ host: String) -> Bool {
-  host == "localhost" || host == "::1" || host.hasPrefix("127.")
 }
 
 private func env(_ name: String) -> String? { ProcessInfo.processInfo.environment["STANDUPS_" + name] }

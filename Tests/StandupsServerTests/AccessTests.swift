@@ -177,6 +177,9 @@ struct AccessTests {
 
     let refused = try await notes.act("startMeetingButtonTapped")
     #expect(refused["code"] == "forbidden")
+    #expect(refused["message"]?.stringValue?.contains("needs drive") == true)
+    // A misspelt action is unknown, whoever sends it.
+    #expect(try await notes.act("meeting.noteSubmited", ["text": "x"])["code"] == "unknown_action")
     #expect(try await driver.act("startMeetingButtonTapped")["type"] == "ack")
     #expect(try await notes.act("meeting.noteSubmitted", ["text": "build green"])["type"] == "ack")
     _ = try await admin.waitForState { $0["meeting"]?["transcript"] == "Notes (bot): build green" }
@@ -221,6 +224,7 @@ struct AccessTests {
 
   @Test func guessingIsThrottledPerAddress() async throws {
     let (server, _) = try await Self.teamServer()
+    let cookie = try signIn(server, name: "Ana")
     for attempt in 1...10 {
       #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess\(attempt)").status == 401)
     }
@@ -228,13 +232,39 @@ struct AccessTests {
     #expect(throttled.status == 429)
     let wait = try #require(throttled.headers["retry-after"].flatMap(Int.init))
     #expect((1...60).contains(wait))
-    // While it waits, even a good credential from that address waits.
+    // While it waits, even a good token from that address waits…
     #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "ci-secret-0001").status == 429)
     #expect(await refusal(server, room, headers: ["Authorization": "Bearer ci-secret-0001"]) == 429)
+    // …but not a person with a session (it cannot be guessed): a stranger's guesses from a
+    // shared address lock nobody out.
+    let ana = try await join(server, room, headers: ["Cookie": cookie])
+    ana.close()
     let raw = parseHTTP(
       try exchange(port: server.port, upgradeRequest("/ws/lobby?token=stb_guess12")))
     #expect(raw.status == 429)
     #expect(raw.headers["retry-after"] != nil)
+    await server.stop()
+  }
+
+  @Test func anotherAuthorizationSchemeLeavesTheSessionInCharge() async throws {
+    let (server, _) = try await Self.teamServer()
+    let cookie = try signIn(server, name: "Ana")
+    // A proxy's Basic authentication in front of the server is not ours to judge.
+    let ana = try await join(server, room, headers: ["Cookie": cookie, "Authorization": "Basic YWxhZGRpbjpvcGVu"])
+    ana.close()
+    await server.stop()
+  }
+
+  @Test func anOpenServerRefusesHostsItDoesNotKnow() async throws {
+    let server = try await TestServer.start(access: .inMemory()) { $0.access = .open }
+    // DNS rebinding: a page at evil.example, re-pointed at this machine, sends a matching
+    // Origin and Host.
+    let rebound = "GET /ws/lobby?name=Eve HTTP/1.1\r\nHost: evil.example:\(server.port)\r\n"
+      + "Origin: http://evil.example:\(server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    #expect(try httpStatus(port: server.port, rebound) == 403)
+    let local = try await join(server, "/ws/lobby?name=Ana", headers: ["Origin": "http://127.0.0.1:\(server.port)"])
+    local.close()
     await server.stop()
   }
 

@@ -15,7 +15,7 @@ struct BotTests {
     // By query token, named after the token.
     let ci = try await server.connect("\(room)?token=ci-secret-0001")
     _ = try await ci.next { $0["type"] == "welcome" }
-    // By Authorization header, with a name of its own.
+    // By Authorization header (asking for another name).
     let bot = TestClient()
     bot.connection = try await server.client.connect(
       port: server.port, path: "\(room)?name=Timekeeper",
@@ -24,7 +24,8 @@ struct BotTests {
     _ = try await bot.next { $0["type"] == "welcome" }
     let state = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 3 }
     #expect(state["participants"]?[1] == ["id": state["participants"]?[1]?["id"] ?? nil, "name": "CI", "isBot": true, "focus": nil])
-    #expect(state["participants"]?[2]?["name"] == "Timekeeper")
+    // A bot shows under its own name, whatever ?name= asks for.
+    #expect(state["participants"]?[2]?["name"] == "Standup Bot")
     #expect(state["participants"]?[2]?["isBot"] == true)
     #expect(state["participants"]?[0]?["isBot"] == false)
 

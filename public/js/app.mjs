@@ -47,16 +47,27 @@ export function toast(message) {
   item.timer = setTimeout(() => item.remove(), 5000);
 }
 
+/** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
+let signInReason = "";
+
 /**
  * Who this person is: the name their session carries, or on an open server a name asked
- * once and remembered. Null when they are not signed in.
+ * once and remembered. Null when they are not signed in (or must wait: `signInReason`).
  */
 async function whoAmI() {
   const response = await fetch("/api/session", { credentials: "same-origin" }).catch(() => null);
   // Unreachable: go on with the name remembered; the connection says what is wrong.
-  const session = response?.ok ? await response.json() : { open: true };
+  if (!response) return askName();
+  const session = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    signInReason = session.message ?? `The server answered ${response.status}: try again in a moment.`;
+    return null;
+  }
   if (session.open) return askName();
-  if (!session.signedIn) return null;
+  if (!session.signedIn) {
+    signInReason = session.reason ?? "";
+    return null;
+  }
   localStorage.setItem("standups.name", session.name);
   return session.name;
 }
@@ -81,7 +92,7 @@ function askName() {
 }
 
 /** Without a session: what to do, instead of a page that cannot connect. */
-function showSignIn(reason) {
+function showSignIn(reason = signInReason) {
   current?.connection.close();
   current = null;
   setStatus("closed");
@@ -106,6 +117,10 @@ function connect(path, name, view) {
     onState: (state, you) => view.render(state, you),
     onStatus: setStatus,
     onError: (error) => toast(error.message),
+    // Refused again and again after having been in: perhaps the session ended meanwhile.
+    onRefused: async () => {
+      if ((await whoAmI()) === null) showSignIn();
+    },
     onGone: async (code, reason) => {
       setStatus("closed");
       sessionStorage.removeItem(`standups.resume:${path}`);
@@ -163,7 +178,15 @@ async function showLobby() {
     </section>`;
   const name = await whoAmI();
   if (name === null) return showSignIn();
-  const connection = connect("/ws/lobby", name, { render: renderLobby });
+  const connection = connect("/ws/lobby", name, {
+    render: renderLobby,
+    gone: (code, reason) => {
+      const empty = app.querySelector(".empty");
+      if (!empty) return;
+      empty.hidden = false;
+      empty.textContent = `${reason || "The connection was closed."} Reload the page to try again.`;
+    },
+  });
   wireNewStandupForm(connection);
 }
 

@@ -42,6 +42,7 @@ export class RoomConnection {
     this.handlers.onStatus?.(this.attempt === 0 ? "connecting" : "reconnecting");
     const socket = new WebSocket(this.url());
     this.socket = socket;
+    this.welcomed = false;
     socket.onmessage = (event) => this.receive(JSON.parse(event.data));
     socket.onclose = (event) => this.lost(event);
   }
@@ -49,6 +50,7 @@ export class RoomConnection {
   receive(message) {
     switch (message.type) {
       case "welcome":
+        this.welcomed = true;
         this.you = message.you;
         this.attempt = 0;
         if (!message.resumed) this.state = message.state;
@@ -128,9 +130,11 @@ export class RoomConnection {
     // bare close): do not knock forever.
     if (this.you === null && this.attempt >= 2) {
       this.closed = true;
-      this.handlers.onGone?.(0, "This room cannot be opened: the standup may have been deleted.");
+      this.handlers.onGone?.(0, "This cannot be opened: the standup may have been deleted, or the server refused you.");
       return;
     }
+    // In before, refused now: the app checks whether the session ended.
+    if (!this.welcomed && this.attempt >= 2) this.handlers.onRefused?.();
     const delay = backoff(this.attempt++);
     this.handlers.onStatus?.("reconnecting", delay);
     this.timer = setTimeout(() => this.open(), delay);

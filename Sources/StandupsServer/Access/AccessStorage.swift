@@ -78,7 +78,11 @@ extension SQLiteStorage {
     let database = self.database
     return AccessStorage(
       teamSecret: {
-        try await database.write { db in
+        // NB: read first: the server asks every second, and a write would take the lock.
+        if let secret = try await database.read({ db in try Data.fetchOne(db, sql: "SELECT secret FROM team WHERE id = 1") }) {
+          return TeamSecret(bytes: Array(secret))
+        }
+        return try await database.write { db in
           // NB: insert-if-absent, then read: two processes starting at once agree on one secret.
           try db.execute(
             sql: "INSERT OR IGNORE INTO team (id, secret, createdAt) VALUES (1, ?, ?)",

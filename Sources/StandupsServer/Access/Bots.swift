@@ -8,7 +8,7 @@ public struct Bot: Sendable, Equatable {
   public enum Scope: String, Sendable, CaseIterable, Comparable {
     /// Submit notes during a meeting.
     case notes
-    /// Also start, advance, pause, resume and end meetings.
+    /// Also start meetings, move to the next speaker, end them (saving) and resume them.
     case drive
     /// Everything a person can do, the lobby included.
     case admin

@@ -9,9 +9,14 @@ final class FailedAttempts: Sendable {
     var failures: Int
   }
 
+  private struct Table {
+    var windows: [String: Window] = [:]
+    var pruned = ContinuousClock.now
+  }
+
   let limit: Int
   let window: Duration
-  private let windows = Mutex<[String: Window]>([:])
+  private let table = Mutex(Table())
 
   init(limit: Int = 10, window: Duration = .seconds(60)) {
     self.limit = limit
@@ -21,11 +26,11 @@ final class FailedAttempts: Sendable {
   /// Whole seconds this address must wait before trying again, or nil.
   func retryAfter(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
     let key = Self.key(for: address)
-    return windows.withLock { windows -> Int? in
-      guard let entry = windows[key], entry.failures >= limit else { return nil }
+    return table.withLock { table -> Int? in
+      guard let entry = table.windows[key], entry.failures >= limit else { return nil }
       let left = entry.started + window - now
       guard left > .zero else {
-        windows[key] = nil
+        table.windows[key] = nil
         return nil
       }
       return max(1, Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up)))
@@ -34,14 +39,16 @@ final class FailedAttempts: Sendable {
 
   func recordFailure(_ address: String, now: ContinuousClock.Instant = .now) {
     let key = Self.key(for: address)
-    windows.withLock { windows in
-      if windows.count > 10_000 {
-        windows = windows.filter { now - $0.value.started < window }
+    table.withLock { table in
+      // NB: expired windows are dropped at most once a window, however many addresses fail.
+      if now - table.pruned >= window {
+        table.windows = table.windows.filter { now - $0.value.started < window }
+        table.pruned = now
       }
-      if let entry = windows[key], now - entry.started < window {
-        windows[key]?.failures += 1
+      if let entry = table.windows[key], now - entry.started < window {
+        table.windows[key]?.failures += 1
       } else {
-        windows[key] = Window(started: now, failures: 1)
+        table.windows[key] = Window(started: now, failures: 1)
       }
     }
   }

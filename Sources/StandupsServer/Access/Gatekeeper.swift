@@ -15,7 +15,7 @@ public enum AccessMode: Sendable, Equatable {
 /// WebSocket upgrades, the HTTP API and the session endpoint. Reloads the team's secret and
 /// bots from storage every second, so that `invite --rotate` and `bots revoke` take effect
 /// on a running server.
-final class Gatekeeper: Sendable {
+public final class Gatekeeper: Sendable {
   /// A caller the server knows.
   enum Identity: Sendable, Equatable {
     /// A person: their session's name in team mode; nil in open mode (they give one).
@@ -50,12 +50,13 @@ final class Gatekeeper: Sendable {
     var bots: [String: Bot]
   }
 
-  static let cookieName = "standups_session"
   let mode: AccessMode
   let sessionLifetime: Duration
   /// Cookies get `Secure` (the server or its proxy speaks https).
   let secureCookies: Bool
   private let allowedOrigins: Set<String>
+  /// Host names of this server besides loopback ones (`--host`, the public URL's).
+  private let knownHosts: Set<String>
   private let legacyBots: [String: Bot]
   private let storage: AccessStorage
   private let credentials: Mutex<Credentials>
@@ -65,13 +66,17 @@ final class Gatekeeper: Sendable {
   /// Reads the secret and the bots once; throws if storage cannot give them.
   init(
     mode: AccessMode, storage: AccessStorage, legacyBots: [Bot] = [], allowedOrigins: [String] = [],
-    secureCookies: Bool = false, sessionLifetime: Duration = .seconds(30 * 24 * 3600),
+    publicURL: String? = nil, host: String = "127.0.0.1", secureCookies: Bool = false, sessionLifetime: Duration = .seconds(30 * 24 * 3600),
     failures: FailedAttempts = FailedAttempts(), logger: Logger
   ) async throws {
     self.mode = mode
     self.storage = storage
     self.legacyBots = Dictionary(legacyBots.map { ($0.tokenHash, $0) }, uniquingKeysWith: { $1 })
-    self.allowedOrigins = Set(allowedOrigins.map(Self.normalizedOrigin))
+    // NB: a proxy that rewrites Host still shows the browser's Origin: the public URL's.
+    self.allowedOrigins = Set(allowedOrigins.map(Self.normalizedOrigin) + [publicURL.flatMap(Self.origin(of:))].compactMap { $0 })
+    self.knownHosts = Set(
+      [host.lowercased(), publicURL.flatMap { URLComponents(string: $0)?.host?.lowercased() }].compactMap { $0 }
+        + allowedOrigins.compactMap { URLComponents(string: $0)?.host?.lowercased() })
     self.secureCookies = secureCookies
     self.sessionLifetime = sessionLifetime
     self.failures = failures
@@ -108,9 +113,16 @@ final class Gatekeeper: Sendable {
 
   // MARK: Checks
 
-  /// Who `request` is, or why it is refused. Counts failed credentials, and refuses every
-  /// attempt from an address past its limit.
+  /// Who `request` is, or why it is refused. Counts failed credentials; an address past its
+  /// limit waits (429) for everything but a valid session, which cannot be guessed — so a
+  /// stranger guessing from a shared address (an office, a proxy) locks no person out.
   func identify(_ request: HTTPRequest) -> Result<Identity, Refusal> {
+    let token = Self.bearerToken(in: request)
+    if token == nil, mode == .team, let cookie = sessionCookie(in: request),
+      case .valid(let session) = session(from: cookie)
+    {
+      return .success(.person(name: session.name))
+    }
     let address = request.remoteAddress
     if let wait = failures.retryAfter(address) {
       return .failure(
@@ -119,7 +131,7 @@ final class Gatekeeper: Sendable {
           message: "Too many failed sign-ins from your address: try again in \(wait) s.",
           retryAfter: wait))
     }
-    let result = check(request)
+    let result = check(request, token: token)
     if case .failure(let failure) = result, failure.countsAsGuess { failures.recordFailure(address) }
     return result.mapError(\.refusal)
   }
@@ -129,16 +141,9 @@ final class Gatekeeper: Sendable {
     var countsAsGuess: Bool
   }
 
-  private func check(_ request: HTTPRequest) -> Result<Identity, Failure> {
+  private func check(_ request: HTTPRequest, token: String?) -> Result<Identity, Failure> {
     func refuse(_ message: String, guess: Bool) -> Result<Identity, Failure> {
       .failure(Failure(refusal: Refusal(status: 401, code: .unauthorized, message: message), countsAsGuess: guess))
-    }
-    var token = request.queryValue("token")
-    if let authorization = request.header("authorization") {
-      guard authorization.lowercased().hasPrefix("bearer ") else {
-        return refuse("Authorization must be \"Bearer <token>\".", guess: false)
-      }
-      token = String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
     }
     if let token {
       let hash = Bot.hash(token: token)
@@ -148,19 +153,36 @@ final class Gatekeeper: Sendable {
       return .success(.bot(bot))
     }
     if mode == .open { return .success(.person(name: nil)) }
-    guard let cookie = Self.cookie(Self.cookieName, in: request.header("cookie")) else {
+    guard let cookie = sessionCookie(in: request) else {
       return refuse("Sign in first: open your team's invite link.", guess: false)
     }
     switch session(from: cookie) {
     case .valid(let session):
       return .success(.person(name: session.name))
     case .ended:
-      return refuse("Your session ended (the invite was renewed): open the new invite link.", guess: false)
+      return refuse("Your session is from an older invite: open your team's current invite link.", guess: false)
     case .expired:
       return refuse("Your session expired: open your team's invite link again.", guess: false)
     case .forged:
       return refuse("That session is not one of this team's: open your team's invite link.", guess: true)
     }
+  }
+
+  /// A bot's token: `Authorization: Bearer …`, else `?token=`. Other schemes (a proxy's Basic
+  /// authentication) are not ours and are ignored.
+  static func bearerToken(in request: HTTPRequest) -> String? {
+    if let authorization = request.header("authorization"), authorization.lowercased().hasPrefix("bearer ") {
+      return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+    }
+    return request.queryValue("token")
+  }
+
+  /// The session cookie's name names the team's key, so that two Standups servers on one
+  /// host (cookies ignore ports) keep their sessions apart.
+  var cookieName: String { "standups_session_\(secret.keyID)" }
+
+  func sessionCookie(in request: HTTPRequest) -> String? {
+    Self.cookie(cookieName, in: request.header("cookie"))
   }
 
   func session(from cookie: String, now: Date = Date()) -> SessionCheck {
@@ -186,12 +208,44 @@ final class Gatekeeper: Sendable {
   /// Whether a browser page at the request's `Origin` may use the server: requests without
   /// one (bots, command-line tools) may; pages must come from the server's own origin (the
   /// `Host` they asked for) or an origin listed with `--allowed-origin`.
+  ///
+  /// An `--open` server also wants a `Host` it knows: a page whose name was re-pointed at
+  /// this machine (DNS rebinding) sends a matching `Origin` and `Host`, but not one of ours.
   func originAllowed(_ request: HTTPRequest) -> Bool {
+    if mode == .open && !hostAllowed(request.header("host")) { return false }
     guard let origin = request.header("origin") else { return true }
     let normalized = Self.normalizedOrigin(origin)
     if allowedOrigins.contains(normalized) { return true }
     guard let host = request.header("host")?.lowercased() else { return false }
     return normalized == "http://\(host)" || normalized == "https://\(host)"
+  }
+
+  private func hostAllowed(_ header: String?) -> Bool {
+    guard let header else { return false }
+    var host = header.lowercased()
+    if host.hasPrefix("["), let end = host.firstIndex(of: "]") {
+      host = String(host[host.index(after: host.startIndex)..<end])
+    } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
+      host = String(host[..<colon])
+    }
+    return knownHosts.contains(host) || Self.isLoopback(host)
+  }
+
+  /// Whether `host` is `localhost` or a loopback address (127.0.0.0/8, ::1).
+  public static func isLoopback(_ host: String) -> Bool {
+    if host == "localhost" { return true }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+    var v6 = [UInt8](repeating: 0, count: 16)
+    return inet_pton(AF_INET6, host, &v6) == 1 && v6 == [UInt8](repeating: 0, count: 15) + [1]
+  }
+
+  /// The origin (`scheme://host[:port]`) of a URL.
+  static func origin(of url: String) -> String? {
+    guard let components = URLComponents(string: url), let scheme = components.scheme,
+      let host = components.host
+    else { return nil }
+    return normalizedOrigin("\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? ""))
   }
 
   static func normalizedOrigin(_ origin: String) -> String {
@@ -212,7 +266,7 @@ final class Gatekeeper: Sendable {
   var signOutCookie: String { cookieAttributes("", maxAge: 0) }
 
   private func cookieAttributes(_ value: String, maxAge: Int) -> String {
-    "\(Self.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
+    "\(cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
       + (secureCookies ? "; Secure" : "")
   }
 

@@ -36,7 +36,7 @@ enum SessionAPI {
     case .failure(let refusal):
       return BotAPI.response(for: refusal)
     case .success(.person(let name)):
-      let expires = Gatekeeper.cookie(Gatekeeper.cookieName, in: request.header("cookie"))
+      let expires = gatekeeper.sessionCookie(in: request)
         .flatMap { cookie -> Date? in
           guard case .valid(let session) = gatekeeper.session(from: cookie) else { return nil }
           return session.expires
@@ -49,7 +49,11 @@ enum SessionAPI {
 
   private static func signIn(_ request: HTTPRequest, _ gatekeeper: Gatekeeper) -> HTTPResponse {
     guard gatekeeper.originAllowed(request) else {
-      return BotAPI.response(for: WireError(.forbidden, "Sign in from this server's own page."), ref: nil)
+      return BotAPI.response(
+        for: WireError(
+          .forbidden,
+          "Sign in from this server's own page. (Behind a proxy, start the server with --public-url set to the address people open.)"),
+        ref: nil)
     }
     guard gatekeeper.mode == .team else {
       return BotAPI.response(

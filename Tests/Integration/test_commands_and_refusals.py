@@ -22,7 +22,8 @@ def command(*args, data):
 
 @pytest.fixture
 def data():
-    return tempfile.mkdtemp(prefix="standups-integration-")
+    # NB: a folder the server makes itself (mkdtemp's own is 0700 already).
+    return str(Path(tempfile.mkdtemp(prefix="standups-integration-")) / "data")
 
 
 @pytest.fixture
@@ -47,7 +48,17 @@ def refusal(url, **kwargs):
     return asyncio.run(attempt())
 
 
-def test_bots_are_added_listed_and_revoked_by_the_command(data):
+def test_the_commands_refuse_a_folder_without_standups_data():
+    empty = tempfile.mkdtemp(prefix="standups-empty-")
+    for args in (("invite",), ("bots", "list")):
+        refused = command(*args, data=empty)
+        assert refused.returncode != 0
+        assert "No Standups data" in refused.stderr
+    # Nothing was made there: no secret nobody uses.
+    assert list(Path(empty).iterdir()) == []
+
+
+def test_bots_are_added_listed_and_revoked_by_the_command(data, server):
     added = command("bots", "add", "Notes", "--can", "notes", data=data)
     assert added.returncode == 0, added.stderr
     token = added.stdout.strip().splitlines()[-1]
@@ -61,6 +72,9 @@ def test_bots_are_added_listed_and_revoked_by_the_command(data):
     assert token not in listed.stdout
     # Only the token's SHA-256 is on disk.
     assert token.encode() not in (Path(data) / "standups.sqlite").read_bytes()
+    # The data is the owner's alone.
+    assert (Path(data).stat().st_mode & 0o777) == 0o700
+    assert ((Path(data) / "standups.sqlite").stat().st_mode & 0o777) == 0o600
     assert command("bots", "revoke", "Notes", data=data).returncode == 0
     missing = command("bots", "revoke", "Notes", data=data)
     assert missing.returncode != 0 and "No bot is named" in missing.stderr
