@@ -142,4 +142,52 @@ static inline void clws_loop_destroy(void *loop) {
   // NB: a handle that never closes: leak the loop rather than free memory still in use.
 }
 
+/// A repeating libuv timer on a loop of ours, calling `fn(data)` on the loop's thread.
+typedef void (*clws_tick_fn)(void *data);
+struct clws_ticker {
+  uv_timer_t timer;
+  clws_tick_fn fn;
+  void *data;
+};
+
+static inline void clws_ticker_fire(uv_timer_t *timer) {
+  struct clws_ticker *ticker = (struct clws_ticker *)timer->data;
+  ticker->fn(ticker->data);
+}
+
+/// Starts a timer every `ms` milliseconds; returns it, or NULL.
+static inline void *clws_ticker_start(void *loop, uint64_t ms, clws_tick_fn fn, void *data) {
+  struct clws_ticker *ticker = (struct clws_ticker *)malloc(sizeof(struct clws_ticker));
+  if (!ticker) return NULL;
+  if (uv_timer_init((uv_loop_t *)loop, &ticker->timer) != 0) { free(ticker); return NULL; }
+  ticker->timer.data = ticker;
+  ticker->fn = fn;
+  ticker->data = data;
+  uv_timer_start(&ticker->timer, clws_ticker_fire, ms, ms);
+  return ticker;
+}
+
+static inline void clws_ticker_free(uv_handle_t *handle) { free(handle->data); }
+
+/// Stops the timer; its memory goes once the loop has closed the handle.
+static inline void clws_ticker_stop(void *ticker) {
+  struct clws_ticker *t = (struct clws_ticker *)ticker;
+  uv_timer_stop(&t->timer);
+  uv_close((uv_handle_t *)&t->timer, clws_ticker_free);
+}
+
+/// Writes a ping, outside a writeable callback; <0 on failure.
+///
+/// NB: never with an empty payload: this lws drops an empty pong before the protocol's
+/// callback sees it (`ops-ws.c`: `opcode == LWSWSOPC_PONG && !eb_in.len`), so the answer
+/// to an empty ping would go unnoticed.
+static inline int clws_write_ping(struct lws *wsi) {
+  unsigned char buffer[LWS_PRE + 4];
+  memcpy(buffer + LWS_PRE, "ping", 4);
+  return lws_write(wsi, buffer + LWS_PRE, 4, LWS_WRITE_PING);
+}
+
+/// Drops a connection at the next chance, without a close frame (it stopped answering).
+static inline void clws_drop(struct lws *wsi) { lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC); }
+
 #endif

@@ -65,6 +65,7 @@ extension ServerEngine {
       nextID += 1
       user?.storeBytes(of: id, as: UInt64.self)
       webSockets[id] = WebSocketState(wsi: wsi)
+      keepalive.opened(id)
       queues.open(id)
       let (request, context) =
         acceptedUpgrades.removeValue(forKey: wsi) ?? (readRequest(wsi, path: readPath(wsi)), nil)
@@ -78,8 +79,13 @@ extension ServerEngine {
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
       // NB: once our close frame is out, what the peer still sends is not read.
       if queues.isClosing(id) { return 0 }
+      keepalive.heard(id)
       state.mayWriteAtOnce = false
       return receive(id: id, state: state, wsi: wsi, input: input, length: length)
+
+    case LWS_CALLBACK_RECEIVE_PONG:
+      if let id = user?.load(as: UInt64.self) { keepalive.heard(id) }
+      return 0
 
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
@@ -98,6 +104,7 @@ extension ServerEngine {
     case LWS_CALLBACK_CLOSED:
       guard let id = user?.load(as: UInt64.self), webSockets.removeValue(forKey: id) != nil
       else { return 0 }
+      keepalive.closed(id)
       queues.remove(id)
       delegate.webSocketClosed(ConnectionID(rawValue: id))
       return 0
@@ -107,7 +114,28 @@ extension ServerEngine {
     }
   }
 
+  /// Once a second: ping what has been quiet, drop what never answered.
+  func keepaliveSweep() {
+    let decisions = keepalive.tick { id in
+      guard let state = webSockets[id], !state.closeSent, !state.peerClosed, !queues.isClosing(id)
+      else { return false }
+      return lws_send_pipe_choked(state.wsi) == 0
+    }
+    for decision in decisions {
+      switch decision {
+      case .ping(let id):
+        if let state = webSockets[id], clws_write_ping(state.wsi) < 0 { clws_drop(state.wsi) }
+      case .drop(let id):
+        if let state = webSockets[id] { clws_drop(state.wsi) }
+      }
+    }
+  }
+
   func serviceWakeUp() {
+    if keepaliveDue {
+      keepaliveDue = false
+      keepaliveSweep()
+    }
     let (wake, fellBehind) = queues.takeWakeList()
     for id in wake {
       guard let state = webSockets[id] else { continue }
@@ -175,6 +203,17 @@ extension ServerEngine {
 }
 
 /// The C entry point for both server protocols.
+/// The keepalive ticker's C entry point (the service thread, once a second).
+///
+/// NB: it only asks for a sweep: lws arms its own timers (the hang-ups) only from inside its
+/// service, so the sweep runs in the next wake-up callback, not in this foreign timer's.
+func keepaliveTick(_ engine: UnsafeMutableRawPointer?) {
+  guard let engine else { return }
+  let server = Unmanaged<ServerEngine>.fromOpaque(engine).takeUnretainedValue()
+  server.keepaliveDue = true
+  server.queues.wake()
+}
+
 func serverCallback(
   wsi: OpaquePointer?, reason: lws_callback_reasons, user: UnsafeMutableRawPointer?,
   input: UnsafeMutableRawPointer?, length: Int

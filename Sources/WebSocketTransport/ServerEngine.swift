@@ -27,6 +27,9 @@ final class ServerEngine: @unchecked Sendable {
   // Service-thread state.
   var nextID: UInt64 = 1
   var webSockets: [UInt64: WebSocketState] = [:]
+  var keepalive: KeepaliveWheel
+  /// Set by the one-second ticker; the next wake-up sweeps.
+  var keepaliveDue = false
   var httpRequests: [UInt64: HTTPRequestState] = [:]
   var acceptedUpgrades: [OpaquePointer: (HTTPRequest, (any Sendable)?)] = [:]
   var stopDeadline: ContinuousClock.Instant?
@@ -74,6 +77,8 @@ final class ServerEngine: @unchecked Sendable {
     self.delegate = delegate
     self.logger = logger
     self.queues = OutboundQueues(limit: configuration.outboxLimitBytes)
+    keepalive = KeepaliveWheel(
+      pingAfter: configuration.pingAfterSeconds, hangUpAfter: configuration.hangUpAfterSeconds)
     fileHeaders = (["cache-control: no-cache"] + configuration.responseHeaders.map { "\($0.name) \($0.value)" })
       .map { $0 + "\r\n" }.joined()
     if let directory = configuration.publicDirectory {
@@ -114,8 +119,10 @@ final class ServerEngine: @unchecked Sendable {
 
     retryPolicy = .allocate(capacity: 1)
     retryPolicy.initialize(to: lws_retry_bo_t())
-    retryPolicy.pointee.secs_since_valid_ping = configuration.pingAfterSeconds
-    retryPolicy.pointee.secs_since_valid_hangup = configuration.hangUpAfterSeconds
+    // NB: zero turns lws's own validity timers off (they keep one sorted list of every
+    // connection: O(connections) per ping and pong); `KeepaliveWheel` does the job.
+    retryPolicy.pointee.secs_since_valid_ping = 0
+    retryPolicy.pointee.secs_since_valid_hangup = 0
 
     vhostOptions = .allocate(capacity: 2)
     let defaultProtocol = vhostOptions
@@ -209,9 +216,11 @@ final class ServerEngine: @unchecked Sendable {
   func serviceLoop() {
     // NB: Foundation's `Thread.name` does not reach the kernel; this names it for top -H and perf.
     clws_name_thread("lws-service")
+    let ticker = clws_ticker_start(loop.pointer, 1000, keepaliveTick, Unmanaged.passUnretained(self).toOpaque())
     while control.withLock({ $0.state == .running }) {
       loop.run()
     }
+    if let ticker { clws_ticker_stop(ticker) }
     queues.setContext(nil)
     lws_context_destroy(context)
     loop.destroy()

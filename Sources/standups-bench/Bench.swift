@@ -14,7 +14,11 @@ struct Bench: AsyncParsableCommand {
   @Option(help: "The server binary (default: next to this one).") var server: String?
   @Option(help: "Rooms in the many-rooms scenario.") var rooms = 500
   @Option(help: "Clients per room in the many-rooms scenario.") var peersPerRoom = 20
-  @Option(help: "Run only this scenario and print its numbers (micro, fan-out, many-rooms); for profiling.")
+  @Option(help: "Idle connections in the keepalive scenario; repeatable.")
+  var idleConnections: [Int] = [2_000, 19_000]
+  @Option(help: "Seconds the keepalive scenario measures for (three pings or more: ≥ 90).")
+  var keepaliveSeconds = 90
+  @Option(help: "Run only this scenario and print its numbers (micro, fan-out, keepalive, many-rooms); for profiling.")
   var only: String?
 
   func run() async throws {
@@ -79,11 +83,18 @@ extension Bench {
     case "fan-out":
       let result = try await FanOut.standups(binary: binary, peers: 50, load: .pipelined(inFlight: 4), seconds: seconds)
       print("\(Int(result.rate)) deliveries/s, \(String(format: "%.2f", result.cpuPerThousand)) ms CPU per 1 000")
+    case "keepalive":
+      var runs: [KeepaliveResult] = []
+      for connections in idleConnections {
+        progress("keepalive: \(connections) idle connections for \(keepaliveSeconds) s")
+        runs.append(try await Keepalive.run(binary: binary, connections: connections, seconds: keepaliveSeconds))
+      }
+      print(Keepalive.report(runs))
     case "many-rooms":
       let result = try await ManyRooms.run(binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
       print(ManyRooms.report([result, result], mirrorIdle: 0))
     default:
-      throw ValidationError("Unknown scenario \(scenario): micro, fan-out or many-rooms.")
+      throw ValidationError("Unknown scenario \(scenario): micro, fan-out, keepalive or many-rooms.")
     }
   }
 }

@@ -1,0 +1,89 @@
+/// Keepalive for every WebSocket of a server at O(1) per connection: pings a connection
+/// that has been quiet for `pingAfter` seconds and drops one that has not answered by
+/// `hangUpAfter`.
+///
+/// A timer wheel of one-second slots: each connection sits in exactly one slot, the second
+/// it must be looked at next. Hearing from a connection only notes the second; the wheel
+/// looks again when its slot comes round and moves it on (lazily) if it was heard meanwhile.
+/// Nothing walks a list of every connection, and nothing is re-sorted on a ping or a pong
+/// (libwebsockets' own validity timers insert into one sorted list: O(connections) each).
+///
+/// A pure value, driven by the service thread's one-second tick, and tested alone.
+struct KeepaliveWheel {
+  enum Decision: Equatable {
+    case ping(UInt64)
+    case drop(UInt64)
+  }
+
+  private struct Entry {
+    var lastHeard: UInt32
+    /// When the unanswered ping went out; nil once anything was heard since.
+    var pingSent: UInt32?
+  }
+
+  let pingAfter: UInt32
+  let hangUpAfter: UInt32
+  /// Seconds since the wheel started.
+  private(set) var now: UInt32 = 0
+  private var slots: [[UInt64]]
+  private var entries: [UInt64: Entry] = [:]
+
+  init(pingAfter: UInt16, hangUpAfter: UInt16) {
+    self.pingAfter = UInt32(max(1, pingAfter))
+    self.hangUpAfter = UInt32(max(pingAfter + 1, hangUpAfter))
+    slots = Array(repeating: [], count: Int(max(self.pingAfter, self.hangUpAfter)) + 2)
+  }
+
+  var count: Int { entries.count }
+
+  mutating func opened(_ id: UInt64) {
+    entries[id] = Entry(lastHeard: now)
+    schedule(id, at: now + pingAfter)
+  }
+
+  /// Anything from the peer — a message, a pong — shows it is there.
+  mutating func heard(_ id: UInt64) {
+    entries[id]?.lastHeard = now
+    entries[id]?.pingSent = nil
+  }
+
+  mutating func closed(_ id: UInt64) { entries[id] = nil }
+
+  /// Advances one second; says which connections to ping and which to drop.
+  /// `mayPing` is false for one that cannot take a frame right now (it is looked at again
+  /// in a second).
+  mutating func tick(mayPing: (UInt64) -> Bool) -> [Decision] {
+    now += 1
+    let slot = Int(now % UInt32(slots.count))
+    let due = slots[slot]
+    slots[slot] = []
+    var decisions: [Decision] = []
+    for id in due {
+      guard var entry = entries[id] else { continue }
+      if let sent = entry.pingSent {
+        if now >= sent + hangUpAfter - pingAfter {
+          entries[id] = nil
+          decisions.append(.drop(id))
+          continue
+        }
+        schedule(id, at: sent + hangUpAfter - pingAfter)
+      } else if now >= entry.lastHeard + pingAfter {
+        if mayPing(id) {
+          entry.pingSent = now
+          decisions.append(.ping(id))
+          schedule(id, at: now + hangUpAfter - pingAfter)
+        } else {
+          schedule(id, at: now + 1)
+        }
+      } else {
+        schedule(id, at: entry.lastHeard + pingAfter)
+      }
+      entries[id] = entry
+    }
+    return decisions
+  }
+
+  private mutating func schedule(_ id: UInt64, at second: UInt32) {
+    slots[Int(second % UInt32(slots.count))].append(id)
+  }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+@testable import WebSocketTransport
+
+/// The keepalive wheel alone: when it pings and when it drops.
+struct KeepaliveWheelTests {
+  @Test func aQuietConnectionIsPingedThenDroppedIfItNeverAnswers() {
+    var wheel = KeepaliveWheel(pingAfter: 30, hangUpAfter: 45)
+    wheel.opened(1)
+    var seen: [UInt32: [KeepaliveWheel.Decision]] = [:]
+    for _ in 1...50 {
+      let decisions = wheel.tick { _ in true }
+      if !decisions.isEmpty { seen[wheel.now] = decisions }
+    }
+    #expect(seen == [30: [.ping(1)], 45: [.drop(1)]])
+    #expect(wheel.count == 0)
+  }
+
+  @Test func anAnswerOrAnyMessageKeepsItAlive() {
+    var wheel = KeepaliveWheel(pingAfter: 30, hangUpAfter: 45)
+    wheel.opened(1)
+    var pings: [UInt32] = []
+    for _ in 1...200 {
+      let decisions = wheel.tick { _ in true }
+      if decisions.contains(.ping(1)) { pings.append(wheel.now) }
+      #expect(!decisions.contains(.drop(1)))
+      // The peer answers each ping two seconds late, and talks at second 100.
+      if let last = pings.last, wheel.now == last + 2 { wheel.heard(1) }
+      if wheel.now == 100 { wheel.heard(1) }
+    }
+    #expect(pings == [30, 62, 94, 130, 162, 194])
+  }
+
+  @Test func aConnectionThatCannotTakeAFrameIsAskedAgainNextSecond() {
+    var wheel = KeepaliveWheel(pingAfter: 2, hangUpAfter: 4)
+    wheel.opened(7)
+    #expect(wheel.tick { _ in false } == [])
+    #expect(wheel.tick { _ in false } == [])
+    #expect(wheel.tick { _ in true } == [.ping(7)])
+    #expect(wheel.tick { _ in true } == [])
+    #expect(wheel.tick { _ in true } == [.drop(7)])
+  }
+
+  @Test func closedConnectionsAreForgotten() {
+    var wheel = KeepaliveWheel(pingAfter: 1, hangUpAfter: 2)
+    for id in 1...1000 { wheel.opened(UInt64(id)) }
+    for id in 1...1000 { wheel.closed(UInt64(id)) }
+    #expect(wheel.tick { _ in true } == [])
+    #expect(wheel.count == 0)
+  }
+}
+
+/// The keepalive against a real server, with a raw socket that answers pings or not.
+@Suite(.serialized)
+struct KeepaliveServerTests {
+  @Test func aPeerThatAnswersStaysAndOneThatStopsIsDropped() throws {
+    let (server, _) = try startEchoServer {
+      $0.pingAfterSeconds = 1
+      $0.hangUpAfterSeconds = 2
+    }
+    defer { server.shutdown() }
+    let socket = try RawSocket(port: server.port)
+    socket.write(RawSocket.upgrade("/ws"))
+    #expect(socket.readHead().hasPrefix("HTTP/1.1 101"))
+    // Two pings in a row answered: still open.
+    for _ in 1...2 {
+      #expect(socket.becomesReadable(within: 5_000))
+      let ping = try #require(socket.readFrame())
+      #expect(ping.opcode == 0x9)
+      #expect(!ping.payload.isEmpty)  // this lws drops empty pongs unseen
+      socket.writeFrame(opcode: 0xA, payload: ping.payload)
+    }
+    // Then silence: the next ping goes unanswered and the server hangs up.
+    #expect(socket.becomesReadable(within: 5_000))
+    #expect(socket.readFrame()?.opcode == 0x9)
+    #expect(socket.becomesReadable(within: 5_000))
+    #expect([.end, .reset].contains(socket.readToEnd()))
+    #expect(server.webSocketCount == 0)
+  }
+}
