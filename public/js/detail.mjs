@@ -1,0 +1,58 @@
+// The room when nothing is going on: facts, attendees, history, and delete with confirmation.
+import { escapeHTML, meetingDate } from "./format.mjs";
+import { app } from "./shell.mjs";
+
+export const detail = {
+  template() {
+    return `
+      <div class="detail">
+        <div class="actions">
+          <button type="button" class="primary start">Start meeting</button>
+          <button type="button" class="edit">Edit</button>
+          <button type="button" class="danger delete">Delete</button>
+        </div>
+        <dl class="facts"></dl>
+        <h2>Attendees</h2><ul class="attendee-list"></ul>
+        <h2>History</h2><ul class="history"></ul>
+        <dialog class="delete-alert" aria-labelledby="delete-title">
+          <h2 id="delete-title">Delete this standup?</h2>
+          <p>Its meeting history goes with it. Everyone in the room is sent back.</p>
+          <div class="actions">
+            <button type="button" class="dismiss">Cancel</button>
+            <button type="button" class="danger confirm">Delete</button>
+          </div>
+        </dialog>
+      </div>`;
+  },
+
+  wire(view) {
+    const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
+    on(".start", "click", () => view.send({ type: "startMeetingButtonTapped" }));
+    on(".edit", "click", () => view.send({ type: "editButtonTapped" }));
+    on(".delete", "click", () => view.send({ type: "deleteButtonTapped" }));
+    on(".confirm", "click", () => view.send({ type: "alert.confirmDeletion" }));
+    on(".dismiss", "click", () => view.send({ type: "alert.dismissed" }));
+    on(".delete-alert", "cancel", (event) => {
+      event.preventDefault();
+      view.send({ type: "alert.dismissed" });
+    });
+  },
+
+  render(view, state) {
+    const { standup } = state;
+    app.querySelector(".facts").innerHTML = `
+      <div><dt>Length</dt><dd>${standup.duration / 60} min</dd></div>
+      <div><dt>Theme</dt><dd><span class="theme-chip">${standup.theme}</span></dd></div>
+      <div><dt>Meetings</dt><dd>${standup.meetings.length}</dd></div>`;
+    app.querySelector(".attendee-list").innerHTML = standup.attendees
+      .map((attendee) => `<li>${escapeHTML(attendee.name)}</li>`).join("");
+    app.querySelector(".history").innerHTML = standup.meetings.length
+      ? standup.meetings.map((meeting) => `<li><details><summary>${meetingDate(meeting.date)}</summary>
+          <pre>${escapeHTML(meeting.transcript || "No notes.")}</pre></details></li>`).join("")
+      : `<li class="empty">No meetings yet.</li>`;
+    const alert = app.querySelector(".delete-alert");
+    const open = state.destination?.alert === "confirmDeletion";
+    if (open && !alert.open) alert.showModal();
+    if (!open && alert.open) alert.close();
+  },
+};

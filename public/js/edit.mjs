@@ -1,0 +1,98 @@
+// The shared edit form: everyone in the room sees one draft, with chips for who is where.
+import { escapeHTML } from "./format.mjs";
+import { app } from "./shell.mjs";
+import { themeSwatches } from "./views.mjs";
+
+export const edit = {
+  template() {
+    return `
+      <form class="edit-form panel" aria-label="Edit standup">
+        <h2>Edit standup <span class="hint">everyone here sees this draft</span></h2>
+        <label>Title <input class="title" maxlength="100" autocomplete="off" data-focus="title"></label>
+        <ul class="chips" data-for="title"></ul>
+        <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
+          <output class="duration-label"></output></span></label>
+        <fieldset class="themes"><legend>Theme</legend>${themeSwatches("edit-theme", null)}</fieldset>
+        <fieldset><legend>Attendees</legend><ul class="attendees"></ul>
+          <button type="button" class="add-attendee">Add attendee</button></fieldset>
+        <div class="actions">
+          <button type="button" class="cancel-edit">Cancel</button>
+          <button class="primary save-edit">Save</button>
+        </div>
+      </form>`;
+  },
+
+  wire(view) {
+    const send = (action) => view.send(action);
+    const form = app.querySelector(".edit-form");
+    let titleTimer;
+    const focus = (field) => send({ type: "focusChanged", field });
+    form.querySelector(".title").addEventListener("input", (event) => {
+      clearTimeout(titleTimer);
+      titleTimer = setTimeout(() => send({ type: "edit.binding", path: "/title", value: event.target.value }), 150);
+    });
+    form.addEventListener("focusin", (event) => {
+      if (event.target.dataset.focus) focus(event.target.dataset.focus);
+    });
+    form.addEventListener("focusout", (event) => {
+      if (event.target.dataset.focus && !form.contains(event.relatedTarget)) focus(null);
+    });
+    form.querySelector(".duration").addEventListener("change", (event) =>
+      send({ type: "edit.binding", path: "/duration", value: Number(event.target.value) * 60 }));
+    form.querySelector(".duration").addEventListener("input", (event) =>
+      (form.querySelector(".duration-label").value = `${event.target.value} min`));
+    form.querySelectorAll("input[name=edit-theme]").forEach((radio) =>
+      radio.addEventListener("change", () => send({ type: "edit.binding", path: "/theme", value: radio.value })));
+    form.querySelector(".add-attendee").onclick = () => send({ type: "edit.addAttendeeButtonTapped" });
+    form.querySelector(".cancel-edit").onclick = () => send({ type: "cancelEditButtonTapped" });
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      send({ type: "saveEditButtonTapped" });
+    };
+    view.nameTimers = new Map();
+  },
+
+  render(view, state) {
+    const draft = state.destination.edit.draft;
+    const form = app.querySelector(".edit-form");
+    const setValue = (input, value) => {
+      if (document.activeElement !== input && input.value !== String(value)) input.value = value;
+    };
+    setValue(form.querySelector(".title"), draft.title);
+    setValue(form.querySelector(".duration"), draft.duration / 60);
+    form.querySelector(".duration-label").value = `${draft.duration / 60} min`;
+    const theme = form.querySelector(`input[name=edit-theme][value=${draft.theme}]`);
+    if (theme && !theme.checked) theme.checked = true;
+    const others = (field) => state.participants
+      .filter((person) => person.focus === field && person.id !== view.you)
+      .map((person) => `<li class="chip">${escapeHTML(person.name)}</li>`).join("");
+    form.querySelector(".chips[data-for=title]").innerHTML = others("title");
+
+    const list = form.querySelector(".attendees");
+    const rows = new Map([...list.children].map((row) => [row.dataset.id, row]));
+    draft.attendees.forEach((attendee, index) => {
+      let row = rows.get(attendee.id);
+      if (!row) {
+        row = document.createElement("li");
+        row.dataset.id = attendee.id;
+        row.innerHTML = `<input maxlength="40" aria-label="Attendee name" data-focus="attendee:${attendee.id}">
+          <button type="button" class="icon" aria-label="Remove attendee">✕</button>
+          <ul class="chips"></ul>`;
+        const input = row.querySelector("input");
+        input.addEventListener("input", () => {
+          clearTimeout(view.nameTimers.get(attendee.id));
+          view.nameTimers.set(attendee.id, setTimeout(() => view.send({
+            type: "edit.binding", path: `/attendees/${attendee.id}/name`, value: input.value,
+          }), 150));
+        });
+        row.querySelector("button").onclick = () =>
+          view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] });
+      }
+      if (list.children[index] !== row) list.insertBefore(row, list.children[index] ?? null);
+      setValue(row.querySelector("input"), attendee.name);
+      row.querySelector(".chips").innerHTML = others(`attendee:${attendee.id}`);
+      rows.delete(attendee.id);
+    });
+    for (const row of rows.values()) row.remove();
+  },
+};

@@ -1,0 +1,112 @@
+// The lobby: every standup as a card, who is in each, and the new-standup form.
+import { escapeHTML } from "./format.mjs";
+import { app, connect, showSignIn, whoAmI } from "./shell.mjs";
+import { themeStyle, themeSwatches } from "./views.mjs";
+
+export async function showLobby() {
+  document.title = "Standups";
+  app.innerHTML = `
+    <section class="lobby">
+      <div class="lobby-head">
+        <h1>Standups</h1>
+        <button type="button" class="primary" id="new-standup" aria-expanded="false">New standup</button>
+      </div>
+      <form id="new-form" class="panel" hidden aria-labelledby="new-title">
+        <h2 id="new-title">New standup</h2>
+        <label>Title <input name="title" maxlength="100" required autocomplete="off"></label>
+        <label>Length <span class="range"><input name="minutes" type="range" min="5" max="30" value="5">
+          <output name="minutesLabel">5 min</output></span></label>
+        <fieldset class="themes"><legend>Theme</legend>${themeSwatches("new-theme", "orange")}</fieldset>
+        <fieldset><legend>Attendees</legend>
+          <ul class="new-attendees"></ul>
+          <button type="button" class="add-attendee">Add attendee</button>
+        </fieldset>
+        <p class="form-error" role="alert"></p>
+        <div class="actions">
+          <button type="button" class="cancel">Cancel</button>
+          <button class="primary">Add standup</button>
+        </div>
+      </form>
+      <ul class="cards" aria-label="Standups"></ul>
+      <p class="empty" hidden>No standups yet: add the first one.</p>
+    </section>`;
+  const name = await whoAmI();
+  if (name === null) return showSignIn();
+  const connection = connect("/ws/lobby", name, {
+    render: renderLobby,
+    gone: (code, reason) => {
+      const empty = app.querySelector(".empty");
+      if (!empty) return;
+      empty.hidden = false;
+      empty.textContent = `${reason || "The connection was closed."} Reload the page to try again.`;
+    },
+  });
+  wireNewStandupForm(connection);
+}
+
+function renderLobby(state) {
+  const cards = app.querySelector(".cards");
+  if (!cards) return;
+  cards.innerHTML = state.standups.map((standup) => {
+    const live = standup.live
+      ? `<span class="live">● ${standup.live.participants} here${standup.live.meetingRunning ? " · meeting on" : ""}</span>`
+      : "";
+    return `<li><a class="card" href="#/rooms/${standup.id}" style="${themeStyle(standup.theme)}">
+      <span class="card-title">${escapeHTML(standup.title)}</span>
+      <span class="card-meta">${standup.attendeeCount} ${standup.attendeeCount === 1 ? "person" : "people"} · ${standup.duration / 60} min</span>${live}
+    </a></li>`;
+  }).join("");
+  app.querySelector(".empty").hidden = state.standups.length > 0;
+}
+
+function wireNewStandupForm(connection) {
+  const form = app.querySelector("#new-form");
+  const toggle = app.querySelector("#new-standup");
+  const list = form.querySelector(".new-attendees");
+  const addRow = (value = "") => {
+    const item = document.createElement("li");
+    item.innerHTML = `<input aria-label="Attendee name" maxlength="40" value="${escapeHTML(value)}">
+      <button type="button" class="icon" aria-label="Remove attendee">✕</button>`;
+    item.querySelector("button").onclick = () => item.remove();
+    list.append(item);
+    return item.querySelector("input");
+  };
+  const reset = () => {
+    form.reset();
+    list.innerHTML = "";
+    addRow();
+    form.querySelector("output").value = "5 min";
+    form.querySelector(".form-error").textContent = "";
+  };
+  reset();
+  toggle.onclick = () => {
+    form.hidden = !form.hidden;
+    toggle.setAttribute("aria-expanded", String(!form.hidden));
+    if (!form.hidden) form.querySelector("input[name=title]").focus();
+  };
+  form.querySelector(".add-attendee").onclick = () => addRow().focus();
+  form.querySelector(".cancel").onclick = () => {
+    form.hidden = true;
+    toggle.setAttribute("aria-expanded", "false");
+    reset();
+  };
+  form.minutes.oninput = () => (form.querySelector("output").value = `${form.minutes.value} min`);
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const standup = {
+      title: form.title.value,
+      duration: Number(form.minutes.value) * 60,
+      theme: form.querySelector("input[name=new-theme]:checked")?.value,
+      attendees: [...list.querySelectorAll("input")]
+        .map((input) => input.value.trim()).filter(Boolean).map((name) => ({ name })),
+    };
+    try {
+      await connection.send({ type: "addStandupSubmitted", standup });
+      form.hidden = true;
+      toggle.setAttribute("aria-expanded", "false");
+      reset();
+    } catch (error) {
+      form.querySelector(".form-error").textContent = error.message;
+    }
+  };
+}

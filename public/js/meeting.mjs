@@ -1,0 +1,80 @@
+// The running meeting: the ring, the speaker, the clock, notes, and ending it.
+import { arcPath } from "./format.mjs";
+import { app } from "./shell.mjs";
+import { meetingFacts } from "./views.mjs";
+
+export const meeting = {
+  template() {
+    return `
+      <div class="meeting">
+        <div class="ring-wrap">
+          <svg class="ring" viewBox="0 0 220 220" aria-hidden="true"></svg>
+          <div class="ring-center">
+            <p class="speaker" aria-live="polite"></p>
+            <p class="times"><span class="elapsed"></span> elapsed · <span class="remaining"></span> left</p>
+          </div>
+        </div>
+        <p class="paused" role="status" hidden>Paused: everyone had left.
+          <button type="button" class="primary resume">Resume meeting</button></p>
+        <div class="actions">
+          <button type="button" class="primary next">Next speaker</button>
+          <button type="button" class="danger end">End meeting</button>
+        </div>
+        <form class="note-form">
+          <label for="note">Add a note</label>
+          <input id="note" maxlength="1000" autocomplete="off" required>
+          <button>Add</button>
+        </form>
+        <pre class="transcript" aria-label="Notes so far"></pre>
+        <dialog class="end-alert" aria-labelledby="end-title">
+          <h2 id="end-title">End meeting?</h2>
+          <p>Save the meeting to the history, or discard it.</p>
+          <div class="actions">
+            <button type="button" class="resume-alert">Resume</button>
+            <button type="button" class="danger discard">Discard</button>
+            <button type="button" class="primary save">Save and end</button>
+          </div>
+        </dialog>
+      </div>`;
+  },
+
+  wire(view) {
+    const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
+    const send = (action) => view.send(action);
+    on(".next", "click", () => send({ type: "meeting.nextButtonTapped", from: view.state.meeting.speakerIndex }));
+    on(".end", "click", () => send({ type: "meeting.endMeetingButtonTapped" }));
+    on(".save", "click", () => send({ type: "meeting.alert.saveAndEnd" }));
+    on(".discard", "click", () => send({ type: "meeting.alert.discard" }));
+    on(".resume-alert", "click", () => send({ type: "meeting.alert.resume" }));
+    on(".end-alert", "cancel", (event) => {
+      event.preventDefault();
+      send({ type: "meeting.alert.resume" });
+    });
+    on(".resume", "click", () => send({ type: "meeting.resumeButtonTapped" }));
+    on(".note-form", "submit", async (event) => {
+      event.preventDefault();
+      const input = app.querySelector("#note");
+      if (await send({ type: "meeting.noteSubmitted", text: input.value })) input.value = "";
+    });
+  },
+
+  render(view, state) {
+    const facts = meetingFacts(state.meeting, state.standup);
+    const speakerLine = app.querySelector(".speaker");
+    if (speakerLine.textContent !== facts.speakerLine) speakerLine.textContent = facts.speakerLine;
+    app.querySelector(".elapsed").textContent = facts.elapsed;
+    app.querySelector(".remaining").textContent = facts.remaining;
+    app.querySelector(".ring").innerHTML =
+      `<circle cx="110" cy="110" r="96" class="track"/>` +
+      facts.slices.map((slice) =>
+        `<path d="${arcPath(110, 96, slice.start + 0.004, slice.end - 0.004)}" class="slice ${slice.state}"/>`).join("") +
+      (facts.done > 0 ? `<path d="${arcPath(110, 96, 0, Math.min(facts.done, 0.9999))}" class="progress"/>` : "");
+    app.querySelector(".paused").hidden = !state.meeting.isPaused;
+    app.querySelector(".next").textContent = facts.nextLabel;
+    app.querySelector(".transcript").textContent = facts.transcript;
+    const alert = app.querySelector(".end-alert");
+    const open = state.meeting.alert === "endMeeting";
+    if (open && !alert.open) alert.showModal();
+    if (!open && alert.open) alert.close();
+  },
+};

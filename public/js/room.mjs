@@ -1,0 +1,67 @@
+// A standup's room: the header everyone shares (title, presence) and one of three parts —
+// the detail, the shared edit form, or the meeting — as the room's state says.
+import { escapeHTML } from "./format.mjs";
+import { detail } from "./detail.mjs";
+import { edit } from "./edit.mjs";
+import { meeting } from "./meeting.mjs";
+import { act, app, connect, reroute, showSignIn, whoAmI } from "./shell.mjs";
+import { presenceItems, themeStyle } from "./views.mjs";
+
+const PARTS = { detail, edit, meeting };
+
+export async function showRoom(id) {
+  app.innerHTML = `<section class="room"><p class="loading">Joining…</p></section>`;
+  const name = await whoAmI();
+  if (name === null) return showSignIn();
+  const view = new RoomView(id);
+  view.connection = connect(`/ws/rooms/${id}`, name, view);
+}
+
+class RoomView {
+  constructor(id) {
+    this.id = id;
+    this.mode = null;
+  }
+
+  /** Sends an action; a refusal shows as a toast. */
+  send(action) {
+    return act(this.connection, action);
+  }
+
+  gone(code, reason) {
+    const deleted = code === 4410;
+    app.innerHTML = `<section class="room gone"><h1>${deleted ? "This standup was deleted." : "Disconnected"}</h1>
+      <p>${escapeHTML(reason || "")}</p>
+      <p>${deleted ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
+    // Closed for a reason (too slow, too many messages): the person decides when to come back.
+    app.querySelector(".reconnect")?.addEventListener("click", reroute);
+  }
+
+  render(state, you) {
+    this.state = state;
+    this.you = you;
+    const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
+    if (mode !== this.mode) {
+      this.mode = mode;
+      this.layout();
+    }
+    document.title = `${state.standup.title} · Standups`;
+    const section = app.querySelector(".room");
+    section.setAttribute("style", themeStyle(state.standup.theme));
+    section.querySelector(".room-title").textContent = state.standup.title;
+    section.querySelector(".presence").innerHTML = presenceItems(state.participants, you);
+    PARTS[mode].render(this, state);
+  }
+
+  layout() {
+    app.innerHTML = `<section class="room">
+      <header class="room-head">
+        <a href="#/" class="back">← Standups</a>
+        <h1 class="room-title"></h1>
+        <ul class="presence" aria-label="In this room"></ul>
+      </header>
+      <div class="room-body">${PARTS[this.mode].template()}</div>
+    </section>`;
+    PARTS[this.mode].wire(this);
+  }
+}

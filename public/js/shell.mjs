@@ -1,0 +1,148 @@
+// The page around every screen: status badge, toasts, who you are, connections, actions.
+import { RoomConnection } from "./connection.mjs";
+import { escapeHTML } from "./format.mjs";
+
+export const app = document.getElementById("app");
+const statusBadge = document.getElementById("status");
+const toasts = document.getElementById("toasts");
+/** The screen showing now: its connection and view. */
+let current = null;
+let router = () => {};
+
+/** Registers what draws the screen for the address (app.mjs's `route`). */
+export function setRouter(route) {
+  router = route;
+}
+
+/** Draws the screen for the address again (a Reconnect button). */
+export function reroute() {
+  router();
+}
+
+/** Closes the screen's connection: a new screen comes. */
+export function leave() {
+  current?.connection.close();
+  current = null;
+}
+
+
+export function setStatus(status, delay) {
+  const text = {
+    connecting: "Connecting…",
+    live: "Live",
+    reconnecting: delay ? `Reconnecting in ${Math.ceil(delay / 1000)} s…` : "Reconnecting…",
+    closed: "Disconnected",
+  }[status];
+  statusBadge.textContent = text;
+  statusBadge.dataset.status = status;
+}
+
+export function toast(message) {
+  // The same message again (a burst of refusals) renews the one showing; at most three show.
+  let item = [...toasts.children].find((shown) => shown.textContent === message);
+  if (!item) {
+    item = document.createElement("div");
+    item.className = "toast";
+    item.setAttribute("role", "status");
+    item.textContent = message;
+    toasts.append(item);
+    while (toasts.children.length > 3) toasts.firstElementChild.remove();
+  }
+  clearTimeout(item.timer);
+  item.timer = setTimeout(() => item.remove(), 5000);
+}
+
+/** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
+let signInReason = "";
+
+/**
+ * Who this person is: the name their session carries, or on an open server a name asked
+ * once and remembered. Null when they are not signed in (or must wait: `signInReason`).
+ */
+export async function whoAmI() {
+  const response = await fetch("/api/session", { credentials: "same-origin" }).catch(() => null);
+  // Unreachable: go on with the name remembered; the connection says what is wrong.
+  if (!response) return askName();
+  const session = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    signInReason = session.message ?? `The server answered ${response.status}: try again in a moment.`;
+    return null;
+  }
+  if (session.open) return askName();
+  if (!session.signedIn) {
+    signInReason = session.reason ?? "";
+    return null;
+  }
+  localStorage.setItem("standups.name", session.name);
+  return session.name;
+}
+
+function askName() {
+  const saved = localStorage.getItem("standups.name");
+  if (saved) return Promise.resolve(saved);
+  const dialog = document.getElementById("name-dialog");
+  const input = dialog.querySelector("input");
+  dialog.showModal();
+  input.focus();
+  return new Promise((resolve) => {
+    dialog.querySelector("form").onsubmit = (event) => {
+      event.preventDefault();
+      const name = input.value.trim();
+      if (!name) return;
+      localStorage.setItem("standups.name", name);
+      dialog.close();
+      resolve(name);
+    };
+  });
+}
+
+/** Without a session: what to do, instead of a page that cannot connect. */
+export function showSignIn(reason = signInReason) {
+  leave();
+  setStatus("closed");
+  document.title = "Sign in · Standups";
+  app.innerHTML = `
+    <section class="signin panel">
+      <h1 tabindex="-1">Ask your team for the invite link</h1>
+      <p>${escapeHTML(reason || "These standups are for one team only.")}</p>
+      <p>Someone on your team has a link that looks like
+        <code>${escapeHTML(location.origin)}/join#…</code>. Open it once in this browser and you are in.</p>
+    </section>`;
+  app.querySelector("h1").focus();
+}
+
+
+export function connect(path, name, view) {
+  const connection = new RoomConnection(path, name, {
+    onState: (state, you) => view.render(state, you),
+    onStatus: setStatus,
+    onError: (error) => toast(error.message),
+    // Refused again and again after having been in: perhaps the session ended meanwhile.
+    onRefused: async () => {
+      if ((await whoAmI()) === null) showSignIn();
+    },
+    onGone: async (code, reason) => {
+      setStatus("closed");
+      sessionStorage.removeItem(`standups.resume:${path}`);
+      // Ended (4401) or never let in: maybe the session is over.
+      if ((code === 4401 || code === 0) && (await whoAmI()) === null) {
+        showSignIn(code === 4401 ? reason : "");
+        return;
+      }
+      view.gone?.(code, reason);
+    },
+  });
+  current = { connection, view };
+  window.standupsConnection = connection; // for the browser tests
+  return connection;
+}
+
+/** Sends an action; shows the server's refusal as a toast. */
+export async function act(connection, action) {
+  try {
+    return await connection.send(action);
+  } catch (error) {
+    toast(error.message);
+    return null;
+  }
+}

@@ -1,0 +1,44 @@
+// What the screens show, computed from the state: pure functions, no DOM (tested by node).
+import { THEMES, THEME_NAMES, clock, escapeHTML, speakerSlices } from "./format.mjs";
+
+export function themeStyle(theme) {
+  const [background, foreground] = THEMES[theme] ?? THEMES.bubblegum;
+  return `--theme:${background};--on-theme:${foreground}`;
+}
+
+export function themeSwatches(group, selected) {
+  return THEME_NAMES.map((theme) => `
+    <label class="swatch" style="${themeStyle(theme)}" title="${theme}">
+      <input type="radio" name="${group}" value="${theme}" ${theme === selected ? "checked" : ""}>
+      <span class="visually-hidden">${theme}</span>
+    </label>`).join("");
+}
+
+/** The people in a room as list items: you, bots marked, names escaped. */
+export function presenceItems(participants, you) {
+  return participants.map((person) => {
+    const classes = ["person", person.isBot ? "bot" : "", person.id === you ? "me" : ""].filter(Boolean);
+    return `<li class="${classes.join(" ")}">${escapeHTML(person.name)}${person.id === you ? " (you)" : ""}`
+      + `${person.isBot ? `<span class="badge">bot</span>` : ""}</li>`;
+  }).join("");
+}
+
+/** A running meeting as the meeting screen shows it. */
+export function meetingFacts(meeting, standup) {
+  const duration = standup.duration;
+  const count = standup.attendees.length;
+  const speaker = standup.attendees[meeting.speakerIndex]?.name ?? "—";
+  return {
+    speakerLine: `Speaker ${meeting.speakerIndex + 1} of ${count}: ${speaker}`,
+    elapsed: clock(meeting.secondsElapsed),
+    remaining: clock(duration - meeting.secondsElapsed),
+    done: meeting.secondsElapsed / duration,
+    slices: speakerSlices(duration, count).map((slice) => ({
+      ...slice,
+      state: slice.index < meeting.speakerIndex ? "spoken"
+        : slice.index === meeting.speakerIndex ? "speaking" : "waiting",
+    })),
+    nextLabel: meeting.speakerIndex >= count - 1 ? "Finish" : "Next speaker",
+    transcript: meeting.transcript || "No notes yet.",
+  };
+}

@@ -1,0 +1,41 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { meetingFacts, presenceItems, themeStyle, themeSwatches } from "../js/views.mjs";
+
+const standup = {
+  duration: 300,
+  attendees: [{ name: "Blob" }, { name: "Blob Jr" }, { name: "Blob Sr" }],
+};
+
+test("a meeting shows its speaker, clock and ring", () => {
+  const facts = meetingFacts({ speakerIndex: 1, secondsElapsed: 75, transcript: "" }, standup);
+  assert.equal(facts.speakerLine, "Speaker 2 of 3: Blob Jr");
+  assert.equal(facts.elapsed, "1:15");
+  assert.equal(facts.remaining, "3:45");
+  assert.equal(facts.done, 0.25);
+  assert.deepEqual(facts.slices.map((slice) => slice.state), ["spoken", "speaking", "waiting"]);
+  assert.equal(facts.nextLabel, "Next speaker");
+  assert.equal(facts.transcript, "No notes yet.");
+});
+
+test("the last speaker's button finishes, and an index past the list reads as nobody", () => {
+  assert.equal(meetingFacts({ speakerIndex: 2, secondsElapsed: 0, transcript: "x" }, standup).nextLabel, "Finish");
+  assert.equal(meetingFacts({ speakerIndex: 5, secondsElapsed: 0, transcript: "" }, standup).speakerLine, "Speaker 6 of 3: —");
+});
+
+test("presence marks you and bots, and escapes names", () => {
+  const html = presenceItems([
+    { id: "a", name: "Ana <3", isBot: false },
+    { id: "b", name: "CI", isBot: true },
+  ], "a");
+  assert.match(html, /<li class="person me">Ana &lt;3 \(you\)<\/li>/);
+  assert.match(html, /<li class="person bot">CI<span class="badge">bot<\/span><\/li>/);
+});
+
+test("themes set the colour pair; unknown themes fall back", () => {
+  assert.equal(themeStyle("navy"), "--theme:#1c2c5b;--on-theme:#ffffff");
+  assert.equal(themeStyle("nonsense"), themeStyle("bubblegum"));
+  const swatches = themeSwatches("group", "teal");
+  assert.equal((swatches.match(/type="radio"/g) ?? []).length, 16);
+  assert.match(swatches, /value="teal" checked/);
+});
