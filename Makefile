@@ -18,7 +18,7 @@ PYTHON ?= python3
 VENV = .venv
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test lint bench clean
 
 all: build
 
@@ -47,9 +47,16 @@ run: build
 	$(SWIFT) run -c $(CONFIG) --skip-build standups-server \
 	  --host $(HOST) --port $(PORT) --data-dir ./data --public-dir ./public
 
+# `swift format` (in the toolchain) with the committed .swift-format: 2 spaces, 100 columns,
+# no force unwraps or try! outside Tests/ and the bench (their own .swift-format allows them).
+# `swift format --in-place --recursive Sources Tests examples Package.swift` fixes layout.
+SWIFT_SOURCES = Sources Tests examples Package.swift
+lint:
+	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
+
 # NB: --no-parallel: the store tests take over the process-wide main serial executor.
 # The Swift tests run first: one of them captures a real session for the web app's tests.
-test: deps $(VENV)/bin/kosoku
+test: deps lint $(VENV)/bin/kosoku
 	$(SWIFT) build --build-tests
 	STANDUPS_REQUIRE_AUTOBAHN=1 $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }

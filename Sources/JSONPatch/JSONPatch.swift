@@ -10,7 +10,8 @@ public enum PatchOperation: Hashable, Sendable {
   /// The operation as the JSON object RFC 6902 describes.
   public var json: JSONValue {
     switch self {
-    case .add(let path, let value): ["op": "add", "path": .string(path.description), "value": value]
+    case .add(let path, let value):
+      ["op": "add", "path": .string(path.description), "value": value]
     case .remove(let path): ["op": "remove", "path": .string(path.description)]
     case .replace(let path, let value):
       ["op": "replace", "path": .string(path.description), "value": value]
@@ -30,13 +31,22 @@ public enum PatchOperation: Hashable, Sendable {
     else { return nil }
     func from() -> JSONPointer? { json["from"]?.stringValue.flatMap(JSONPointer.init) }
     switch op {
-    case "add": guard let value = json["value"] else { return nil }; self = .add(path: path, value: value)
+    case "add":
+      guard let value = json["value"] else { return nil }
+      self = .add(path: path, value: value)
     case "remove": self = .remove(path: path)
     case "replace":
-      guard let value = json["value"] else { return nil }; self = .replace(path: path, value: value)
-    case "move": guard let from = from() else { return nil }; self = .move(from: from, path: path)
-    case "copy": guard let from = from() else { return nil }; self = .copy(from: from, path: path)
-    case "test": guard let value = json["value"] else { return nil }; self = .test(path: path, value: value)
+      guard let value = json["value"] else { return nil }
+      self = .replace(path: path, value: value)
+    case "move":
+      guard let from = from() else { return nil }
+      self = .move(from: from, path: path)
+    case "copy":
+      guard let from = from() else { return nil }
+      self = .copy(from: from, path: path)
+    case "test":
+      guard let value = json["value"] else { return nil }
+      self = .test(path: path, value: value)
     default: return nil
     }
   }
@@ -61,7 +71,8 @@ public enum JSONPatch {
   }
 
   static func diff(
-    _ old: JSONValue, _ new: JSONValue, at path: JSONPointer, into operations: inout [PatchOperation]
+    _ old: JSONValue, _ new: JSONValue, at path: JSONPointer,
+    into operations: inout [PatchOperation]
   ) {
     guard old != new else { return }
     switch (old, new) {
@@ -69,8 +80,7 @@ public enum JSONPatch {
       for key in oldMembers.keys.sorted() where newMembers[key] == nil {
         operations.append(.remove(path: path.appending(key)))
       }
-      for key in newMembers.keys.sorted() {
-        let newValue = newMembers[key]!
+      for (key, newValue) in newMembers.sorted(by: { $0.key < $1.key }) {
         if let oldValue = oldMembers[key] {
           diff(oldValue, newValue, at: path.appending(key), into: &operations)
         } else {
@@ -142,7 +152,8 @@ public enum JSONPatch {
     }
     for (index, id) in newIDs.enumerated() {
       if let oldIndex = oldIndexByID[id] {
-        diff(oldElements[oldIndex], newElements[index], at: path.appending(index), into: &operations)
+        diff(
+          oldElements[oldIndex], newElements[index], at: path.appending(index), into: &operations)
       } else {
         operations.append(.add(path: path.appending(index), value: newElements[index]))
       }
@@ -151,7 +162,8 @@ public enum JSONPatch {
   }
 
   /// Applies `operations` in order; throws (leaving nothing half-done) if one fails.
-  public static func apply(_ operations: [PatchOperation], to document: JSONValue) throws(PatchError)
+  public static func apply(_ operations: [PatchOperation], to document: JSONValue)
+    throws(PatchError)
     -> JSONValue
   {
     var result = document
@@ -193,7 +205,8 @@ public enum JSONPatch {
     case (.array(let a), .array(let b)):
       return a.count == b.count && zip(a, b).allSatisfy { jsonEqual($0, $1) }
     case (.object(let a), .object(let b)):
-      return a.count == b.count && a.allSatisfy { key, value in b[key].map { jsonEqual(value, $0) } ?? false }
+      return a.count == b.count
+        && a.allSatisfy { key, value in b[key].map { jsonEqual(value, $0) } ?? false }
     default: return lhs == rhs
     }
   }

@@ -51,11 +51,11 @@ extension JSONValue {
       output.append(UInt8(ascii: "]"))
     case .object(let members):
       output.append(UInt8(ascii: "{"))
-      for (index, key) in members.keys.sorted().enumerated() {
+      for (index, (key, value)) in members.sorted(by: { $0.key < $1.key }).enumerated() {
         if index > 0 { output.append(UInt8(ascii: ",")) }
         JSONValue.writeString(key, to: &output)
         output.append(UInt8(ascii: ":"))
-        members[key]!.write(to: &output)
+        value.write(to: &output)
       }
       output.append(UInt8(ascii: "}"))
     }
@@ -118,9 +118,15 @@ struct JSONParser {
     case UInt8(ascii: "{"): return try parseObject()
     case UInt8(ascii: "["): return try parseArray()
     case UInt8(ascii: "\""): return .string(try parseString())
-    case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-    case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-    case UInt8(ascii: "n"): try expect("null"); return .null
+    case UInt8(ascii: "t"):
+      try expect("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try expect("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try expect("null")
+      return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
     default: throw fail("unexpected character")
     }
@@ -282,10 +288,14 @@ struct JSONParser {
       guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }
       while position < bytes.count, isDigit(bytes[position]) { position += 1 }
     }
-    if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+    if position < bytes.count,
+      bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E")
+    {
       isInteger = false
       position += 1
-      if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+      if position < bytes.count,
+        bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
+      {
         position += 1
       }
       guard position < bytes.count, isDigit(bytes[position]) else { throw fail("invalid number") }

@@ -90,7 +90,8 @@ final class JSONValueEncoding: Encoder {
     mutating func encodeNil(forKey key: Key) throws { set(Box(.value(.null)), for: key) }
 
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
-      set(Box(.value(try JSONValueEncoding.encode(value, codingPath: codingPath + [key]))), for: key)
+      set(
+        Box(.value(try JSONValueEncoding.encode(value, codingPath: codingPath + [key]))), for: key)
     }
 
     mutating func encodeIfPresent(_ value: (some Encodable)?, forKey key: Key) throws {

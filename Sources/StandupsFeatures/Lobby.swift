@@ -83,7 +83,8 @@ public struct Lobby: Reducer {
       switch action {
       case .addStandupSubmitted(let new):
         let title = new.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let problem = StandupRules.validateTitle(title) ?? StandupRules.validateDuration(seconds: new.durationSeconds)
+        if let problem = StandupRules.validateTitle(title) ?? StandupRules.validateDuration(
+          seconds: new.durationSeconds)
           ?? StandupRules.validateAttendeeCount(new.attendeeNames.count)
           ?? new.attendeeNames.lazy.compactMap(StandupRules.validateName).first
         {

@@ -112,7 +112,8 @@ public struct RecordMeeting: Reducer {
       case .nextButtonTapped(let from):
         if let from, from != state.speakerIndex {
           return .reject(
-            .stale("The speaker already changed: speaker \(state.speakerIndex + 1) is talking now."))
+            .stale("The speaker already changed: speaker \(state.speakerIndex + 1) is talking now.")
+          )
         }
         guard state.alert == nil else {
           return .reject(.invalidAction("Answer the end-meeting alert first."))

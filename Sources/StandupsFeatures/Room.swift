@@ -206,7 +206,8 @@ public struct Room: Reducer {
             form.attendees[id: id] != nil
           else {
             return .reject(
-              .invalidValue("Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null."))
+              .invalidValue(
+                "Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null."))
           }
         }
         state.participants[id: participantID]?.focus = field

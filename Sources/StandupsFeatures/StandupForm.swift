@@ -59,13 +59,16 @@ public struct StandupForm: Reducer {
 
       case .binding(\.$duration):
         let seconds = Int(state.duration.components.seconds)
-        return StandupRules.validateDuration(seconds: seconds).map { .reject(.invalidValue($0)) } ?? .none
+        return StandupRules.validateDuration(seconds: seconds).map { .reject(.invalidValue($0)) }
+          ?? .none
 
       case .binding(\.$attendees):
         let tooLong = state.attendees.contains {
-          $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count > StandupRules.nameLength.upperBound
+          $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count
+            > StandupRules.nameLength.upperBound
         }
-        return tooLong ? .reject(.invalidValue("An attendee's name may be at most 40 characters.")) : .none
+        return tooLong
+          ? .reject(.invalidValue("An attendee's name may be at most 40 characters.")) : .none
 
       case .binding:
         return .none

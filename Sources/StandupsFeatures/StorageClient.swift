@@ -24,7 +24,8 @@ public struct StorageClient: Sendable {
   /// Gives back the end of a reservation that was not used: the room's next reservation
   /// starts at `next` — if nothing was reserved since, i.e. the last reservation still ends
   /// at `end`.
-  public var returnVersions: @Sendable (_ room: String, _ next: Int, _ end: Int) async throws -> Void
+  public var returnVersions:
+    @Sendable (_ room: String, _ next: Int, _ end: Int) async throws -> Void
 }
 
 /// The versions reserved so far for each room, in memory (tests, `inMemory`).
@@ -107,7 +108,9 @@ extension StorageClient: TestDependencyKey {
       loadCheckpoints: { checkpoints.withLock { Array($0.values) } },
       saveCheckpoint: { id, checkpoint in checkpoints.withLock { $0[id] = checkpoint } },
       reserveVersions: { room, count in versions.withLock { $0.reserve(room, count) } },
-      returnVersions: { room, next, end in versions.withLock { $0.giveBack(room, next: next, end: end) } }
+      returnVersions: { room, next, end in
+        versions.withLock { $0.giveBack(room, next: next, end: end) }
+      }
     )
   }
 }

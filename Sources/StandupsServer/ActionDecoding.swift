@@ -22,7 +22,8 @@ struct Sender: Sendable {
   func check(_ type: String, needs needed: Bot.Scope) throws(WireError) {
     guard let scope, scope < needed else { return }
     throw WireError(
-      .forbidden, "This bot's token allows \(scope.rawValue) only: \"\(type)\" needs \(needed.rawValue).")
+      .forbidden,
+      "This bot's token allows \(scope.rawValue) only: \"\(type)\" needs \(needed.rawValue).")
   }
 
   /// The name a note is signed with: a bot's says so.
@@ -31,7 +32,8 @@ struct Sender: Sendable {
 
 /// Turns a wire action (`{"type":"meeting.nextButtonTapped","from":2}`) into a feature action.
 enum ActionDecoding {
-  static func roomAction(_ action: [String: JSONValue], type: String, sender: Sender) throws(WireError)
+  static func roomAction(_ action: [String: JSONValue], type: String, sender: Sender)
+    throws(WireError)
     -> Room.Action
   {
     // NB: decoded first, so that a misspelt action is `unknown_action`, not "needs admin".
@@ -60,7 +62,8 @@ enum ActionDecoding {
       return .meeting(.presented(.resumeButtonTapped))
     case "meeting.noteSubmitted":
       guard let text = action["text"]?.stringValue else {
-        throw WireError(.invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
+        throw WireError(
+          .invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
       }
       return .meeting(.presented(.noteSubmitted(author: sender.author, text: text)))
     case "editButtonTapped":
@@ -105,7 +108,8 @@ enum ActionDecoding {
     }
   }
 
-  static func lobbyAction(_ action: [String: JSONValue], type: String, sender: Sender) throws(WireError)
+  static func lobbyAction(_ action: [String: JSONValue], type: String, sender: Sender)
+    throws(WireError)
     -> Lobby.Action
   {
     let decoded = try decodeLobbyAction(action, type: type)
@@ -113,25 +117,31 @@ enum ActionDecoding {
     return decoded
   }
 
-  private static func decodeLobbyAction(_ action: [String: JSONValue], type: String) throws(WireError)
+  private static func decodeLobbyAction(_ action: [String: JSONValue], type: String)
+    throws(WireError)
     -> Lobby.Action
   {
     switch type {
     case "addStandupSubmitted":
       guard case .object(let standup)? = action["standup"] else {
-        throw WireError(.invalidValue, "\"standup\" must be an object: {title, duration, theme, attendees: [{name}]}.")
+        throw WireError(
+          .invalidValue,
+          "\"standup\" must be an object: {title, duration, theme, attendees: [{name}]}.")
       }
       guard let title = standup["title"]?.stringValue else {
         throw WireError(.invalidValue, "\"standup.title\" must be a string of 1 to 100 characters.")
       }
       guard let duration = standup["duration"]?.intValue else {
-        throw WireError(.invalidValue, "\"standup.duration\" must be whole seconds: 300 to 1800, in steps of 60.")
+        throw WireError(
+          .invalidValue, "\"standup.duration\" must be whole seconds: 300 to 1800, in steps of 60.")
       }
       guard let theme = standup["theme"]?.stringValue else {
-        throw WireError(.invalidValue, "\"standup.theme\" must be one of \(StandupRules.themeList).")
+        throw WireError(
+          .invalidValue, "\"standup.theme\" must be one of \(StandupRules.themeList).")
       }
       guard let attendees = standup["attendees"]?.arrayValue else {
-        throw WireError(.invalidValue, "\"standup.attendees\" must be a list of 1 to 50 {\"name\": ...}.")
+        throw WireError(
+          .invalidValue, "\"standup.attendees\" must be a list of 1 to 50 {\"name\": ...}.")
       }
       var names: [String] = []
       for attendee in attendees {
@@ -152,7 +162,8 @@ enum ActionDecoding {
     -> BindingAction<StandupForm.State>
   {
     guard let path = action["path"]?.stringValue, let pointer = JSONPointer(path) else {
-      throw WireError(.invalidValue, "\"path\" must be /title, /duration, /theme or /attendees/{id}/name.")
+      throw WireError(
+        .invalidValue, "\"path\" must be /title, /duration, /theme or /attendees/{id}/name.")
     }
     let value = action["value"]
     switch pointer.tokens {
@@ -163,7 +174,8 @@ enum ActionDecoding {
       return .set(\.$title, title)
     case ["duration"]:
       guard let seconds = value?.intValue else {
-        throw WireError(.invalidValue, "The duration must be whole seconds: 300 to 1800, in steps of 60.")
+        throw WireError(
+          .invalidValue, "The duration must be whole seconds: 300 to 1800, in steps of 60.")
       }
       return .set(\.$duration, .seconds(seconds))
     case ["theme"]:
@@ -176,16 +188,20 @@ enum ActionDecoding {
         throw WireError(.invalidValue, "Attendees are addressed by id: /attendees/{id}/name.")
       }
       guard let name = value?.stringValue else {
-        throw WireError(.invalidValue, "An attendee's name must be a string of at most 40 characters.")
+        throw WireError(
+          .invalidValue, "An attendee's name must be a string of at most 40 characters.")
       }
       return .set(\.$attendees, \.[nameOf: id], name)
     default:
       throw WireError(
-        .invalidValue, "\"\(path)\" cannot be edited: use /title, /duration, /theme or /attendees/{id}/name.")
+        .invalidValue,
+        "\"\(path)\" cannot be edited: use /title, /duration, /theme or /attendees/{id}/name.")
     }
   }
 
-  private static func optionalInt(_ action: [String: JSONValue], _ key: String) throws(WireError) -> Int? {
+  private static func optionalInt(_ action: [String: JSONValue], _ key: String) throws(WireError)
+    -> Int?
+  {
     guard let value = action[key], value != .null else { return nil }
     guard let int = value.intValue else {
       throw WireError(.invalidValue, "\"\(key)\" must be a whole number.")

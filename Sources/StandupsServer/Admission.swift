@@ -46,14 +46,18 @@ final class Admission: Sendable {
 
   /// A refusal for an upgrade the limits do not allow, or nil.
   func refusal(for request: HTTPRequest) -> HTTPResponse? {
-    let (total, fromAddress) = shared.withLock { ($0.meters.count, $0.byAddress[request.remoteAddress] ?? 0) }
+    let (total, fromAddress) = shared.withLock {
+      ($0.meters.count, $0.byAddress[request.remoteAddress] ?? 0)
+    }
     if total >= limits.maxConnections {
       return HTTPResponse(status: 503, text: "The server is full: try again in a moment.")
     }
     if fromAddress >= limits.maxConnectionsPerAddress {
       return HTTPResponse(
         status: 503,
-        text: "Too many connections from your address (\(limits.maxConnectionsPerAddress)): close some first.")
+        text:
+          "Too many connections from your address (\(limits.maxConnectionsPerAddress)): close some first."
+      )
     }
     return nil
   }
@@ -78,7 +82,8 @@ final class Admission: Sendable {
     shared.withLock { shared in
       guard var meter = shared.meters[connection] else { return .accept }
       let elapsed = now - meter.refilled
-      let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      let seconds =
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
       meter.tokens = min(limits.burst, meter.tokens + seconds * limits.messagesPerSecond)
       meter.refilled = now
       let verdict: Verdict

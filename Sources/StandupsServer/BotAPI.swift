@@ -25,15 +25,22 @@ enum BotAPI {
     case .success(.person(let name?)):
       // NB: a browser's cookie goes along on any request to this server: changes need a page
       // of our own origin (SameSite=Lax already keeps the cookie off other sites' POSTs).
-      guard request.method == "GET" || (request.header("origin") != nil && hub.gatekeeper.originAllowed(request))
+      guard
+        request.method == "GET"
+          || (request.header("origin") != nil && hub.gatekeeper.originAllowed(request))
       else {
         return respond(
-          response(for: WireError(.forbidden, "Changes need a page of this server's own origin."), ref: nil))
+          response(
+            for: WireError(.forbidden, "Changes need a page of this server's own origin."), ref: nil
+          ))
       }
-      sender = Sender(participantID: "api:\(UUID().uuidString.lowercased())", name: name, isBot: false)
+      sender = Sender(
+        participantID: "api:\(UUID().uuidString.lowercased())", name: name, isBot: false)
     case .success(.person(nil)):
       return respond(
-        response(for: WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."), ref: nil))
+        response(
+          for: WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."),
+          ref: nil))
     }
     let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     let isRoom = parts.count >= 3 && parts[0] == "api" && parts[1] == "rooms"
@@ -41,7 +48,8 @@ enum BotAPI {
     if let bot, isRoom || parts == ["api", "standups"], !bot.mayEnter(roomID) {
       return respond(
         response(
-          for: WireError(.forbidden, "The bot \(bot.name) may not use \(isRoom ? "this standup" : "the lobby")."),
+          for: WireError(
+            .forbidden, "The bot \(bot.name) may not use \(isRoom ? "this standup" : "the lobby")."),
           ref: nil))
     }
     if parts == ["api", "standups"] {
@@ -99,17 +107,19 @@ enum BotAPI {
   }
 
   static func response(for error: WireError, ref: String?, status: Int? = nil) -> HTTPResponse {
-    let status = status ?? {
-      switch error.code {
-      case .unauthorized: return 401
-      case .forbidden: return 403
-      case .notFound: return 404
-      case .invalidAction, .stale: return 409
-      case .tooLarge: return 413
-      case .rateLimited: return 429
-      case .badJSON, .badMessage, .unknownAction, .invalidValue: return 400
-      }
-    }()
+    let status =
+      status
+      ?? {
+        switch error.code {
+        case .unauthorized: return 401
+        case .forbidden: return 403
+        case .notFound: return 404
+        case .invalidAction, .stale: return 409
+        case .tooLarge: return 413
+        case .rateLimited: return 429
+        case .badJSON, .badMessage, .unknownAction, .invalidValue: return 400
+        }
+      }()
     var response = HTTPResponse.json(
       status: status,
       JSONValue.object([
@@ -121,8 +131,11 @@ enum BotAPI {
   }
 
   static func response(for refusal: Gatekeeper.Refusal) -> HTTPResponse {
-    var response = response(for: WireError(refusal.code, refusal.message), ref: nil, status: refusal.status)
-    if let retryAfter = refusal.retryAfter { response.headers.append(("retry-after:", "\(retryAfter)")) }
+    var response = response(
+      for: WireError(refusal.code, refusal.message), ref: nil, status: refusal.status)
+    if let retryAfter = refusal.retryAfter {
+      response.headers.append(("retry-after:", "\(retryAfter)"))
+    }
     return response
   }
 }

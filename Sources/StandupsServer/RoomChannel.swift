@@ -108,7 +108,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
   ) async {
     switch event {
     case .join(let connection, let sender, let since):
-      let participant = Participant(id: sender.participantID, name: sender.name, isBot: sender.isBot)
+      let participant = Participant(
+        id: sender.participantID, name: sender.name, isBot: sender.isBot)
       await store.perform { [feature, broadcaster] store in
         if let action = feature.joined(participant) { store.send(action) }
         broadcaster.addPeer(connection, sender: sender, since: since, room: feature.roomName)
@@ -178,7 +179,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
 
   /// Decodes and reduces one action; once accepted, waits until what it changed is saved.
   /// Returns the version right after the action, or the error to answer with.
-  private func perform(_ message: ClientMessage, from sender: Sender) async -> Result<Int, WireError> {
+  private func perform(_ message: ClientMessage, from sender: Sender) async -> Result<
+    Int, WireError
+  > {
     let action: Feature.R.Action
     do {
       action = try feature.decode(message, sender: sender)
@@ -294,7 +297,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
         shared.json = json
         let old = shared.state
         shared.state = state
-        let message = OutboundMessage(ServerMessage.patch(version: shared.version, operations: operations))
+        let message = OutboundMessage(
+          ServerMessage.patch(version: shared.version, operations: operations))
         shared.recent.append((shared.version, message))
         if shared.recent.count > Self.recentCapacity { shared.recent.removeFirst() }
         outlet.send(message, to: shared.peers.keys)

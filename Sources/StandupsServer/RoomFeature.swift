@@ -1,7 +1,7 @@
 import Foundation
 import IdentifiedCollections
-import Logging
 import JSONPatch
+import Logging
 import StandupsFeatures
 import StoreRuntime
 import WebSocketTransport
@@ -92,7 +92,9 @@ struct StandupRoomFeature: RoomFeature {
     state.isDeleted ? (.gone, "This standup was deleted.") : nil
   }
 
-  func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws -> JSONValue {
+  func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws
+    -> JSONValue
+  {
     try RoomStateEncoder().encode(state, previous: previous)
   }
 
@@ -153,7 +155,9 @@ struct LobbyFeature: RoomFeature {
 
   func isIdle(_ state: Lobby.State) -> Bool { false }
 
-  func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws -> JSONValue {
+  func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws
+    -> JSONValue
+  {
     try LobbyStateEncoder().encode(state, previous: previous)
   }
 
@@ -168,7 +172,9 @@ struct LobbyFeature: RoomFeature {
 public struct RoomStateEncoder: Sendable {
   public init() {}
 
-  public func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws -> JSONValue {
+  public func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws
+    -> JSONValue
+  {
     guard case .object(var members) = previous.json else { return try JSONValue(encoding: state) }
     let old = previous.state
     if state.standup != old.standup { members["standup"] = try JSONValue(encoding: state.standup) }
@@ -192,8 +198,11 @@ public struct RoomStateEncoder: Sendable {
 public struct LobbyStateEncoder: Sendable {
   public init() {}
 
-  public func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws -> JSONValue {
-    guard case .object(var members) = previous.json, case .array(let oldSummaries)? = members["standups"],
+  public func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws
+    -> JSONValue
+  {
+    guard case .object(var members) = previous.json,
+      case .array(let oldSummaries)? = members["standups"],
       oldSummaries.count == previous.state.standups.count
     else { return try JSONValue(encoding: state) }
     let old = previous.state

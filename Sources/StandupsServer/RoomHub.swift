@@ -16,14 +16,17 @@ final class StandupCatalog: Sendable {
 
   init(_ standups: IdentifiedArrayOf<Standup>, checkpoints: [MeetingCheckpoint] = []) {
     self.standups = Mutex(standups)
-    self.checkpoints = Mutex(Dictionary(checkpoints.map { ($0.standupID, $0) }, uniquingKeysWith: { $1 }))
+    self.checkpoints = Mutex(
+      Dictionary(checkpoints.map { ($0.standupID, $0) }, uniquingKeysWith: { $1 }))
   }
 
   /// The checkpoint of the meeting to restore in a room that opens now, once.
   func takeCheckpoint(_ id: Standup.ID) -> MeetingCheckpoint? {
     checkpoints.withLock { $0.removeValue(forKey: id) }
   }
-  func replace(with standups: IdentifiedArrayOf<Standup>) { self.standups.withLock { $0 = standups } }
+  func replace(with standups: IdentifiedArrayOf<Standup>) {
+    self.standups.withLock { $0 = standups }
+  }
   subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
 }
 
@@ -89,7 +92,8 @@ final class RoomHub: WebSocketServerDelegate {
     self.versionSizes = versionSizes
     self.gatekeeper = gatekeeper
     self.admission = Admission(limits: limits)
-    let catalog = StandupCatalog(IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
+    let catalog = StandupCatalog(
+      IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
     let notifier = LobbyNotifier()
     self.catalog = catalog
     self.notifier = notifier
@@ -122,8 +126,10 @@ final class RoomHub: WebSocketServerDelegate {
       return .refuse(
         HTTPResponse(
           status: 403,
-          text: "Pages from \(request.header("origin") ?? request.header("host") ?? "another site") may not use "
-            + "this server. (Behind a proxy, start it with --public-url; to allow another site, --allowed-origin.)"))
+          text:
+            "Pages from \(request.header("origin") ?? request.header("host") ?? "another site") may not use "
+            + "this server. (Behind a proxy, start it with --public-url; to allow another site, --allowed-origin.)"
+        ))
     }
     let room: UUID?
     if request.path == "/ws/lobby" {
@@ -136,7 +142,8 @@ final class RoomHub: WebSocketServerDelegate {
       room = uuid
     } else {
       return .refuse(
-        HTTPResponse(status: 404, text: "No WebSocket at \(request.path): use /ws/lobby or /ws/rooms/{id}."))
+        HTTPResponse(
+          status: 404, text: "No WebSocket at \(request.path): use /ws/lobby or /ws/rooms/{id}."))
     }
     let given = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     let sender: Sender
@@ -149,17 +156,22 @@ final class RoomHub: WebSocketServerDelegate {
         return .refuse(
           HTTPResponse(
             status: 403,
-            text: "The bot \(bot.name) may not enter \(room.map { "the standup \($0.uuidString)" } ?? "the lobby")."))
+            text:
+              "The bot \(bot.name) may not enter \(room.map { "the standup \($0.uuidString)" } ?? "the lobby")."
+          ))
       }
       // NB: a bot shows under the name it was added with, whatever ?name= says: a notes bot
       // must not post as "Deploy" or show up as "Ana".
-      sender = Sender(participantID: UUID().uuidString.lowercased(), name: bot.name, isBot: true, scope: bot.scope)
+      sender = Sender(
+        participantID: UUID().uuidString.lowercased(), name: bot.name, isBot: true, scope: bot.scope
+      )
       credential = .bot(bot.tokenHash)
     case .success(.person(let sessionName)):
       let name = sessionName ?? given
       if sessionName == nil && name.isEmpty {
         return .refuse(
-          HTTPResponse(status: 400, text: "Add ?name= with your display name (1 to 40 characters)."))
+          HTTPResponse(status: 400, text: "Add ?name= with your display name (1 to 40 characters).")
+        )
       }
       if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
         return .refuse(HTTPResponse(status: sessionName == nil ? 400 : 409, text: problem))
@@ -174,7 +186,8 @@ final class RoomHub: WebSocketServerDelegate {
       }
       since = value
     }
-    return .accept(context: JoinRequest(room: room, sender: sender, since: since, credential: credential))
+    return .accept(
+      context: JoinRequest(room: room, sender: sender, since: since, credential: credential))
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
@@ -209,7 +222,8 @@ final class RoomHub: WebSocketServerDelegate {
         to: connection)
       return
     case .close:
-      outlet.close(connection, code: .policyViolation, reason: "Too many messages: slow down, then reconnect.")
+      outlet.close(
+        connection, code: .policyViolation, reason: "Too many messages: slow down, then reconnect.")
       return
     }
     switch shared.withLock({ $0.routes[connection] }) {
@@ -275,7 +289,9 @@ final class RoomHub: WebSocketServerDelegate {
 
   /// The room, opened if needed, with one arrival counted (a join or an HTTP request) that
   /// the room reports back when it has handled it; nil if the standup is gone.
-  private func arrive(at roomID: UUID, connection: ConnectionID? = nil) -> RoomChannel<StandupRoomFeature>? {
+  private func arrive(at roomID: UUID, connection: ConnectionID? = nil) -> RoomChannel<
+    StandupRoomFeature
+  >? {
     // NB: routing and counting the arrival happen under one lock, so `release` never drops
     // a room something is on its way to.
     shared.withLock { shared -> RoomChannel<StandupRoomFeature>? in

@@ -25,7 +25,9 @@ public final class SQLiteStorage: Sendable {
       // NB: the file holds the team's secret: readable by its owner only (SQLite gives its
       // -wal and -shm files the same permissions).
       for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }
-    } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+    } catch let error as DatabaseError
+      where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT
+    {
       throw StorageError(
         "The database \(path) is damaged or not a Standups database (\(error.message ?? "\(error)")). "
           + "Nothing was changed: restore it from a backup, or move it aside to start empty.")
@@ -101,9 +103,12 @@ public final class SQLiteStorage: Sendable {
       let meetings = Dictionary(
         grouping: try Row.fetchAll(db, sql: "SELECT * FROM meeting ORDER BY date DESC"),
         by: { $0["standupId"] as String })
-      return try Row.fetchAll(db, sql: "SELECT * FROM standup ORDER BY position").compactMap { row in
+      return try Row.fetchAll(db, sql: "SELECT * FROM standup ORDER BY position").compactMap {
+        row in
         let id: String = row["id"]
-        guard let uuid = UUID(uuidString: id), let theme = Theme(rawValue: row["theme"]) else { return nil }
+        guard let uuid = UUID(uuidString: id), let theme = Theme(rawValue: row["theme"]) else {
+          return nil
+        }
         return Standup(
           id: uuid,
           attendees: IdentifiedArray(
@@ -136,7 +141,8 @@ public final class SQLiteStorage: Sendable {
             title = excluded.title, durationSeconds = excluded.durationSeconds, theme = excluded.theme
           """,
         arguments: [
-          id, position, standup.title, Int(standup.duration.components.seconds), standup.theme.rawValue,
+          id, position, standup.title, Int(standup.duration.components.seconds),
+          standup.theme.rawValue,
         ])
       try db.execute(sql: "DELETE FROM attendee WHERE standupId = ?", arguments: [id])
       for (index, attendee) in standup.attendees.enumerated() {
@@ -146,7 +152,8 @@ public final class SQLiteStorage: Sendable {
       }
       let kept = standup.meetings.map(\.id.uuidString)
       try db.execute(
-        sql: "DELETE FROM meeting WHERE standupId = ? AND id NOT IN (\(databaseQuestionMarks(count: kept.count)))",
+        sql:
+          "DELETE FROM meeting WHERE standupId = ? AND id NOT IN (\(databaseQuestionMarks(count: kept.count)))",
         arguments: StatementArguments([id] + kept))
       for meeting in standup.meetings {
         try db.execute(
@@ -178,7 +185,8 @@ public final class SQLiteStorage: Sendable {
     }
   }
 
-  public func saveCheckpoint(_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws {
+  public func saveCheckpoint(_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws
+  {
     try await database.write { db in
       guard let checkpoint else {
         try db.execute(
@@ -187,7 +195,8 @@ public final class SQLiteStorage: Sendable {
       }
       // NB: only for a standup that still exists (a delete may have won the race).
       try db.execute(
-        sql: "INSERT OR REPLACE INTO checkpoint (standupId, meetingId, secondsElapsed, speakerIndex, transcript) "
+        sql:
+          "INSERT OR REPLACE INTO checkpoint (standupId, meetingId, secondsElapsed, speakerIndex, transcript) "
           + "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
         arguments: [
           standupID.uuidString, checkpoint.meetingID.uuidString, checkpoint.secondsElapsed,
@@ -198,9 +207,12 @@ public final class SQLiteStorage: Sendable {
 
   public func reserveVersions(_ room: String, _ count: Int) async throws -> Int {
     try await database.write { db in
-      let first = try Int.fetchOne(db, sql: "SELECT next FROM roomVersion WHERE room = ?", arguments: [room]) ?? 1
+      let first =
+        try Int.fetchOne(db, sql: "SELECT next FROM roomVersion WHERE room = ?", arguments: [room])
+        ?? 1
       try db.execute(
-        sql: "INSERT INTO roomVersion (room, next) VALUES (?, ?) ON CONFLICT(room) DO UPDATE SET next = excluded.next",
+        sql:
+          "INSERT INTO roomVersion (room, next) VALUES (?, ?) ON CONFLICT(room) DO UPDATE SET next = excluded.next",
         arguments: [room, first + count])
       return first
     }
@@ -209,7 +221,8 @@ public final class SQLiteStorage: Sendable {
   public func returnVersions(_ room: String, next: Int, end: Int) async throws {
     try await database.write { db in
       try db.execute(
-        sql: "UPDATE roomVersion SET next = ? WHERE room = ? AND next = ?", arguments: [next, room, end])
+        sql: "UPDATE roomVersion SET next = ? WHERE room = ? AND next = ?",
+        arguments: [next, room, end])
     }
   }
 

@@ -63,7 +63,8 @@ final class SleepScheduler: Sendable {
       return state.nextID
     }
     try await withTaskCancellationHandler {
-      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+      try await withCheckedThrowingContinuation {
+        (continuation: CheckedContinuation<Void, any Error>) in
         add(id, deadline: deadline, continuation)
       }
     } onCancel: {
@@ -72,7 +73,8 @@ final class SleepScheduler: Sendable {
   }
 
   private func add(
-    _ id: UInt64, deadline: ContinuousClock.Instant, _ continuation: CheckedContinuation<Void, any Error>
+    _ id: UInt64, deadline: ContinuousClock.Instant,
+    _ continuation: CheckedContinuation<Void, any Error>
   ) {
     enum Outcome { case cancelled, wakeThread, startThread, nothing }
     let outcome = state.withLock { state -> Outcome in
@@ -116,13 +118,16 @@ final class SleepScheduler: Sendable {
   /// Wakes every sleeper that is due, then waits for the next deadline (or an earlier one).
   private func run() {
     while true {
-      let (due, next) = state.withLock { state -> ([CheckedContinuation<Void, any Error>], ContinuousClock.Instant?) in
+      let (due, next) = state.withLock {
+        state -> ([CheckedContinuation<Void, any Error>], ContinuousClock.Instant?) in
         let now = ContinuousClock.now
         var due: [CheckedContinuation<Void, any Error>] = []
         while let first = state.heap.min, first.deadline <= now {
           state.heap.removeMin()
           // NB: a cancelled sleeper left its entry behind; it has no continuation any more.
-          if let continuation = state.sleepers.removeValue(forKey: first.id) { due.append(continuation) }
+          if let continuation = state.sleepers.removeValue(forKey: first.id) {
+            due.append(continuation)
+          }
         }
         return (due, state.heap.min?.deadline)
       }
@@ -132,7 +137,8 @@ final class SleepScheduler: Sendable {
         guard wait > .zero else { continue }
         let (seconds, attoseconds) = wait.components
         _ = signal.wait(
-          timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
+          timeout: .now()
+            + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
       } else {
         signal.wait()
       }

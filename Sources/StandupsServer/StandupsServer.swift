@@ -80,7 +80,9 @@ public final class StandupsServer: Sendable {
       gatekeeper = try await Gatekeeper(
         mode: configuration.access, storage: access, legacyBots: configuration.botTokens.bots,
         allowedOrigins: configuration.allowedOrigins, publicURL: configuration.publicURL,
-        host: configuration.host, secureCookies: configuration.tls != nil || configuration.publicURL?.hasPrefix("https:") == true,
+        host: configuration.host,
+        secureCookies: configuration.tls != nil
+          || configuration.publicURL?.hasPrefix("https:") == true,
         logger: logger)
     } catch {
       throw ServerStartError(description: "Cannot read the team's secret and bots: \(error)")
@@ -151,7 +153,8 @@ public final class StandupsServer: Sendable {
 
   /// The invite link people open once to join the team (nil when the server is open).
   public var inviteLink: String? {
-    gatekeeper.mode == .open ? nil : StandupsServer.inviteLink(base: baseURL, secret: gatekeeper.secret)
+    gatekeeper.mode == .open
+      ? nil : StandupsServer.inviteLink(base: baseURL, secret: gatekeeper.secret)
   }
 
   /// `http(s)://host:port` as a browser would open it: IPv6 in brackets, and this machine's
@@ -214,7 +217,8 @@ public final class StandupsServer: Sendable {
       try FileManager.default.createDirectory(
         atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     } catch {
-      throw ServerStartError(description: "Cannot create the data directory \(path): \(error.localizedDescription)")
+      throw ServerStartError(
+        description: "Cannot create the data directory \(path): \(error.localizedDescription)")
     }
     guard FileManager.default.isWritableFile(atPath: path) else {
       throw ServerStartError(description: "The data directory \(path) is not writable.")

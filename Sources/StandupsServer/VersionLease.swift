@@ -68,7 +68,8 @@ final class VersionLease: Sendable {
       return first
     } catch {
       let first = Int(now().timeIntervalSince1970 * 1_000_000)
-      logger.error("Reserving versions for room \(room) failed: \(error). Numbering from the clock.")
+      logger.error(
+        "Reserving versions for room \(room) failed: \(error). Numbering from the clock.")
       state.withLock {
         $0.first = first
         $0.end = .max
@@ -112,7 +113,8 @@ final class VersionLease: Sendable {
         }
       }
       if first != end {
-        logger.error("The versions reserved for room \(room) do not follow on (\(first), not \(end)).")
+        logger.error(
+          "The versions reserved for room \(room) do not follow on (\(first), not \(end)).")
       }
     } catch {
       logger.error("Reserving more versions for room \(room) failed: \(error). Will retry.")

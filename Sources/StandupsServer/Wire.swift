@@ -79,16 +79,21 @@ struct ClientMessage: Sendable {
       throw WireErrorWithRef(nil, .badMessage, "\"ref\" must be a string of at most 64 characters.")
     }
     guard let type = members["type"]?.stringValue else {
-      throw WireErrorWithRef(ref, .badMessage, "A message needs a \"type\"; send {\"type\":\"action\",\"action\":{...}}.")
+      throw WireErrorWithRef(
+        ref, .badMessage, "A message needs a \"type\"; send {\"type\":\"action\",\"action\":{...}}."
+      )
     }
     guard type == "action" else {
-      throw WireErrorWithRef(ref, .badMessage, "Unknown message type \"\(type)\": clients send only \"action\" messages.")
+      throw WireErrorWithRef(
+        ref, .badMessage, "Unknown message type \"\(type)\": clients send only \"action\" messages."
+      )
     }
     guard case .object(let action)? = members["action"] else {
       throw WireErrorWithRef(ref, .badMessage, "\"action\" must be an object with a \"type\".")
     }
     guard let actionType = action["type"]?.stringValue else {
-      throw WireErrorWithRef(ref, .badMessage, "\"action\" needs a string \"type\" naming what was done.")
+      throw WireErrorWithRef(
+        ref, .badMessage, "\"action\" needs a string \"type\" naming what was done.")
     }
     return ClientMessage(ref: ref, action: action, actionType: actionType)
   }

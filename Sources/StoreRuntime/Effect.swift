@@ -57,8 +57,11 @@ public struct Effect<Action: Sendable>: Sendable {
               try await operation(send)
             } catch is CancellationError {
             } catch {
-              if let handler { await handler(error, send) } else {
-                reportIssue("An effect started at \(fileID):\(line) threw an unhandled error: \(error)")
+              if let handler {
+                await handler(error, send)
+              } else {
+                reportIssue(
+                  "An effect started at \(fileID):\(line) threw an unhandled error: \(error)")
               }
             }
           },
@@ -125,9 +128,10 @@ public struct Effect<Action: Sendable>: Sendable {
 
   /// Wraps every run operation, e.g. to give it dependencies.
   func wrappingRuns(
-    _ wrap: @escaping @Sendable (
-      _ operation: @escaping @Sendable (Send<Action>) async -> Void, _ send: Send<Action>
-    ) async -> Void
+    _ wrap:
+      @escaping @Sendable (
+        _ operation: @escaping @Sendable (Send<Action>) async -> Void, _ send: Send<Action>
+      ) async -> Void
   ) -> Self {
     Self(
       items: items.map { item in

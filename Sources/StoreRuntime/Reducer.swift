@@ -50,7 +50,9 @@ extension Reducer {
   /// of for every action (building it instantiates its key paths and case paths, which costs
   /// more than a tick's whole reduce); otherwise the reducer itself.
   public var core: any Reducer<State, Action> {
-    guard !(Body.self is Never.Type), let body = body as? any Reducer<State, Action> else { return self }
+    guard !(Body.self is Never.Type), let body = body as? any Reducer<State, Action> else {
+      return self
+    }
     return body
   }
 }
@@ -60,7 +62,9 @@ public struct Reduce<State: Sendable, Action: Sendable>: Reducer {
   public typealias Body = Never
   let reduce: @Sendable (inout State, Action) -> Effect<Action>
 
-  public init(_ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>) {
+  public init(
+    _ reduce: @escaping @Sendable (_ state: inout State, _ action: Action) -> Effect<Action>
+  ) {
     self.reduce = reduce
   }
 
@@ -97,7 +101,8 @@ public enum ReducerBuilder<State: Sendable, Action: Sendable> {
 }
 
 /// Two reducers run in order; see `ReducerBuilder`.
-public struct CombinedReducers<First: Reducer, Second: Reducer<First.State, First.Action>>: Reducer {
+public struct CombinedReducers<First: Reducer, Second: Reducer<First.State, First.Action>>: Reducer
+{
   public typealias Body = Never
   let first: First
   let second: Second

@@ -21,7 +21,8 @@ public enum ActionOrigin: Sendable, Equatable {
 /// await store.send(.incrementButtonTapped)
 /// ```
 public actor Store<R: Reducer> {
-  public typealias Observer = @Sendable (_ action: R.Action, _ state: R.State, _ origin: ActionOrigin) -> Void
+  public typealias Observer =
+    @Sendable (_ action: R.Action, _ state: R.State, _ origin: ActionOrigin) -> Void
 
   /// The current state.
   public private(set) var state: R.State
@@ -105,7 +106,8 @@ public actor Store<R: Reducer> {
       $0 = dependencies
     } operation: {
       Task(priority: run.priority) {
-        await run.operation(Send { action in await weakStore.value?.receive(action, fromEffect: id) })
+        await run.operation(
+          Send { action in await weakStore.value?.receive(action, fromEffect: id) })
         effects.finish(id)
       }
     }

@@ -48,7 +48,11 @@ public final class TestStore<R: Reducer> where R.State: Equatable {
   ) {
     var dependencies = DependencyValues._current
     prepare(&dependencies)
-    let reducer = withDependencies { $0 = dependencies } operation: { reducer() }
+    let reducer = withDependencies {
+      $0 = dependencies
+    } operation: {
+      reducer()
+    }
     let recorder = Recorder(location: (fileID, filePath, line, column))
     self.recorder = recorder
     self.state = initialState
@@ -195,7 +199,8 @@ public final class TestStore<R: Reducer> where R.State: Equatable {
     }
     if expected != actual {
       let difference = diff(expected, actual, format: .proportional) ?? "(no visible difference)"
-      fail("A state change does not match expectation: (−expected, +actual)\n\(difference)", location)
+      fail(
+        "A state change does not match expectation: (−expected, +actual)\n\(difference)", location)
     }
     state = actual
   }
@@ -254,7 +259,9 @@ public final class TestStore<R: Reducer> where R.State: Equatable {
     var pendingCount: Int { storage.withLock { $0.records.count } }
 
     var pendingDescription: String {
-      storage.withLock { $0.records.map { "  " + String(customDumping: $0.action) }.joined(separator: "\n") }
+      storage.withLock {
+        $0.records.map { "  " + String(customDumping: $0.action) }.joined(separator: "\n")
+      }
     }
 
     func checkCompleted(runningEffects: [String]) {

@@ -25,7 +25,8 @@ enum HTTPHeaders {
     {
       let argument = String(nulTerminated: buffer)
       if let equals = argument.firstIndex(of: "=") {
-        query.append((String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
+        query.append(
+          (String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
       } else {
         query.append((argument, ""))
       }
@@ -42,7 +43,8 @@ enum HTTPHeaders {
       if let value = copy(wsi, token) { headers[name] = value }
     }
     var peer = [CChar](repeating: 0, count: 64)
-    let remote = lws_get_peer_simple(wsi, &peer, peer.count) == nil ? "" : String(nulTerminated: peer)
+    let remote =
+      lws_get_peer_simple(wsi, &peer, peer.count) == nil ? "" : String(nulTerminated: peer)
     return HTTPRequest(
       method: method, path: path, query: query, headers: headers, remoteAddress: remote)
   }

@@ -1,6 +1,6 @@
 import CLibWebSockets
-import Logging
 import Foundation
+import Logging
 import Synchronization
 
 /// Routes libwebsockets' own log lines into swift-log.

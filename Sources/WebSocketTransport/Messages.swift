@@ -14,7 +14,7 @@ public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
 public final class OutboundMessage: @unchecked Sendable {
   // NB: Sendable because the buffer is written once in `init` and only read afterwards
   // (lws writes frame headers into the headroom, on the single service thread).
-  let storage: UnsafeMutableRawBufferPointer
+  let storage: UnsafeMutableRawPointer
   /// The payload's length in bytes.
   public let count: Int
   /// Sent as a binary frame instead of text.
@@ -25,7 +25,8 @@ public final class OutboundMessage: @unchecked Sendable {
     count = payload.count
     isBinary = binary
     storage = .allocate(byteCount: Int(CLWS_PRE) + max(count, 1), alignment: 16)
-    UnsafeMutableRawBufferPointer(rebasing: storage[Int(CLWS_PRE)...]).copyBytes(from: payload)
+    UnsafeMutableRawBufferPointer(start: storage + Int(CLWS_PRE), count: count)
+      .copyBytes(from: payload)
   }
 
   /// Encodes `text` as UTF-8.
@@ -36,7 +37,7 @@ public final class OutboundMessage: @unchecked Sendable {
   deinit { storage.deallocate() }
 
   var payload: UnsafeMutablePointer<UInt8> {
-    (storage.baseAddress! + Int(CLWS_PRE)).assumingMemoryBound(to: UInt8.self)
+    (storage + Int(CLWS_PRE)).assumingMemoryBound(to: UInt8.self)
   }
 
   /// The payload, copied out (tests and logs).

@@ -45,17 +45,18 @@ final class OutboundQueues: Sendable {
     state.withLock { state in
       var wakes = false
       for id in ids {
-        guard state.outboxes[id] != nil else { continue }  // not open (any more)
-        // NB: in place (`!.`), so that the outbox's storage is not copied for each message.
-        switch state.outboxes[id]!.append(message, limit: limit) {
-        case true:
+        // NB: in place (`?.`), so that the outbox's storage is not copied for each message;
+        // nil when the connection is not open (any more).
+        switch state.outboxes[id]?.append(message, limit: limit) {
+        case .wake?:
           state.wake.append(id)
           wakes = true
-        case false:
+        case .queued?, nil:
           break
-        case nil:
+        case .overLimit?:
           // NB: a reader this far behind never catches up; closing it keeps its room fast.
-          state.outboxes[id]!.overflow(.policyViolation, reason: "This connection fell too far behind: reconnect.")
+          state.outboxes[id]?.overflow(
+            .policyViolation, reason: "This connection fell too far behind: reconnect.")
           state.fellBehind.append(id)
           wakes = true
         }
@@ -78,7 +79,7 @@ final class OutboundQueues: Sendable {
   func closeAll(code: CloseCode, reason: String) {
     state.withLock { state in
       for id in Array(state.outboxes.keys) {
-        if state.outboxes[id]!.close(code, reason: reason) { state.wake.append(id) }
+        if state.outboxes[id]?.close(code, reason: reason) == true { state.wake.append(id) }
       }
     }
   }

@@ -18,15 +18,24 @@ struct Outbox {
     isClosing = true
   }
 
-  /// Queues a message; returns whether the writer must be woken (the outbox was idle) or
-  /// `nil` if the connection is over its cap and must be closed instead.
-  mutating func append(_ message: OutboundMessage, limit: Int) -> Bool? {
-    guard !isClosing else { return false }
-    guard queuedBytes + message.count <= limit else { return nil }
+  /// What `append` did.
+  enum Appended {
+    /// Queued behind others (or dropped: the connection is closing).
+    case queued
+    /// Queued in an idle outbox: the writer must be woken.
+    case wake
+    /// Not queued: the connection is over its cap and must be closed instead.
+    case overLimit
+  }
+
+  /// Queues a message.
+  mutating func append(_ message: OutboundMessage, limit: Int) -> Appended {
+    guard !isClosing else { return .queued }
+    guard queuedBytes + message.count <= limit else { return .overLimit }
     let wasIdle = items.isEmpty
     items.append(.message(message))
     queuedBytes += message.count
-    return wasIdle
+    return wasIdle ? .wake : .queued
   }
 
   /// Queues a close after everything already queued; returns whether the writer must be woken.

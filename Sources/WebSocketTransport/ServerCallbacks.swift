@@ -164,7 +164,7 @@ extension ServerEngine {
       queues.closeAll(code: .goingAway, reason: "Server shutting down")
       for state in webSockets.values { lws_callback_on_writable(state.wsi) }
     }
-    if webSockets.isEmpty || ContinuousClock.now >= stopDeadline! {
+    if webSockets.isEmpty || stopDeadline.map({ ContinuousClock.now >= $0 }) == true {
       control.withLock { $0.state = .stopped }
       loop.stop()
     }

@@ -79,7 +79,8 @@ final class ServerEngine: @unchecked Sendable {
     self.queues = OutboundQueues(limit: configuration.outboxLimitBytes)
     keepalive = KeepaliveWheel(
       pingAfter: configuration.pingAfterSeconds, hangUpAfter: configuration.hangUpAfterSeconds)
-    fileHeaders = (["cache-control: no-cache"] + configuration.responseHeaders.map { "\($0.name) \($0.value)" })
+    fileHeaders =
+      (["cache-control: no-cache"] + configuration.responseHeaders.map { "\($0.name) \($0.value)" })
       .map { $0 + "\r\n" }.joined()
     if let directory = configuration.publicDirectory {
       guard let resolved = realpath(directory, nil) else {
@@ -97,7 +98,8 @@ final class ServerEngine: @unchecked Sendable {
     var strings: [UnsafeMutablePointer<CChar>] = []
     // NB: lws keeps pointers to these strings for the context's lifetime.
     func keep(_ string: String) -> UnsafeMutablePointer<CChar> {
-      let copy = strdup(string)!
+      // NB: strdup fails only out of memory, where nothing can go on.
+      guard let copy = strdup(string) else { fatalError("Out of memory copying \"\(string)\".") }
       strings.append(copy)
       return copy
     }
@@ -216,7 +218,8 @@ final class ServerEngine: @unchecked Sendable {
   func serviceLoop() {
     // NB: Foundation's `Thread.name` does not reach the kernel; this names it for top -H and perf.
     clws_name_thread("lws-service")
-    let ticker = clws_ticker_start(loop.pointer, 1000, keepaliveTick, Unmanaged.passUnretained(self).toOpaque())
+    let ticker = clws_ticker_start(
+      loop.pointer, 1000, keepaliveTick, Unmanaged.passUnretained(self).toOpaque())
     while control.withLock({ $0.state == .running }) {
       loop.run()
     }

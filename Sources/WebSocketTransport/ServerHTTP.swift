@@ -96,7 +96,6 @@ extension ServerEngine {
     }
   }
 
-
   func readPath(_ wsi: OpaquePointer) -> String {
     HTTPHeaders.copy(wsi, WSI_TOKEN_GET_URI) ?? HTTPHeaders.copy(wsi, WSI_TOKEN_POST_URI) ?? "/"
   }

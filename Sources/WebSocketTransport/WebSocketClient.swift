@@ -28,7 +28,9 @@ public final class WebSocketClient: Sendable {
 
   /// - Parameter subprotocols: the subprotocols its connections may ask for (lws needs each
   ///   one declared up front).
-  public init(subprotocols: [String] = [], logger: Logger = Logger(label: "websocket.client")) throws {
+  public init(subprotocols: [String] = [], logger: Logger = Logger(label: "websocket.client"))
+    throws
+  {
     engine = try ClientEngine(subprotocols: subprotocols, logger: logger)
     engine.start()
   }
@@ -50,11 +52,13 @@ public final class WebSocketClient: Sendable {
         continuation.yield(event)
         if case .closed = event { continuation.finish() }
       }
-    let id = try await withCheckedThrowingContinuation { (connected: CheckedContinuation<UInt64, any Error>) in
+    let id = try await withCheckedThrowingContinuation {
+      (connected: CheckedContinuation<UInt64, any Error>) in
       engine.enqueue(
         ClientEngine.PendingConnect(
           host: host, port: port, path: path, headers: headers, tls: tls,
-          verifyCertificate: verifyCertificate, subprotocol: subprotocol, handler: handler, connected: connected))
+          verifyCertificate: verifyCertificate, subprotocol: subprotocol, handler: handler,
+          connected: connected))
     }
     return WebSocketClientConnection(id: id, queues: engine.queues, events: stream)
   }
@@ -159,7 +163,8 @@ final class ClientEngine: @unchecked Sendable {
     info.foreign_loops = loop.foreignLoops
     guard let context = lws_create_context(&info) else {
       loop.destroy()
-      throw WebSocketConnectError(status: nil, message: "libwebsockets could not create a client context.")
+      throw WebSocketConnectError(
+        status: nil, message: "libwebsockets could not create a client context.")
     }
     self.context = context
     queues.setContext(ContextHandle(pointer: context))
@@ -317,7 +322,8 @@ final class ClientEngine: @unchecked Sendable {
     connections[id] = connection
     let host = strdup(connect.host)
     // NB: RFC 7230 §5.4: Host names the port unless it is the scheme's default.
-    let hostHeader = strdup(connect.port == (connect.tls ? 443 : 80) ? connect.host : "\(connect.host):\(connect.port)")
+    let hostHeader = strdup(
+      connect.port == (connect.tls ? 443 : 80) ? connect.host : "\(connect.host):\(connect.port)")
     let path = strdup(connect.path)
     let subprotocol = connect.subprotocol.map { strdup($0) }
     defer {
@@ -348,7 +354,8 @@ final class ClientEngine: @unchecked Sendable {
     if result == nil, connections[id] != nil {
       connections[id] = nil
       connect.connected.resume(
-        throwing: WebSocketConnectError(status: nil, message: "Cannot connect to \(connect.host):\(connect.port)."))
+        throwing: WebSocketConnectError(
+          status: nil, message: "Cannot connect to \(connect.host):\(connect.port)."))
       return
     }
     connections[id]?.wsi = result

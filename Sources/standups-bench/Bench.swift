@@ -18,18 +18,26 @@ struct Bench: AsyncParsableCommand {
   var idleConnections: [Int] = [2_000, 19_000]
   @Option(help: "Seconds the keepalive scenario measures for (three pings or more: ≥ 90).")
   var keepaliveSeconds = 90
-  @Option(help: "Run only this scenario and print its numbers (micro, fan-out, keepalive, many-rooms); for profiling.")
+  @Option(
+    help:
+      "Run only this scenario and print its numbers (micro, fan-out, keepalive, many-rooms); for profiling."
+  )
   var only: String?
 
   func run() async throws {
-    let binary = server ?? URL(fileURLWithPath: CommandLine.arguments[0])
+    let binary =
+      server
+      ?? URL(fileURLWithPath: CommandLine.arguments[0])
       .deletingLastPathComponent().appendingPathComponent("standups-server").path
 
     if let only { return try await runOnly(only, binary: binary) }
     func manyRooms() async throws -> ManyRoomsResult {
       progress("many rooms: \(rooms) rooms × \(peersPerRoom) clients, idle, then meetings ticking")
-      let many = try await ManyRooms.run(binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
-      progress("  lateness p99 \(ms(many.lateness, 0.99)) ms, CPU \(String(format: "%.1f", many.cpuPercent)) %")
+      let many = try await ManyRooms.run(
+        binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
+      progress(
+        "  lateness p99 \(ms(many.lateness, 0.99)) ms, CPU \(String(format: "%.1f", many.cpuPercent)) %"
+      )
       return many
     }
     var many = [try await manyRooms()]
@@ -41,21 +49,29 @@ struct Bench: AsyncParsableCommand {
     // NB: this machine's speed drifts by half over minutes, so the two servers take turns,
     // `rounds` times, and each one's rounds are added up.
     for (peers, load, rounds) in [
-      (50, Load.pipelined(inFlight: 4), 3), (500, .pipelined(inFlight: 4), 3), (50, .paced(perSecond: 600), 1),
+      (50, Load.pipelined(inFlight: 4), 3), (500, .pipelined(inFlight: 4), 3),
+      (50, .paced(perSecond: 600), 1),
     ] {
-      progress("fan-out: one room of \(peers), \(load), against standups-server and libwebsockets-test-server")
+      progress(
+        "fan-out: one room of \(peers), \(load), against standups-server and libwebsockets-test-server"
+      )
       let roundSeconds = rounds == 1 ? seconds : max(3, seconds / 2)
       var standups: [FanOutResult] = []
       var mirror: [FanOutResult] = []
       for _ in 0..<rounds {
-        standups.append(try await FanOut.standups(binary: binary, peers: peers, load: load, seconds: roundSeconds))
+        standups.append(
+          try await FanOut.standups(binary: binary, peers: peers, load: load, seconds: roundSeconds)
+        )
         mirror.append(try await FanOut.mirror(peers: peers, load: load, seconds: roundSeconds))
         progress(
           "  standups: \(Int(standups.last!.rate)) deliveries/s, \(String(format: "%.2f", standups.last!.cpuPerThousand)) ms CPU per 1 000; "
-            + "lws-mirror: \(Int(mirror.last!.rate)) deliveries/s, \(String(format: "%.2f", mirror.last!.cpuPerThousand)) ms")
+            + "lws-mirror: \(Int(mirror.last!.rate)) deliveries/s, \(String(format: "%.2f", mirror.last!.cpuPerThousand)) ms"
+        )
       }
       fanOut.append(
-        FanOutRun(peers: peers, load: load, rounds: rounds, standups: .pooled(standups), mirror: .pooled(mirror)))
+        FanOutRun(
+          peers: peers, load: load, rounds: rounds, standups: .pooled(standups),
+          mirror: .pooled(mirror)))
     }
 
     many.append(try await manyRooms())
@@ -81,20 +97,27 @@ extension Bench {
     case "micro":
       print(Micro.report(Micro.run()))
     case "fan-out":
-      let result = try await FanOut.standups(binary: binary, peers: 50, load: .pipelined(inFlight: 4), seconds: seconds)
-      print("\(Int(result.rate)) deliveries/s, \(String(format: "%.2f", result.cpuPerThousand)) ms CPU per 1 000")
+      let result = try await FanOut.standups(
+        binary: binary, peers: 50, load: .pipelined(inFlight: 4), seconds: seconds)
+      print(
+        "\(Int(result.rate)) deliveries/s, \(String(format: "%.2f", result.cpuPerThousand)) ms CPU per 1 000"
+      )
     case "keepalive":
       var runs: [KeepaliveResult] = []
       for connections in idleConnections {
         progress("keepalive: \(connections) idle connections for \(keepaliveSeconds) s")
-        runs.append(try await Keepalive.run(binary: binary, connections: connections, seconds: keepaliveSeconds))
+        runs.append(
+          try await Keepalive.run(
+            binary: binary, connections: connections, seconds: keepaliveSeconds))
       }
       print(Keepalive.report(runs))
     case "many-rooms":
-      let result = try await ManyRooms.run(binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
+      let result = try await ManyRooms.run(
+        binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
       print(ManyRooms.report([result, result], mirrorIdle: 0))
     default:
-      throw ValidationError("Unknown scenario \(scenario): micro, fan-out, keepalive or many-rooms.")
+      throw ValidationError(
+        "Unknown scenario \(scenario): micro, fan-out, keepalive or many-rooms.")
     }
   }
 }
@@ -118,7 +141,8 @@ struct FanOutRun {
 
   var loadDescription: String {
     switch load {
-    case .pipelined(let inFlight): "as fast as answers return (\(inFlight) in flight), \(rounds) rounds"
+    case .pipelined(let inFlight):
+      "as fast as answers return (\(inFlight) in flight), \(rounds) rounds"
     case .paced(let perSecond): "\(perSecond) a second (\(perSecond * peers) deliveries/s)"
     }
   }
@@ -128,9 +152,11 @@ struct FanOutRun {
     for run in runs {
       for (name, result) in [("Standups", run.standups), ("lws-mirror (C)", run.mirror)] {
         rows.append(
-          "| \(run.peers) | \(run.loadDescription) | \(name) | \(Int(result.rate)) | \(ms(result.latencies, 0.5)) / \(ms(result.latencies, 0.99)) / \(ms(result.latencies, 0.999)) | \(String(format: "%.2f", result.cpuPerThousand)) ms | \(String(format: "%.1f", Double(result.rssPerConnection) / 1024)) KiB |")
+          "| \(run.peers) | \(run.loadDescription) | \(name) | \(Int(result.rate)) | \(ms(result.latencies, 0.5)) / \(ms(result.latencies, 0.99)) / \(ms(result.latencies, 0.999)) | \(String(format: "%.2f", result.cpuPerThousand)) ms | \(String(format: "%.1f", Double(result.rssPerConnection) / 1024)) KiB |"
+        )
       }
-      rows.append("| \(run.peers) | | **ratio** | | | **\(String(format: "%.2f", run.cpuRatio))×** | |")
+      rows.append(
+        "| \(run.peers) | | **ratio** | | | **\(String(format: "%.2f", run.cpuRatio))×** | |")
     }
     return """
       ## Fan-out: one room, side by side with libwebsockets' own C server
@@ -159,27 +185,34 @@ enum Targets {
     let pipelined = fanOut.filter { if case .pipelined = $0.load { true } else { false } }
     for run in pipelined {
       rows.append(
-        "| server CPU per delivered patch ≤ 1.5× the C mirror's (\(run.peers) peers) | \(String(format: "%.2f", run.cpuRatio))× | \(verdict(run.cpuRatio <= 1.5)) |")
+        "| server CPU per delivered patch ≤ 1.5× the C mirror's (\(run.peers) peers) | \(String(format: "%.2f", run.cpuRatio))× | \(verdict(run.cpuRatio <= 1.5)) |"
+      )
     }
     rows.append(
-      "| \(many.rooms) × \(many.peers) ticking rooms ≤ 25 % of one core | \(String(format: "%.1f", many.cpuPercent)) % (the mean of the start and the end of the bench) | \(many.cpuPercent <= 25 ? "met" : "**missed**: the kernel's sends and thread wake-ups per tick; at its limit on this VM (see the notes)") |")
+      "| \(many.rooms) × \(many.peers) ticking rooms ≤ 25 % of one core | \(String(format: "%.1f", many.cpuPercent)) % (the mean of the start and the end of the bench) | \(many.cpuPercent <= 25 ? "met" : "**missed**: the kernel's sends and thread wake-ups per tick; at its limit on this VM (see the notes)") |"
+    )
     let lateness = quantile(many.lateness, 0.99) ?? .infinity
     rows.append(
-      "| … with tick lateness p99 ≤ 5 ms | \(String(format: "%.2f", lateness)) ms | \(verdict(lateness <= 5)) |")
+      "| … with tick lateness p99 ≤ 5 ms | \(String(format: "%.2f", lateness)) ms | \(verdict(lateness <= 5)) |"
+    )
     for run in fanOut {
       guard case .paced(let perSecond) = run.load else { continue }
       let p99 = quantile(run.standups.latencies, 0.99) ?? .infinity
       let sustained = run.standups.rate >= Double(perSecond * run.peers) * 0.98
       rows.append(
-        "| 30 000 deliveries/s sustained, p99 ≤ 5 ms | \(Int(run.standups.rate)) /s, p99 \(String(format: "%.2f", p99)) ms | \(verdict(sustained && p99 <= 5)) |")
+        "| 30 000 deliveries/s sustained, p99 ≤ 5 ms | \(Int(run.standups.rate)) /s, p99 \(String(format: "%.2f", p99)) ms | \(verdict(sustained && p99 <= 5)) |"
+      )
     }
     let idle = Double(many.idleBytesPerConnection) / 1024
     rows.append(
-      "| ≤ 12 KiB RSS per idle connection, with its participant state | \(String(format: "%.1f", idle)) KiB | \(verdict(idle <= 12)) |")
+      "| ≤ 12 KiB RSS per idle connection, with its participant state | \(String(format: "%.1f", idle)) KiB | \(verdict(idle <= 12)) |"
+    )
     rows.append(
-      "| a tick's patch ≤ 100 bytes | \(micro.patchBytes) bytes of JSON Patch (the whole message, with its `type` and `version`: \(many.tickBytes) bytes) | \(verdict(micro.patchBytes <= 100)) |")
+      "| a tick's patch ≤ 100 bytes | \(micro.patchBytes) bytes of JSON Patch (the whole message, with its `type` and `version`: \(many.tickBytes) bytes) | \(verdict(micro.patchBytes <= 100)) |"
+    )
     rows.append(
-      "| reduce + diff + encode ≤ 20 µs per tick | \(String(format: "%.1f", micro.microsecondsPerTick)) µs | \(verdict(micro.microsecondsPerTick <= 20)) |")
+      "| reduce + diff + encode ≤ 20 µs per tick | \(String(format: "%.1f", micro.microsecondsPerTick)) µs | \(verdict(micro.microsecondsPerTick <= 20)) |"
+    )
     return """
       ## Targets
 
@@ -193,7 +226,8 @@ enum Targets {
 
 enum Report {
   static func render(sections: [String], seconds: Int) -> String {
-    let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    let cpu =
+      (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
       .split(separator: "\n").first { $0.hasPrefix("model name") }?
       .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
     let date = Date().formatted(.iso8601.year().month().day())

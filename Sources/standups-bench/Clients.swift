@@ -113,7 +113,8 @@ final class Driver: Sendable {
       return
     }
     let ready = shared.withLock { shared -> [CheckedContinuation<Void, Never>] in
-      if let sent = shared.sentAt.removeValue(forKey: ref), let version = json["version"]?.intValue {
+      if let sent = shared.sentAt.removeValue(forKey: ref), let version = json["version"]?.intValue
+      {
         shared.versionSentAt[version] = sent
       }
       shared.acked += 1
@@ -126,7 +127,9 @@ final class Driver: Sendable {
 
   func send(_ action: JSONValue, ref: String) {
     shared.withLock { $0.sentAt[ref] = .now }
-    connection.send(text: JSONValue.object(["type": "action", "ref": .string(ref), "action": action]).encodedString)
+    connection.send(
+      text: JSONValue.object(["type": "action", "ref": .string(ref), "action": action])
+        .encodedString)
   }
 
   var acked: Int { shared.withLock { $0.acked } }
@@ -179,7 +182,8 @@ final class MirrorRecorder: Sendable {
 extension WebSocketClient {
   /// Opens many connections, `parallel` at a time; in the order of `requests`.
   func connectAll(
-    port: Int, _ requests: [(path: String, subprotocol: String?, handler: @Sendable (ClientEvent) -> Void)],
+    port: Int,
+    _ requests: [(path: String, subprotocol: String?, handler: @Sendable (ClientEvent) -> Void)],
     parallel: Int = 64
   ) async throws -> [WebSocketClientConnection] {
     var connections: [WebSocketClientConnection?] = Array(repeating: nil, count: requests.count)
@@ -189,7 +193,8 @@ extension WebSocketClient {
           let request = requests[index]
           group.addTask {
             let connection = try await self.connect(
-              port: port, path: request.path, subprotocol: request.subprotocol, onEvent: request.handler)
+              port: port, path: request.path, subprotocol: request.subprotocol,
+              onEvent: request.handler)
             return (index, connection)
           }
         }

@@ -54,8 +54,10 @@ struct FanOutResult {
   /// Several runs of the same kind as one: counts and times added, latencies together.
   static func pooled(_ runs: [FanOutResult]) -> FanOutResult {
     FanOutResult(
-      deliveries: runs.reduce(0) { $0 + $1.deliveries }, elapsed: runs.reduce(.zero) { $0 + $1.elapsed },
-      cpuSeconds: runs.reduce(0) { $0 + $1.cpuSeconds }, latencies: runs.flatMap(\.latencies).sorted(),
+      deliveries: runs.reduce(0) { $0 + $1.deliveries },
+      elapsed: runs.reduce(.zero) { $0 + $1.elapsed },
+      cpuSeconds: runs.reduce(0) { $0 + $1.cpuSeconds },
+      latencies: runs.flatMap(\.latencies).sorted(),
       rssPerConnection: runs.first?.rssPerConnection ?? 0)
   }
 
@@ -86,7 +88,9 @@ extension FanOutResult {
 enum FanOut {
   /// Standups: the sender toggles the end-meeting alert (`meeting.endMeetingButtonTapped`,
   /// `meeting.alert.resume`), one patch to every peer each.
-  static func standups(binary: String, peers: Int, load: Load, seconds: Int) async throws -> FanOutResult {
+  static func standups(binary: String, peers: Int, load: Load, seconds: Int) async throws
+    -> FanOutResult
+  {
     let server = try ServerProcess(binary: binary)
     defer { server.stop() }
     let client = try WebSocketClient()
@@ -100,7 +104,9 @@ enum FanOut {
         ("/ws/rooms/\(id)?name=r\(index)", nil, { recorder.handle($0) })
       })
     let driver = Driver()
-    driver.connection = try await client.connect(port: server.port, path: "/ws/rooms/\(id)?name=driver") {
+    driver.connection = try await client.connect(
+      port: server.port, path: "/ws/rooms/\(id)?name=driver"
+    ) {
       driver.handle($0)
     }
     try await Task.sleep(for: .milliseconds(300))
@@ -139,7 +145,8 @@ enum FanOut {
     let baseline = server.residentBytes
     let recorders = (0..<peers).map { _ in MirrorRecorder() }
     let connections = try await client.connectAll(
-      port: server.port, recorders.map { recorder in ("/", "lws-mirror-protocol", { recorder.handle($0) }) })
+      port: server.port,
+      recorders.map { recorder in ("/", "lws-mirror-protocol", { recorder.handle($0) }) })
     let sender = MirrorRecorder()
     let connection = try await client.connect(
       port: server.port, path: "/", subprotocol: "lws-mirror-protocol"
@@ -156,7 +163,8 @@ enum FanOut {
       connection.send(text: "\(sent) \(padding)")
     }
     let elapsed = try await load.drive(
-      seconds: seconds, inFlight: { sent - sender.highest() }, waitForAnswer: { await Task.yield() },
+      seconds: seconds, inFlight: { sent - sender.highest() },
+      waitForAnswer: { await Task.yield() },
       sendNext: sendNext)
     let cpu = server.cpuSeconds - cpuBefore
     let result = FanOutResult(
@@ -170,9 +178,13 @@ enum FanOut {
 
 enum Setup {
   /// Creates standups through the lobby; returns their ids.
-  static func createStandups(_ count: Int, attendees: Int, client: WebSocketClient, port: Int) async throws -> [String] {
+  static func createStandups(_ count: Int, attendees: Int, client: WebSocketClient, port: Int)
+    async throws -> [String]
+  {
     let driver = Driver()
-    driver.connection = try await client.connect(port: port, path: "/ws/lobby?name=bench") { driver.handle($0) }
+    driver.connection = try await client.connect(port: port, path: "/ws/lobby?name=bench") {
+      driver.handle($0)
+    }
     for index in 0..<count {
       let standup: JSONValue = [
         "title": .string("Bench \(index)"), "duration": 300, "theme": "orange",
@@ -182,8 +194,12 @@ enum Setup {
     }
     driver.connection.close()
     let lobby = Recorder(keepArrivals: false)
-    let reader = try await client.connect(port: port, path: "/ws/lobby?name=reader") { lobby.handle($0) }
-    while lobby.shared.withLock({ $0.welcome }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+    let reader = try await client.connect(port: port, path: "/ws/lobby?name=reader") {
+      lobby.handle($0)
+    }
+    while lobby.shared.withLock({ $0.welcome }) == nil {
+      try await Task.sleep(for: .milliseconds(5))
+    }
     reader.close()
     let standups = lobby.shared.withLock { $0.welcome?["state"]?["standups"]?.arrayValue } ?? []
     return standups.compactMap { $0["id"]?.stringValue }

@@ -17,7 +17,9 @@ struct KeepaliveResult {
 enum Keepalive {
   /// `connections` lobby connections that say nothing for `seconds` (three keepalive
   /// intervals or more): all the server does is ping them and read their pongs.
-  static func run(binary: String, connections count: Int, seconds: Int) async throws -> KeepaliveResult {
+  static func run(binary: String, connections count: Int, seconds: Int) async throws
+    -> KeepaliveResult
+  {
     let server = try ServerProcess(binary: binary)
     defer { server.stop() }
     let client = try WebSocketClient()
@@ -27,13 +29,15 @@ enum Keepalive {
     var connections = try await client.connectAll(
       port: server.port,
       (0..<count).map { index in
-        ("/ws/lobby?name=idle\(index)", nil, { @Sendable event in
-          switch event {
-          case .text: welcomed.increment()
-          case .closed: dropped.increment()
-          default: break
+        (
+          "/ws/lobby?name=idle\(index)", nil,
+          { @Sendable event in
+            switch event {
+            case .text: welcomed.increment()
+            case .closed: dropped.increment()
+            }
           }
-        })
+        )
       })
     while welcomed.value < count { try await Task.sleep(for: .milliseconds(50)) }
     progress("  \(count) idle connections open; measuring for \(seconds) s")
@@ -46,7 +50,8 @@ enum Keepalive {
     for connection in connections { connection.close() }
     connections.removeAll()
     guard lost == 0 else {
-      throw BenchError("\(lost) of \(count) idle connections were dropped during the keepalive run.")
+      throw BenchError(
+        "\(lost) of \(count) idle connections were dropped during the keepalive run.")
     }
     return KeepaliveResult(connections: count, seconds: elapsed, cpuSeconds: cpu)
   }

@@ -23,7 +23,9 @@ enum ManyRooms {
   /// `rooms` rooms of `peers` clients each (one of them the driver, which starts the meeting).
   /// First everyone joins and sits idle; then the meetings start, spread evenly over one
   /// second as people would start them, and tick.
-  static func run(binary: String, rooms: Int, peers: Int, seconds: Int) async throws -> ManyRoomsResult {
+  static func run(binary: String, rooms: Int, peers: Int, seconds: Int) async throws
+    -> ManyRoomsResult
+  {
     let server = try ServerProcess(binary: binary)
     defer { server.stop() }
     let client = try WebSocketClient()
@@ -34,7 +36,8 @@ enum ManyRooms {
 
     var drivers: [Driver] = []
     var recorders: [Recorder] = []
-    var requests: [(path: String, subprotocol: String?, handler: @Sendable (ClientEvent) -> Void)] = []
+    var requests: [(path: String, subprotocol: String?, handler: @Sendable (ClientEvent) -> Void)] =
+      []
     for id in ids {
       let driver = Driver(recorder: Recorder(keepArrivals: false, keepTicks: true))
       drivers.append(driver)
@@ -49,10 +52,12 @@ enum ManyRooms {
     let connectStart = ContinuousClock.now
     var connections = try await client.connectAll(port: server.port, requests)
     let connectSeconds = (ContinuousClock.now - connectStart).seconds
-    progress("  \(connections.count) connections open in \(String(format: "%.1f", connectSeconds)) s")
+    progress(
+      "  \(connections.count) connections open in \(String(format: "%.1f", connectSeconds)) s")
     for (index, driver) in drivers.enumerated() { driver.connection = connections[index * peers] }
     // Every welcome in, and the joins' patches delivered.
-    while recorders.contains(where: { recorder in recorder.shared.withLock { $0.welcome == nil } }) {
+    while recorders.contains(where: { recorder in recorder.shared.withLock { $0.welcome == nil } })
+    {
       try await Task.sleep(for: .milliseconds(50))
     }
     try await Task.sleep(for: .milliseconds(1000))
@@ -128,7 +133,9 @@ enum ManyRooms {
       row("patches delivered") { "\(Int($0.deliveriesPerSecond)) /s" },
       row("server CPU") { String(format: "%.1f %% of one core", $0.cpuPercent) },
       row("server RSS, meetings running") { "\($0.residentBytes / 1024 / 1024) MiB" },
-      row("a tick's patch on the wire") { "\($0.tickBytes) bytes, vs \($0.snapshotBytes) for the whole state" },
+      row("a tick's patch on the wire") {
+        "\($0.tickBytes) bytes, vs \($0.snapshotBytes) for the whole state"
+      },
     ]
     return """
       ## Many rooms: \(first.rooms) rooms × \(first.peers) clients, meetings ticking

@@ -21,7 +21,9 @@ enum Micro {
     for index in 0..<50 { standup.attendees.append(Attendee(id: UUID(), name: "Person \(index)")) }
     for index in 0..<100 {
       standup.meetings.append(
-        Meeting(id: UUID(), date: Date(), transcript: "Person \(index): a note about the work\nPerson 2: another"))
+        Meeting(
+          id: UUID(), date: Date(),
+          transcript: "Person \(index): a note about the work\nPerson 2: another"))
     }
     let initial = {
       var state = Room.State(standup: standup)
@@ -55,7 +57,8 @@ enum Micro {
     // seconds: every one is an ordinary tick).
     _ = meeting(ticks: 500)
     let perTick = (0..<15).map { _ in meeting(ticks: 500) }.sorted()[7]
-    return MicroResult(microsecondsPerTick: perTick, patchBytes: patchBytes, snapshotBytes: snapshotBytes)
+    return MicroResult(
+      microsecondsPerTick: perTick, patchBytes: patchBytes, snapshotBytes: snapshotBytes)
   }
 
   static func report(_ result: MicroResult) -> String {

@@ -98,7 +98,9 @@ enum ProcessStats {
   static func cpuSeconds(_ pid: Int32) -> Double {
     let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
     let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
-    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
+      return 0
+    }
     return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
   }
 }

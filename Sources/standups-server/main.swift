@@ -22,7 +22,8 @@ struct DataOptions: ParsableArguments {
     let file = URL(fileURLWithPath: dataDir).appendingPathComponent("standups.sqlite").path
     guard FileManager.default.fileExists(atPath: file) else {
       throw ValidationError(
-        "No Standups data in \(dataDir): pass the server's --data-dir (or STANDUPS_DATA_DIR), or start the server once.")
+        "No Standups data in \(dataDir): pass the server's --data-dir (or STANDUPS_DATA_DIR), or start the server once."
+      )
     }
     do {
       return try SQLiteStorage(directory: dataDir).access
@@ -36,7 +37,9 @@ struct DataOptions: ParsableArguments {
 struct AddressOptions: ParsableArguments {
   @Option(help: "Address to listen on.") var host = env("HOST") ?? "127.0.0.1"
   @Option(help: "Port to listen on (0 picks a free one).") var port = Int(env("PORT") ?? "") ?? 8080
-  @Option(help: "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
+  @Option(
+    help:
+      "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
   var publicURL: String?
 
   var publicBase: String? { publicURL ?? env("PUBLIC_URL") }
@@ -48,7 +51,8 @@ struct AddressOptions: ParsableArguments {
 }
 
 struct Serve: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(abstract: "Serve the web app and the rooms (the default).")
+  static let configuration = CommandConfiguration(
+    abstract: "Serve the web app and the rooms (the default).")
 
   @OptionGroup var data: DataOptions
   @OptionGroup var address: AddressOptions
@@ -60,15 +64,21 @@ struct Serve: AsyncParsableCommand {
 
   @Option(
     name: .customLong("bot-token"),
-    help: "An admin bot as NAME=SECRET, kept for compatibility (prefer `bots add`); repeatable (STANDUPS_BOT_TOKENS=name:secret,...).")
+    help:
+      "An admin bot as NAME=SECRET, kept for compatibility (prefer `bots add`); repeatable (STANDUPS_BOT_TOKENS=name:secret,...)."
+  )
   var botTokens: [String] = []
 
-  @Flag(help: "Let anyone who can reach the server in, without the invite (a local demo; STANDUPS_OPEN=1).")
+  @Flag(
+    help:
+      "Let anyone who can reach the server in, without the invite (a local demo; STANDUPS_OPEN=1).")
   var open = false
   @Flag(help: "Allow --open on an address other than loopback.") var openToNetwork = false
   @Option(
     name: .customLong("allowed-origin"),
-    help: "Another origin whose pages may use the server (https://intranet.example); repeatable (STANDUPS_ALLOWED_ORIGINS=a,b).")
+    help:
+      "Another origin whose pages may use the server (https://intranet.example); repeatable (STANDUPS_ALLOWED_ORIGINS=a,b)."
+  )
   var allowedOrigins: [String] = []
 
   @Option(help: "WebSockets open at once; more get 503.")
@@ -77,23 +87,31 @@ struct Serve: AsyncParsableCommand {
   var maxConnectionsPerAddress =
     Int(env("MAX_CONNECTIONS_PER_ADDRESS") ?? "") ?? ServerLimits().maxConnectionsPerAddress
   @Option(help: "Messages a connection may send per second (bursts of twice that).")
-  var messagesPerSecond = Double(env("MESSAGES_PER_SECOND") ?? "") ?? ServerLimits().messagesPerSecond
+  var messagesPerSecond =
+    Double(env("MESSAGES_PER_SECOND") ?? "") ?? ServerLimits().messagesPerSecond
 
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
   var isOpen: Bool { open || env("OPEN") == "1" }
   var origins: [String] {
-    allowedOrigins + (env("ALLOWED_ORIGINS") ?? "").split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+    allowedOrigins
+      + (env("ALLOWED_ORIGINS") ?? "").split(separator: ",").map {
+        String($0).trimmingCharacters(in: .whitespaces)
+      }
   }
 
   func validate() throws {
-    guard (0...65535).contains(address.port) else { throw ValidationError("--port must be 0 to 65535.") }
+    guard (0...65535).contains(address.port) else {
+      throw ValidationError("--port must be 0 to 65535.")
+    }
     guard (certificate == nil) == (privateKey == nil) else {
       throw ValidationError("--tls-cert and --tls-key go together.")
     }
     _ = try bots()
     guard maxConnections > 0, maxConnectionsPerAddress > 0, messagesPerSecond > 0 else {
-      throw ValidationError("--max-connections, --max-connections-per-address and --messages-per-second must be positive.")
+      throw ValidationError(
+        "--max-connections, --max-connections-per-address and --messages-per-second must be positive."
+      )
     }
     if isOpen && !Gatekeeper.isLoopback(address.host) && !openToNetwork {
       throw ValidationError(
@@ -133,7 +151,8 @@ struct Serve: AsyncParsableCommand {
       print("Invite your team with this link (it lets anyone who has it in): \(link)")
     } else {
       Logger(label: "standups").warning(
-        "OPEN MODE: no invite needed — anyone who can reach this server can read, change and delete every standup.")
+        "OPEN MODE: no invite needed — anyone who can reach this server can read, change and delete every standup."
+      )
     }
     fflush(nil)
     _ = await waitForTerminationSignal()
@@ -152,7 +171,9 @@ struct Serve: AsyncParsableCommand {
 struct Invite: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print the team's invite link.",
-    discussion: "--rotate makes a new secret: the old link stops working and every session ends (running servers notice within a second).")
+    discussion:
+      "--rotate makes a new secret: the old link stops working and every session ends (running servers notice within a second)."
+  )
 
   @OptionGroup var data: DataOptions
   @OptionGroup var address: AddressOptions
@@ -169,16 +190,21 @@ struct Invite: AsyncParsableCommand {
 
 struct Bots: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Add, list and revoke the bots allowed in.", subcommands: [Add.self, List.self, Revoke.self])
+    abstract: "Add, list and revoke the bots allowed in.",
+    subcommands: [Add.self, List.self, Revoke.self])
 
   struct Add: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Add a bot and print its token (shown this once).",
-      discussion: "notes: submit notes. drive: also start, advance, pause, resume and end meetings. admin: everything a person can do.")
+      discussion:
+        "notes: submit notes. drive: also start, advance, pause, resume and end meetings. admin: everything a person can do."
+    )
 
     @OptionGroup var data: DataOptions
     @Argument(help: "The bot's name, as people will see it.") var name: String
-    @Option(name: .customLong("standup"), help: "A standup id it may use; repeatable. Without any: every standup and the lobby.")
+    @Option(
+      name: .customLong("standup"),
+      help: "A standup id it may use; repeatable. Without any: every standup and the lobby.")
     var standups: [String] = []
     @Option(name: .customLong("can"), help: "notes, drive or admin.") var scope: Bot.Scope
 
@@ -210,10 +236,16 @@ struct Bots: AsyncParsableCommand {
 
     func run() async throws {
       let bots = try await data.access().bots()
-      if bots.isEmpty { print("No bots yet: add one with `standups-server bots add NAME --can notes`.") }
+      if bots.isEmpty {
+        print("No bots yet: add one with `standups-server bots add NAME --can notes`.")
+      }
       for bot in bots {
-        let standups = bot.standups.isEmpty ? "every standup" : bot.standups.map(\.uuidString).joined(separator: ", ")
-        print("\(bot.name)\t\(bot.scope.rawValue)\t\(standups)\tadded \(ISO8601DateFormatter().string(from: bot.createdAt))")
+        let standups =
+          bot.standups.isEmpty
+          ? "every standup" : bot.standups.map(\.uuidString).joined(separator: ", ")
+        print(
+          "\(bot.name)\t\(bot.scope.rawValue)\t\(standups)\tadded \(ISO8601DateFormatter().string(from: bot.createdAt))"
+        )
       }
     }
   }
@@ -233,7 +265,11 @@ struct Bots: AsyncParsableCommand {
   }
 }
 
-private func env(_ name: String) -> String? { ProcessInfo.processInfo.environment["STANDUPS_" + name] }
+private func env(_ name: String) -> String? {
+  ProcessInfo.processInfo.environment["STANDUPS_" + name]
+}
 
+// swift-format-ignore: AvoidRetroactiveConformances
+// NB: swift-log's levels as option values; neither package declares it.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension Bot.Scope: ExpressibleByArgument {}

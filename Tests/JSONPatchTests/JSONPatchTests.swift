@@ -21,21 +21,26 @@ func randomValue(depth: Int = 0, using rng: inout SeededGenerator) -> JSONValue 
   case 0: return .null
   case 1: return .bool(Bool.random(using: &rng))
   case 2: return .int(Int.random(in: -5...300, using: &rng))
-  case 3: return .string(["", "a", "Blob", "x/y~z", "é 🎉", "line\nbreak"].randomElement(using: &rng)!)
+  case 3:
+    return .string(["", "a", "Blob", "x/y~z", "é 🎉", "line\nbreak"].randomElement(using: &rng)!)
   case 4: return .double(Double(Int.random(in: 0...100, using: &rng)) / 4)
   case 5:
-    return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in
-      randomValue(depth: depth + 1, using: &rng)
-    })
+    return .array(
+      (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+        randomValue(depth: depth + 1, using: &rng)
+      })
   case 6:
     // An array of objects with distinct ids, like attendees or meetings.
     let ids = Array(0..<8).shuffled(using: &rng).prefix(Int.random(in: 0...5, using: &rng))
-    return .array(ids.map { id in
-      .object(["id": .string("id-\(id)"), "name": randomValue(depth: depth + 2, using: &rng)])
-    })
+    return .array(
+      ids.map { id in
+        .object(["id": .string("id-\(id)"), "name": randomValue(depth: depth + 2, using: &rng)])
+      })
   default:
     var members: [String: JSONValue] = [:]
-    for key in ["a", "b", "c/d", "e~f", "0"].shuffled(using: &rng).prefix(Int.random(in: 0...4, using: &rng)) {
+    for key in ["a", "b", "c/d", "e~f", "0"].shuffled(using: &rng).prefix(
+      Int.random(in: 0...4, using: &rng))
+    {
       members[key] = randomValue(depth: depth + 1, using: &rng)
     }
     return .object(members)
@@ -47,7 +52,8 @@ func mutate(_ value: JSONValue, using rng: inout SeededGenerator) -> JSONValue {
   switch value {
   case .object(var members):
     for key in members.keys where Bool.random(using: &rng) {
-      members[key] = Int.random(in: 0..<4, using: &rng) == 0 ? nil : mutate(members[key]!, using: &rng)
+      members[key] =
+        Int.random(in: 0..<4, using: &rng) == 0 ? nil : mutate(members[key]!, using: &rng)
     }
     if Bool.random(using: &rng) { members["new"] = randomValue(depth: 3, using: &rng) }
     return .object(members)
@@ -91,12 +97,15 @@ func mutate(_ value: JSONValue, using rng: inout SeededGenerator) -> JSONValue {
   @Test func anEditInsideAnArrayOfIdentifiedObjectsIsOneReplace() {
     let old: JSONValue = ["attendees": [["id": "a", "name": "Blob"], ["id": "b", "name": "Jr"]]]
     let new: JSONValue = ["attendees": [["id": "a", "name": "Blob"], ["id": "b", "name": "Sr"]]]
-    #expect(JSONPatch.diff(old, new) == [.replace(path: JSONPointer("/attendees/1/name")!, value: "Sr")])
+    #expect(
+      JSONPatch.diff(old, new) == [.replace(path: JSONPointer("/attendees/1/name")!, value: "Sr")])
   }
 
   @Test func prependingToAnIdentifiedArrayIsOneAdd() {
     let old: JSONValue = ["meetings": [["id": "m1", "transcript": "x"]]]
-    let new: JSONValue = ["meetings": [["id": "m2", "transcript": "y"], ["id": "m1", "transcript": "x"]]]
+    let new: JSONValue = [
+      "meetings": [["id": "m2", "transcript": "y"], ["id": "m1", "transcript": "x"]]
+    ]
     #expect(
       JSONPatch.diff(old, new) == [
         .add(path: JSONPointer("/meetings/0")!, value: ["id": "m2", "transcript": "y"])
@@ -119,34 +128,54 @@ func mutate(_ value: JSONValue, using rng: inout SeededGenerator) -> JSONValue {
         #expect(throws: PatchError.self) { try JSONPatch.apply(operations, to: document) }
       }
     }
-    try check(#"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz","value":"qux"}]"#, #"{"baz":"qux","foo":"bar"}"#)
-    try check(#"{"foo":["bar","baz"]}"#, #"[{"op":"add","path":"/foo/1","value":"qux"}]"#, #"{"foo":["bar","qux","baz"]}"#)
+    try check(
+      #"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz","value":"qux"}]"#,
+      #"{"baz":"qux","foo":"bar"}"#)
+    try check(
+      #"{"foo":["bar","baz"]}"#, #"[{"op":"add","path":"/foo/1","value":"qux"}]"#,
+      #"{"foo":["bar","qux","baz"]}"#)
     try check(#"{"baz":"qux","foo":"bar"}"#, #"[{"op":"remove","path":"/baz"}]"#, #"{"foo":"bar"}"#)
-    try check(#"{"foo":["bar","qux","baz"]}"#, #"[{"op":"remove","path":"/foo/1"}]"#, #"{"foo":["bar","baz"]}"#)
-    try check(#"{"baz":"qux","foo":"bar"}"#, #"[{"op":"replace","path":"/baz","value":"boo"}]"#, #"{"baz":"boo","foo":"bar"}"#)
+    try check(
+      #"{"foo":["bar","qux","baz"]}"#, #"[{"op":"remove","path":"/foo/1"}]"#,
+      #"{"foo":["bar","baz"]}"#)
+    try check(
+      #"{"baz":"qux","foo":"bar"}"#, #"[{"op":"replace","path":"/baz","value":"boo"}]"#,
+      #"{"baz":"boo","foo":"bar"}"#)
     try check(
       #"{"foo":{"bar":"baz","waldo":"fred"},"qux":{"corge":"grault"}}"#,
       #"[{"op":"move","from":"/foo/waldo","path":"/qux/thud"}]"#,
       #"{"foo":{"bar":"baz"},"qux":{"corge":"grault","thud":"fred"}}"#)
-    try check(#"{"foo":["all","grass","cows","eat"]}"#, #"[{"op":"move","from":"/foo/1","path":"/foo/3"}]"#, #"{"foo":["all","cows","eat","grass"]}"#)
-    try check(#"{"baz":"qux","foo":["a",2,"c"]}"#, #"[{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]"#, #"{"baz":"qux","foo":["a",2,"c"]}"#)
+    try check(
+      #"{"foo":["all","grass","cows","eat"]}"#, #"[{"op":"move","from":"/foo/1","path":"/foo/3"}]"#,
+      #"{"foo":["all","cows","eat","grass"]}"#)
+    try check(
+      #"{"baz":"qux","foo":["a",2,"c"]}"#,
+      #"[{"op":"test","path":"/baz","value":"qux"},{"op":"test","path":"/foo/1","value":2}]"#,
+      #"{"baz":"qux","foo":["a",2,"c"]}"#)
     try check(#"{"baz":"qux"}"#, #"[{"op":"test","path":"/baz","value":"bar"}]"#, nil)
-    try check(#"{"foo":"bar"}"#, #"[{"op":"add","path":"/child","value":{"grandchild":{}}}]"#, #"{"foo":"bar","child":{"grandchild":{}}}"#)
+    try check(
+      #"{"foo":"bar"}"#, #"[{"op":"add","path":"/child","value":{"grandchild":{}}}]"#,
+      #"{"foo":"bar","child":{"grandchild":{}}}"#)
     try check(#"{"foo":"bar"}"#, #"[{"op":"add","path":"/baz/bat","value":"qux"}]"#, nil)
-    try check(#"{"/":9,"~1":10}"#, #"[{"op":"test","path":"/~01","value":10}]"#, #"{"/":9,"~1":10}"#)
-    try check(#"{"foo":["bar"]}"#, #"[{"op":"add","path":"/foo/-","value":["abc","def"]}]"#, #"{"foo":["bar",["abc","def"]]}"#)
+    try check(
+      #"{"/":9,"~1":10}"#, #"[{"op":"test","path":"/~01","value":10}]"#, #"{"/":9,"~1":10}"#)
+    try check(
+      #"{"foo":["bar"]}"#, #"[{"op":"add","path":"/foo/-","value":["abc","def"]}]"#,
+      #"{"foo":["bar",["abc","def"]]}"#)
     try check(#"{"foo":1}"#, #"[{"op":"copy","from":"/foo","path":"/bar"}]"#, #"{"foo":1,"bar":1}"#)
   }
 }
 
 @Suite struct JSONValueTests {
   @Test func parsesAndEncodesCompactlyWithSortedKeys() throws {
-    let value = try JSONValue(parsing: #" { "b" : [1, -2.5, true, null], "a": "x\"\\\n\u00e9\ud83c\udf89" } "#)
+    let value = try JSONValue(
+      parsing: #" { "b" : [1, -2.5, true, null], "a": "x\"\\\n\u00e9\ud83c\udf89" } "#)
     #expect(value.encodedString == #"{"a":"x\"\\\né🎉","b":[1,-2.5,true,null]}"#)
   }
 
   @Test func rejectsWhatIsNotJSON() {
-    for text in ["", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "{} {}", "\"\u{01}\""] {
+    for text in ["", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "{} {}", "\"\u{01}\""]
+    {
       #expect(throws: JSONParseError.self, "\(text)") { try JSONValue(parsing: text) }
     }
     let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)

@@ -16,7 +16,8 @@ struct LobbyTests {
     }
     await store.send(
       .addStandupSubmitted(
-        .init(title: "  Design ", durationSeconds: 600, theme: "teal", attendeeNames: ["Ana", "Ben"]))
+        .init(
+          title: "  Design ", durationSeconds: 600, theme: "teal", attendeeNames: ["Ana", "Ben"]))
     ) {
       $0.standups = [
         Standup(
@@ -34,11 +35,14 @@ struct LobbyTests {
       $0.uuid = .incrementing
     }
     func new(
-      title: String = "Design", seconds: Int = 300, theme: String = "orange", names: [String] = ["Ana"]
+      title: String = "Design", seconds: Int = 300, theme: String = "orange",
+      names: [String] = ["Ana"]
     ) -> Lobby.Action {
-      .addStandupSubmitted(.init(title: title, durationSeconds: seconds, theme: theme, attendeeNames: names))
+      .addStandupSubmitted(
+        .init(title: title, durationSeconds: seconds, theme: theme, attendeeNames: names))
     }
-    await store.send(new(title: " "), rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+    await store.send(
+      new(title: " "), rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
     await store.send(
       new(title: String(repeating: "x", count: 101)),
       rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
@@ -48,12 +52,14 @@ struct LobbyTests {
         rejectedWith: .invalidValue(
           "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."))
     }
-    await store.send(new(names: []), rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
+    await store.send(
+      new(names: []), rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
     await store.send(
       new(names: Array(repeating: "A", count: 51)),
       rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
     await store.send(
-      new(names: ["Ana", " "]), rejectedWith: .invalidValue("An attendee's name must be 1 to 40 characters."))
+      new(names: ["Ana", " "]),
+      rejectedWith: .invalidValue("An attendee's name must be 1 to 40 characters."))
     await store.send(
       new(theme: "beige"),
       rejectedWith: .invalidValue(

@@ -1,5 +1,5 @@
-import Clocks
 import CasePathsCore
+import Clocks
 import ConcurrencyExtras
 import Dependencies
 import Foundation
@@ -79,7 +79,9 @@ struct RecordMeetingTests {
       await store.send(.meeting(.presented(.alert(.resume)))) { $0.meeting?.alert = nil }
       await clock.advance(by: .seconds(1))
       await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 151 }
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
       await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
       // Discarded: nothing saved, and no tick after it.
       await clock.advance(by: .seconds(3))
@@ -96,7 +98,8 @@ struct RecordMeetingTests {
         $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
       }
       await store.receive(\.meeting.presented.started)
-      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped the API")))) {
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped the API"))))
+      {
         $0.meeting?.transcript = "Ana: Shipped the API"
       }
       await store.send(.meeting(.presented(.noteSubmitted(author: "CI", text: "  build green ")))) {
@@ -108,7 +111,9 @@ struct RecordMeetingTests {
       await store.send(
         .meeting(.presented(.alert(.saveAndEnd))),
         rejectedWith: .invalidAction("The end-meeting alert is not showing."))
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
       await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
         $0.meeting = nil
         $0.standup.meetings = [
@@ -144,7 +149,9 @@ struct RecordMeetingTests {
       await store.send(
         .meeting(.presented(.resumeButtonTapped)),
         rejectedWith: .invalidAction("The meeting is not paused."))
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
       await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
     }
   }
@@ -160,8 +167,11 @@ struct RecordMeetingTests {
       $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
     }
     await store.receive(\.meeting.presented.started)
-    await store.send(.startMeetingButtonTapped, rejectedWith: .invalidAction("A meeting is already running."))
-    await store.send(.meeting(.presented(.endMeetingButtonTapped))) { $0.meeting?.alert = .endMeeting }
+    await store.send(
+      .startMeetingButtonTapped, rejectedWith: .invalidAction("A meeting is already running."))
+    await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+      $0.meeting?.alert = .endMeeting
+    }
     await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
   }
 }

@@ -25,8 +25,12 @@ struct RoomEditingTests {
   @Test func editingASharedDraftAndSavingIt() async {
     let standup = Standup.mock()
     let store = makeStore(standup)
-    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
-    await store.send(.focusChanged(participant: "p1", field: "title")) { $0.participants[0].focus = "title" }
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    await store.send(.focusChanged(participant: "p1", field: "title")) {
+      $0.participants[0].focus = "title"
+    }
     await store.send(.edit(.binding(.set(\.$title, "Design sync")))) {
       guard case .edit(var form) = $0.destination else { return }
       form.title = "Design sync"
@@ -61,7 +65,9 @@ struct RoomEditingTests {
   @Test func badValuesAreRejectedAndLeaveTheDraftAsItWas() async {
     let standup = Standup.mock()
     let store = makeStore(standup)
-    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
     await store.send(
       .edit(.binding(.set(\.$title, String(repeating: "x", count: 101)))),
       rejectedWith: .invalidValue("The title may be at most 100 characters."))
@@ -70,28 +76,37 @@ struct RoomEditingTests {
       rejectedWith: .invalidValue(
         "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."))
     await store.send(
-      .edit(.binding(.set(\.$attendees, \.[nameOf: standup.attendees[0].id], String(repeating: "n", count: 41)))),
+      .edit(
+        .binding(
+          .set(\.$attendees, \.[nameOf: standup.attendees[0].id], String(repeating: "n", count: 41))
+        )),
       rejectedWith: .invalidValue("An attendee's name may be at most 40 characters."))
     await store.send(
       .edit(.binding(.set(\.$attendees, \.[nameOf: UUID(999)], "Ghost"))),
       rejectedWith: .invalidValue("That field no longer exists: it was removed."))
     await store.send(
       .focusChanged(participant: "p1", field: "attendee:nope"),
-      rejectedWith: .invalidValue("Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null."))
+      rejectedWith: .invalidValue(
+        "Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null."))
     await store.send(
       .edit(.deleteAttendeesTapped(ids: standup.attendees.map(\.id))),
       rejectedWith: .invalidAction("A standup keeps at least one attendee."))
-    await store.send(.startMeetingButtonTapped, rejectedWith: .invalidAction("Close the open form or alert first."))
+    await store.send(
+      .startMeetingButtonTapped, rejectedWith: .invalidAction("Close the open form or alert first.")
+    )
     await store.send(.cancelEditButtonTapped) { $0.destination = nil }
     await store.send(
-      .edit(.addAttendeeButtonTapped), rejectedWith: .invalidAction("Nothing is being edited: tap Edit first."))
+      .edit(.addAttendeeButtonTapped),
+      rejectedWith: .invalidAction("Nothing is being edited: tap Edit first."))
   }
 
   @Test func deletingAttendeesMovesFocusToTheNearestOne() async {
     let standup = Standup.mock(attendees: 4)
     let ids = standup.attendees.map(\.id)
     let store = makeStore(standup)
-    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
     await store.send(.focusChanged(participant: "p1", field: "attendee:\(ids[1].uuidString)")) {
       $0.participants[0].focus = "attendee:\(ids[1].uuidString)"
     }
@@ -128,8 +143,11 @@ struct RoomEditingTests {
   @Test func savingWithNoNamedAttendeesOrNoTitleIsRejected() async {
     let standup = Standup.mock(attendees: 1)
     let store = makeStore(standup)
-    await store.send(.editButtonTapped) { $0.destination = .edit(StandupForm.State(standup: standup)) }
-    await store.send(.edit(.binding(.set(\.$attendees, \.[nameOf: standup.attendees[0].id], "  ")))) {
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    await store.send(.edit(.binding(.set(\.$attendees, \.[nameOf: standup.attendees[0].id], "  "))))
+    {
       guard case .edit(var form) = $0.destination else { return }
       form.attendees[0].name = "  "
       $0.destination = .edit(form)
@@ -143,6 +161,7 @@ struct RoomEditingTests {
       $0.destination = .edit(form)
     }
     await store.send(
-      .saveEditButtonTapped, rejectedWith: .invalidValue("A standup needs a title of 1 to 100 characters."))
+      .saveEditButtonTapped,
+      rejectedWith: .invalidValue("A standup needs a title of 1 to 100 characters."))
   }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import JSONPatch
 import StandupsFeatures
-@testable import StandupsServer
 import Testing
 import WebSocketTransport
+
+@testable import StandupsServer
 
 /// Only the team gets in: invites, sessions, origins, scoped bots, throttled guessing.
 @Suite(.serialized)
@@ -41,18 +42,24 @@ struct AccessTests {
     return String(try #require(setCookie.split(separator: ";").first))
   }
 
-  func join(_ server: TestServer, _ path: String, headers: [String: String]) async throws -> TestClient {
+  func join(_ server: TestServer, _ path: String, headers: [String: String]) async throws
+    -> TestClient
+  {
     let client = TestClient()
-    client.connection = try await server.client.connect(port: server.port, path: path, headers: headers) {
+    client.connection = try await server.client.connect(
+      port: server.port, path: path, headers: headers
+    ) {
       client.receive($0)
     }
     _ = try await client.next { $0["type"] == "welcome" }
     return client
   }
 
-  func refusal(_ server: TestServer, _ path: String, headers: [String: String] = [:]) async -> Int? {
+  func refusal(_ server: TestServer, _ path: String, headers: [String: String] = [:]) async -> Int?
+  {
     do {
-      let connection = try await server.client.connect(port: server.port, path: path, headers: headers)
+      let connection = try await server.client.connect(
+        port: server.port, path: path, headers: headers)
       connection.close()
       return 101
     } catch let error as WebSocketConnectError {
@@ -85,14 +92,17 @@ struct AccessTests {
     let link = try #require(server.server.inviteLink)
     #expect(link.hasPrefix("http://127.0.0.1:\(server.port)/join#"))
     let cookie = try signIn(server, name: "Ana")
-    let session = try httpResponse(port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
+    let session = try httpResponse(
+      port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
     #expect(session.json?["name"] == "Ana")
     // ?name= cannot change who the session says you are.
     let ana = try await join(server, "\(room)?name=Mallory", headers: ["Cookie": cookie])
     let state = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 1 }
     #expect(state["participants"]?[0]?["name"] == "Ana")
     // The API answers a session too.
-    #expect(try httpResponse(port: server.port, "GET", "/api/standups", headers: ["Cookie": cookie]).status == 200)
+    #expect(
+      try httpResponse(port: server.port, "GET", "/api/standups", headers: ["Cookie": cookie])
+        .status == 200)
     // A wrong invite, a forged cookie, an unknown name are refused with a reason.
     let wrong = try httpResponse(
       port: server.port, "POST", "/api/session", body: #"{"invite":"AAAA","name":"Eve"}"#)
@@ -106,8 +116,11 @@ struct AccessTests {
   @Test func namesAreCheckedAndBotNamesAreReserved() async throws {
     let (server, _) = try await Self.teamServer()
     let invite = try #require(server.server.inviteLink?.split(separator: "#").last)
-    for name in ["Notes", "ci", "Ana (bot)", "Ana\u{202E}", "line\nbreak", String(repeating: "x", count: 41)] {
-      let body = JSONValue.object(["invite": .string(String(invite)), "name": .string(name)]).encodedString
+    for name in [
+      "Notes", "ci", "Ana (bot)", "Ana\u{202E}", "line\nbreak", String(repeating: "x", count: 41),
+    ] {
+      let body = JSONValue.object(["invite": .string(String(invite)), "name": .string(name)])
+        .encodedString
       let answer = try httpResponse(port: server.port, "POST", "/api/session", body: body)
       #expect(answer.status == 400, "\(name) was accepted")
       #expect(answer.json?["code"] == "invalid_value")
@@ -115,18 +128,25 @@ struct AccessTests {
     // Renaming needs the session, not the invite.
     let cookie = try signIn(server, name: "Ana")
     let renamed = try httpResponse(
-      port: server.port, "POST", "/api/session", headers: ["Cookie": cookie], body: #"{"name":"Ana B"}"#)
+      port: server.port, "POST", "/api/session", headers: ["Cookie": cookie],
+      body: #"{"name":"Ana B"}"#)
     #expect(renamed.status == 200)
     #expect(renamed.json?["name"] == "Ana B")
-    #expect(try httpResponse(port: server.port, "POST", "/api/session", body: #"{"name":"Eve"}"#).status == 401)
+    #expect(
+      try httpResponse(port: server.port, "POST", "/api/session", body: #"{"name":"Eve"}"#).status
+        == 401)
     await server.stop()
   }
 
   @Test func pagesFromOtherOriginsAreRefused() async throws {
     let (server, _) = try await Self.teamServer()
     let cookie = try signIn(server, name: "Ana")
-    #expect(await refusal(server, room, headers: ["Cookie": cookie, "Origin": "https://evil.example"]) == 403)
-    #expect(await refusal(server, room, headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:1"]) == 403)
+    #expect(
+      await refusal(server, room, headers: ["Cookie": cookie, "Origin": "https://evil.example"])
+        == 403)
+    #expect(
+      await refusal(server, room, headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:1"])
+        == 403)
     let own = try await join(
       server, room, headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"])
     own.close()
@@ -137,7 +157,8 @@ struct AccessTests {
     #expect(signIn.status == 403)
     let post = try httpResponse(
       port: server.port, "POST", "/api/rooms/\(Standup.design.id.uuidString)/actions",
-      headers: ["Cookie": cookie, "Origin": "https://evil.example"], body: #"{"type":"startMeetingButtonTapped"}"#)
+      headers: ["Cookie": cookie, "Origin": "https://evil.example"],
+      body: #"{"type":"startMeetingButtonTapped"}"#)
     #expect(post.status == 403)
     await server.stop()
 
@@ -145,9 +166,11 @@ struct AccessTests {
       $0.access = .open
       $0.allowedOrigins = ["https://intranet.example"]
     }
-    let ana = try await join(listed, "\(room)?name=Ana", headers: ["Origin": "https://intranet.example"])
+    let ana = try await join(
+      listed, "\(room)?name=Ana", headers: ["Origin": "https://intranet.example"])
     ana.close()
-    #expect(await refusal(listed, "\(room)?name=Eve", headers: ["Origin": "https://evil.example"]) == 403)
+    #expect(
+      await refusal(listed, "\(room)?name=Eve", headers: ["Origin": "https://evil.example"]) == 403)
     await listed.stop()
   }
 
@@ -196,15 +219,18 @@ struct AccessTests {
     #expect(state["standup"]?["meetings"]?.arrayValue?.count == 1)
 
     // The lobby: admins may create, others may not; a bot kept to one standup sees no other.
-    let lobbyNotes = try await join(server, "/ws/lobby", headers: ["Authorization": "Bearer stb_notes"])
+    let lobbyNotes = try await join(
+      server, "/ws/lobby", headers: ["Authorization": "Bearer stb_notes"])
     let created = try await lobbyNotes.act(
       "addStandupSubmitted",
       ["standup": ["title": "X", "duration": 300, "theme": "orange", "attendees": [["name": "A"]]]])
     #expect(created["code"] == "forbidden")
     #expect(await refusal(server, room, headers: ["Authorization": "Bearer stb_elsewhere"]) == 403)
-    #expect(await refusal(server, "/ws/lobby", headers: ["Authorization": "Bearer stb_elsewhere"]) == 403)
+    #expect(
+      await refusal(server, "/ws/lobby", headers: ["Authorization": "Bearer stb_elsewhere"]) == 403)
     let api = try httpResponse(
-      port: server.port, "POST", "/api/rooms/\(Standup.design.id.uuidString)/actions", token: "stb_notes",
+      port: server.port, "POST", "/api/rooms/\(Standup.design.id.uuidString)/actions",
+      token: "stb_notes",
       body: #"{"type":"startMeetingButtonTapped"}"#)
     #expect(api.status == 403)
     #expect(api.json?["code"] == "forbidden")
@@ -218,7 +244,8 @@ struct AccessTests {
     let closed = try await notes.waitUntilClosed()
     #expect(closed.code == 4401)
     #expect(await refusal(server, room, headers: ["Authorization": "Bearer stb_notes"]) == 401)
-    #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_notes").status == 401)
+    #expect(
+      try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_notes").status == 401)
     await server.stop()
   }
 
@@ -226,14 +253,19 @@ struct AccessTests {
     let (server, _) = try await Self.teamServer()
     let cookie = try signIn(server, name: "Ana")
     for attempt in 1...10 {
-      #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess\(attempt)").status == 401)
+      #expect(
+        try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess\(attempt)")
+          .status == 401)
     }
-    let throttled = try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess11")
+    let throttled = try httpResponse(
+      port: server.port, "GET", "/api/standups", token: "stb_guess11")
     #expect(throttled.status == 429)
     let wait = try #require(throttled.headers["retry-after"].flatMap(Int.init))
     #expect((1...60).contains(wait))
     // While it waits, even a good token from that address waits…
-    #expect(try httpResponse(port: server.port, "GET", "/api/standups", token: "ci-secret-0001").status == 429)
+    #expect(
+      try httpResponse(port: server.port, "GET", "/api/standups", token: "ci-secret-0001").status
+        == 429)
     #expect(await refusal(server, room, headers: ["Authorization": "Bearer ci-secret-0001"]) == 429)
     // …but not a person with a session (it cannot be guessed): a stranger's guesses from a
     // shared address lock nobody out.
@@ -250,7 +282,8 @@ struct AccessTests {
     let (server, _) = try await Self.teamServer()
     let cookie = try signIn(server, name: "Ana")
     // A proxy's Basic authentication in front of the server is not ours to judge.
-    let ana = try await join(server, room, headers: ["Cookie": cookie, "Authorization": "Basic YWxhZGRpbjpvcGVu"])
+    let ana = try await join(
+      server, room, headers: ["Cookie": cookie, "Authorization": "Basic YWxhZGRpbjpvcGVu"])
     ana.close()
     await server.stop()
   }
@@ -259,11 +292,13 @@ struct AccessTests {
     let server = try await TestServer.start(access: .inMemory()) { $0.access = .open }
     // DNS rebinding: a page at evil.example, re-pointed at this machine, sends a matching
     // Origin and Host.
-    let rebound = "GET /ws/lobby?name=Eve HTTP/1.1\r\nHost: evil.example:\(server.port)\r\n"
+    let rebound =
+      "GET /ws/lobby?name=Eve HTTP/1.1\r\nHost: evil.example:\(server.port)\r\n"
       + "Origin: http://evil.example:\(server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     #expect(try httpStatus(port: server.port, rebound) == 403)
-    let local = try await join(server, "/ws/lobby?name=Ana", headers: ["Origin": "http://127.0.0.1:\(server.port)"])
+    let local = try await join(
+      server, "/ws/lobby?name=Ana", headers: ["Origin": "http://127.0.0.1:\(server.port)"])
     local.close()
     await server.stop()
   }
@@ -304,7 +339,12 @@ struct AccessUnitTests {
     let secret = TeamSecret.random()
     let now = Date()
     let token = secret.session(name: "Ana", expires: now.addingTimeInterval(60))
-    #expect(secret.verifySession(token, now: now) == .valid(Session(name: "Ana", expires: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 60).rounded(.down)))))
+    #expect(
+      secret.verifySession(token, now: now)
+        == .valid(
+          Session(
+            name: "Ana",
+            expires: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 60).rounded(.down)))))
     #expect(secret.verifySession(token, now: now.addingTimeInterval(61)) == .expired)
     #expect(TeamSecret.random().verifySession(token, now: now) == .ended)
     var parts = token.split(separator: ".").map(String.init)

@@ -23,7 +23,10 @@ struct BotTests {
     ) { bot.receive($0) }
     _ = try await bot.next { $0["type"] == "welcome" }
     let state = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 3 }
-    #expect(state["participants"]?[1] == ["id": state["participants"]?[1]?["id"] ?? nil, "name": "CI", "isBot": true, "focus": nil])
+    #expect(
+      state["participants"]?[1] == [
+        "id": state["participants"]?[1]?["id"] ?? nil, "name": "CI", "isBot": true, "focus": nil,
+      ])
     // A bot shows under its own name, whatever ?name= asks for.
     #expect(state["participants"]?[2]?["name"] == "Standup Bot")
     #expect(state["participants"]?[2]?["isBot"] == true)
@@ -34,7 +37,8 @@ struct BotTests {
     _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI (bot): build 1234 green" }
 
     #expect(try httpStatus(port: server.port, upgradeRequest("\(room)?token=wrong")) == 401)
-    #expect(try httpStatus(port: server.port, upgradeRequest("/ws/lobby?token=wrong&name=X")) == 401)
+    #expect(
+      try httpStatus(port: server.port, upgradeRequest("/ws/lobby?token=wrong&name=X")) == 401)
     await server.stop()
   }
 
@@ -46,7 +50,9 @@ struct BotTests {
 
     let posted = try http(
       port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
-      body: #"{"type":"action","ref":"b-1","action":{"type":"meeting.noteSubmitted","text":"deploy done"}}"#)
+      body:
+        #"{"type":"action","ref":"b-1","action":{"type":"meeting.noteSubmitted","text":"deploy done"}}"#
+    )
     #expect(posted.status == 200)
     let version = try #require(posted.json?["version"]?.intValue)
     _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI (bot): deploy done" }
@@ -60,7 +66,8 @@ struct BotTests {
 
     let read = try http(port: server.port, "GET", "/api/rooms/\(id)", token: "bot-secret-0002")
     #expect(read.status == 200)
-    #expect(read.json?["state"]?["meeting"]?["transcript"] == "CI (bot): deploy done\nCI (bot): second")
+    #expect(
+      read.json?["state"]?["meeting"]?["transcript"] == "CI (bot): deploy done\nCI (bot): second")
     #expect(read.json?["version"]?.intValue != nil)
     let lobby = try http(port: server.port, "GET", "/api/standups", token: "bot-secret-0002")
     #expect(lobby.json?["state"]?["standups"]?[0]?["title"] == "Design")
@@ -71,7 +78,8 @@ struct BotTests {
     #expect(noToken.status == 401)
     #expect(noToken.json?["code"] == "unauthorized")
     #expect(try http(port: server.port, "GET", "/api/standups", token: "nope").status == 401)
-    let unknown = try http(port: server.port, "GET", "/api/rooms/\(UUID())", token: "ci-secret-0001")
+    let unknown = try http(
+      port: server.port, "GET", "/api/rooms/\(UUID())", token: "ci-secret-0001")
     #expect(unknown.status == 404)
     #expect(unknown.json?["code"] == "not_found")
     let impossible = try http(
@@ -84,7 +92,8 @@ struct BotTests {
       port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001", body: "{nope")
     #expect(garbage.status == 400)
     #expect(garbage.json?["code"] == "bad_json")
-    #expect(try http(port: server.port, "DELETE", "/api/standups", token: "ci-secret-0001").status == 405)
+    #expect(
+      try http(port: server.port, "DELETE", "/api/standups", token: "ci-secret-0001").status == 405)
     await server.stop()
   }
 

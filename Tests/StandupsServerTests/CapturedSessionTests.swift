@@ -18,9 +18,12 @@ struct CapturedSessionTests {
     try await ana.act("focusChanged", ["field": "title"])
     try await ana.act("edit.binding", ["path": "/title", "value": "Design ~/ review"])
     try await ana.act("edit.addAttendeeButtonTapped")
-    let added = try #require(ana.state?["destination"]?["edit"]?["draft"]?["attendees"]?[3]?["id"]?.stringValue)
-    try await ana.act("edit.binding", ["path": .string("/attendees/\(added)/name"), "value": "Dee \"D\""])
-    try await ana.act("edit.deleteAttendeesTapped", ["ids": [.string(Standup.design.attendees[0].id.uuidString)]])
+    let added = try #require(
+      ana.state?["destination"]?["edit"]?["draft"]?["attendees"]?[3]?["id"]?.stringValue)
+    try await ana.act(
+      "edit.binding", ["path": .string("/attendees/\(added)/name"), "value": "Dee \"D\""])
+    try await ana.act(
+      "edit.deleteAttendeesTapped", ["ids": [.string(Standup.design.attendees[0].id.uuidString)]])
     try await ana.act("saveEditButtonTapped")
     try await ana.act("startMeetingButtonTapped")
     _ = try await ana.waitForState { $0["meeting"]?["secondsElapsed"] == 1 }

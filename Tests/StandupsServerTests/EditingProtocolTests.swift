@@ -18,7 +18,8 @@ struct EditingProtocolTests {
     try await ben.act("focusChanged", ["field": "title"])
     try await ben.act("edit.binding", ["path": "/title", "value": "Design sync"])
     let blobJr = Standup.design.attendees[1].id.uuidString
-    try await ana.act("edit.binding", ["path": .string("/attendees/\(blobJr)/name"), "value": "Robin"])
+    try await ana.act(
+      "edit.binding", ["path": .string("/attendees/\(blobJr)/name"), "value": "Robin"])
     try await ana.act("edit.binding", ["path": "/theme", "value": "navy"])
     let seen = try await ana.waitForState {
       $0["destination"]?["edit"]?["draft"]?["title"] == "Design sync"
@@ -26,11 +27,17 @@ struct EditingProtocolTests {
     #expect(seen["participants"]?[1]?["focus"] == "title")
     #expect(seen["destination"]?["edit"]?["draft"]?["attendees"]?[1]?["name"] == "Robin")
 
-    try await ana.act("edit.binding", ["path": "/duration", "value": 330]).expectError("invalid_value")
-    try await ana.act("edit.binding", ["path": "/meetings", "value": []]).expectError("invalid_value")
-    try await ana.act("edit.binding", ["path": "/theme", "value": "beige"]).expectError("invalid_value")
-    try await ana.act("edit.deleteAttendeesTapped", ["ids": .array(Standup.design.attendees.map { .string($0.id.uuidString) })])
-      .expectError("invalid_action")
+    try await ana.act("edit.binding", ["path": "/duration", "value": 330]).expectError(
+      "invalid_value")
+    try await ana.act("edit.binding", ["path": "/meetings", "value": []]).expectError(
+      "invalid_value")
+    try await ana.act("edit.binding", ["path": "/theme", "value": "beige"]).expectError(
+      "invalid_value")
+    try await ana.act(
+      "edit.deleteAttendeesTapped",
+      ["ids": .array(Standup.design.attendees.map { .string($0.id.uuidString) })]
+    )
+    .expectError("invalid_action")
 
     try await ben.act("saveEditButtonTapped")
     let saved = try await ana.waitForState { $0["destination"] == .null }

@@ -3,8 +3,9 @@ import IdentifiedCollections
 import JSONPatch
 import Logging
 import StandupsFeatures
-@testable import StandupsServer
 import Testing
+
+@testable import StandupsServer
 
 @Suite struct IncrementalEncodingTests {
   /// Every way a room's state changes, one after the other: the reused encoding must be
@@ -18,19 +19,26 @@ import Testing
       ("join", { $0.participants.append(Participant(id: "p1", name: "Ana")) }),
       ("focus", { $0.participants[0].focus = "title" }),
       ("edit", { $0.destination = .edit(StandupForm.State(standup: $0.standup)) }),
-      ("draft", {
-        guard case .edit(var form) = $0.destination else { return }
-        form.title = "New"
-        $0.destination = .edit(form)
-      }),
+      (
+        "draft",
+        {
+          guard case .edit(var form) = $0.destination else { return }
+          form.title = "New"
+          $0.destination = .edit(form)
+        }
+      ),
       ("alert", { $0.destination = .alert(.confirmDeletion) }),
       ("close", { $0.destination = nil }),
       ("start", { $0.meeting = RecordMeeting.State(id: UUID(), standup: $0.standup) }),
       ("note", { $0.meeting?.transcript = "Ana: hi" }),
-      ("save", {
-        $0.standup.meetings.insert(Meeting(id: UUID(), date: Date(timeIntervalSince1970: 0), transcript: "x"), at: 0)
-        $0.meeting = nil
-      }),
+      (
+        "save",
+        {
+          $0.standup.meetings.insert(
+            Meeting(id: UUID(), date: Date(timeIntervalSince1970: 0), transcript: "x"), at: 0)
+          $0.meeting = nil
+        }
+      ),
       ("rename", { $0.standup.title = "Renamed" }),
       ("leave", { $0.participants = [] }),
     ]
@@ -62,20 +70,35 @@ import Testing
       ("join", { $0.live[design] = Lobby.Live(participants: 1, meetingRunning: false) }),
       ("second join", { $0.live[design]?.participants = 2 }),
       ("meeting", { $0.live[design]?.meetingRunning = true }),
-      ("another room", { $0.live[others[1].id] = Lobby.Live(participants: 1, meetingRunning: false) }),
-      ("new standup", {
-        $0.standups.append(
-          Standup(id: UUID(), attendees: [Attendee(id: UUID(), name: "B")], duration: .seconds(600), theme: .sky, title: "New"))
-      }),
+      (
+        "another room",
+        { $0.live[others[1].id] = Lobby.Live(participants: 1, meetingRunning: false) }
+      ),
+      (
+        "new standup",
+        {
+          $0.standups.append(
+            Standup(
+              id: UUID(), attendees: [Attendee(id: UUID(), name: "B")], duration: .seconds(600),
+              theme: .sky, title: "New"))
+        }
+      ),
       ("rename", { $0.standups[id: others[0].id]?.title = "Renamed" }),
       ("attendee", { $0.standups[id: design]?.attendees.append(Attendee(id: UUID(), name: "C")) }),
-      ("history only", {
-        $0.standups[id: design]?.meetings.insert(Meeting(id: UUID(), date: Date(timeIntervalSince1970: 0), transcript: "x"), at: 0)
-      }),
-      ("delete", {
-        $0.standups.remove(id: others[1].id)
-        $0.live[others[1].id] = nil
-      }),
+      (
+        "history only",
+        {
+          $0.standups[id: design]?.meetings.insert(
+            Meeting(id: UUID(), date: Date(timeIntervalSince1970: 0), transcript: "x"), at: 0)
+        }
+      ),
+      (
+        "delete",
+        {
+          $0.standups.remove(id: others[1].id)
+          $0.live[others[1].id] = nil
+        }
+      ),
       ("empty", { $0.live[design] = nil }),
     ]
     var previous = (state: state, json: try JSONValue(encoding: state))
@@ -87,7 +110,8 @@ import Testing
     }
     // A join in one room: one operation, on that room's summary only.
     state.live[others[2].id] = Lobby.Live(participants: 1, meetingRunning: false)
-    let operations = JSONPatch.diff(previous.json, try LobbyStateEncoder().encode(state, previous: previous))
+    let operations = JSONPatch.diff(
+      previous.json, try LobbyStateEncoder().encode(state, previous: previous))
     #expect(operations.count == 1)
     #expect(operations.first?.json["path"] == "/standups/2/live")
   }

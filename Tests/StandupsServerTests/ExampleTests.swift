@@ -15,7 +15,8 @@ struct ExampleTests {
     let bot = Process()
     bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
     bot.arguments = [
-      "--port", "\(server.port)", "--room", Standup.design.id.uuidString, "--token", "bot-secret-0002",
+      "--port", "\(server.port)", "--room", Standup.design.id.uuidString, "--token",
+      "bot-secret-0002",
     ]
     bot.standardOutput = FileHandle.nullDevice
     try bot.run()
@@ -23,10 +24,13 @@ struct ExampleTests {
     let ana = try await server.room(name: "Ana")
     _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
     try await ana.act("startMeetingButtonTapped")
-    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "Standup Bot (bot): Now speaking: Blob" }
+    _ = try await ana.waitForState {
+      $0["meeting"]?["transcript"] == "Standup Bot (bot): Now speaking: Blob"
+    }
     try await ana.act("meeting.nextButtonTapped", ["from": 0])
     _ = try await ana.waitForState {
-      $0["meeting"]?["transcript"] == "Standup Bot (bot): Now speaking: Blob\nStandup Bot (bot): Now speaking: Blob Jr"
+      $0["meeting"]?["transcript"]
+        == "Standup Bot (bot): Now speaking: Blob\nStandup Bot (bot): Now speaking: Blob Jr"
     }
     await server.stop()
   }
@@ -49,7 +53,9 @@ struct ExampleTests {
     try script.run()
     script.waitUntilExit()
     #expect(script.terminationStatus == 0)
-    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "CI (bot): build \"1234\" is green" }
+    _ = try await ana.waitForState {
+      $0["meeting"]?["transcript"] == "CI (bot): build \"1234\" is green"
+    }
     await server.stop()
   }
 }

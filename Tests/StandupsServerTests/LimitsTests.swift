@@ -1,9 +1,10 @@
 import Foundation
 import JSONPatch
 import StandupsFeatures
-@testable import StandupsServer
 import Testing
 import WebSocketTransport
+
+@testable import StandupsServer
 
 @Suite struct AdmissionTests {
   @Test func aTokenBucketAllowsABurstThenTheRateThenCloses() {
@@ -15,7 +16,8 @@ import WebSocketTransport
     let connection = ConnectionID(rawValue: 1)
     admission.opened(connection, address: "10.0.0.1")
     let start = ContinuousClock.now
-    #expect((0..<3).map { _ in admission.take(connection, now: start) } == [.accept, .accept, .accept])
+    #expect(
+      (0..<3).map { _ in admission.take(connection, now: start) } == [.accept, .accept, .accept])
     #expect(admission.take(connection, now: start) == .refuse)
     // Half a second later, one token has come back.
     #expect(admission.take(connection, now: start + .milliseconds(500)) == .accept)

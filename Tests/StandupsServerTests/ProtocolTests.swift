@@ -55,8 +55,12 @@ struct RoomProtocolTests {
     let ben = try await server.room(name: "Ben")
     try await ana.act("startMeetingButtonTapped")
     _ = try await ben.waitForState { $0["meeting"] != .null }
-    ana.send(["type": "action", "ref": "a", "action": ["type": "meeting.nextButtonTapped", "from": 0]])
-    ben.send(["type": "action", "ref": "b", "action": ["type": "meeting.nextButtonTapped", "from": 0]])
+    ana.send([
+      "type": "action", "ref": "a", "action": ["type": "meeting.nextButtonTapped", "from": 0],
+    ])
+    ben.send([
+      "type": "action", "ref": "b", "action": ["type": "meeting.nextButtonTapped", "from": 0],
+    ])
     let answers = [
       try await ana.next { $0["ref"] == "a" }, try await ben.next { $0["ref"] == "b" },
     ]
@@ -74,7 +78,8 @@ struct RoomProtocolTests {
     let ana = try await server.room(name: "Ana")
     let ack = try await ana.act("startMeetingButtonTapped", ref: "c-1")
     let messages = ana.allMessages
-    let patchIndex = try #require(messages.firstIndex { $0["type"] == "patch" && $0["version"] == ack["version"] })
+    let patchIndex = try #require(
+      messages.firstIndex { $0["type"] == "patch" && $0["version"] == ack["version"] })
     let ackIndex = try #require(messages.firstIndex { $0["ref"] == "c-1" })
     #expect(patchIndex < ackIndex)
     // Accepted but changing nothing: acked with the current version, no patch.
@@ -106,7 +111,9 @@ struct RoomProtocolTests {
     try await ana.act("danceButtonTapped").expectError("unknown_action")
     try await ana.act("meeting.noteSubmitted", ["text": 5]).expectError("invalid_value")
     try await ana.act("meeting.nextButtonTapped").expectError("invalid_action")
-    ana.send(raw: #"{"type":"action","ref":"big","action":{"type":"x","pad":""# + String(repeating: "x", count: 70_000) + #""}}"#)
+    ana.send(
+      raw: #"{"type":"action","ref":"big","action":{"type":"x","pad":""#
+        + String(repeating: "x", count: 70_000) + #""}}"#)
     #expect(try await ana.next { $0["type"] == "error" }["code"] == "too_large")
 
     // Nothing changed, and the connection still works.
@@ -122,7 +129,8 @@ struct RoomProtocolTests {
     let room = "/ws/rooms/\(Standup.design.id.uuidString)"
     #expect(try httpStatus(port: server.port, upgradeRequest(room)) == 400)
     #expect(try httpStatus(port: server.port, upgradeRequest(room + "?name=%20%20")) == 400)
-    #expect(try httpStatus(port: server.port, upgradeRequest("/ws/rooms/\(UUID())?name=Ana")) == 404)
+    #expect(
+      try httpStatus(port: server.port, upgradeRequest("/ws/rooms/\(UUID())?name=Ana")) == 404)
     #expect(try httpStatus(port: server.port, upgradeRequest("/ws/rooms/nope?name=Ana")) == 404)
     #expect(try httpStatus(port: server.port, upgradeRequest("/ws/lobby?name=Ana&token=x")) == 401)
     #expect(try httpStatus(port: server.port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n") == 200)
@@ -184,7 +192,8 @@ struct RoomProtocolTests {
     let elapsed = try #require(paused["secondsElapsed"]?.intValue)
     #expect(elapsed <= 2)
     try await Task.sleep(for: .milliseconds(1200))
-    #expect(ben.state?["meeting"]?["secondsElapsed"]?.intValue == elapsed, "a paused meeting ticked")
+    #expect(
+      ben.state?["meeting"]?["secondsElapsed"]?.intValue == elapsed, "a paused meeting ticked")
     try await ben.act("meeting.resumeButtonTapped")
     _ = try await ben.waitForState { $0["meeting"]?["secondsElapsed"]?.intValue == elapsed + 1 }
     await server.stop()
@@ -204,7 +213,12 @@ struct LobbyProtocolTests {
 
     let ack = try await ana.act(
       "addStandupSubmitted",
-      ["standup": ["title": "Design", "duration": 600, "theme": "teal", "attendees": [["name": "Blob"], ["name": "Jr"]]]])
+      [
+        "standup": [
+          "title": "Design", "duration": 600, "theme": "teal",
+          "attendees": [["name": "Blob"], ["name": "Jr"]],
+        ]
+      ])
     #expect(ack["type"] == "ack")
     let listed = try await ben.waitForState { $0["standups"]?.arrayValue?.count == 1 }
     let standup = try #require(listed["standups"]?[0])
@@ -228,7 +242,11 @@ struct LobbyProtocolTests {
     ).expectError("invalid_value")
     try await ana.act(
       "addStandupSubmitted",
-      ["standup": ["title": "X", "duration": 600, "theme": "beige", "attendees": [["name": "Blob"]]]]
+      [
+        "standup": [
+          "title": "X", "duration": 600, "theme": "beige", "attendees": [["name": "Blob"]],
+        ]
+      ]
     ).expectError("invalid_value")
     #expect(ana.state?["standups"]?.arrayValue?.count == 1)
     await server.stop()

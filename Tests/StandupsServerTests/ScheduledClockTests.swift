@@ -1,6 +1,7 @@
 import Foundation
-@testable import StandupsServer
 import Testing
+
+@testable import StandupsServer
 
 /// The server's clock is real time: these tests sleep for milliseconds.
 @Suite struct ScheduledClockTests {

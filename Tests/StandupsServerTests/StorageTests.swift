@@ -19,11 +19,14 @@ struct SQLiteStorageTests {
     let storage = try SQLiteStorage(directory: directory)
     var design = Standup.design
     design.meetings = [
-      Meeting(id: UUID(), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "Ana: later"),
-      Meeting(id: UUID(), date: Date(timeIntervalSince1970: 1_795_251_600), transcript: "Ben: earlier"),
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "Ana: later"),
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_251_600), transcript: "Ben: earlier"),
     ]
     let ops = Standup(
-      id: UUID(), attendees: [Attendee(id: UUID(), name: "Cy")], duration: .seconds(900), theme: .navy,
+      id: UUID(), attendees: [Attendee(id: UUID(), name: "Cy")], duration: .seconds(900),
+      theme: .navy,
       title: "Ops")
     try await storage.save(design)
     try await storage.save(ops)
@@ -33,7 +36,8 @@ struct SQLiteStorageTests {
     design.title = "Design sync"
     design.attendees.remove(at: 1)
     design.attendees.append(Attendee(id: UUID(), name: "Dee"))
-    design.meetings.insert(Meeting(id: UUID(), date: Date(timeIntervalSince1970: 1_795_400_000), transcript: ""), at: 0)
+    design.meetings.insert(
+      Meeting(id: UUID(), date: Date(timeIntervalSince1970: 1_795_400_000), transcript: ""), at: 0)
     try await storage.save(design)
     let reopened = try SQLiteStorage(directory: directory)
     #expect(try await reopened.load() == [design, ops])
@@ -58,7 +62,8 @@ struct SQLiteStorageTests {
     #expect(try await storage.loadCheckpoints() == [])
   }
 
-  @Test func reservesEachRoomsVersionsOnceAcrossReopeningAndTakesBackOnlyTheLastBlock() async throws {
+  @Test func reservesEachRoomsVersionsOnceAcrossReopeningAndTakesBackOnlyTheLastBlock() async throws
+  {
     let directory = temporaryDirectory()
     let storage = try SQLiteStorage(directory: directory)
     #expect(try await storage.reserveVersions("lobby", 10) == 1)
@@ -166,7 +171,12 @@ struct CrashTests {
     let lobby = try await connect(client, server.port, "/ws/lobby?name=Ana")
     let added = try await lobby.act(
       "addStandupSubmitted",
-      ["standup": ["title": "Design", "duration": 300, "theme": "teal", "attendees": [["name": "A"], ["name": "B"]]]])
+      [
+        "standup": [
+          "title": "Design", "duration": 300, "theme": "teal",
+          "attendees": [["name": "A"], ["name": "B"]],
+        ]
+      ])
     #expect(added["type"] == "ack")
     let id = try #require(lobby.state?["standups"]?[0]?["id"]?.stringValue)
     let room = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
@@ -176,7 +186,8 @@ struct CrashTests {
     #expect(try await room.act("meeting.alert.saveAndEnd")["type"] == "ack")
     try await room.act("startMeetingButtonTapped")
     try await room.act("meeting.nextButtonTapped", ["from": 0])
-    #expect(try await room.act("meeting.noteSubmitted", ["text": "before the crash"])["type"] == "ack")
+    #expect(
+      try await room.act("meeting.noteSubmitted", ["text": "before the crash"])["type"] == "ack")
     // NB: the versions seen before the kill, a few ticks included.
     let lastRoomVersion = try #require(room.version)
     let lastLobbyVersion = try #require(lobby.version)
@@ -216,7 +227,11 @@ struct CrashTests {
     #expect(lobby.version == 1)
     try await lobby.act(
       "addStandupSubmitted",
-      ["standup": ["title": "Design", "duration": 300, "theme": "teal", "attendees": [["name": "A"]]]])
+      [
+        "standup": [
+          "title": "Design", "duration": 300, "theme": "teal", "attendees": [["name": "A"]],
+        ]
+      ])
     let id = try #require(lobby.state?["standups"]?[0]?["id"]?.stringValue)
     let room = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
     #expect(room.version == 2)  // the room as it opened, then with Ana in it

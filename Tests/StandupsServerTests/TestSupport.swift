@@ -24,7 +24,8 @@ struct TestServer {
     // NB: most suites test rooms, not sign-in; AccessTests runs the team mode.
     configuration.access = .open
     configuration.publicDirectory = nil
-    configuration.dataDirectory = FileManager.default.temporaryDirectory
+    configuration.dataDirectory =
+      FileManager.default.temporaryDirectory
       .appendingPathComponent("standups-tests-\(UUID())").path
     configure(&configuration)
     let server = try await StandupsServer.start(
@@ -45,7 +46,9 @@ struct TestServer {
     return client
   }
 
-  func room(_ id: UUID = Standup.design.id, name: String, since: Int? = nil) async throws -> TestClient {
+  func room(_ id: UUID = Standup.design.id, name: String, since: Int? = nil) async throws
+    -> TestClient
+  {
     let query = since.map { "&since=\($0)" } ?? ""
     let client = try await connect("/ws/rooms/\(id.uuidString)?name=\(name)\(query)")
     _ = try await client.next { $0["type"] == "welcome" }
@@ -90,7 +93,8 @@ final class TestClient: @unchecked Sendable {
       inbox.version = message["version"]?.intValue
       if message["resumed"] != .bool(true) { inbox.state = message["state"] }
     case "patch":
-      guard let version = message["version"]?.intValue, let current = inbox.version, let state = inbox.state
+      guard let version = message["version"]?.intValue, let current = inbox.version,
+        let state = inbox.state
       else {
         inbox.problems.append("patch before welcome")
         return
@@ -244,10 +248,12 @@ private func isComplete(_ response: [UInt8]) -> Bool {
 
 /// One HTTP/1.1 request over a fresh socket; returns the status and the body as JSON (or nil).
 func http(
-  port: Int, _ method: String, _ path: String, token: String? = nil, headers: [String: String] = [:],
+  port: Int, _ method: String, _ path: String, token: String? = nil,
+  headers: [String: String] = [:],
   body: String? = nil
 ) throws -> (status: Int, json: JSONValue?) {
-  let response = try httpResponse(port: port, method, path, token: token, headers: headers, body: body)
+  let response = try httpResponse(
+    port: port, method, path, token: token, headers: headers, body: body)
   return (response.status, response.json)
 }
 
@@ -261,20 +267,25 @@ struct HTTPAnswer {
 
 /// One HTTP/1.1 request over a fresh socket, the whole answer read back.
 func httpResponse(
-  port: Int, _ method: String, _ path: String, token: String? = nil, headers: [String: String] = [:],
+  port: Int, _ method: String, _ path: String, token: String? = nil,
+  headers: [String: String] = [:],
   body: String? = nil
 ) throws -> HTTPAnswer {
   var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
   if let token { request += "Authorization: Bearer \(token)\r\n" }
   for (name, value) in headers { request += "\(name): \(value)\r\n" }
-  if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+  if let body {
+    request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+  }
   request += "\r\n" + (body ?? "")
   return parseHTTP(try exchange(port: port, request))
 }
 
 func parseHTTP(_ text: String) -> HTTPAnswer {
   let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-  guard let end = text.range(of: "\r\n\r\n") else { return HTTPAnswer(status: status, headers: [:], body: "") }
+  guard let end = text.range(of: "\r\n\r\n") else {
+    return HTTPAnswer(status: status, headers: [:], body: "")
+  }
   var headers: [String: String] = [:]
   for line in text[..<end.lowerBound].split(separator: "\r\n").dropFirst() {
     guard let colon = line.firstIndex(of: ":") else { continue }

@@ -2,16 +2,18 @@ import Foundation
 import JSONPatch
 import Logging
 import StandupsFeatures
-@testable import StandupsServer
 import Synchronization
 import Testing
+
+@testable import StandupsServer
 
 @Suite struct VersionLeaseTests {
   let logger = Logger(label: "test")
 
   @Test func reservesTheNextBlockBeforeTheFirstRunsOut() async throws {
     let storage = StorageClient.inMemory()
-    let lease = VersionLease(room: "r", storage: storage, sizes: .init(block: 4, lowWater: 2), logger: logger)
+    let lease = VersionLease(
+      room: "r", storage: storage, sizes: .init(block: 4, lowWater: 2), logger: logger)
     #expect(await lease.start() == 1)
     #expect(lease.mayIssue(2))
     #expect(lease.mayIssue(3))
@@ -25,7 +27,8 @@ import Testing
 
   @Test func closingGivesBackWhatWasNotIssuedAndIssuesNoMore() async throws {
     let storage = StorageClient.inMemory()
-    let lease = VersionLease(room: "r", storage: storage, sizes: .init(block: 100, lowWater: 10), logger: logger)
+    let lease = VersionLease(
+      room: "r", storage: storage, sizes: .init(block: 100, lowWater: 10), logger: logger)
     #expect(await lease.start() == 1)
     #expect(lease.mayIssue(2))
     await lease.finish(next: 3)
@@ -68,7 +71,12 @@ import Testing
     let inMemory = storage
     storage.reserveVersions = { room, count in
       // The lobby's and the room's first blocks, then nothing.
-      guard reservations.withLock({ $0 += 1; return $0 }) <= 2 else { throw StorageError("disk full") }
+      guard
+        reservations.withLock({
+          $0 += 1
+          return $0
+        }) <= 2
+      else { throw StorageError("disk full") }
       return try await inMemory.reserveVersions(room, count)
     }
     let server = try await TestServer.start(storage: storage) {

@@ -51,11 +51,19 @@ struct EffectTests {
       let (ticks, continuation) = AsyncStream<Int>.makeStream()
       let first = Store(
         initialState: Ticker.State(id: 1), reducer: Ticker(),
-        dependencies: withDependencies { $0.continuousClock = clock } operation: { DependencyValues._current },
+        dependencies: withDependencies {
+          $0.continuousClock = clock
+        } operation: {
+          DependencyValues._current
+        },
         observer: { action, _, _ in if action == .tick { continuation.yield(1) } })
       let second = Store(
         initialState: Ticker.State(id: 2), reducer: Ticker(),
-        dependencies: withDependencies { $0.continuousClock = clock } operation: { DependencyValues._current },
+        dependencies: withDependencies {
+          $0.continuousClock = clock
+        } operation: {
+          DependencyValues._current
+        },
         observer: { action, _, _ in if action == .tick { continuation.yield(2) } })
       await first.send(.started)
       await second.send(.started)
@@ -133,7 +141,8 @@ struct PresentationTests {
 
   @Test func aChildActionWithNothingPresentedIsRejected() async {
     let store = TestStore(initialState: Parent.State()) { Parent() }
-    await store.send(.ticker(.presented(.tick)), rejectedWith: .invalidAction("No ticker is showing."))
+    await store.send(
+      .ticker(.presented(.tick)), rejectedWith: .invalidAction("No ticker is showing."))
   }
 }
 

@@ -10,13 +10,19 @@ struct AutobahnTests {
     .deletingLastPathComponent().deletingLastPathComponent()
   static var kosoku: String { root.appendingPathComponent(".venv/bin/kosoku").path }
   /// `make test` installs kosoku and sets this, so there the run is never skipped.
-  static var required: Bool { ProcessInfo.processInfo.environment["STANDUPS_REQUIRE_AUTOBAHN"] == "1" }
+  static var required: Bool {
+    ProcessInfo.processInfo.environment["STANDUPS_REQUIRE_AUTOBAHN"] == "1"
+  }
 
-  @Test(.enabled(if: required || FileManager.default.fileExists(atPath: kosoku), "kosoku is not installed: run make test"))
+  @Test(
+    .enabled(
+      if: required || FileManager.default.fileExists(atPath: kosoku),
+      "kosoku is not installed: run make test"))
   func fuzzingCasesPass() throws {
     let (server, _) = try startEchoServer(echoBinary: true)
     defer { server.shutdown() }
-    let reports = FileManager.default.temporaryDirectory.appendingPathComponent("autobahn-\(UUID())")
+    let reports = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "autobahn-\(UUID())")
     let run = Process()
     run.executableURL = URL(fileURLWithPath: Self.kosoku)
     // NB: 2.10 and 2.11 (several pings in flight) are excluded by libwebsockets by design.
@@ -41,8 +47,10 @@ struct AutobahnTests {
       behaviors[report?["behavior"] as? String ?? "missing", default: 0] += 1
     }
     let summary = behaviors.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
-    print("Autobahn: \(summary.joined(separator: ", ")) (of \(behaviors.values.reduce(0, +)) cases)")
+    print(
+      "Autobahn: \(summary.joined(separator: ", ")) (of \(behaviors.values.reduce(0, +)) cases)")
     #expect(behaviors.values.reduce(0, +) == 228)
-    #expect(Set(behaviors.keys).isSubset(of: ["OK", "NON-STRICT", "INFORMATIONAL"]), "\(behaviors)")
+    #expect(
+      Set(behaviors.keys).isSubset(of: ["OK", "NON-STRICT", "INFORMATIONAL"]), "\(behaviors)")
   }
 }

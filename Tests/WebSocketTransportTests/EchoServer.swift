@@ -39,7 +39,9 @@ final class EchoDelegate: WebSocketServerDelegate {
         return
       }
       if bytes == Array("close-me".utf8) {
-        server.withLock { $0?.close(connection, code: CloseCode(rawValue: 4410), reason: "Deleted") }
+        server.withLock {
+          $0?.close(connection, code: CloseCode(rawValue: 4410), reason: "Deleted")
+        }
         return
       }
       reply = OutboundMessage(bytes)

@@ -44,7 +44,10 @@ final class RawSocket {
   func request(_ text: String) -> String {
     write(text)
     let head = readHead()
-    guard let lengthLine = head.split(separator: "\r\n").first(where: { $0.lowercased().hasPrefix("content-length:") }),
+    guard
+      let lengthLine = head.split(separator: "\r\n").first(where: {
+        $0.lowercased().hasPrefix("content-length:")
+      }),
       let length = Int(lengthLine.split(separator: ":")[1].trimmingCharacters(in: .whitespaces))
     else { return head }
     var body = [UInt8](repeating: 0, count: length)
@@ -96,7 +99,10 @@ final class RawSocket {
 
   /// How the stream ended: `.end` for an orderly close (FIN), `.reset` for a reset, or
   /// `.bytes` if the server sent something more first.
-  enum Ending: Equatable { case end, reset, bytes(Int) }
+  enum Ending: Equatable {
+    case end, reset
+    case bytes(Int)
+  }
 
   func readToEnd() -> Ending {
     var buffer = [UInt8](repeating: 0, count: 4096)

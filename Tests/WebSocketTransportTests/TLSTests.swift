@@ -29,7 +29,8 @@ struct TLSTests {
     defer { server.shutdown() }
     let client = try WebSocketClient()
     defer { client.shutdown() }
-    let connection = try await client.connect(port: server.port, path: "/ws?name=tls", tls: true, verifyCertificate: false)
+    let connection = try await client.connect(
+      port: server.port, path: "/ws?name=tls", tls: true, verifyCertificate: false)
     connection.send(text: "over tls")
     #expect(await connection.events.nextText() == "over tls")
   }

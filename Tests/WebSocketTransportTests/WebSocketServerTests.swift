@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import WebSocketTransport
@@ -16,20 +17,24 @@ struct WebSocketServerTests {
   }
 }
 
-import Foundation
-
 @Suite("WebSocket server behaviour", .serialized)
 struct WebSocketServerBehaviourTests {
   @Test func servesStaticFilesWithTypesAndNeverOutsideTheFolder() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("public-\(UUID())")
-    try FileManager.default.createDirectory(at: folder.appendingPathComponent("js"), withIntermediateDirectories: true)
-    try "<h1>hi</h1>".write(to: folder.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
-    try "export {}".write(to: folder.appendingPathComponent("js/app.mjs"), atomically: true, encoding: .utf8)
-    try "TOP-SECRET-CONTENT".write(to: folder.appendingPathComponent("../secret-\(folder.lastPathComponent).txt"), atomically: true, encoding: .utf8)
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent("js"), withIntermediateDirectories: true)
+    try "<h1>hi</h1>".write(
+      to: folder.appendingPathComponent("index.html"), atomically: true, encoding: .utf8)
+    try "export {}".write(
+      to: folder.appendingPathComponent("js/app.mjs"), atomically: true, encoding: .utf8)
+    try "TOP-SECRET-CONTENT".write(
+      to: folder.appendingPathComponent("../secret-\(folder.lastPathComponent).txt"),
+      atomically: true, encoding: .utf8)
     let (server, _) = try startEchoServer { $0.publicDirectory = folder.path }
     defer { server.shutdown() }
     func get(_ path: String) throws -> String {
-      try RawSocket(port: server.port).request("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      try RawSocket(port: server.port).request(
+        "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     }
     let index = try get("/")
     #expect(index.hasPrefix("HTTP/1.1 200"))
@@ -201,7 +206,9 @@ struct WebSocketServerBehaviourTests {
     server.shutdown()
     var events = connection.events.makeAsyncIterator()
     let closed = await events.next()
-    #expect(closed == .closed(code: 1001, reason: "Server shutting down"), "\(String(describing: closed))")
+    #expect(
+      closed == .closed(code: 1001, reason: "Server shutting down"), "\(String(describing: closed))"
+    )
   }
 
   @Test func anAddressInUseIsAClearError() throws {

@@ -49,7 +49,8 @@ struct SpeakerBot: AsyncParsableCommand {
       }
       guard announced?.speaker != index else { continue }
       announced = (true, index)
-      let name = state["standup"]?["attendees"]?[index]?["name"]?.stringValue ?? "speaker \(index + 1)"
+      let name =
+        state["standup"]?["attendees"]?[index]?["name"]?.stringValue ?? "speaker \(index + 1)"
       sent += 1
       let note: JSONValue = [
         "type": "action", "ref": .string("speaker-\(sent)"),

@@ -36,7 +36,8 @@ public enum AccessStorageError: Error, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .nameTaken(let name): "A bot named \"\(name)\" exists already: revoke it first or choose another name."
+    case .nameTaken(let name):
+      "A bot named \"\(name)\" exists already: revoke it first or choose another name."
     }
   }
 }
@@ -56,7 +57,8 @@ extension AccessStorage {
       bots: { state.withLock { $0.bots } },
       addBot: { bot in
         try state.withLock { state in
-          guard !state.bots.contains(where: { $0.name.lowercased() == bot.name.lowercased() }) else {
+          guard !state.bots.contains(where: { $0.name.lowercased() == bot.name.lowercased() })
+          else {
             throw AccessStorageError.nameTaken(bot.name)
           }
           state.bots.append(bot)
@@ -79,7 +81,9 @@ extension SQLiteStorage {
     return AccessStorage(
       teamSecret: {
         // NB: read first: the server asks every second, and a write would take the lock.
-        if let secret = try await database.read({ db in try Data.fetchOne(db, sql: "SELECT secret FROM team WHERE id = 1") }) {
+        if let secret = try await database.read({ db in
+          try Data.fetchOne(db, sql: "SELECT secret FROM team WHERE id = 1")
+        }) {
           return TeamSecret(bytes: Array(secret))
         }
         return try await database.write { db in
@@ -115,10 +119,13 @@ extension SQLiteStorage {
       },
       addBot: { bot in
         try await database.write { db in
-          guard try Int.fetchOne(db, sql: "SELECT count(*) FROM bot WHERE name = ?", arguments: [bot.name]) == 0
+          guard
+            try Int.fetchOne(
+              db, sql: "SELECT count(*) FROM bot WHERE name = ?", arguments: [bot.name]) == 0
           else { throw AccessStorageError.nameTaken(bot.name) }
           try db.execute(
-            sql: "INSERT INTO bot (name, tokenHash, scope, standups, createdAt) VALUES (?, ?, ?, ?, ?)",
+            sql:
+              "INSERT INTO bot (name, tokenHash, scope, standups, createdAt) VALUES (?, ?, ?, ?, ?)",
             arguments: [
               bot.name, bot.tokenHash, bot.scope.rawValue,
               bot.standups.map(\.uuidString).joined(separator: ","), bot.createdAt,

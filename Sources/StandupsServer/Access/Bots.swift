@@ -14,7 +14,15 @@ public struct Bot: Sendable, Equatable {
     case admin
 
     public static func < (a: Scope, b: Scope) -> Bool {
-      allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+      a.rank < b.rank
+    }
+
+    private var rank: Int {
+      switch self {
+      case .notes: 0
+      case .drive: 1
+      case .admin: 2
+      }
     }
 
     /// The least scope an action needs.
@@ -39,7 +47,8 @@ public struct Bot: Sendable, Equatable {
   public var standups: [UUID]
   public var createdAt: Date
 
-  public init(name: String, tokenHash: String, scope: Scope, standups: [UUID] = [], createdAt: Date) {
+  public init(name: String, tokenHash: String, scope: Scope, standups: [UUID] = [], createdAt: Date)
+  {
     self.name = name
     self.tokenHash = tokenHash
     self.scope = scope
@@ -95,7 +104,9 @@ public struct BotTokens: Sendable, Equatable {
     }
     let name = String(entry[..<split]).trimmingWhitespace
     let secret = String(entry[entry.index(after: split)...])
-    if let problem = Bot.problem(withName: name) { throw BotTokenError("\(problem) (in \"\(name)\")") }
+    if let problem = Bot.problem(withName: name) {
+      throw BotTokenError("\(problem) (in \"\(name)\")")
+    }
     guard secret.utf8.count >= 8 else {
       throw BotTokenError("The secret of bot \"\(name)\" must be at least 8 characters.")
     }

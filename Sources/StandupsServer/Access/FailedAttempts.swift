@@ -33,7 +33,11 @@ final class FailedAttempts: Sendable {
         table.windows[key] = nil
         return nil
       }
-      return max(1, Int((Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(.up)))
+      return max(
+        1,
+        Int(
+          (Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18).rounded(
+            .up)))
     }
   }
 
@@ -61,7 +65,9 @@ final class FailedAttempts: Sendable {
     if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
       return bytes[12...].map(String.init).joined(separator: ".")
     }
-    return stride(from: 0, to: 8, by: 2).map { String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1])) }
-      .joined(separator: ":") + "::/64"
+    return stride(from: 0, to: 8, by: 2).map {
+      String(format: "%x", Int(bytes[$0]) << 8 | Int(bytes[$0 + 1]))
+    }
+    .joined(separator: ":") + "::/64"
   }
 }

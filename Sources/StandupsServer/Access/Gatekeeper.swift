@@ -66,16 +66,20 @@ public final class Gatekeeper: Sendable {
   /// Reads the secret and the bots once; throws if storage cannot give them.
   init(
     mode: AccessMode, storage: AccessStorage, legacyBots: [Bot] = [], allowedOrigins: [String] = [],
-    publicURL: String? = nil, host: String = "127.0.0.1", secureCookies: Bool = false, sessionLifetime: Duration = .seconds(30 * 24 * 3600),
+    publicURL: String? = nil, host: String = "127.0.0.1", secureCookies: Bool = false,
+    sessionLifetime: Duration = .seconds(30 * 24 * 3600),
     failures: FailedAttempts = FailedAttempts(), logger: Logger
   ) async throws {
     self.mode = mode
     self.storage = storage
     self.legacyBots = Dictionary(legacyBots.map { ($0.tokenHash, $0) }, uniquingKeysWith: { $1 })
     // NB: a proxy that rewrites Host still shows the browser's Origin: the public URL's.
-    self.allowedOrigins = Set(allowedOrigins.map(Self.normalizedOrigin) + [publicURL.flatMap(Self.origin(of:))].compactMap { $0 })
+    self.allowedOrigins = Set(
+      allowedOrigins.map(Self.normalizedOrigin)
+        + [publicURL.flatMap(Self.origin(of:))].compactMap { $0 })
     self.knownHosts = Set(
-      [host.lowercased(), publicURL.flatMap { URLComponents(string: $0)?.host?.lowercased() }].compactMap { $0 }
+      [host.lowercased(), publicURL.flatMap { URLComponents(string: $0)?.host?.lowercased() }]
+        .compactMap { $0 }
         + allowedOrigins.compactMap { URLComponents(string: $0)?.host?.lowercased() })
     self.secureCookies = secureCookies
     self.sessionLifetime = sessionLifetime
@@ -132,7 +136,9 @@ public final class Gatekeeper: Sendable {
           retryAfter: wait))
     }
     let result = check(request, token: token)
-    if case .failure(let failure) = result, failure.countsAsGuess { failures.recordFailure(address) }
+    if case .failure(let failure) = result, failure.countsAsGuess {
+      failures.recordFailure(address)
+    }
     return result.mapError(\.refusal)
   }
 
@@ -143,7 +149,10 @@ public final class Gatekeeper: Sendable {
 
   private func check(_ request: HTTPRequest, token: String?) -> Result<Identity, Failure> {
     func refuse(_ message: String, guess: Bool) -> Result<Identity, Failure> {
-      .failure(Failure(refusal: Refusal(status: 401, code: .unauthorized, message: message), countsAsGuess: guess))
+      .failure(
+        Failure(
+          refusal: Refusal(status: 401, code: .unauthorized, message: message), countsAsGuess: guess
+        ))
     }
     if let token {
       let hash = Bot.hash(token: token)
@@ -160,18 +169,22 @@ public final class Gatekeeper: Sendable {
     case .valid(let session):
       return .success(.person(name: session.name))
     case .ended:
-      return refuse("Your session is from an older invite: open your team's current invite link.", guess: false)
+      return refuse(
+        "Your session is from an older invite: open your team's current invite link.", guess: false)
     case .expired:
       return refuse("Your session expired: open your team's invite link again.", guess: false)
     case .forged:
-      return refuse("That session is not one of this team's: open your team's invite link.", guess: true)
+      return refuse(
+        "That session is not one of this team's: open your team's invite link.", guess: true)
     }
   }
 
   /// A bot's token: `Authorization: Bearer …`, else `?token=`. Other schemes (a proxy's Basic
   /// authentication) are not ours and are ignored.
   static func bearerToken(in request: HTTPRequest) -> String? {
-    if let authorization = request.header("authorization"), authorization.lowercased().hasPrefix("bearer ") {
+    if let authorization = request.header("authorization"),
+      authorization.lowercased().hasPrefix("bearer ")
+    {
       return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
     }
     return request.queryValue("token")
@@ -194,13 +207,16 @@ public final class Gatekeeper: Sendable {
     if let wait = failures.retryAfter(address) {
       return Refusal(
         status: 429, code: .rateLimited,
-        message: "Too many failed sign-ins from your address: try again in \(wait) s.", retryAfter: wait)
+        message: "Too many failed sign-ins from your address: try again in \(wait) s.",
+        retryAfter: wait)
     }
     guard secret.isInvite(invite) else {
       failures.recordFailure(address)
       return Refusal(
         status: 401, code: .unauthorized,
-        message: "That invite link is not valid (it may have been renewed): ask your team for the current one.")
+        message:
+          "That invite link is not valid (it may have been renewed): ask your team for the current one."
+      )
     }
     return nil
   }

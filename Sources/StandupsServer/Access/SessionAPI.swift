@@ -32,7 +32,8 @@ enum SessionAPI {
     switch gatekeeper.identify(request) {
     case .failure(let refusal) where refusal.status == 401:
       return .json(
-        JSONValue.object(["open": false, "signedIn": false, "reason": .string(refusal.message)]).encoded)
+        JSONValue.object(["open": false, "signedIn": false, "reason": .string(refusal.message)])
+          .encoded)
     case .failure(let refusal):
       return BotAPI.response(for: refusal)
     case .success(.person(let name)):
@@ -43,7 +44,8 @@ enum SessionAPI {
         }
       return answer(name: name ?? "", expires: expires ?? Date())
     case .success(.bot(let bot)):
-      return .json(JSONValue.object(["open": false, "signedIn": true, "bot": .string(bot.name)]).encoded)
+      return .json(
+        JSONValue.object(["open": false, "signedIn": true, "bot": .string(bot.name)]).encoded)
     }
   }
 
@@ -52,12 +54,14 @@ enum SessionAPI {
       return BotAPI.response(
         for: WireError(
           .forbidden,
-          "Sign in from this server's own page. (Behind a proxy, start the server with --public-url set to the address people open.)"),
+          "Sign in from this server's own page. (Behind a proxy, start the server with --public-url set to the address people open.)"
+        ),
         ref: nil)
     }
     guard gatekeeper.mode == .team else {
       return BotAPI.response(
-        for: WireError(.badMessage, "This server is open to anyone: there is nothing to sign in to."), ref: nil,
+        for: WireError(
+          .badMessage, "This server is open to anyone: there is nothing to sign in to."), ref: nil,
         status: 409)
     }
     guard let body = try? JSONValue(parsing: request.body), case .object = body,
@@ -76,7 +80,8 @@ enum SessionAPI {
       case .failure(let refusal): return BotAPI.response(for: refusal)
       case .success(.person(_?)): break
       case .success:
-        return BotAPI.response(for: WireError(.unauthorized, "Open your team's invite link to sign in."), ref: nil)
+        return BotAPI.response(
+          for: WireError(.unauthorized, "Open your team's invite link to sign in."), ref: nil)
       }
     }
     if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {

@@ -101,7 +101,8 @@ enum Base64URL {
 
   static func decode(_ text: String) -> [UInt8]? {
     guard !text.isEmpty, text.utf8.allSatisfy({ Self.alphabet.contains($0) }) else { return nil }
-    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+      of: "_", with: "/")
     base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
     return Data(base64Encoded: base64).map(Array.init)
   }

@@ -35,7 +35,7 @@ final class EffectTable: Sendable {
   func attach(_ task: Task<Void, Never>, to id: Int) {
     let alive = state.withLock { state -> Bool in
       guard state.entries[id] != nil else { return false }
-      state.entries[id]!.task = task
+      state.entries[id]?.task = task
       return true
     }
     if !alive { task.cancel() }

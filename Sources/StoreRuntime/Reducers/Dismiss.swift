@@ -15,7 +15,8 @@ public struct DismissEffect: Sendable {
   public func callAsFunction(fileID: StaticString = #fileID, line: UInt = #line) async {
     guard let dismiss else {
       reportIssue(
-        "'dismiss' was called at \(fileID):\(line) outside a presented feature: present it with 'ifLet'.")
+        "'dismiss' was called at \(fileID):\(line) outside a presented feature: present it with 'ifLet'."
+      )
       return
     }
     await dismiss()

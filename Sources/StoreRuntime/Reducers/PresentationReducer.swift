@@ -42,7 +42,8 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let toChildAction: AnyCasePath<Parent.Action, PresentationAction<Child.Action>>
   let absentMessage: String
 
-  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action> {
+  public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
+  {
     let before = state[keyPath: toChildState].map(PresentationID.init)
     var childEffect = Effect<Parent.Action>.none
 
@@ -72,7 +73,9 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
     return .merge(childEffect, dismissal, parentEffect)
   }
 
-  private func presented(_ effect: Effect<Child.Action>, id: PresentationID) -> Effect<Parent.Action> {
+  private func presented(_ effect: Effect<Child.Action>, id: PresentationID) -> Effect<
+    Parent.Action
+  > {
     let toChildAction = toChildAction
     return effect.map { toChildAction.embed(.presented($0)) }
       .wrappingRuns { operation, send in
