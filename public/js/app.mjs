@@ -13,4 +13,10 @@ function route() {
 
 setRouter(route);
 window.addEventListener("hashchange", route);
+// A page kept in the back/forward cache (or frozen) would keep its socket open and its
+// person "here": leave when the page is put away, come back when it is shown again.
+window.addEventListener("pagehide", leave);
+document.addEventListener("freeze", leave);
+window.addEventListener("pageshow", (event) => event.persisted && route());
+document.addEventListener("resume", route);
 route();

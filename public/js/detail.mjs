@@ -6,6 +6,11 @@ export const detail = {
   template() {
     return `
       <div class="detail">
+        <div class="ended panel" role="status" hidden>
+          <p class="ended-message"></p>
+          <label class="unsent" hidden>Your note was not sent; copy it if you need it:
+            <textarea readonly rows="2"></textarea></label>
+        </div>
         <div class="actions">
           <button type="button" class="primary start">Start meeting</button>
           <button type="button" class="edit">Edit</button>
@@ -40,6 +45,16 @@ export const detail = {
 
   render(view, state) {
     const { standup } = state;
+    if (view.ended) {
+      const notice = app.querySelector(".ended");
+      notice.hidden = false;
+      notice.querySelector(".ended-message").textContent = view.ended.message;
+      if (view.ended.unsent) {
+        notice.querySelector(".unsent").hidden = false;
+        notice.querySelector("textarea").value = view.ended.unsent;
+      }
+      view.ended = null;
+    }
     app.querySelector(".facts").innerHTML = `
       <div><dt>Length</dt><dd>${standup.duration / 60} min</dd></div>
       <div><dt>Theme</dt><dd><span class="theme-chip">${standup.theme}</span></dd></div>

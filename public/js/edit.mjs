@@ -25,16 +25,32 @@ export const edit = {
   wire(view) {
     const send = (action) => view.send(action);
     const form = app.querySelector(".edit-form");
-    let titleTimer;
+    // Typing is sent after a short pause; what is still waiting goes out at once, in order,
+    // before anything that depends on it (Save, Enter, Add attendee).
+    view.pending = new Map();
+    const later = (path, value) => {
+      clearTimeout(view.pending.get(path)?.timer);
+      const timer = setTimeout(() => flushOne(path), 150);
+      view.pending.set(path, { value, timer });
+    };
+    const flushOne = (path) => {
+      const waiting = view.pending.get(path);
+      if (!waiting) return;
+      clearTimeout(waiting.timer);
+      view.pending.delete(path);
+      send({ type: "edit.binding", path, value: waiting.value });
+    };
+    view.flushEdits = () => [...view.pending.keys()].forEach(flushOne);
+    view.typeLater = later;
     const focus = (field) => send({ type: "focusChanged", field });
-    form.querySelector(".title").addEventListener("input", (event) => {
-      clearTimeout(titleTimer);
-      titleTimer = setTimeout(() => send({ type: "edit.binding", path: "/title", value: event.target.value }), 150);
-    });
+    const title = form.querySelector(".title");
+    title.addEventListener("input", () => later("/title", title.value));
     form.addEventListener("focusin", (event) => {
       if (event.target.dataset.focus) focus(event.target.dataset.focus);
     });
     form.addEventListener("focusout", (event) => {
+      // NB: the form going away (saved, cancelled) blurs its input too: nothing to clear then.
+      if (view.mode !== "edit") return;
       if (event.target.dataset.focus && !form.contains(event.relatedTarget)) focus(null);
     });
     form.querySelector(".duration").addEventListener("change", (event) =>
@@ -43,13 +59,27 @@ export const edit = {
       (form.querySelector(".duration-label").value = `${event.target.value} min`));
     form.querySelectorAll("input[name=edit-theme]").forEach((radio) =>
       radio.addEventListener("change", () => send({ type: "edit.binding", path: "/theme", value: radio.value })));
-    form.querySelector(".add-attendee").onclick = () => send({ type: "edit.addAttendeeButtonTapped" });
-    form.querySelector(".cancel-edit").onclick = () => send({ type: "cancelEditButtonTapped" });
+    form.querySelector(".add-attendee").onclick = () => {
+      view.flushEdits();
+      view.focusNewAttendee = true;
+      send({ type: "edit.addAttendeeButtonTapped" });
+    };
+    form.querySelector(".cancel-edit").onclick = () => {
+      view.pending.forEach((waiting) => clearTimeout(waiting.timer));
+      view.pending.clear();
+      send({ type: "cancelEditButtonTapped" });
+    };
+    // Enter in an attendee's name adds the next attendee; anywhere else it saves.
+    form.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || !event.target.closest(".attendees")) return;
+      event.preventDefault();
+      form.querySelector(".add-attendee").click();
+    });
     form.onsubmit = (event) => {
       event.preventDefault();
+      view.flushEdits();
       send({ type: "saveEditButtonTapped" });
     };
-    view.nameTimers = new Map();
   },
 
   render(view, state) {
@@ -79,14 +109,15 @@ export const edit = {
           <button type="button" class="icon" aria-label="Remove attendee">✕</button>
           <ul class="chips"></ul>`;
         const input = row.querySelector("input");
-        input.addEventListener("input", () => {
-          clearTimeout(view.nameTimers.get(attendee.id));
-          view.nameTimers.set(attendee.id, setTimeout(() => view.send({
-            type: "edit.binding", path: `/attendees/${attendee.id}/name`, value: input.value,
-          }), 150));
-        });
-        row.querySelector("button").onclick = () =>
+        input.addEventListener("input", () => view.typeLater(`/attendees/${attendee.id}/name`, input.value));
+        row.querySelector("button").onclick = () => {
+          view.flushEdits();
           view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] });
+        };
+        if (view.focusNewAttendee && index === draft.attendees.length - 1) {
+          view.focusNewAttendee = false;
+          queueMicrotask(() => input.focus());
+        }
       }
       if (list.children[index] !== row) list.insertBefore(row, list.children[index] ?? null);
       setValue(row.querySelector("input"), attendee.name);

@@ -85,6 +85,12 @@ function wireNewStandupForm(connection) {
     if (!form.hidden) form.querySelector("input[name=title]").focus();
   };
   form.querySelector(".add-attendee").onclick = () => addRow().focus();
+  // Enter in an attendee's name adds the next one; it never submits half a list.
+  list.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    addRow().focus();
+  });
   form.querySelector(".cancel").onclick = () => {
     form.hidden = true;
     toggle.setAttribute("aria-expanded", "false");

@@ -9,6 +9,16 @@ import { presenceItems, themeStyle } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
 
+/** How a meeting the page was showing ended, and the note that was being typed. */
+function meetingEnded(before, after) {
+  const saved = after.standup.meetings.length > before.standup.meetings.length;
+  const timeUp = before.meeting.secondsElapsed >= before.standup.duration - 1;
+  return {
+    message: saved ? (timeUp ? "Time's up — meeting saved." : "Meeting saved.") : "Meeting discarded.",
+    unsent: app.querySelector("#note")?.value.trim() ?? "",
+  };
+}
+
 export async function showRoom(id) {
   app.innerHTML = `<section class="room"><p class="loading">Joining…</p></section>`;
   const name = await whoAmI();
@@ -38,10 +48,12 @@ class RoomView {
   }
 
   render(state, you) {
+    const previous = this.state;
     this.state = state;
     this.you = you;
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
     if (mode !== this.mode) {
+      if (this.mode === "meeting" && previous?.meeting) this.ended = meetingEnded(previous, state);
       this.mode = mode;
       this.layout();
     }

@@ -82,6 +82,15 @@ function askName() {
   if (saved) return Promise.resolve(saved);
   const dialog = document.getElementById("name-dialog");
   const input = dialog.querySelector("input");
+  let chosen = false;
+  // NB: Escape closes a modal dialog (the browser may not let the page prevent it), which
+  // would leave a page that never connects: without a name, it opens again.
+  dialog.addEventListener("cancel", (event) => event.preventDefault());
+  dialog.onclose = () => {
+    if (chosen) return;
+    dialog.showModal();
+    input.focus();
+  };
   dialog.showModal();
   input.focus();
   return new Promise((resolve) => {
@@ -90,6 +99,7 @@ function askName() {
       const name = input.value.trim();
       if (!name) return;
       localStorage.setItem("standups.name", name);
+      chosen = true;
       dialog.close();
       resolve(name);
     };

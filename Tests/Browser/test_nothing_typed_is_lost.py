@@ -1,0 +1,124 @@
+"""What a person typed is what is saved, in real Chromium, typing as fast as a person can."""
+import re
+import subprocess
+import tempfile
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import ROOT, SERVER, chromium, collect_console_errors
+from test_web_app import click, create_standup, text_in, wait
+
+
+def toasts(driver):
+    return [toast.text for toast in driver.find_elements(By.CSS_SELECTOR, ".toast")]
+
+
+def test_save_right_after_typing_saves_what_was_typed(server, ana, ben):
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    title.send_keys(Keys.CONTROL, "a")
+    # Typed and saved in one go: no pause for the typing to be sent on its own.
+    title.send_keys("Planning" + Keys.ENTER)
+    for driver in (ana, ben):
+        text_in(driver, ".room-title", "Planning")
+    assert toasts(ana) == []
+
+
+def test_enter_in_an_attendee_adds_the_next_one_and_nothing_is_lost(server, ana, ben):
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ana, ".edit")
+    wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .add-attendee"))).click()
+    # The new row takes the focus; Max and Enter, then Moe and Save, at typing speed.
+    wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 4)
+    wait(ana, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee name")
+    ana.switch_to.active_element.send_keys("Max" + Keys.ENTER)
+    wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 5)
+    # Enter did not save: the form is still open, for Ben too, with Max in it.
+    wait(ben, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")][3] == "Max")
+    wait(ana, lambda d: d.switch_to.active_element.get_attribute("value") == "")
+    ana.switch_to.active_element.send_keys("Moe")
+    click(ana, ".save-edit")
+    for driver in (ana, ben):
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+        wait(driver, lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, ".attendee-list li")]
+             == ["Blob", "Blob Jr", "Blob Sr", "Max", "Moe"])
+    assert toasts(ana) == []
+    assert collect_console_errors(ana) == []
+
+
+def test_enter_in_the_new_standup_form_adds_an_attendee(server, ana):
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Retro")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Ana" + Keys.ENTER)
+    ana.switch_to.active_element.send_keys("Ben" + Keys.ENTER)
+    ana.switch_to.active_element.send_keys("Cy")
+    # Nothing was submitted yet: three rows, the form still open.
+    values = [i.get_attribute("value") for i in ana.find_elements(By.CSS_SELECTOR, ".new-attendees input")]
+    assert values == ["Ana", "Ben", "Cy"]
+    assert ana.find_element(By.ID, "new-form").is_displayed()
+    click(ana, "#new-form button.primary")
+    text_in(ana, ".card", "3 people")
+
+
+def test_a_note_being_typed_when_the_meeting_ends_is_kept(server, ana, ben):
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    text_in(ana, ".ended", "Meeting saved.")
+    assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
+
+
+def test_a_page_put_away_leaves_the_room_and_comes_back(server, ana, ben):
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    # Ana goes to another page in the same tab: the room page may wait in the back/forward
+    # cache, but she is not "here" any more.
+    ana.get(server + "favicon.svg")
+    wait(ben, lambda d: "Ana" not in d.find_element(By.CSS_SELECTOR, ".presence").text)
+    ana.back()
+    text_in(ana, "#status", "Live")
+    text_in(ben, ".presence", "Ana")
+
+
+def test_escape_on_the_name_prompt_keeps_asking():
+    # An --open server asks for a name; Escape must not leave a page that never connects.
+    data = tempfile.mkdtemp(prefix="standups-open-")
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)
+        driver = chromium("")  # no name remembered: the page asks
+        try:
+            driver.get(f"http://127.0.0.1:{port}/")
+            prompt = wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))
+            prompt.send_keys(Keys.ESCAPE)
+            # The prompt is (still, or again) open and focused.
+            wait(driver, lambda d: d.find_element(By.ID, "name-dialog").get_attribute("open") is not None)
+            wait(driver, lambda d: d.switch_to.active_element == prompt)
+            prompt.send_keys("Dee" + Keys.ENTER)
+            text_in(driver, "#status", "Live")
+        finally:
+            driver.quit()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
