@@ -110,6 +110,8 @@ def test_a_deleted_standup_sends_everyone_back(server, ana, ben):
     click(ben, ".delete-alert .confirm")
     for driver in (ana, ben):
         text_in(driver, ".gone h1", "This standup was deleted.")
+        # Said once, not as the heading and again below it.
+        assert driver.find_element(By.CSS_SELECTOR, ".gone").text.count("deleted") == 1
     screenshot(ana, "deleted")
     for driver in (ana, ben):
         assert collect_console_errors(driver) == []

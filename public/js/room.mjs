@@ -40,11 +40,14 @@ class RoomView {
 
   gone(code, reason) {
     const deleted = code === 4410;
-    app.innerHTML = `<section class="room gone"><h1>${deleted ? "This standup was deleted." : "Disconnected"}</h1>
-      <p>${escapeHTML(reason || "")}</p>
+    // NB: the server's reason for a deletion is the heading already: say it once.
+    const detail = deleted ? "Its meeting history went with it." : reason || "";
+    app.innerHTML = `<section class="room gone"><h1 tabindex="-1">${deleted ? "This standup was deleted." : "Disconnected"}</h1>
+      <p>${escapeHTML(detail)}</p>
       <p>${deleted ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
     // Closed for a reason (too slow, too many messages): the person decides when to come back.
     app.querySelector(".reconnect")?.addEventListener("click", reroute);
+    app.querySelector("h1").focus();
   }
 
   render(state, you) {
