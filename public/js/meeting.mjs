@@ -1,7 +1,49 @@
-// The running meeting: the ring, the speaker, the clock, notes, and ending it.
+// The running meeting: the ring, the speaker and their turn, the clock, notes, ending it;
+// a chime on each new speaker (on unless muted, remembered) and, if asked for, a browser
+// notification when it is your turn.
 import { arcPath } from "./format.mjs";
 import { app } from "./shell.mjs";
 import { meetingFacts } from "./views.mjs";
+
+const chimeKey = "standups.chime";
+const notifyKey = "standups.notify";
+let audio = null;
+
+function chimeOn() {
+  return localStorage.getItem(chimeKey) !== "off";
+}
+
+/** A short two-note chime (Web Audio: no file to load). */
+function chime() {
+  window.standupsChimes = (window.standupsChimes ?? 0) + 1; // for the browser tests
+  try {
+    audio ??= new AudioContext();
+    const now = audio.currentTime;
+    for (const [offset, frequency] of [[0, 880], [0.18, 660]]) {
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.frequency.value = frequency;
+      gain.gain.setValueAtTime(0.2, now + offset);
+      gain.gain.exponentialRampToValueAtTime(0.001, now + offset + 0.35);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(now + offset);
+      tone.stop(now + offset + 0.35);
+    }
+  } catch {
+    // No audio here (or not allowed yet): the speaker line still changes.
+  }
+}
+
+function showToggles() {
+  const chimeButton = app.querySelector(".chime-toggle");
+  chimeButton.setAttribute("aria-pressed", String(chimeOn()));
+  chimeButton.textContent = chimeOn() ? "Chime: on" : "Chime: off";
+  const notifyButton = app.querySelector(".notify-toggle");
+  const wanted = localStorage.getItem(notifyKey) === "on" && globalThis.Notification?.permission === "granted";
+  notifyButton.hidden = !globalThis.Notification;
+  notifyButton.setAttribute("aria-pressed", String(wanted));
+  notifyButton.textContent = wanted ? "Notify me when I'm up: on" : "Notify me when I'm up";
+}
 
 export const meeting = {
   template() {
@@ -11,7 +53,9 @@ export const meeting = {
           <svg class="ring" viewBox="0 0 220 220" aria-hidden="true"></svg>
           <div class="ring-center">
             <p class="speaker" aria-live="polite"></p>
+            <p class="turn"><span class="turn-left"></span> left for this speaker</p>
             <p class="times"><span class="elapsed"></span> elapsed · <span class="remaining"></span> left</p>
+            <p class="up-next"></p>
           </div>
         </div>
         <p class="paused" role="status" hidden>Paused: everyone had left.
@@ -19,6 +63,10 @@ export const meeting = {
         <div class="actions">
           <button type="button" class="primary next">Next speaker</button>
           <button type="button" class="danger end">End meeting</button>
+        </div>
+        <div class="actions toggles">
+          <button type="button" class="chime-toggle" aria-pressed="true"></button>
+          <button type="button" class="notify-toggle" aria-pressed="false"></button>
         </div>
         <form class="note-form">
           <label for="note">Add a note</label>
@@ -51,6 +99,20 @@ export const meeting = {
       send({ type: "meeting.alert.resume" });
     });
     on(".resume", "click", () => send({ type: "meeting.resumeButtonTapped" }));
+    on(".chime-toggle", "click", () => {
+      localStorage.setItem(chimeKey, chimeOn() ? "off" : "on");
+      showToggles();
+    });
+    on(".notify-toggle", "click", async () => {
+      if (localStorage.getItem(notifyKey) === "on") {
+        localStorage.setItem(notifyKey, "off");
+      } else if ((await Notification.requestPermission()) === "granted") {
+        localStorage.setItem(notifyKey, "on");
+      }
+      showToggles();
+    });
+    showToggles();
+    view.lastSpeaker = null;
     on(".note-form", "submit", async (event) => {
       event.preventDefault();
       const input = app.querySelector("#note");
@@ -62,6 +124,19 @@ export const meeting = {
     const facts = meetingFacts(state.meeting, state.standup);
     const speakerLine = app.querySelector(".speaker");
     if (speakerLine.textContent !== facts.speakerLine) speakerLine.textContent = facts.speakerLine;
+    app.querySelector(".turn-left").textContent = facts.turnLeft;
+    app.querySelector(".up-next").textContent = facts.upNext;
+    app.querySelector(".meeting").classList.toggle("warning", facts.warning);
+    if (view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex) {
+      if (chimeOn()) chime();
+      const me = localStorage.getItem("standups.name");
+      const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
+      if (me && speaker === me && localStorage.getItem(notifyKey) === "on"
+          && globalThis.Notification?.permission === "granted") {
+        new Notification("You're up", { body: state.standup.title });
+      }
+    }
+    view.lastSpeaker = state.meeting.speakerIndex;
     app.querySelector(".elapsed").textContent = facts.elapsed;
     app.querySelector(".remaining").textContent = facts.remaining;
     app.querySelector(".ring").innerHTML =

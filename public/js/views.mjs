@@ -40,5 +40,25 @@ export function meetingFacts(meeting, standup) {
     })),
     nextLabel: meeting.speakerIndex >= count - 1 ? "Finish" : "Next speaker",
     transcript: meeting.transcript || "No notes yet.",
+    ...speakerTurn(meeting, standup),
+  };
+}
+
+/** The seconds at which a speaker's turn ends: equal slices, the last takes the remainder. */
+function turnEnd(index, standup, perSpeaker) {
+  return index >= standup.attendees.length - 1 ? standup.duration : (index + 1) * perSpeaker;
+}
+
+/** The current speaker's turn: time left, who is next, and whether to warn (last 15 s). */
+export function speakerTurn(meeting, standup) {
+  const perSpeaker = meeting.secondsPerSpeaker ?? Math.floor(standup.duration / Math.max(1, standup.attendees.length));
+  const left = Math.max(0, turnEnd(meeting.speakerIndex, standup, perSpeaker) - meeting.secondsElapsed);
+  const next = standup.attendees[meeting.speakerIndex + 1]?.name ?? null;
+  return {
+    turnLeft: clock(left),
+    turnSecondsLeft: left,
+    warning: left > 0 && left <= 15,
+    upNext: next ? `Up next: ${next}` : "Last speaker",
+    nextSpeaker: next,
   };
 }

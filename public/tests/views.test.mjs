@@ -39,3 +39,18 @@ test("themes set the colour pair; unknown themes fall back", () => {
   assert.equal((swatches.match(/type="radio"/g) ?? []).length, 16);
   assert.match(swatches, /value="teal" checked/);
 });
+
+test("the speaking timer counts down the speaker's turn and names who is next", () => {
+  const meeting = { speakerIndex: 0, secondsElapsed: 30, secondsPerSpeaker: 100, transcript: "" };
+  const turn = meetingFacts(meeting, standup);
+  assert.equal(turn.turnLeft, "1:10");
+  assert.equal(turn.upNext, "Up next: Blob Jr");
+  assert.equal(turn.warning, false);
+  assert.equal(meetingFacts({ ...meeting, secondsElapsed: 86 }, standup).warning, true);
+  assert.equal(meetingFacts({ ...meeting, secondsElapsed: 100 }, standup).warning, false);
+  // The last speaker's turn runs to the end of the meeting, and nobody is next.
+  const last = meetingFacts({ ...meeting, speakerIndex: 2, secondsElapsed: 250 }, standup);
+  assert.equal(last.turnLeft, "0:50");
+  assert.equal(last.upNext, "Last speaker");
+  assert.equal(last.nextSpeaker, null);
+});

@@ -1,0 +1,42 @@
+"""The speaking timer in real Chromium: the turn, who is next, the chime (muted and remembered)."""
+from selenium.webdriver.common.by import By
+
+from conftest import collect_console_errors, screenshot
+from test_web_app import click, create_standup, text_in, wait
+
+
+def chimes(driver):
+    return driver.execute_script("return window.standupsChimes ?? 0")
+
+
+def test_the_speaker_s_turn_who_is_next_and_a_chime_on_each_change(server, ana, ben):
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ana, ".start")
+    for driver in (ana, ben):
+        text_in(driver, ".speaker", "Speaker 1 of 3: Blob")
+        text_in(driver, ".up-next", "Up next: Blob Jr")
+        # 300 s for three people: 100 s each, counting down.
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".turn-left").text in ("1:39", "1:38", "1:37"))
+    screenshot(ana, "speaking-timer")
+    assert chimes(ana) == 0
+
+    click(ben, ".next")
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr")
+    text_in(ana, ".up-next", "Up next: Blob Sr")
+    wait(ana, lambda d: chimes(d) == 1)
+
+    # Ana mutes the chime; it stays muted after a reload.
+    click(ana, ".chime-toggle")
+    assert ana.find_element(By.CSS_SELECTOR, ".chime-toggle").get_attribute("aria-pressed") == "false"
+    ana.refresh()
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr")
+    assert ana.find_element(By.CSS_SELECTOR, ".chime-toggle").get_attribute("aria-pressed") == "false"
+    click(ben, ".next")
+    text_in(ana, ".speaker", "Speaker 3 of 3: Blob Sr")
+    text_in(ana, ".up-next", "Last speaker")
+    assert chimes(ana) == 0  # (a fresh page after the reload, and muted)
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []
