@@ -2,7 +2,7 @@
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
 import { showLobby } from "./lobby.mjs";
 import { showRoom } from "./room.mjs";
-import { leave, setRouter } from "./shell.mjs";
+import { leave, setRouter, suspend } from "./shell.mjs";
 
 function route() {
   leave();
@@ -15,8 +15,8 @@ setRouter(route);
 window.addEventListener("hashchange", route);
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.
-window.addEventListener("pagehide", leave);
-document.addEventListener("freeze", leave);
+window.addEventListener("pagehide", suspend);
+document.addEventListener("freeze", suspend);
 window.addEventListener("pageshow", (event) => event.persisted && route());
 document.addEventListener("resume", route);
 route();

@@ -142,8 +142,15 @@ export class RoomConnection {
 
   close() {
     this.closed = true;
-    sessionStorage.removeItem(this.resumeKey);
+    // A page put away keeps what it held, so that coming back (or reloading) resumes.
+    if (!this.suspended) sessionStorage.removeItem(this.resumeKey);
     clearTimeout(this.timer);
     this.socket?.close(1000);
+  }
+
+  /** The page is put away (reload, back/forward cache): leave, but keep what to resume from. */
+  suspend() {
+    this.suspended = true;
+    this.close();
   }
 }

@@ -8,7 +8,7 @@ export async function showLobby() {
   app.innerHTML = `
     <section class="lobby">
       <div class="lobby-head">
-        <h1>Standups</h1>
+        <h1 tabindex="-1">Standups</h1>
         <button type="button" class="primary" id="new-standup" aria-expanded="false">New standup</button>
       </div>
       <form id="new-form" class="panel" hidden aria-labelledby="new-title">
@@ -30,6 +30,7 @@ export async function showLobby() {
       <ul class="cards" aria-label="Standups"></ul>
       <p class="empty" hidden>No standups yet: add the first one.</p>
     </section>`;
+  app.querySelector("h1").focus({ preventScroll: true });
   const name = await whoAmI();
   if (name === null) return showSignIn();
   const connection = connect("/ws/lobby", name, {

@@ -4,7 +4,7 @@ import { escapeHTML } from "./format.mjs";
 import { detail } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { meeting } from "./meeting.mjs";
-import { act, app, connect, reroute, showSignIn, whoAmI } from "./shell.mjs";
+import { act, app, connect, reroute, showSignIn, toast, whoAmI } from "./shell.mjs";
 import { presenceItems, themeStyle } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
@@ -72,11 +72,22 @@ class RoomView {
     app.innerHTML = `<section class="room">
       <header class="room-head">
         <a href="#/" class="back">← Standups</a>
-        <h1 class="room-title"></h1>
+        <h1 class="room-title" tabindex="-1"></h1>
+        <button type="button" class="copy-link">Copy link</button>
         <ul class="presence" aria-label="In this room"></ul>
       </header>
       <div class="room-body">${PARTS[this.mode].template()}</div>
     </section>`;
     PARTS[this.mode].wire(this);
+    app.querySelector(".copy-link").addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(location.href);
+        toast("Link copied: anyone on your team can open it.");
+      } catch {
+        toast(`Copy this link: ${location.href}`);
+      }
+    });
+    // A new screen: focus its heading, so that keyboards and screen readers start there.
+    app.querySelector(".room-title").focus({ preventScroll: true });
   }
 }

@@ -25,6 +25,11 @@ export function leave() {
   current = null;
 }
 
+/** The page is put away: its connection leaves the room, keeping what to resume from. */
+export function suspend() {
+  current?.connection.suspend();
+}
+
 
 export function setStatus(status, delay) {
   const text = {
