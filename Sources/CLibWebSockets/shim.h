@@ -35,7 +35,8 @@ static inline int clws_write_binary(struct lws *wsi, unsigned char *payload, siz
 
 /// Sends an HTTP response with a status, a content type, extra headers and a small body, in
 /// one go. `headers` packs `headers_length` bytes of "name:\0value\0" pairs (lws wants the
-/// colon). Returns non-zero if the connection should be closed.
+/// colon). Returns non-zero if the connection should be closed; the caller then completes
+/// the transaction (`lws_http_transaction_completed`) or closes.
 ///
 /// NB: `own_status_line` writes "HTTP/1.1 <status>" itself: before an upgrade is confirmed,
 /// lws has not read the request's version yet and would answer "HTTP/1.0", which strict
@@ -80,8 +81,8 @@ static inline int clws_respond(struct lws *wsi, unsigned int status, const char 
     failed = lws_write(wsi, p, body_length, LWS_WRITE_HTTP_FINAL) < 0;
   }
   free(buffer);
-  if (failed) return -1;
-  return lws_http_transaction_completed(wsi);
+  // NB: the caller completes the transaction (once: completing twice wedged pipelining).
+  return failed ? -1 : 0;
 }
 
 /// Closes a WebSocket with a status code and reason; the callback must then return -1.

@@ -50,14 +50,16 @@ final class Admission: Sendable {
       ($0.meters.count, $0.byAddress[request.remoteAddress] ?? 0)
     }
     if total >= limits.maxConnections {
-      return HTTPResponse(status: 503, text: "The server is full: try again in a moment.")
+      return HTTPResponse(
+        status: 503, text: "The server is full: try again in a moment.",
+        headers: [("retry-after:", "10")])
     }
     if fromAddress >= limits.maxConnectionsPerAddress {
       return HTTPResponse(
         status: 503,
         text:
-          "Too many connections from your address (\(limits.maxConnectionsPerAddress)): close some first."
-      )
+          "Too many connections from your address (\(limits.maxConnectionsPerAddress)): close some first.",
+        headers: [("retry-after:", "30")])
     }
     return nil
   }

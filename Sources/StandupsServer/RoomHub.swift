@@ -251,6 +251,15 @@ final class RoomHub: WebSocketServerDelegate {
       respond(HTTPResponse(status: 200, text: "ok"))
       return
     }
+    if request.path.hasPrefix("/ws/") {
+      respond(
+        HTTPResponse(
+          status: 426,
+          text:
+            "\(request.path) is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket).",
+          headers: [("upgrade:", "websocket")]))
+      return
+    }
     if request.path == "/api/session" {
       SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper)
       return

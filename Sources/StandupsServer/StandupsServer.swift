@@ -114,6 +114,8 @@ public final class StandupsServer: Sendable {
     transportConfiguration.tls = configuration.tls
     transportConfiguration.responseHeaders = Self.securityHeaders
     transportConfiguration.subprotocol = "standups"
+    // NB: /ws/ too, so that a plain GET of a WebSocket path is answered 426, not 404.
+    transportConfiguration.applicationPaths = ["/healthz", "/api/", "/ws/"]
     let transport: WebSocketServer
     do {
       transport = try WebSocketServer(

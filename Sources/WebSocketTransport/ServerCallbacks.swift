@@ -38,16 +38,14 @@ extension ServerEngine {
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
       guard let id = user?.load(as: UInt64.self), let state = httpRequests[id] else { return 0 }
+      pauseReading(wsi)
       dispatchHTTP(id: id, state: state)
       return 0
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
-      guard let id = user?.load(as: UInt64.self),
-        let response = control.withLock({ $0.httpResponses.removeValue(forKey: id) })
-      else { return 0 }
-      httpRequests[id] = nil
-      if write(response, to: wsi) < 0 { return -1 }
-      return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+      guard let id = user?.load(as: UInt64.self) else { return 0 }
+      answer(id, wsi: wsi)
+      return 0
 
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
       return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
@@ -114,6 +112,20 @@ extension ServerEngine {
     }
   }
 
+  /// Writes the answer to request `id`, if it is ready, and completes the transaction; the
+  /// next pipelined request (or the bytes past this one's body) may be read then.
+  func answer(_ id: UInt64, wsi: OpaquePointer) {
+    guard let response = control.withLock({ $0.httpResponses.removeValue(forKey: id) }) else {
+      return
+    }
+    httpRequests[id] = nil
+    guard write(response, to: wsi) >= 0, lws_http_transaction_completed(wsi) == 0 else {
+      clws_drop(wsi)
+      return
+    }
+    lws_rx_flow_control(wsi, 1)
+  }
+
   /// Once a second: ping what has been quiet, drop what never answered.
   func keepaliveSweep() {
     let decisions = keepalive.tick { id in
@@ -156,7 +168,15 @@ extension ServerEngine {
       (control.stopRequested, Array(control.httpResponses.keys))
     }
     for id in responses {
-      if let state = httpRequests[id] { lws_callback_on_writable(state.wsi) }
+      guard let state = httpRequests[id] else { continue }
+      // NB: written here, in the wake-up, not from a writeable callback: a connection whose
+      // reading is paused (see `pauseReading`) gets none on this lws. Its socket is idle:
+      // one request is answered at a time, so nothing else is being written to it.
+      if lws_send_pipe_choked(state.wsi) != 0 {
+        lws_callback_on_writable(state.wsi)
+      } else {
+        answer(id, wsi: state.wsi)
+      }
     }
     guard let stop else { return }
     if stopDeadline == nil {

@@ -146,6 +146,7 @@ final class ServerEngine: @unchecked Sendable {
     info.uid = -1
     info.retry_and_idle_policy = UnsafePointer(retryPolicy)
     info.pt_serv_buf_size = 16 * 1024
+    info.max_http_header_data = UInt16(clamping: configuration.maxHeaderBytes)
     info.foreign_loops = loop.foreignLoops
 
     let unmanaged = Unmanaged.passUnretained(self).toOpaque()

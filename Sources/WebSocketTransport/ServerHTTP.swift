@@ -17,12 +17,33 @@ extension ServerEngine {
       let state = HTTPRequestState(wsi: wsi, request: request)
       httpRequests[id] = state
       if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
+        // NB: this lws reads no chunked request body: it would wait for ever.
+        if request.header("transfer-encoding") != nil {
+          httpRequests[id] = nil
+          var refusal = HTTPResponse(
+            status: 411,
+            text: "Send the body with a Content-Length: chunked bodies are not read here.")
+          refusal.headers.append(("connection:", "close"))
+          _ = write(refusal, to: wsi)
+          return -1
+        }
         return 0  // wait for the body
       }
+      pauseReading(wsi)
       dispatchHTTP(id: id, state: state)
       return 0
     }
     return serveFile(wsi, request: request)
+  }
+
+  /// Stops reading a connection until its request is answered.
+  ///
+  /// NB: the answer comes later (from a room, on another thread). Meanwhile lws would try to
+  /// parse what follows the request on the same connection — a pipelined request, bytes past
+  /// the body — over and over without progress, spinning the service thread and starving
+  /// every other connection. Reading resumes once the answer is written.
+  func pauseReading(_ wsi: OpaquePointer) {
+    lws_rx_flow_control(wsi, 0)
   }
 
   func dispatchHTTP(id: UInt64, state: HTTPRequestState) {

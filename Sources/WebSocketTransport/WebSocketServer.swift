@@ -19,6 +19,9 @@ public struct WebSocketServerConfiguration: Sendable {
   /// Headers every HTTP response carries: files, application answers and refusals alike
   /// (a Content-Security-Policy, `X-Content-Type-Options`, …). Names end with a colon.
   public var responseHeaders: [(name: String, value: String)] = []
+  /// Room for one request's headers (cookies included); a request with more is dropped
+  /// (this lws cannot answer it with 431).
+  public var maxHeaderBytes = 16 * 1024
   /// The largest message a client may send; a larger one is reported as `.tooLarge`.
   public var maxMessageBytes = 64 * 1024
   /// A message this large closes the connection with 1009.

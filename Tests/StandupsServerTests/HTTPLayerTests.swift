@@ -1,0 +1,112 @@
+import Foundation
+import StandupsFeatures
+import StandupsServer
+import Testing
+
+/// The HTTP layer with raw sockets: pipelining, bodies, refusals. Each case once hung the
+/// whole HTTP side of the server (or answered what strict clients cannot read).
+@Suite(.serialized)
+struct HTTPLayerTests {
+  /// Writes `request` and reads everything until the server closes or `timeout` passes.
+  func raw(_ port: Int, _ request: String, timeout: Duration = .seconds(3)) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    let bytes = Array(request.utf8)
+    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+      var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, 50) > 0 else { continue }
+      let count = read(fd, &buffer, buffer.count)
+      if count <= 0 { break }
+      response += buffer.prefix(count)
+    }
+    return String(decoding: response, as: UTF8.self)
+  }
+
+  func statuses(_ response: String) -> [Int] {
+    response.components(separatedBy: "HTTP/1.1 ").dropFirst().compactMap { Int($0.prefix(3)) }
+  }
+
+  /// The server still answers a fresh request at once.
+  func stillServes(_ port: Int) throws -> Bool {
+    try httpResponse(port: port, "GET", "/healthz").status == 200
+  }
+
+  @Test func aRequestPipelinedAfterABodyIsAnswered() async throws {
+    let server = try await TestServer.start()
+    let response = try raw(
+      server.port,
+      "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}"
+        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    // The POST is refused (no token), the GET answered: both, in order.
+    #expect(statuses(response) == [401, 200])
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
+  @Test func bytesPastTheContentLengthAreTheNextRequest() async throws {
+    let server = try await TestServer.start()
+    let response = try raw(
+      server.port,
+      "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}garbage that is no request\r\n\r\n"
+    )
+    #expect(statuses(response).first == 401)
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
+  @Test func aChunkedBodyIsRefusedAtOnce() async throws {
+    let server = try await TestServer.start()
+    let response = try raw(
+      server.port,
+      "POST /api/rooms/\(Standup.design.id.uuidString)/actions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Authorization: Bearer ci-secret-0001\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
+    )
+    #expect(statuses(response) == [411])
+    #expect(response.contains("Content-Length"))
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
+  @Test func aPlainGETOfAWebSocketPathAsksForTheUpgrade() async throws {
+    let server = try await TestServer.start()
+    let answer = try httpResponse(port: server.port, "GET", "/ws/lobby")
+    #expect(answer.status == 426)
+    #expect(answer.headers["upgrade"]?.lowercased() == "websocket")
+    #expect(answer.body.contains("WebSocket"))
+    await server.stop()
+  }
+
+  @Test func aFullServerSaysWhenToComeBack() async throws {
+    let server = try await TestServer.start { $0.limits.maxConnections = 1 }
+    let ana = try await server.room(name: "Ana")
+    let refused = parseHTTP(try exchange(port: server.port, upgradeRequest("/ws/lobby?name=Ben")))
+    #expect(refused.status == 503)
+    #expect(refused.headers["retry-after"].flatMap(Int.init) != nil)
+    ana.close()
+    await server.stop()
+  }
+
+  @Test func aLargeCookieHeaderStillFits() async throws {
+    let server = try await TestServer.start()
+    let cookies = (0..<60).map { "c\($0)=\(String(repeating: "x", count: 100))" }.joined(
+      separator: "; ")
+    let answer = try httpResponse(
+      port: server.port, "GET", "/healthz", headers: ["Cookie": cookies])
+    #expect(answer.status == 200)
+    await server.stop()
+  }
+}
