@@ -91,9 +91,30 @@ public enum StandupRules {
 
   public static func validateTitle(_ title: String) -> String? {
     let count = title.trimmingCharacters(in: .whitespacesAndNewlines).count
-    return titleLength.contains(count) && title.count <= titleLength.upperBound
-      ? nil : "The title must be 1 to 100 characters."
+    guard titleLength.contains(count) && title.count <= titleLength.upperBound else {
+      return "The title must be 1 to 100 characters."
+    }
+    return isPlainText(title) ? nil : "The title " + notPlain
   }
+
+  /// Whether `text` holds no control characters (line breaks, NUL), no invisible formatting
+  /// (zero-width and direction-changing marks such as U+202E) and no line separators: what
+  /// one person types as a title, a name or a note never needs them, and they can make text
+  /// read differently from what it is.
+  public static func isPlainText(_ text: String) -> Bool {
+    text.unicodeScalars.allSatisfy { scalar in
+      switch scalar.properties.generalCategory {
+      case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
+        return false
+      default:
+        return true
+      }
+    }
+  }
+
+  /// The end of the sentence that refuses text which is not plain.
+  public static let notPlain =
+    "cannot contain control characters (such as line breaks) or invisible direction marks."
 
   public static func validateDuration(seconds: Int) -> String? {
     durationSeconds.contains(seconds) && seconds % 60 == 0
@@ -102,8 +123,10 @@ public enum StandupRules {
 
   /// A name for a saved attendee: 1 to 40 characters after trimming.
   public static func validateName(_ name: String) -> String? {
-    nameLength.contains(name.trimmingCharacters(in: .whitespacesAndNewlines).count)
-      ? nil : "An attendee's name must be 1 to 40 characters."
+    guard nameLength.contains(name.trimmingCharacters(in: .whitespacesAndNewlines).count) else {
+      return "An attendee's name must be 1 to 40 characters."
+    }
+    return isPlainText(name) ? nil : "An attendee's name " + notPlain
   }
 
   public static func validateAttendeeCount(_ count: Int) -> String? {

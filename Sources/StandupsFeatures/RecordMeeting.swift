@@ -152,6 +152,9 @@ public struct RecordMeeting: Reducer {
         guard (1...1000).contains(note.count), !note.contains(where: \.isNewline) else {
           return .reject(.invalidValue("A note must be one line of 1 to 1000 characters."))
         }
+        guard StandupRules.isPlainText(note) else {
+          return .reject(.invalidValue("A note " + StandupRules.notPlain))
+        }
         let line = "\(author): \(note)"
         let transcript = state.transcript.isEmpty ? line : state.transcript + "\n" + line
         guard transcript.utf8.count <= State.transcriptLimit else {

@@ -54,8 +54,11 @@ public struct StandupForm: Reducer {
     Reduce { state, action in
       switch action {
       case .binding(\.$title):
-        return state.title.count <= StandupRules.titleLength.upperBound
-          ? .none : .reject(.invalidValue("The title may be at most 100 characters."))
+        guard state.title.count <= StandupRules.titleLength.upperBound else {
+          return .reject(.invalidValue("The title may be at most 100 characters."))
+        }
+        return StandupRules.isPlainText(state.title)
+          ? .none : .reject(.invalidValue("The title " + StandupRules.notPlain))
 
       case .binding(\.$duration):
         let seconds = Int(state.duration.components.seconds)
@@ -67,8 +70,11 @@ public struct StandupForm: Reducer {
           $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count
             > StandupRules.nameLength.upperBound
         }
-        return tooLong
-          ? .reject(.invalidValue("An attendee's name may be at most 40 characters.")) : .none
+        if tooLong {
+          return .reject(.invalidValue("An attendee's name may be at most 40 characters."))
+        }
+        return state.attendees.allSatisfy({ StandupRules.isPlainText($0.name) })
+          ? .none : .reject(.invalidValue("An attendee's name " + StandupRules.notPlain))
 
       case .binding:
         return .none

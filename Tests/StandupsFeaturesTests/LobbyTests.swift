@@ -46,6 +46,19 @@ struct LobbyTests {
     await store.send(
       new(title: String(repeating: "x", count: 101)),
       rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+    // Control characters and invisible direction marks are refused in titles and names.
+    for bad in ["Design\nPlanning", "Design\u{0}", "\u{202E}ngiseD", "De\u{200B}sign"] {
+      await store.send(
+        new(title: bad),
+        rejectedWith: .invalidValue(
+          "The title cannot contain control characters (such as line breaks) or invisible direction marks."
+        ))
+      await store.send(
+        new(names: ["Ana", bad]),
+        rejectedWith: .invalidValue(
+          "An attendee's name cannot contain control characters (such as line breaks) or invisible direction marks."
+        ))
+    }
     for seconds in [240, 330, 1860] {
       await store.send(
         new(seconds: seconds),

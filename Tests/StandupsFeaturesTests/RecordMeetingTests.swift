@@ -109,6 +109,11 @@ struct RecordMeetingTests {
         .meeting(.presented(.noteSubmitted(author: "Ana", text: "two\nlines"))),
         rejectedWith: .invalidValue("A note must be one line of 1 to 1000 characters."))
       await store.send(
+        .meeting(.presented(.noteSubmitted(author: "Ana", text: "all good \u{202E}dab"))),
+        rejectedWith: .invalidValue(
+          "A note cannot contain control characters (such as line breaks) or invisible direction marks."
+        ))
+      await store.send(
         .meeting(.presented(.alert(.saveAndEnd))),
         rejectedWith: .invalidAction("The end-meeting alert is not showing."))
       await store.send(.meeting(.presented(.endMeetingButtonTapped))) {

@@ -72,6 +72,11 @@ struct RoomEditingTests {
       .edit(.binding(.set(\.$title, String(repeating: "x", count: 101)))),
       rejectedWith: .invalidValue("The title may be at most 100 characters."))
     await store.send(
+      .edit(.binding(.set(\.$title, "Design\r\nReview"))),
+      rejectedWith: .invalidValue(
+        "The title cannot contain control characters (such as line breaks) or invisible direction marks."
+      ))
+    await store.send(
       .edit(.binding(.set(\.$duration, .seconds(330)))),
       rejectedWith: .invalidValue(
         "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."))

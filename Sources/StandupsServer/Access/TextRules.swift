@@ -1,17 +1,9 @@
+import StandupsFeatures
+
 /// Rules for text a person or a bot chooses (display names, bot names).
 enum TextRules {
-  /// Whether `text` holds no control characters (newlines, NUL), no invisible formatting
-  /// (zero-width and direction-changing marks such as U+202E) and no line separators.
-  static func isPlain(_ text: String) -> Bool {
-    text.unicodeScalars.allSatisfy { scalar in
-      switch scalar.properties.generalCategory {
-      case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
-        return false
-      default:
-        return true
-      }
-    }
-  }
+  /// Whether `text` is plain: see `StandupRules.isPlainText`.
+  static func isPlain(_ text: String) -> Bool { StandupRules.isPlainText(text) }
 
   /// Why a person's display name is not usable, or nil. Bots' names are reserved, and
   /// "(bot)" is kept for bots' notes.
