@@ -58,17 +58,19 @@ lint:
 # The Swift tests run first: one of them captures a real session for the web app's tests.
 test: deps lint $(VENV)/bin/kosoku
 	$(SWIFT) build --build-tests
-	STANDUPS_REQUIRE_AUTOBAHN=1 $(SWIFT) test --skip-build --no-parallel
+	mkdir -p build
+	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_FRAMES=build/frames.jsonl $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
-	$(VENV)/bin/python -m pytest -q Tests/Integration Tests/Browser
+	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
+	  $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Browser
 
 # From PyPI, in a git-ignored virtualenv: the browser tests' driver, Python's websockets (a
-# strict third-party client), and kosoku, which runs Autobahn|Testsuite's cases against the
-# transport. NB: it depends on the Makefile, so that a package added here is installed again.
+# strict third-party client), jsonschema and PyYAML (the contract in docs/asyncapi.yaml), and
+# kosoku, which runs Autobahn|Testsuite's cases against the transport. NB: it depends on the Makefile, so that a package added here is installed again.
 $(VENV)/bin/kosoku: Makefile
 	$(PYTHON) -m venv $(VENV) || { $(SUDO) apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
-	$(VENV)/bin/pip install -q selenium pytest websockets kosoku
+	$(VENV)/bin/pip install -q selenium pytest websockets jsonschema pyyaml kosoku
 	touch $@
 
 bench: deps

@@ -82,7 +82,8 @@ struct Bench: AsyncParsableCommand {
     for connections in idleConnections {
       progress("keepalive: \(connections) idle connections for \(keepaliveSeconds) s")
       keepalive.append(
-        try await Keepalive.run(binary: binary, connections: connections, seconds: keepaliveSeconds))
+        try await Keepalive.run(binary: binary, connections: connections, seconds: keepaliveSeconds)
+      )
     }
 
     let report = Report.render(

@@ -61,6 +61,8 @@ struct TestServer {
 final class TestClient: @unchecked Sendable {
   // NB: @unchecked: `connection` is set once right after connecting; the rest is locked.
   var connection: WebSocketClientConnection!
+  /// Names this client's frames in the frame log.
+  let logID = UUID().uuidString
   private struct Inbox {
     var messages: [JSONValue] = []
     var read = 0
@@ -77,6 +79,7 @@ final class TestClient: @unchecked Sendable {
       case .closed(let code, let reason):
         inbox.closed = (code, reason)
       case .text(let bytes):
+        FrameLog.shared.record(bytes, from: "server", connection: logID)
         guard let message = try? JSONValue(parsing: bytes) else {
           inbox.problems.append("not JSON: \(String(decoding: bytes, as: UTF8.self))")
           return
@@ -118,6 +121,8 @@ final class TestClient: @unchecked Sendable {
   var closed: (code: Int?, reason: String)? { inbox.withLock { $0.closed } }
   var allMessages: [JSONValue] { inbox.withLock { $0.messages } }
 
+  /// NB: what the tests send is not logged for the contract check: much of it is wrong on
+  /// purpose. Every frame the server sends is.
   func send(_ json: JSONValue) { connection.send(text: json.encodedString) }
 
   func send(raw text: String) { connection.send(text: text) }
@@ -182,6 +187,32 @@ final class TestClient: @unchecked Sendable {
   }
 
   func close() { connection.close() }
+}
+
+/// Every frame the server sends the test clients, as JSON lines in the file `STANDUPS_FRAMES`
+/// names (`make test` sets it): Tests/Contract validates each against docs/asyncapi.yaml.
+final class FrameLog: Sendable {
+  static let shared = FrameLog()
+  private let file: Mutex<FileHandle?>
+
+  private init() {
+    let path = ProcessInfo.processInfo.environment["STANDUPS_FRAMES"]
+    if let path, FileManager.default.createFile(atPath: path, contents: nil) {
+      file = Mutex(FileHandle(forWritingAtPath: path))
+    } else {
+      file = Mutex(nil)
+    }
+  }
+
+  func record(_ frame: [UInt8], from direction: String, connection: String) {
+    file.withLock { file in
+      guard let file, let json = try? JSONValue(parsing: frame) else { return }
+      let line = JSONValue.object([
+        "direction": .string(direction), "connection": .string(connection), "frame": json,
+      ]).encoded
+      file.write(Data(line + Array("\n".utf8)))
+    }
+  }
 }
 
 extension Standup {
