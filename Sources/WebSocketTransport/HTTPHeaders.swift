@@ -39,6 +39,7 @@ enum HTTPHeaders {
       (WSI_TOKEN_HTTP_USER_AGENT, "user-agent"), (WSI_TOKEN_HTTP_COOKIE, "cookie"),
       (WSI_TOKEN_X_FORWARDED_FOR, "x-forwarded-for"),
       (WSI_TOKEN_HTTP_TRANSFER_ENCODING, "transfer-encoding"),
+      (WSI_TOKEN_HTTP_CONTENT_LENGTH, "content-length"),
     ]
     for (token, name) in wanted {
       if let value = copy(wsi, token) { headers[name] = value }

@@ -29,8 +29,8 @@ struct KeepaliveWheel {
   private var entries: [UInt64: Entry] = [:]
 
   init(pingAfter: UInt16, hangUpAfter: UInt16) {
-    self.pingAfter = UInt32(max(1, pingAfter))
-    self.hangUpAfter = UInt32(max(pingAfter + 1, hangUpAfter))
+    self.pingAfter = max(1, UInt32(pingAfter))
+    self.hangUpAfter = max(self.pingAfter + 1, UInt32(hangUpAfter))
     slots = Array(repeating: [], count: Int(max(self.pingAfter, self.hangUpAfter)) + 2)
   }
 
@@ -67,6 +67,12 @@ struct KeepaliveWheel {
           continue
         }
         schedule(id, at: sent + hangUpAfter - pingAfter)
+      } else if now >= entry.lastHeard + hangUpAfter {
+        // Silent all along and never pingable (its socket full, or a close stuck behind
+        // what it does not read): it is gone all the same.
+        entries[id] = nil
+        decisions.append(.drop(id))
+        continue
       } else if now >= entry.lastHeard + pingAfter {
         if mayPing(id) {
           entry.pingSent = now

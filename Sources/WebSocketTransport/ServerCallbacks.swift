@@ -37,7 +37,8 @@ extension ServerEngine {
       return 0
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-      guard let id = user?.load(as: UInt64.self), let state = httpRequests[id] else { return 0 }
+      guard let id = user?.load(as: UInt64.self), let state = httpRequests[id], !state.dispatched
+      else { return 0 }
       pauseReading(wsi)
       dispatchHTTP(id: id, state: state)
       return 0
@@ -100,6 +101,8 @@ extension ServerEngine {
       ) { state.closeSent = true }
 
     case LWS_CALLBACK_CLOSED:
+      // NB: an upgrade confirmed whose handshake then failed closes here, as a WebSocket.
+      acceptedUpgrades[wsi] = nil
       guard let id = user?.load(as: UInt64.self), webSockets.removeValue(forKey: id) != nil
       else { return 0 }
       keepalive.closed(id)
@@ -168,7 +171,11 @@ extension ServerEngine {
       (control.stopRequested, Array(control.httpResponses.keys))
     }
     for id in responses {
-      guard let state = httpRequests[id] else { continue }
+      guard let state = httpRequests[id] else {
+        // Its connection went before the answer came: nobody to tell.
+        _ = control.withLock { $0.httpResponses.removeValue(forKey: id) }
+        continue
+      }
       // NB: written here, in the wake-up, not from a writeable callback: a connection whose
       // reading is paused (see `pauseReading`) gets none on this lws. Its socket is idle:
       // one request is answered at a time, so nothing else is being written to it.

@@ -63,6 +63,8 @@ final class ServerEngine: @unchecked Sendable {
     let wsi: OpaquePointer
     var request: HTTPRequest
     var bodyTooLarge = false
+    /// Handed to the delegate (once: lws may still report a body for a GET).
+    var dispatched = false
     init(wsi: OpaquePointer, request: HTTPRequest) {
       self.wsi = wsi
       self.request = request

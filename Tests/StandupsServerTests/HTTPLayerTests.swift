@@ -81,6 +81,27 @@ struct HTTPLayerTests {
     await server.stop()
   }
 
+  @Test func aBodyWithoutALengthIsRefusedAtOnce() async throws {
+    let server = try await TestServer.start()
+    let response = try raw(
+      server.port, "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n{}")
+    #expect(statuses(response) == [411])
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
+  @Test func aGETWithABodyIsAnsweredOnce() async throws {
+    let server = try await TestServer.start()
+    let response = try raw(
+      server.port,
+      "GET /api/rooms/\(Standup.design.id.uuidString) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Authorization: Bearer ci-secret-0001\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
+    )
+    #expect(statuses(response) == [200])
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
   @Test func aPlainGETOfAWebSocketPathAsksForTheUpgrade() async throws {
     let server = try await TestServer.start()
     let answer = try httpResponse(port: server.port, "GET", "/ws/lobby")

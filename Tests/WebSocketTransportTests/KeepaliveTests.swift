@@ -42,6 +42,23 @@ struct KeepaliveWheelTests {
     #expect(wheel.tick { _ in true } == [.drop(7)])
   }
 
+  @Test func oneThatNeverTakesAFrameIsDroppedOnTimeAllTheSame() {
+    var wheel = KeepaliveWheel(pingAfter: 2, hangUpAfter: 4)
+    wheel.opened(7)
+    let decisions = (1...4).map { _ in wheel.tick { _ in false } }
+    #expect(decisions == [[], [], [], [.drop(7)]])
+    #expect(wheel.count == 0)
+  }
+
+  @Test func extremeSettingsStayInOrder() {
+    var wheel = KeepaliveWheel(pingAfter: 65535, hangUpAfter: 65535)
+    #expect(wheel.pingAfter == 65535 && wheel.hangUpAfter == 65536)
+    wheel = KeepaliveWheel(pingAfter: 0, hangUpAfter: 0)
+    wheel.opened(1)
+    #expect(wheel.tick { _ in true } == [.ping(1)])
+    #expect(wheel.tick { _ in true } == [.drop(1)])
+  }
+
   @Test func closedConnectionsAreForgotten() {
     var wheel = KeepaliveWheel(pingAfter: 1, hangUpAfter: 2)
     for id in 1...1000 { wheel.opened(UInt64(id)) }
