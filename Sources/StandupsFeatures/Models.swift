@@ -97,20 +97,27 @@ public enum StandupRules {
     return isPlainText(title) ? nil : "The title " + notPlain
   }
 
-  /// Whether `text` holds no control characters (line breaks, NUL), no invisible formatting
-  /// (zero-width and direction-changing marks such as U+202E) and no line separators: what
-  /// one person types as a title, a name or a note never needs them, and they can make text
-  /// read differently from what it is.
+  /// Whether `text` holds no control characters (line breaks, NUL), no line separators and
+  /// none of the invisible marks that make text read differently from what it is: direction
+  /// overrides and isolates (U+202A–202E, U+2066–2069, U+200E/F, U+061C) and zero-width
+  /// spaces (U+200B, U+2060, U+FEFF). The joiners that emoji and many scripts need (U+200C,
+  /// U+200D), soft hyphens and emoji tag characters stay allowed.
   public static func isPlainText(_ text: String) -> Bool {
     text.unicodeScalars.allSatisfy { scalar in
       switch scalar.properties.generalCategory {
-      case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
+      case .control, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
         return false
+      case .format:
+        return !invisibleMarks.contains(scalar.value)
       default:
         return true
       }
     }
   }
+
+  private static let invisibleMarks: Set<UInt32> = Set(
+    [0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0xFEFF, 0xFFF9, 0xFFFA, 0xFFFB]
+      + Array(0x202A...0x202E) + Array(0x2060...0x2064) + Array(0x2066...0x206F))
 
   /// The end of the sentence that refuses text which is not plain.
   public static let notPlain =

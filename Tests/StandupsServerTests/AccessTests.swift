@@ -376,6 +376,13 @@ struct AccessUnitTests {
 
   @Test func textRulesRefuseInvisibleAndControlCharacters() {
     #expect(TextRules.isPlain("Chloé 🎉"))
+    // Joiners that emoji and scripts need stay allowed.
+    for fine in [
+      "👩‍💻", "🏳️‍🌈", "می‌خواهم", "co\u{00AD}operate",
+      "🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}",
+    ] {
+      #expect(TextRules.isPlain(fine), "\(fine.unicodeScalars.map(\.value))")
+    }
     for bad in ["a\u{0}b", "a\nb", "a\u{202E}b", "a\u{200B}b", "a\u{2028}b"] {
       #expect(!TextRules.isPlain(bad), "\(bad.unicodeScalars.map(\.value))")
     }
