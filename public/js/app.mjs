@@ -2,13 +2,13 @@
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
 import { showLobby } from "./lobby.mjs";
 import { showRoom } from "./room.mjs";
-import { leave, setRouter, suspend } from "./shell.mjs";
+import { beginScreen, setRouter, suspend } from "./shell.mjs";
 
 function route() {
-  leave();
+  const screen = beginScreen();
   const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})$/);
-  if (match) showRoom(match[1]);
-  else showLobby();
+  if (match) showRoom(match[1], screen);
+  else showLobby(screen);
 }
 
 setRouter(route);
@@ -17,6 +17,8 @@ window.addEventListener("hashchange", route);
 // person "here": leave when the page is put away, come back when it is shown again.
 window.addEventListener("pagehide", suspend);
 document.addEventListener("freeze", suspend);
+// NB: a page coming back may get both `resume` and `pageshow`: the screen counter keeps it
+// to one connection.
 window.addEventListener("pageshow", (event) => event.persisted && route());
 document.addEventListener("resume", route);
 route();

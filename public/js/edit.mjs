@@ -35,12 +35,14 @@ export const edit = {
     };
     const flushOne = (path) => {
       const waiting = view.pending.get(path);
-      if (!waiting) return;
+      if (!waiting) return Promise.resolve(true);
       clearTimeout(waiting.timer);
       view.pending.delete(path);
-      send({ type: "edit.binding", path, value: waiting.value });
+      return send({ type: "edit.binding", path, value: waiting.value });
     };
-    view.flushEdits = () => [...view.pending.keys()].forEach(flushOne);
+    /** Sends what typing still waits for; resolves false if any of it was refused. */
+    view.flushEdits = async () =>
+      (await Promise.all([...view.pending.keys()].map(flushOne))).every((ack) => ack !== null);
     view.typeLater = later;
     const focus = (field) => send({ type: "focusChanged", field });
     const title = form.querySelector(".title");
@@ -71,14 +73,17 @@ export const edit = {
     };
     // Enter in an attendee's name adds the next attendee; anywhere else it saves.
     form.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter" || !event.target.closest(".attendees")) return;
+      if (event.key !== "Enter" || event.isComposing) return;
+      if (!event.target.matches(".attendees input")) return;
       event.preventDefault();
       form.querySelector(".add-attendee").click();
     });
-    form.onsubmit = (event) => {
+    form.onsubmit = async (event) => {
       event.preventDefault();
-      view.flushEdits();
-      send({ type: "saveEditButtonTapped" });
+      // NB: sent at once, in order, before the save; a refused edit (its toast says why)
+      // keeps the form open rather than saving an older draft than the one on screen.
+      const saveAfter = view.flushEdits();
+      if (await saveAfter) send({ type: "saveEditButtonTapped" });
     };
   },
 

@@ -1,9 +1,9 @@
 // The lobby: every standup as a card, who is in each, and the new-standup form.
 import { escapeHTML } from "./format.mjs";
-import { app, connect, showSignIn, whoAmI } from "./shell.mjs";
+import { app, connect, isShowing, showSignIn, whoAmI } from "./shell.mjs";
 import { themeStyle, themeSwatches } from "./views.mjs";
 
-export async function showLobby() {
+export async function showLobby(screen) {
   document.title = "Standups";
   app.innerHTML = `
     <section class="lobby">
@@ -32,6 +32,7 @@ export async function showLobby() {
     </section>`;
   app.querySelector("h1").focus({ preventScroll: true });
   const name = await whoAmI();
+  if (!isShowing(screen)) return;
   if (name === null) return showSignIn();
   const connection = connect("/ws/lobby", name, {
     render: renderLobby,
@@ -88,7 +89,7 @@ function wireNewStandupForm(connection) {
   form.querySelector(".add-attendee").onclick = () => addRow().focus();
   // Enter in an attendee's name adds the next one; it never submits half a list.
   list.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter") return;
+    if (event.key !== "Enter" || event.isComposing || !event.target.matches("input")) return;
     event.preventDefault();
     addRow().focus();
   });

@@ -18,6 +18,8 @@ function chime() {
   window.standupsChimes = (window.standupsChimes ?? 0) + 1; // for the browser tests
   try {
     audio ??= new AudioContext();
+    // NB: made before any click, a context starts suspended; a click since lets it resume.
+    if (audio.state === "suspended") audio.resume();
     const now = audio.currentTime;
     for (const [offset, frequency] of [[0, 880], [0.18, 660]]) {
       const tone = audio.createOscillator();
@@ -103,6 +105,15 @@ export const meeting = {
       localStorage.setItem(chimeKey, chimeOn() ? "off" : "on");
       showToggles();
     });
+    // Any click in the meeting lets the chime play later (browsers want a gesture first).
+    on(".meeting", "click", () => {
+      try {
+        audio ??= new AudioContext();
+        if (audio.state === "suspended") audio.resume();
+      } catch {
+        // No audio here.
+      }
+    });
     on(".notify-toggle", "click", async () => {
       if (localStorage.getItem(notifyKey) === "on") {
         localStorage.setItem(notifyKey, "off");
@@ -127,16 +138,21 @@ export const meeting = {
     app.querySelector(".turn-left").textContent = facts.turnLeft;
     app.querySelector(".up-next").textContent = facts.upNext;
     app.querySelector(".meeting").classList.toggle("warning", facts.warning);
-    if (view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex) {
+    const changed = view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex;
+    view.lastSpeaker = state.meeting.speakerIndex;
+    if (changed) {
       if (chimeOn()) chime();
       const me = localStorage.getItem("standups.name");
       const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
       if (me && speaker === me && localStorage.getItem(notifyKey) === "on"
           && globalThis.Notification?.permission === "granted") {
-        new Notification("You're up", { body: state.standup.title });
+        try {
+          new Notification("You're up", { body: state.standup.title });
+        } catch {
+          // Some browsers (Android) allow notifications from service workers only.
+        }
       }
     }
-    view.lastSpeaker = state.meeting.speakerIndex;
     app.querySelector(".elapsed").textContent = facts.elapsed;
     app.querySelector(".remaining").textContent = facts.remaining;
     app.querySelector(".ring").innerHTML =

@@ -4,7 +4,7 @@ import { escapeHTML } from "./format.mjs";
 import { detail } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { meeting } from "./meeting.mjs";
-import { act, app, connect, reroute, showSignIn, toast, whoAmI } from "./shell.mjs";
+import { act, app, connect, isShowing, reroute, showSignIn, toast, whoAmI } from "./shell.mjs";
 import { presenceItems, themeStyle } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
@@ -19,9 +19,10 @@ function meetingEnded(before, after) {
   };
 }
 
-export async function showRoom(id) {
+export async function showRoom(id, screen) {
   app.innerHTML = `<section class="room"><p class="loading">Joining…</p></section>`;
   const name = await whoAmI();
+  if (!isShowing(screen)) return;
   if (name === null) return showSignIn();
   const view = new RoomView(id);
   view.connection = connect(`/ws/rooms/${id}`, name, view);
@@ -57,6 +58,9 @@ class RoomView {
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
     if (mode !== this.mode) {
       if (this.mode === "meeting" && previous?.meeting) this.ended = meetingEnded(previous, state);
+      // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
+      this.pending?.forEach((waiting) => clearTimeout(waiting.timer));
+      this.pending?.clear();
       this.mode = mode;
       this.layout();
     }

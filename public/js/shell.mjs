@@ -19,10 +19,24 @@ export function reroute() {
   router();
 }
 
+/** Counts screens, so that one whose `await` finishes after the next began does nothing. */
+let screens = 0;
+
 /** Closes the screen's connection: a new screen comes. */
 export function leave() {
   current?.connection.close();
   current = null;
+}
+
+/** Leaves the current screen and starts the next; returns its number. */
+export function beginScreen() {
+  leave();
+  return ++screens;
+}
+
+/** Whether `screen` is still the one showing (no route came since it began). */
+export function isShowing(screen) {
+  return screen === screens;
 }
 
 /** The page is put away: its connection leaves the room, keeping what to resume from. */
@@ -147,6 +161,8 @@ export function connect(path, name, view) {
       view.gone?.(code, reason);
     },
   });
+  // NB: never two: a screen that connects replaces the last one's connection.
+  current?.connection.close();
   current = { connection, view };
   window.standupsConnection = connection; // for the browser tests
   return connection;
