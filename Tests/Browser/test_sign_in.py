@@ -114,3 +114,23 @@ def test_a_page_on_another_origin_is_refused(server, ana, other_origin):
     # …from another origin it is refused before the upgrade.
     ana.get(other_origin)
     assert ana.execute_async_script(probe, websocket) == "closed 1006"
+
+
+def test_a_person_changes_their_name_and_the_room_sees_it(server, ana, ben):
+    from test_web_app import click, create_standup
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    text_in(ana, "#me", "Ana")
+    click(ana, "#me")
+    field = WebDriverWait(ana, 10).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))
+    field.clear()
+    field.send_keys("Ana Banana")
+    click(ana, "#name-dialog button.primary")
+    text_in(ben, ".presence", "Ana Banana")
+    text_in(ana, "#me", "Ana Banana")
+    # The session carries it: a reload keeps the new name.
+    ana.refresh()
+    text_in(ana, ".presence", "Ana Banana (you)")
+    assert collect_console_errors(ana) == []

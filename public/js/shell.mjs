@@ -87,13 +87,61 @@ export async function whoAmI() {
     signInReason = session.message ?? `The server answered ${response.status}: try again in a moment.`;
     return null;
   }
-  if (session.open) return askName();
+  if (session.open) return showMe(await askName(), true);
   if (!session.signedIn) {
     signInReason = session.reason ?? "";
     return null;
   }
   localStorage.setItem("standups.name", session.name);
-  return session.name;
+  return showMe(session.name, false);
+}
+
+/** Shows who you are in the top bar; a click changes your name. */
+function showMe(name, open) {
+  const button = document.getElementById("me");
+  button.hidden = false;
+  button.textContent = `${name} ✎`;
+  button.onclick = () => changeName(name, open);
+  return name;
+}
+
+/** Renames you (your session, or on an open server the name this browser remembers), then
+ * joins again under the new name. */
+function changeName(name, open) {
+  const dialog = document.getElementById("name-dialog");
+  const form = dialog.querySelector("form");
+  const input = dialog.querySelector("input");
+  const error = dialog.querySelector(".form-error");
+  const cancel = dialog.querySelector(".cancel");
+  dialog.querySelector("h2").textContent = "Change your name";
+  dialog.querySelector("button.primary").textContent = "Save";
+  input.value = name;
+  error.textContent = "";
+  cancel.hidden = false;
+  cancel.onclick = () => dialog.close();
+  dialog.onclose = null;
+  form.onsubmit = async (event) => {
+    event.preventDefault();
+    const wanted = input.value.trim();
+    if (!wanted) return;
+    if (!open) {
+      const response = await fetch("/api/session", {
+        method: "POST", credentials: "same-origin",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: wanted }),
+      }).catch(() => null);
+      const answer = await response?.json().catch(() => ({}));
+      if (!response?.ok) {
+        error.textContent = answer?.message ?? "The server cannot be reached: try again.";
+        return;
+      }
+    }
+    localStorage.setItem("standups.name", wanted);
+    dialog.close();
+    reroute();
+  };
+  dialog.showModal();
+  input.select();
 }
 
 function askName() {
