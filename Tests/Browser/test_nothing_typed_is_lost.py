@@ -9,7 +9,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import ROOT, SERVER, chromium, collect_console_errors
-from test_web_app import click, create_standup, text_in, wait
+from test_web_app import both_in_a_room, click, text_in, wait
 
 
 def toasts(driver):
@@ -17,10 +17,7 @@ def toasts(driver):
 
 
 def test_save_right_after_typing_saves_what_was_typed(server, ana, ben):
-    room = create_standup(ana, server)
-    ana.get(room)
-    ben.get(room)
-    text_in(ben, ".presence", "Ana")
+    both_in_a_room(server, ana, ben)
     click(ana, ".edit")
     title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
     title.send_keys(Keys.CONTROL, "a")
@@ -32,10 +29,7 @@ def test_save_right_after_typing_saves_what_was_typed(server, ana, ben):
 
 
 def test_enter_in_an_attendee_adds_the_next_one_and_nothing_is_lost(server, ana, ben):
-    room = create_standup(ana, server)
-    ana.get(room)
-    ben.get(room)
-    text_in(ben, ".presence", "Ana")
+    both_in_a_room(server, ana, ben)
     click(ana, ".edit")
     wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .add-attendee"))).click()
     # The new row takes the focus; Max and Enter, then Moe and Save, at typing speed.
@@ -73,10 +67,7 @@ def test_enter_in_the_new_standup_form_adds_an_attendee(server, ana):
 
 
 def test_a_note_being_typed_when_the_meeting_ends_is_kept(server, ana, ben):
-    room = create_standup(ana, server)
-    ana.get(room)
-    ben.get(room)
-    text_in(ben, ".presence", "Ana")
+    both_in_a_room(server, ana, ben)
     click(ana, ".start")
     wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
     click(ben, ".end")
@@ -86,10 +77,7 @@ def test_a_note_being_typed_when_the_meeting_ends_is_kept(server, ana, ben):
 
 
 def test_a_page_put_away_leaves_the_room_and_comes_back(server, ana, ben):
-    room = create_standup(ana, server)
-    ana.get(room)
-    ben.get(room)
-    text_in(ben, ".presence", "Ana")
+    both_in_a_room(server, ana, ben)
     # Ana goes to another page in the same tab: the room page may wait in the back/forward
     # cache, but she is not "here" any more.
     ana.get(server + "favicon.svg")

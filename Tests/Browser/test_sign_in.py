@@ -117,11 +117,8 @@ def test_a_page_on_another_origin_is_refused(server, ana, other_origin):
 
 
 def test_a_person_changes_their_name_and_the_room_sees_it(server, ana, ben):
-    from test_web_app import click, create_standup
-    room = create_standup(ana, server)
-    ana.get(room)
-    ben.get(room)
-    text_in(ben, ".presence", "Ana")
+    from test_web_app import both_in_a_room, click
+    both_in_a_room(server, ana, ben)
     text_in(ana, "#me", "Ana")
     click(ana, "#me")
     field = WebDriverWait(ana, 10).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))

@@ -2,7 +2,7 @@
 from selenium.webdriver.common.by import By
 
 from conftest import collect_console_errors, screenshot
-from test_web_app import click, create_standup, text_in, wait
+from test_web_app import both_in_a_room, click, text_in, wait
 
 
 def chimes(driver):
@@ -10,10 +10,7 @@ def chimes(driver):
 
 
 def test_the_speaker_s_turn_who_is_next_and_a_chime_on_each_change(server, ana, ben):
-    room = create_standup(ana, server)
-    ana.get(room)
-    ben.get(room)
-    text_in(ben, ".presence", "Ana")
+    both_in_a_room(server, ana, ben)
     click(ana, ".start")
     for driver in (ana, ben):
         text_in(driver, ".speaker", "Speaker 1 of 3: Blob")

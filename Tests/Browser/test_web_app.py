@@ -35,6 +35,17 @@ def create_standup(driver, base):
     return card.get_attribute("href")
 
 
+def both_in_a_room(server, ana, ben):
+    """Ana makes a standup; both open its room and see each other. Returns its address."""
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    for driver in (ana, ben):
+        text_in(driver, ".presence", "Ana")
+        text_in(driver, ".presence", "Ben")
+    return room
+
+
 def test_two_people_run_a_standup_together(server, ana, ben):
     room = create_standup(ana, server)
     assert "Design" in ana.find_element(By.CSS_SELECTOR, ".card").text

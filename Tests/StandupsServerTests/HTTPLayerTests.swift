@@ -9,20 +9,8 @@ import Testing
 struct HTTPLayerTests {
   /// Writes `request` and reads everything until the server closes or `timeout` passes.
   func raw(_ port: Int, _ request: String, timeout: Duration = .seconds(3)) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = try connectedSocket(port: port, sending: request)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-    let bytes = Array(request.utf8)
-    _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     var response: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
     let deadline = ContinuousClock.now + timeout

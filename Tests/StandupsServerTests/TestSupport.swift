@@ -232,11 +232,10 @@ func httpStatus(port: Int, _ request: String) throws -> Int {
   return Int(response.split(separator: " ").dropFirst().first ?? "") ?? 0
 }
 
-/// Writes `request` to a fresh connection and reads until the server closes or a first
-/// response has arrived.
-func exchange(port: Int, _ request: String) throws -> String {
+/// A TCP socket connected to 127.0.0.1:`port` with `request` written to it; the caller
+/// closes it.
+func connectedSocket(port: Int, sending request: String) throws -> Int32 {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(fd) }
   var address = sockaddr_in()
   address.sin_family = sa_family_t(AF_INET)
   address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -246,9 +245,20 @@ func exchange(port: Int, _ request: String) throws -> String {
       connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
     }
   }
-  guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+  guard connected == 0 else {
+    close(fd)
+    throw POSIXError(.ECONNREFUSED)
+  }
   let bytes = Array(request.utf8)
   _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+  return fd
+}
+
+/// Writes `request` to a fresh connection and reads until the server closes or a first
+/// response has arrived.
+func exchange(port: Int, _ request: String) throws -> String {
+  let fd = try connectedSocket(port: port, sending: request)
+  defer { close(fd) }
   var response: [UInt8] = []
   var buffer = [UInt8](repeating: 0, count: 65536)
   while true {
