@@ -14,7 +14,8 @@ public struct RecordMeeting: Reducer {
     /// The standup as it was when the meeting started.
     public let standup: Standup
     public var alert: Alert?
-    public var isPaused = false
+    /// Why the meeting is paused, or nil while it runs.
+    public var pausedBecause: PauseReason?
     public var secondsElapsed = 0
     public var speakerIndex = 0
     public var transcript = ""
@@ -22,6 +23,16 @@ public struct RecordMeeting: Reducer {
     public enum Alert: String, Equatable, Sendable, Encodable {
       case endMeeting
     }
+
+    /// Why a meeting stopped ticking, for the page to say so truthfully.
+    public enum PauseReason: String, Equatable, Sendable, Encodable {
+      /// The last person left the room.
+      case everyoneLeft
+      /// The server stopped (or crashed) while it ran; it came back from its checkpoint.
+      case serverRestarted
+    }
+
+    public var isPaused: Bool { pausedBecause != nil }
 
     public init(id: UUID, standup: Standup) {
       self.id = id
@@ -35,13 +46,15 @@ public struct RecordMeeting: Reducer {
     public static let transcriptLimit = 16 * 1024
 
     private enum CodingKeys: String, CodingKey {
-      case alert, isPaused, secondsElapsed, secondsPerSpeaker, speakerIndex, transcript
+      case alert, isPaused, pausedBecause, secondsElapsed, secondsPerSpeaker, speakerIndex,
+        transcript
     }
 
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
       try container.encode(alert, forKey: .alert)
       try container.encode(isPaused, forKey: .isPaused)
+      try container.encode(pausedBecause, forKey: .pausedBecause)
       try container.encode(secondsElapsed, forKey: .secondsElapsed)
       try container.encode(secondsPerSpeaker, forKey: .secondsPerSpeaker)
       try container.encode(speakerIndex, forKey: .speakerIndex)
@@ -139,12 +152,12 @@ public struct RecordMeeting: Reducer {
         return .none
 
       case .roomEmptied:
-        state.isPaused = true
+        state.pausedBecause = .everyoneLeft
         return .cancel(id: CancelID.timer)
 
       case .resumeButtonTapped:
         guard state.isPaused else { return .reject(.invalidAction("The meeting is not paused.")) }
-        state.isPaused = false
+        state.pausedBecause = nil
         return startTimer()
 
       case .noteSubmitted(let author, let text):

@@ -78,7 +78,7 @@ extension RecordMeeting.State {
     secondsElapsed = checkpoint.secondsElapsed
     speakerIndex = min(checkpoint.speakerIndex, lastSpeakerIndex)
     transcript = checkpoint.transcript
-    isPaused = true
+    pausedBecause = .serverRestarted
   }
 }
 

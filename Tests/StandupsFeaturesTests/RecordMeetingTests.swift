@@ -145,10 +145,14 @@ struct RecordMeetingTests {
       await clock.advance(by: .seconds(1))
       await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 1 }
       await store.send(.participantLeft("p1")) { $0.participants = [] }
-      await store.receive(\.meeting.presented.roomEmptied) { $0.meeting?.isPaused = true }
+      await store.receive(\.meeting.presented.roomEmptied) {
+        $0.meeting?.pausedBecause = .everyoneLeft
+      }
       await clock.advance(by: .seconds(10))  // nothing ticks
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
-      await store.send(.meeting(.presented(.resumeButtonTapped))) { $0.meeting?.isPaused = false }
+      await store.send(.meeting(.presented(.resumeButtonTapped))) {
+        $0.meeting?.pausedBecause = nil
+      }
       await clock.advance(by: .seconds(1))
       await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 2 }
       await store.send(

@@ -189,6 +189,7 @@ struct RoomProtocolTests {
     let ben = try await server.room(name: "Ben")
     let paused = try #require(ben.state?["meeting"])
     #expect(paused["isPaused"] == true)
+    #expect(paused["pausedBecause"] == "everyoneLeft")
     let elapsed = try #require(paused["secondsElapsed"]?.intValue)
     #expect(elapsed <= 2)
     try await Task.sleep(for: .milliseconds(1200))

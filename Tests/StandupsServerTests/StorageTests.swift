@@ -208,6 +208,8 @@ struct CrashTests {
     #expect(state["standup"]?["meetings"]?[0]?["transcript"] == "Ana: first meeting")
     // The running meeting is back, paused at its last checkpoint, with its notes.
     #expect(state["meeting"]?["isPaused"] == true)
+    // The page can say why: not that people left.
+    #expect(state["meeting"]?["pausedBecause"] == "serverRestarted")
     #expect(state["meeting"]?["speakerIndex"] == 1)
     #expect(state["meeting"]?["secondsElapsed"] == 150)
     #expect(state["meeting"]?["transcript"] == "Ana: before the crash")

@@ -60,7 +60,7 @@ export const meeting = {
             <p class="up-next"></p>
           </div>
         </div>
-        <p class="paused" role="status" hidden>Paused: everyone had left.
+        <p class="paused" role="status" hidden><span class="pause-reason"></span>
           <button type="button" class="primary resume">Resume meeting</button></p>
         <div class="actions">
           <button type="button" class="primary next">Next speaker</button>
@@ -160,7 +160,8 @@ export const meeting = {
       facts.slices.map((slice) =>
         `<path d="${arcPath(110, 96, slice.start + 0.004, slice.end - 0.004)}" class="slice ${slice.state}"/>`).join("") +
       (facts.done > 0 ? `<path d="${arcPath(110, 96, 0, Math.min(facts.done, 0.9999))}" class="progress"/>` : "");
-    app.querySelector(".paused").hidden = !state.meeting.isPaused;
+    app.querySelector(".paused").hidden = facts.paused === null;
+    app.querySelector(".pause-reason").textContent = facts.paused ?? "";
     app.querySelector(".next").textContent = facts.nextLabel;
     app.querySelector(".transcript").textContent = facts.transcript;
     const alert = app.querySelector(".end-alert");

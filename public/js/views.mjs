@@ -39,9 +39,19 @@ export function meetingFacts(meeting, standup) {
         : slice.index === meeting.speakerIndex ? "speaking" : "waiting",
     })),
     nextLabel: meeting.speakerIndex >= count - 1 ? "Finish" : "Next speaker",
+    paused: meeting.isPaused ? pauseText(meeting.pausedBecause) : null,
     transcript: meeting.transcript || "No notes yet.",
     ...speakerTurn(meeting, standup),
   };
+}
+
+/** Why a meeting is paused, as the page says it. */
+export function pauseText(reason) {
+  switch (reason) {
+    case "serverRestarted": return "Paused: the server restarted.";
+    case "everyoneLeft": return "Paused: everyone had left.";
+    default: return "Paused.";
+  }
 }
 
 /** The seconds at which a speaker's turn ends: equal slices, the last takes the remainder. */

@@ -54,3 +54,12 @@ test("the speaking timer counts down the speaker's turn and names who is next", 
   assert.equal(last.upNext, "Last speaker");
   assert.equal(last.nextSpeaker, null);
 });
+
+test("a paused meeting says why", () => {
+  const meeting = { speakerIndex: 0, secondsElapsed: 5, secondsPerSpeaker: 100, transcript: "" };
+  assert.equal(meetingFacts({ ...meeting, isPaused: false, pausedBecause: null }, standup).paused, null);
+  assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "everyoneLeft" }, standup).paused,
+    "Paused: everyone had left.");
+  assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "serverRestarted" }, standup).paused,
+    "Paused: the server restarted.");
+});
