@@ -16,7 +16,7 @@ export const THEMES = {
   seafoam: ["#b2e6d4", "#1b1b1f"],
   sky: ["#8ccbf2", "#1b1b1f"],
   tan: ["#d6b88d", "#1b1b1f"],
-  teal: ["#2a8c8c", "#ffffff"],
+  teal: ["#227a7a", "#ffffff"],
   yellow: ["#f7d031", "#1b1b1f"],
 };
 

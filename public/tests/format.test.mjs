@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clock, speakerSlices, escapeHTML, backoff, THEME_NAMES, arcPath } from "../js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath } from "../js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");
@@ -34,4 +34,19 @@ test("backoff grows to 10 s", () => {
 
 test("arcs are valid SVG paths", () => {
   assert.match(arcPath(50, 40, 0, 0.25), /^M [\d.]+ [\d.]+ A 40 40 0 0 1 [\d.]+ [\d.]+$/);
+});
+
+test("every theme's text reads on it at 4.5:1 or more (WCAG AA)", () => {
+  const luminance = (hex) => {
+    const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const ratio = (a, b) => {
+    const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (light + 0.05) / (dark + 0.05);
+  };
+  for (const [name, [background, text]] of Object.entries(THEMES)) {
+    assert.ok(ratio(background, text) >= 4.5, `${name}: ${ratio(background, text).toFixed(2)}:1`);
+  }
 });
