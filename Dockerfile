@@ -31,6 +31,9 @@ ENV STANDUPS_HOST=0.0.0.0 \
     STANDUPS_PORT=8080 \
     STANDUPS_DATA_DIR=/srv/data \
     STANDUPS_PUBLIC_DIR=/srv/public
+# The invite link is printed at start (`docker logs` shows it; `docker exec <container>
+# standups-server invite` prints it again). Set STANDUPS_PUBLIC_URL to the address people
+# open (https://standups.example) so that the link is one they can use.
 EXPOSE 8080
 VOLUME ["/srv/data"]
 HEALTHCHECK CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q ok <&3"]
