@@ -175,6 +175,12 @@ struct RoomProtocolTests {
     let fresh = try await stranger.next { $0["type"] == "welcome" }
     #expect(fresh["resumed"] == nil)
     #expect(fresh["state"]?["standup"]?["title"] == "Design")
+    // Nor does a version from the future: a whole state, never "resumed" with nothing.
+    let future = try await server.connect(
+      "/ws/rooms/\(Standup.design.id.uuidString)?name=Di&since=\(targetVersion + 1_000)")
+    let whole = try await future.next { $0["type"] == "welcome" }
+    #expect(whole["resumed"] == nil)
+    #expect(whole["state"]?["standup"]?["title"] == "Design")
     await server.stop()
   }
 
