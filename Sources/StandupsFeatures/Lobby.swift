@@ -44,9 +44,12 @@ public struct Lobby: Reducer {
   public struct Live: Equatable, Sendable, Codable {
     public var participants: Int
     public var meetingRunning: Bool
-    public init(participants: Int, meetingRunning: Bool) {
+    /// The names of who is there, in the order they came, each once.
+    public var people: [String]
+    public init(participants: Int, meetingRunning: Bool, people: [String] = []) {
       self.participants = participants
       self.meetingRunning = meetingRunning
+      self.people = people
     }
   }
 

@@ -118,7 +118,11 @@ struct StandupRoomFeature: RoomFeature {
   static func live(_ state: Room.State) -> Lobby.Live? {
     state.participants.isEmpty && state.meeting == nil
       ? nil
-      : Lobby.Live(participants: state.participants.count, meetingRunning: state.meeting != nil)
+      : Lobby.Live(
+        participants: state.participants.count, meetingRunning: state.meeting != nil,
+        people: state.participants.reduce(into: [String]()) { names, person in
+          if !names.contains(person.name) { names.append(person.name) }
+        })
   }
 }
 

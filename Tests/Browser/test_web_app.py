@@ -149,3 +149,13 @@ def test_a_connection_closed_for_flooding_can_reconnect(server, ana):
     click(ana, ".gone .reconnect")
     text_in(ana, ".presence", "Ana")
     assert collect_console_errors(ana) == []
+
+
+def test_the_lobby_shows_who_is_in_each_room(server, ana, ben):
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    ben.get(server)
+    text_in(ben, ".card .live", "Ana here")
+    ana.get(server)
+    wait(ben, lambda d: not d.find_elements(By.CSS_SELECTOR, ".card .live"))

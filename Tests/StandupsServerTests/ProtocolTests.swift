@@ -238,7 +238,9 @@ struct LobbyProtocolTests {
     let carl = try await server.room(UUID(uuidString: id)!, name: "Carl")
     #expect(carl.state?["standup"]?["theme"] == "teal")
     _ = try await ben.waitForState {
-      $0["standups"]?[0]?["live"] == ["participants": 1, "meetingRunning": false]
+      $0["standups"]?[0]?["live"] == [
+        "participants": 1, "meetingRunning": false, "people": ["Carl"],
+      ]
     }
     try await carl.act("startMeetingButtonTapped")
     _ = try await ben.waitForState { $0["standups"]?[0]?["live"]?["meetingRunning"] == true }

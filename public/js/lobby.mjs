@@ -1,7 +1,7 @@
 // The lobby: every standup as a card, who is in each, and the new-standup form.
 import { escapeHTML } from "./format.mjs";
 import { app, connect, isShowing, showSignIn, whoAmI } from "./shell.mjs";
-import { themeStyle, themeSwatches } from "./views.mjs";
+import { themeStyle, themeSwatches, whoIsHere } from "./views.mjs";
 
 export async function showLobby(screen) {
   document.title = "Standups";
@@ -51,7 +51,7 @@ function renderLobby(state) {
   if (!cards) return;
   cards.innerHTML = state.standups.map((standup) => {
     const live = standup.live
-      ? `<span class="live">● ${standup.live.participants} here${standup.live.meetingRunning ? " · meeting on" : ""}</span>`
+      ? `<span class="live">● ${escapeHTML(whoIsHere(standup.live))}${standup.live.meetingRunning ? " · meeting on" : ""}</span>`
       : "";
     return `<li><a class="card" href="#/rooms/${standup.id}" style="${themeStyle(standup.theme)}">
       <span class="card-title">${escapeHTML(standup.title)}</span>

@@ -14,6 +14,15 @@ export function themeSwatches(group, selected) {
     </label>`).join("");
 }
 
+/** Who is in a room, for its lobby card: "Ana, Ben and 3 more here", or a count. */
+export function whoIsHere(live) {
+  const people = live.people ?? [];
+  if (people.length === 0) return live.participants > 0 ? `${live.participants} here` : "Nobody here";
+  const shown = people.slice(0, 3).join(", ");
+  const more = people.length - 3;
+  return more > 0 ? `${shown} and ${more} more here` : `${shown} here`;
+}
+
 /** The people in a room as list items: you, bots marked, names escaped. */
 export function presenceItems(participants, you) {
   return participants.map((person) => {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { meetingFacts, presenceItems, themeStyle, themeSwatches } from "../js/views.mjs";
+import { meetingFacts, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
 
 const standup = {
   duration: 300,
@@ -62,4 +62,11 @@ test("a paused meeting says why", () => {
     "Paused: everyone had left.");
   assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "serverRestarted" }, standup).paused,
     "Paused: the server restarted.");
+});
+
+test("a lobby card says who is in the room", () => {
+  assert.equal(whoIsHere({ participants: 1, people: ["Ana"] }), "Ana here");
+  assert.equal(whoIsHere({ participants: 2, people: ["Ana", "Ben"] }), "Ana, Ben here");
+  assert.equal(whoIsHere({ participants: 5, people: ["A", "B", "C", "D", "E"] }), "A, B, C and 2 more here");
+  assert.equal(whoIsHere({ participants: 0, people: [] }), "Nobody here");
 });
