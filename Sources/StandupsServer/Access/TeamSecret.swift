@@ -11,22 +11,32 @@ import JSONPatch
 public struct TeamSecret: Sendable, Equatable {
   /// 32 random bytes.
   public let bytes: [UInt8]
+  /// What the invite link carries after `#`: 43 characters of base64url.
+  public let invite: String
+  /// Names this secret in sessions it signed, so that one signed by an older secret reads as
+  /// ended rather than forged.
+  public let keyID: String
+  /// Signs sessions.
+  private let sessionKey: SymmetricKey
 
-  public init(bytes: [UInt8]) { self.bytes = bytes }
+  // NB: derived once: every upgrade and API request reads the key id and the session key.
+  public init(bytes: [UInt8]) {
+    self.bytes = bytes
+    let key = SymmetricKey(data: bytes)
+    func derive(_ label: String) -> [UInt8] {
+      Array(HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: key))
+    }
+    invite = Base64URL.encode(derive("standups invite v1"))
+    keyID = derive("standups key id v1").prefix(6).map { String(format: "%02x", $0) }.joined()
+    sessionKey = SymmetricKey(data: derive("standups session v1"))
+  }
+
+  public static func == (a: TeamSecret, b: TeamSecret) -> Bool { a.bytes == b.bytes }
 
   /// A new secret from the system's cryptographic random source.
   public static func random() -> TeamSecret {
     TeamSecret(bytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
   }
-
-  private var key: SymmetricKey { SymmetricKey(data: bytes) }
-
-  private func derive(_ label: String) -> [UInt8] {
-    Array(HMAC<SHA256>.authenticationCode(for: Array(label.utf8), using: key))
-  }
-
-  /// What the invite link carries after `#`: 43 characters of base64url.
-  public var invite: String { Base64URL.encode(derive("standups invite v1")) }
 
   /// Whether `text` is this secret's invite (compared in constant time).
   public func isInvite(_ text: String) -> Bool {
@@ -34,13 +44,8 @@ public struct TeamSecret: Sendable, Equatable {
       return false
     }
     return HMAC<SHA256>.isValidAuthenticationCode(
-      bytes, authenticating: Array("standups invite v1".utf8), using: key)
-  }
-
-  /// Names this secret in sessions it signed, so that one signed by an older secret reads as
-  /// ended rather than forged.
-  public var keyID: String {
-    derive("standups key id v1").prefix(6).map { String(format: "%02x", $0) }.joined()
+      bytes, authenticating: Array("standups invite v1".utf8), using: SymmetricKey(data: self.bytes)
+    )
   }
 
   /// Signs a session for `name`, valid until `expires`.
@@ -50,7 +55,7 @@ public struct TeamSecret: Sendable, Equatable {
     ]).encoded
     let signed = "v1.\(keyID).\(Base64URL.encode(payload))"
     let mac = HMAC<SHA256>.authenticationCode(
-      for: Array(signed.utf8), using: SymmetricKey(data: derive("standups session v1")))
+      for: Array(signed.utf8), using: sessionKey)
     return signed + "." + Base64URL.encode(Array(mac))
   }
 
@@ -65,7 +70,7 @@ public struct TeamSecret: Sendable, Equatable {
     guard
       HMAC<SHA256>.isValidAuthenticationCode(
         mac, authenticating: Array(signed.utf8),
-        using: SymmetricKey(data: derive("standups session v1"))),
+        using: sessionKey),
       let payload = Base64URL.decode(String(parts[2])),
       let object = try? JSONValue(parsing: payload),
       let name = object["name"]?.stringValue, let expires = object["exp"]?.intValue
