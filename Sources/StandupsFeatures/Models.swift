@@ -17,16 +17,55 @@ public struct Attendee: Codable, Equatable, Hashable, Identifiable, Sendable {
   }
 }
 
-/// A meeting that took place: when it ended, and what was noted.
+/// A note taken during a meeting: who wrote it, and whose turn it was.
+public struct Note: Codable, Equatable, Hashable, Sendable {
+  public var author: String
+  public var text: String
+  /// The attendee who was speaking when it was written.
+  public var speaker: String
+
+  public init(author: String, text: String, speaker: String) {
+    self.author = author
+    self.text = text
+    self.speaker = speaker
+  }
+}
+
+/// A meeting that took place: when it ended, how long it ran, who was there, what was noted.
 public struct Meeting: Codable, Equatable, Hashable, Identifiable, Sendable {
   public var id: UUID
   public var date: Date
+  /// Every note as `Author: text`, one per line (Scrumdinger's transcript).
   public var transcript: String
+  /// How long it ran, in seconds (0 for meetings saved before this was recorded).
+  public var seconds: Int
+  /// Who was in the room while it ran, people and bots, in the order they came.
+  public var present: [String]
+  /// The notes with the speaker each was written under, in order.
+  public var notes: [Note]
 
-  public init(id: UUID, date: Date, transcript: String) {
+  public init(
+    id: UUID, date: Date, transcript: String, seconds: Int = 0, present: [String] = [],
+    notes: [Note] = []
+  ) {
     self.id = id
     self.date = date
     self.transcript = transcript
+    self.seconds = seconds
+    self.present = present
+    self.notes = notes
+  }
+
+  private enum CodingKeys: String, CodingKey { case id, date, transcript, seconds, present, notes }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    id = try container.decode(UUID.self, forKey: .id)
+    date = try container.decode(Date.self, forKey: .date)
+    transcript = try container.decode(String.self, forKey: .transcript)
+    seconds = try container.decodeIfPresent(Int.self, forKey: .seconds) ?? 0
+    present = try container.decodeIfPresent([String].self, forKey: .present) ?? []
+    notes = try container.decodeIfPresent([Note].self, forKey: .notes) ?? []
   }
 }
 

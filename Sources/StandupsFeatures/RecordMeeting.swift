@@ -1,6 +1,7 @@
 import CasePaths
 import Dependencies
 import Foundation
+import IdentifiedCollections
 import StoreRuntime
 
 /// A meeting in progress: one timer on the server, ticking for everyone in the room.
@@ -19,6 +20,10 @@ public struct RecordMeeting: Reducer {
     public var secondsElapsed = 0
     public var speakerIndex = 0
     public var transcript = ""
+    /// The notes with the speaker each was written under (the history groups them by it).
+    public var notes: [Note] = []
+    /// Who has been in the room while the meeting ran, in the order they came.
+    public var present: [String] = []
 
     public enum Alert: String, Equatable, Sendable, Encodable {
       case endMeeting
@@ -174,6 +179,10 @@ public struct RecordMeeting: Reducer {
           return .reject(.invalidAction("The transcript is full (16 KiB): no more notes fit."))
         }
         state.transcript = transcript
+        state.notes.append(
+          Note(
+            author: author, text: note,
+            speaker: state.standup.attendees[safe: state.speakerIndex]?.name ?? ""))
         return .none
 
       case .delegate:
@@ -190,4 +199,8 @@ public struct RecordMeeting: Reducer {
     }
     .cancellable(id: CancelID.timer, cancelInFlight: true)
   }
+}
+
+extension IdentifiedArray {
+  subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -29,10 +29,16 @@ public struct Room: Reducer {
     public var meeting: RecordMeeting.State?
     /// Set once deletion is confirmed; the server then removes the standup and closes the room.
     public var isDeleted = false
+    /// The last thing someone did that changed what everyone sees.
+    public var activity: Activity?
+    /// The last destructive change, while it can still be undone.
+    public var undo: Undo?
 
     public init(standup: Standup) { self.standup = standup }
 
-    private enum CodingKeys: String, CodingKey { case standup, participants, destination, meeting }
+    private enum CodingKeys: String, CodingKey {
+      case standup, participants, destination, meeting, activity, undo
+    }
 
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
@@ -40,6 +46,8 @@ public struct Room: Reducer {
       try container.encode(participants, forKey: .participants)
       try container.encode(destination, forKey: .destination)
       try container.encode(meeting, forKey: .meeting)
+      try container.encode(activity, forKey: .activity)
+      try container.encode(undo?.activity, forKey: .undo)
     }
   }
 
@@ -79,6 +87,11 @@ public struct Room: Reducer {
     case alert(AlertAction)
     /// `field`: `"title"`, `"attendee:{id}"`, or nil.
     case focusChanged(participant: Participant.ID, field: String?)
+    /// `seq`: the activity to undo (the room's `undo`).
+    case undoButtonTapped(seq: Int)
+    /// A person did `action`: it is said to everyone, and may be undone for a while.
+    indirect case acted(by: Actor, Action)
+    case undoWindowEnded(seq: Int)
 
     @CasePathable
     public enum AlertAction: Equatable, Sendable {
@@ -87,18 +100,104 @@ public struct Room: Reducer {
     }
   }
 
+  public enum CancelID: Hashable, Sendable { case undoWindow }
+
+  /// How long a destructive change can be undone (a deletion waits this long).
+  public let undoWindow: Duration
+
+  public init(undoWindow: Duration = .seconds(10)) { self.undoWindow = undoWindow }
+
+  @Dependency(\.continuousClock) var clock
+
+  public var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .acted(let actor, let action):
+        return act(action, by: actor, state: &state)
+      case .undoWindowEnded(let seq):
+        guard let undo = state.undo, undo.activity.seq == seq else { return .none }
+        state.undo = nil
+        if undo.restore == .deletion { state.isDeleted = true }
+        return .none
+      default:
+        return core.reduce(into: &state, action: action)
+      }
+    }
+  }
+
+  /// What a person's action does, said to everyone (`activity`), undoable if destructive.
+  private func act(_ action: Action, by actor: Actor, state: inout State) -> Effect<Action> {
+    let before = state
+    let effect = core.reduce(into: &state, action: action)
+    guard effect.rejection == nil,
+      let (kind, detail, restore) = Self.activity(of: action, before: before, after: state)
+    else { return effect }
+    let activity = Activity(
+      seq: (state.activity?.seq ?? 0) + 1, kind: kind, by: actor, detail: detail)
+    state.activity = activity
+    guard let restore, !state.participants.isEmpty else { return effect }
+    if restore == .deletion {
+      // NB: a deletion done in front of people waits for its undo window to end.
+      state.isDeleted = false
+    }
+    state.undo = Undo(activity: activity, restore: restore)
+    let seq = activity.seq
+    return .merge(
+      effect,
+      .run { [clock, undoWindow] send in
+        try await clock.sleep(for: undoWindow)
+        await send(.undoWindowEnded(seq: seq))
+      }
+      .cancellable(id: CancelID.undoWindow, cancelInFlight: true))
+  }
+
+  /// Everything but attribution, its body built once.
+  private let core = RoomCore().core
+}
+
+/// A room's logic, whoever acts.
+struct RoomCore: Reducer {
+  typealias State = Room.State
+  typealias Action = Room.Action
+  typealias Destination = Room.Destination
+
   @Dependency(\.date.now) var now
   @Dependency(\.uuid) var uuid
   /// The shared draft's reducer, its body built once.
   private let formReducer = StandupForm().core
 
-  public init() {}
-
-  public var body: some ReducerOf<Self> {
+  var body: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
+      case .acted, .undoWindowEnded:
+        return .none
+
+      case .undoButtonTapped(let seq):
+        guard let undo = state.undo, undo.activity.seq == seq else {
+          return .reject(.stale("That can no longer be undone."))
+        }
+        switch undo.restore {
+        case .deletion:
+          state.undo = nil
+          return .cancel(id: Room.CancelID.undoWindow)
+        case .meeting(var meeting):
+          if let problem = cannotOpen(state) { return .reject(problem) }
+          meeting.alert = nil
+          state.meeting = meeting
+          state.undo = nil
+          return .merge(
+            .cancel(id: Room.CancelID.undoWindow), .send(.meeting(.presented(.started))))
+        case .draft(let form):
+          if let problem = cannotOpen(state) { return .reject(problem) }
+          state.destination = .edit(form)
+          state.undo = nil
+          return .cancel(id: Room.CancelID.undoWindow)
+        }
       case .participantJoined(let participant):
         state.participants.append(participant)
+        if let present = state.meeting?.present, !present.contains(participant.name) {
+          state.meeting?.present.append(participant.name)
+        }
         return .none
 
       case .participantLeft(let id):
@@ -106,6 +205,9 @@ public struct Room: Reducer {
         guard state.participants.isEmpty else { return .none }
         // The room emptied: close what was open, and stop the clock until someone resumes.
         closeDestination(&state)
+        // Nobody is left to undo: a deletion waiting for its window is carried out.
+        if state.undo?.restore == .deletion { state.isDeleted = true }
+        state.undo = nil
         guard state.meeting != nil else { return .none }
         return .send(.meeting(.presented(.roomEmptied)))
 
@@ -115,6 +217,9 @@ public struct Room: Reducer {
         }
         if let problem = cannotOpen(state) { return .reject(problem) }
         state.meeting = RecordMeeting.State(id: uuid(), standup: state.standup)
+        state.meeting?.present = state.participants.reduce(into: []) { names, person in
+          if !names.contains(person.name) { names.append(person.name) }
+        }
         return .send(.meeting(.presented(.started)))
 
       case .meeting(.presented(.alert(.saveAndEnd))):
@@ -221,6 +326,9 @@ public struct Room: Reducer {
 
   /// Why the detail's Edit, Delete and Start are not possible now, if they are not.
   private func cannotOpen(_ state: State) -> Rejection? {
+    if state.undo?.restore == .deletion {
+      return .invalidAction("This standup is being deleted: Undo keeps it.")
+    }
     if state.meeting != nil { return .invalidAction("A meeting is running: end it first.") }
     if state.destination != nil {
       return .invalidAction("Close the open form or alert first.")
@@ -254,6 +362,9 @@ public struct Room: Reducer {
   private func save(_ meeting: RecordMeeting.State, transcript: String, into state: inout State) {
     guard state.standup.meetings[id: meeting.id] == nil else { return }
     state.standup.meetings.insert(
-      Meeting(id: meeting.id, date: now, transcript: transcript), at: 0)
+      Meeting(
+        id: meeting.id, date: now, transcript: transcript, seconds: meeting.secondsElapsed,
+        present: meeting.present, notes: meeting.notes),
+      at: 0)
   }
 }

@@ -51,16 +51,20 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
   public var secondsElapsed: Int
   public var speakerIndex: Int
   public var transcript: String
+  public var notes: [Note]
+  public var present: [String]
 
   public init(
     standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int,
-    transcript: String
+    transcript: String, notes: [Note] = [], present: [String] = []
   ) {
     self.standupID = standupID
     self.meetingID = meetingID
     self.secondsElapsed = secondsElapsed
     self.speakerIndex = speakerIndex
     self.transcript = transcript
+    self.notes = notes
+    self.present = present
   }
 }
 
@@ -69,7 +73,7 @@ extension RecordMeeting.State {
   public func checkpoint(standupID: Standup.ID) -> MeetingCheckpoint {
     MeetingCheckpoint(
       standupID: standupID, meetingID: id, secondsElapsed: secondsElapsed,
-      speakerIndex: speakerIndex, transcript: transcript)
+      speakerIndex: speakerIndex, transcript: transcript, notes: notes, present: present)
   }
 
   /// A meeting brought back from a checkpoint, paused until someone resumes it.
@@ -78,6 +82,8 @@ extension RecordMeeting.State {
     secondsElapsed = checkpoint.secondsElapsed
     speakerIndex = min(checkpoint.speakerIndex, lastSpeakerIndex)
     transcript = checkpoint.transcript
+    notes = checkpoint.notes
+    present = checkpoint.present
     pausedBecause = .serverRestarted
   }
 }

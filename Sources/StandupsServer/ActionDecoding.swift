@@ -94,6 +94,11 @@ enum ActionDecoding {
       return .alert(.confirmDeletion)
     case "alert.dismissed":
       return .alert(.dismissed)
+    case "undoButtonTapped":
+      guard let seq = try optionalInt(action, "seq") else {
+        throw WireError(.invalidValue, "\"seq\" must be the number of the activity to undo.")
+      }
+      return .undoButtonTapped(seq: seq)
     case "focusChanged":
       switch action["field"] {
       case nil, .null?:

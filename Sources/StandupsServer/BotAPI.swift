@@ -1,5 +1,6 @@
 import Foundation
 import JSONPatch
+import StandupsFeatures
 import WebSocketTransport
 
 /// The HTTP API for bots that cannot hold a socket (and for signed-in people). Every request
@@ -10,6 +11,8 @@ import WebSocketTransport
 /// - `GET /api/rooms/{id}` → `{"version": N, "state": <room state>}`
 /// - `POST /api/rooms/{id}/actions`, body one action message (or a bare action) →
 ///   `{"version": N}` once it is reduced and saved
+/// - `GET /api/rooms/{id}/history.md` and `…/history.csv` → the standup's whole meeting
+///   history as a download
 enum BotAPI {
   static func handle(_ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub) {
     let sender: Sender
@@ -59,6 +62,12 @@ enum BotAPI {
       guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
       guard let roomID, hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID)
       else { return respond(notFound(parts[2])) }
+    } else if isRoom && parts.count == 4, let format = HistoryFormat(rawValue: parts[3]) {
+      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      guard let roomID, let standup = hub.catalog[roomID] else {
+        return respond(notFound(parts[2]))
+      }
+      respond(format.response(for: standup))
     } else if isRoom && parts.count == 4 && parts[3] == "actions" {
       guard request.method == "POST" else { return respond(methodNotAllowed(request)) }
       guard let roomID, hub.catalog[roomID] != nil else {
@@ -81,6 +90,38 @@ enum BotAPI {
       if !hub.enqueue(event, inRoom: roomID) { respond(notFound(parts[2])) }
     } else {
       respond(response(for: WireError(.notFound, "Nothing at \(request.path)."), ref: nil))
+    }
+  }
+
+  /// The files a standup's history downloads as.
+  enum HistoryFormat: String {
+    case markdown = "history.md"
+    case csv = "history.csv"
+
+    func response(for standup: Standup) -> HTTPResponse {
+      let (type, text) =
+        switch self {
+        case .markdown: ("text/markdown; charset=utf-8", HistoryExport.markdown(standup))
+        case .csv: ("text/csv; charset=utf-8; header=present", HistoryExport.csv(standup))
+        }
+      return HTTPResponse(
+        status: 200, contentType: type, body: Array(text.utf8),
+        headers: [
+          (
+            "content-disposition:",
+            "attachment; filename=\"\(fileName(standup.title)).\(rawValue.split(separator: ".").last ?? "txt")\""
+          ),
+          ("cache-control:", "no-store"),
+        ])
+    }
+
+    /// "Design sync" → "design-sync-history": letters and digits only, safe in a header.
+    private func fileName(_ title: String) -> String {
+      let words = title.lowercased().unicodeScalars.split {
+        !($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
+      }
+      let name = words.map { String(String.UnicodeScalarView($0)) }.prefix(6).joined(separator: "-")
+      return (name.isEmpty ? "standup" : name) + "-history"
     }
   }
 

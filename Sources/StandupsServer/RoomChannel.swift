@@ -26,6 +26,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     case snapshot(reply: @Sendable ((version: Int, state: JSONValue)) -> Void)
     /// A change could not be numbered (storage kept failing): everyone must reconnect.
     case outOfVersions
+    /// The state says the room must close (an effect deleted its standup).
+    case closing
   }
 
   let feature: Feature
@@ -64,7 +66,11 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       initialState: initialState, reducer: reducer, dependencies: dependencies,
       observer: { _, state, _ in
         switch broadcaster.publish(state) {
-        case .published(let old): feature.stateDidChange(from: old, to: state, work: work)
+        case .published(let old):
+          feature.stateDidChange(from: old, to: state, work: work)
+          if feature.closing(old) == nil && feature.closing(state) != nil {
+            mailbox.yield(.closing)
+          }
         case .unchanged: break
         case .outOfVersions: mailbox.yield(.outOfVersions)
         }
@@ -129,6 +135,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       reply(broadcaster.snapshot)
       await releaseIfUnused(onIdle: onIdle)
       onJoined(self)
+
+    case .closing:
+      await closeIfDeleted()
 
     case .outOfVersions:
       guard !broadcaster.isClosed else { return }

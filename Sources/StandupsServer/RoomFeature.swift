@@ -44,7 +44,9 @@ struct StandupRoomFeature: RoomFeature {
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
 
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Room.Action {
-    try ActionDecoding.roomAction(message.action, type: message.actionType, sender: sender)
+    .acted(
+      by: Actor(id: sender.participantID, name: sender.author),
+      try ActionDecoding.roomAction(message.action, type: message.actionType, sender: sender))
   }
 
   func stateDidChange(from old: Room.State, to new: Room.State, work: SerialQueue) {
@@ -86,7 +88,7 @@ struct StandupRoomFeature: RoomFeature {
     }
   }
 
-  func isIdle(_ state: Room.State) -> Bool { state.meeting == nil }
+  func isIdle(_ state: Room.State) -> Bool { state.meeting == nil && state.undo == nil }
 
   func closing(_ state: Room.State) -> (code: CloseCode, reason: String)? {
     state.isDeleted ? (.gone, "This standup was deleted.") : nil
@@ -105,13 +107,14 @@ struct StandupRoomFeature: RoomFeature {
     var speakerIndex: Int
     var transcript: String
     var isPaused: Bool
+    var present: [String]
   }
 
   static func checkpointMoment(_ meeting: RecordMeeting.State?) -> CheckpointMoment? {
     meeting.map {
       CheckpointMoment(
         meetingID: $0.id, speakerIndex: $0.speakerIndex, transcript: $0.transcript,
-        isPaused: $0.isPaused)
+        isPaused: $0.isPaused, present: $0.present)
     }
   }
 
@@ -190,6 +193,12 @@ public struct RoomStateEncoder: Sendable {
     }
     if state.meeting != old.meeting {
       members["meeting"] = try state.meeting.map { try JSONValue(encoding: $0) } ?? .null
+    }
+    if state.activity != old.activity {
+      members["activity"] = try state.activity.map { try JSONValue(encoding: $0) } ?? .null
+    }
+    if state.undo?.activity != old.undo?.activity {
+      members["undo"] = try state.undo.map { try JSONValue(encoding: $0.activity) } ?? .null
     }
     return .object(members)
   }

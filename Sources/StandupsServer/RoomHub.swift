@@ -81,15 +81,18 @@ final class RoomHub: WebSocketServerDelegate {
   private let shared = Mutex(Shared())
 
   private let versionSizes: VersionLease.Sizes
+  private let undoWindow: Duration
 
   /// - Parameter lobbyVersions: the lobby's versions, already reserved (`start`ed).
   init(
     standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
     lobbyVersions: VersionLease, versionSizes: VersionLease.Sizes = .init(),
+    undoWindow: Duration = .seconds(10),
     gatekeeper: Gatekeeper, limits: ServerLimits = ServerLimits(), outlet: Outlet,
     logger: Logger
   ) {
     self.versionSizes = versionSizes
+    self.undoWindow = undoWindow
     self.gatekeeper = gatekeeper
     self.admission = Admission(limits: limits)
     let catalog = StandupCatalog(
@@ -326,7 +329,7 @@ final class RoomHub: WebSocketServerDelegate {
     return RoomChannel(
       feature: StandupRoomFeature(
         standupID: standup.id, storage: dependencies.storage, lobby: notifier, logger: logger),
-      initialState: state, reducer: Room(), dependencies: dependencies,
+      initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
       versions: VersionLease(
         room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
         logger: logger, now: { [date = dependencies.date] in date.now }),

@@ -91,7 +91,27 @@ public final class SQLiteStorage: Sendable {
         table.column("createdAt", .datetime).notNull()
       }
     }
+    migrator.registerMigration("v4: meeting details") { db in
+      // How long each meeting ran, who was there, and its notes with their speakers (JSON).
+      try db.alter(table: "meeting") { table in
+        table.add(column: "seconds", .integer).notNull().defaults(to: 0)
+        table.add(column: "present", .text).notNull().defaults(to: "[]")
+        table.add(column: "notes", .text).notNull().defaults(to: "[]")
+      }
+      try db.alter(table: "checkpoint") { table in
+        table.add(column: "present", .text).notNull().defaults(to: "[]")
+        table.add(column: "notes", .text).notNull().defaults(to: "[]")
+      }
+    }
     return migrator
+  }
+
+  private static func json(_ value: some Encodable) throws -> String {
+    String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+  }
+
+  private static func decoded<T: Decodable>(_ type: T.Type, from text: String?) -> T? {
+    text.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.utf8)) }
   }
 
   /// Every standup in creation order, attendees in order, meetings newest first.
@@ -119,7 +139,11 @@ public final class SQLiteStorage: Sendable {
           meetings: IdentifiedArray(
             uniqueElements: (meetings[id] ?? []).compactMap { row in
               UUID(uuidString: row["id"]).map {
-                Meeting(id: $0, date: row["date"], transcript: row["transcript"])
+                Meeting(
+                  id: $0, date: row["date"], transcript: row["transcript"],
+                  seconds: row["seconds"],
+                  present: Self.decoded([String].self, from: row["present"]) ?? [],
+                  notes: Self.decoded([Note].self, from: row["notes"]) ?? [])
               }
             }),
           theme: theme, title: row["title"])
@@ -158,10 +182,15 @@ public final class SQLiteStorage: Sendable {
       for meeting in standup.meetings {
         try db.execute(
           sql: """
-            INSERT INTO meeting (id, standupId, date, transcript) VALUES (?, ?, ?, ?)
-            ON CONFLICT(standupId, id) DO UPDATE SET transcript = excluded.transcript
+            INSERT INTO meeting (id, standupId, date, transcript, seconds, present, notes)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(standupId, id) DO UPDATE SET transcript = excluded.transcript,
+              seconds = excluded.seconds, present = excluded.present, notes = excluded.notes
             """,
-          arguments: [meeting.id.uuidString, id, meeting.date, meeting.transcript])
+          arguments: [
+            meeting.id.uuidString, id, meeting.date, meeting.transcript, meeting.seconds,
+            try Self.json(meeting.present), try Self.json(meeting.notes),
+          ])
       }
     }
   }
@@ -180,7 +209,9 @@ public final class SQLiteStorage: Sendable {
         else { return nil }
         return MeetingCheckpoint(
           standupID: standupID, meetingID: meetingID, secondsElapsed: row["secondsElapsed"],
-          speakerIndex: row["speakerIndex"], transcript: row["transcript"])
+          speakerIndex: row["speakerIndex"], transcript: row["transcript"],
+          notes: Self.decoded([Note].self, from: row["notes"]) ?? [],
+          present: Self.decoded([String].self, from: row["present"]) ?? [])
       }
     }
   }
@@ -196,11 +227,13 @@ public final class SQLiteStorage: Sendable {
       // NB: only for a standup that still exists (a delete may have won the race).
       try db.execute(
         sql:
-          "INSERT OR REPLACE INTO checkpoint (standupId, meetingId, secondsElapsed, speakerIndex, transcript) "
-          + "SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
+          "INSERT OR REPLACE INTO checkpoint "
+          + "(standupId, meetingId, secondsElapsed, speakerIndex, transcript, notes, present) "
+          + "SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
         arguments: [
           standupID.uuidString, checkpoint.meetingID.uuidString, checkpoint.secondsElapsed,
-          checkpoint.speakerIndex, checkpoint.transcript, standupID.uuidString,
+          checkpoint.speakerIndex, checkpoint.transcript, try Self.json(checkpoint.notes),
+          try Self.json(checkpoint.present), standupID.uuidString,
         ])
     }
   }

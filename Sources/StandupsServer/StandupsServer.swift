@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
   public var limits = ServerLimits()
   /// How many versions each room reserves at a time (tests make them small).
   var versionSizes = VersionLease.Sizes()
+  /// How long a discarded meeting, a cancelled draft or a deletion can be undone.
+  public var undoWindow: Duration = .seconds(10)
 
   public init() {}
 }
@@ -106,6 +108,7 @@ public final class StandupsServer: Sendable {
     let hub = RoomHub(
       standups: standups, checkpoints: checkpoints, dependencies: dependencies,
       lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes,
+      undoWindow: configuration.undoWindow,
       gatekeeper: gatekeeper, limits: configuration.limits, outlet: outlet, logger: logger)
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host

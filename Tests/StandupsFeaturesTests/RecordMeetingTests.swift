@@ -43,7 +43,9 @@ struct RecordMeetingTests {
       await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 300 }
       await store.receive(\.meeting.presented.delegate.saveMeeting) {
         $0.standup.meetings.insert(
-          Meeting(id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: ""),
+          Meeting(
+            id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
+            seconds: 300),
           at: 0)
       }
       await store.receive(\.meeting.dismiss) { $0.meeting = nil }
@@ -101,9 +103,11 @@ struct RecordMeetingTests {
       await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped the API"))))
       {
         $0.meeting?.transcript = "Ana: Shipped the API"
+        $0.meeting?.notes = [Note(author: "Ana", text: "Shipped the API", speaker: "Person 1")]
       }
       await store.send(.meeting(.presented(.noteSubmitted(author: "CI", text: "  build green ")))) {
         $0.meeting?.transcript = "Ana: Shipped the API\nCI: build green"
+        $0.meeting?.notes.append(Note(author: "CI", text: "build green", speaker: "Person 1"))
       }
       await store.send(
         .meeting(.presented(.noteSubmitted(author: "Ana", text: "two\nlines"))),
@@ -124,7 +128,11 @@ struct RecordMeetingTests {
         $0.standup.meetings = [
           Meeting(
             id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000),
-            transcript: "Ana: Shipped the API\nCI: build green")
+            transcript: "Ana: Shipped the API\nCI: build green",
+            notes: [
+              Note(author: "Ana", text: "Shipped the API", speaker: "Person 1"),
+              Note(author: "CI", text: "build green", speaker: "Person 1"),
+            ])
         ]
       }
       await clock.advance(by: .seconds(3))
@@ -140,6 +148,7 @@ struct RecordMeetingTests {
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
       await store.send(.startMeetingButtonTapped) {
         $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Ana"]
       }
       await store.receive(\.meeting.presented.started)
       await clock.advance(by: .seconds(1))

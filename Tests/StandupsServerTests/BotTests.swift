@@ -109,4 +109,43 @@ struct BotTests {
     #expect(bots.map(\.scope) == [.admin, .admin])
     #expect(bots.last?.tokenHash == Bot.hash(token: "another-secret"))
   }
+
+  @Test func aStandupsHistoryDownloadsAsMarkdownAndCSV() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")
+    try await ana.act("meeting.noteSubmitted", ["text": "Shipped, finally"])
+    try await ana.act("meeting.endMeetingButtonTapped")
+    try await ana.act("meeting.alert.saveAndEnd")
+    let id = Standup.design.id.uuidString
+    let markdown = try httpResponse(
+      port: server.port, "GET", "/api/rooms/\(id)/history.md", token: "bot-secret-0002")
+    #expect(markdown.status == 200)
+    #expect(markdown.headers["content-type"] == "text/markdown; charset=utf-8")
+    #expect(
+      markdown.headers["content-disposition"] == "attachment; filename=\"design-history.md\"")
+    #expect(markdown.body.hasPrefix("# Design: meeting history\n"))
+    #expect(markdown.body.contains("There: Ana\n"))
+    #expect(markdown.body.contains("- **Ana**: Shipped, finally\n"))
+    let csv = try httpResponse(
+      port: server.port, "GET", "/api/rooms/\(id)/history.csv", token: "bot-secret-0002")
+    #expect(csv.status == 200)
+    #expect(csv.headers["content-type"] == "text/csv; charset=utf-8; header=present")
+    let rows = csv.body.components(separatedBy: "\r\n")
+    #expect(rows.first == "date,length_seconds,present,speaker,author,note")
+    #expect(rows[1].hasSuffix(",Ana,\"Shipped, finally\""))
+    // Unknown standups and other methods get the protocol's errors.
+    #expect(
+      try http(
+        port: server.port, "GET", "/api/rooms/\(UUID())/history.md", token: "bot-secret-0002"
+      )
+      .status == 404)
+    #expect(
+      try http(
+        port: server.port, "POST", "/api/rooms/\(id)/history.csv", token: "bot-secret-0002",
+        body: "{}"
+      ).status == 405)
+    #expect(try http(port: server.port, "GET", "/api/rooms/\(id)/history.md").status == 401)
+    await server.stop()
+  }
 }

@@ -49,16 +49,33 @@ struct EditingProtocolTests {
     await server.stop()
   }
 
-  @Test func deletingClosesEveryoneWith4410AfterTheAckAndLaterJoinsGet404() async throws {
-    let server = try await TestServer.start()
+  @Test func aDeletionIsSaidToEveryoneCanBeUndoneAndOtherwiseClosesEveryoneWith4410() async throws {
+    let server = try await TestServer.start { $0.undoWindow = .seconds(2) }
     let lobby = try await server.connect("/ws/lobby?name=Watcher")
     _ = try await lobby.next { $0["type"] == "welcome" }
     let ana = try await server.room(name: "Ana")
     let ben = try await server.room(name: "Ben")
     try await ana.act("deleteButtonTapped")
     _ = try await ben.waitForState { $0["destination"] == ["alert": "confirmDeletion"] }
+    #expect(ben.state?["activity"]?["kind"] == "askedToDelete")
+    #expect(ben.state?["activity"]?["by"]?["name"] == "Ana")
     let ack = try await ana.act("alert.confirmDeletion", ref: "del")
     #expect(ack["type"] == "ack")
+    // Ben hears who deleted it, and undoes it within the window.
+    let deleted = try await ben.waitForState { $0["undo"]?["kind"] == "deletedStandup" }
+    #expect(deleted["activity"]?["by"]?["name"] == "Ana")
+    let seq = try #require(deleted["undo"]?["seq"]?.intValue)
+    let undone = try await ben.act("undoButtonTapped", ["seq": .int(seq)], ref: "undo")
+    #expect(undone["type"] == "ack")
+    _ = try await ana.waitForState {
+      $0["activity"]?["kind"] == "restoredStandup" && $0["undo"] == .null
+    }
+    // The window that would have ended the standup passes: it stays.
+    try await Task.sleep(for: .milliseconds(2500))
+    #expect(ana.closed == nil && ben.closed == nil)
+    // Deleted again and left alone: when the window ends, everyone is closed with 4410.
+    try await ana.act("deleteButtonTapped")
+    try await ana.act("alert.confirmDeletion")
     #expect(try await ana.waitUntilClosed().code == 4410)
     #expect(try await ben.waitUntilClosed().code == 4410)
     _ = try await lobby.waitForState { $0["standups"]?.arrayValue?.isEmpty == true }

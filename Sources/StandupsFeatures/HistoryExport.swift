@@ -1,0 +1,106 @@
+import Foundation
+
+/// A standup's meeting history as a file a team keeps: Markdown to read, CSV for a
+/// spreadsheet. Newest meeting first, as the app shows them; times in UTC.
+public enum HistoryExport {
+  public static func markdown(_ standup: Standup) -> String {
+    var lines = ["# \(standup.title): meeting history", ""]
+    if standup.meetings.isEmpty { lines += ["No meetings yet.", ""] }
+    for meeting in standup.meetings {
+      lines.append(
+        "## \(dateText(meeting.date))"
+          + (meeting.seconds > 0 ? " · \(lengthText(meeting.seconds))" : ""))
+      lines.append("")
+      if !meeting.present.isEmpty {
+        lines += ["There: \(meeting.present.joined(separator: ", "))", ""]
+      }
+      let groups = notesBySpeaker(meeting)
+      if groups.isEmpty { lines += ["No notes.", ""] }
+      for group in groups {
+        if !group.speaker.isEmpty { lines += ["### \(group.speaker)", ""] }
+        lines += group.notes.map { "- **\($0.author)**: \($0.text)" }
+        lines.append("")
+      }
+    }
+    return lines.joined(separator: "\n")
+  }
+
+  /// One row per note (a meeting without notes gets one row with an empty note).
+  public static func csv(_ standup: Standup) -> String {
+    var rows = [["date", "length_seconds", "present", "speaker", "author", "note"]]
+    for meeting in standup.meetings {
+      let facts = [
+        iso8601(meeting.date), String(meeting.seconds), meeting.present.joined(separator: "; "),
+      ]
+      let notes = notesBySpeaker(meeting).flatMap(\.notes)
+      if notes.isEmpty { rows.append(facts + ["", "", ""]) }
+      rows += notes.map { facts + [$0.speaker, $0.author, $0.text] }
+    }
+    return rows.map { $0.map(cell).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+  }
+
+  /// The meeting's notes grouped under each speaker, speakers in the order they spoke.
+  /// Meetings saved before notes kept their speaker come from the transcript, unattributed.
+  public static func notesBySpeaker(_ meeting: Meeting) -> [(speaker: String, notes: [Note])] {
+    let notes =
+      meeting.notes.isEmpty
+      ? meeting.transcript.split(separator: "\n").map { line -> Note in
+        let parts = line.split(separator: ":", maxSplits: 1)
+        return parts.count == 2
+          ? Note(
+            author: String(parts[0]), text: parts[1].trimmingCharacters(in: .whitespaces),
+            speaker: "")
+          : Note(author: "", text: String(line), speaker: "")
+      }
+      : meeting.notes
+    var groups: [(speaker: String, notes: [Note])] = []
+    for note in notes {
+      if let index = groups.firstIndex(where: { $0.speaker == note.speaker }) {
+        groups[index].notes.append(note)
+      } else {
+        groups.append((note.speaker, [note]))
+      }
+    }
+    return groups
+  }
+
+  /// "12 min 5 s".
+  public static func lengthText(_ seconds: Int) -> String {
+    let minutes = seconds / 60
+    let rest = seconds % 60
+    if minutes == 0 { return "\(rest) s" }
+    return rest == 0 ? "\(minutes) min" : "\(minutes) min \(rest) s"
+  }
+
+  /// "Sunday 22 November 2026, 09:00 UTC" (the same on every server, whatever its locale).
+  static func dateText(_ date: Date) -> String {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = .gmt
+    let parts = calendar.dateComponents(
+      [.weekday, .day, .month, .year, .hour, .minute], from: date)
+    let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+    let months = [
+      "January", "February", "March", "April", "May", "June", "July", "August", "September",
+      "October", "November", "December",
+    ]
+    let weekday = weekdays[((parts.weekday ?? 1) - 1) % 7]
+    let month = months[((parts.month ?? 1) - 1) % 12]
+    let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    return "\(weekday) \(parts.day ?? 1) \(month) \(parts.year ?? 1970), \(time) UTC"
+  }
+
+  static func iso8601(_ date: Date) -> String {
+    date.formatted(.iso8601)
+  }
+
+  /// A CSV cell: quoted when it must be; a leading `=`, `+`, `-` or `@` is neutralised so
+  /// that a spreadsheet shows a note instead of running it as a formula.
+  static func cell(_ text: String) -> String {
+    var text = text
+    if let first = text.first, "=+-@".contains(first) { text = "'" + text }
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else {
+      return text
+    }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+  }
+}

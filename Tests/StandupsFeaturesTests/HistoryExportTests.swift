@@ -1,0 +1,70 @@
+import Foundation
+import IdentifiedCollections
+import StandupsFeatures
+import Testing
+
+struct HistoryExportTests {
+  var standup: Standup {
+    var standup = Standup.mock()
+    standup.title = "Design, weekly"
+    standup.meetings = [
+      Meeting(
+        id: UUID(1), date: Date(timeIntervalSince1970: 1_795_338_000),
+        transcript: "Ana: Shipped \"it\"\nCI (bot): =SUM(A1)\nBen: Blocked, on review",
+        seconds: 725, present: ["Ana", "Ben", "CI"],
+        notes: [
+          Note(author: "Ana", text: "Shipped \"it\"", speaker: "Person 1"),
+          Note(author: "CI (bot)", text: "=SUM(A1)", speaker: "Person 2"),
+          Note(author: "Ben", text: "Blocked, on review", speaker: "Person 1"),
+        ]),
+      // Saved before notes kept their speaker: only its transcript.
+      Meeting(
+        id: UUID(2), date: Date(timeIntervalSince1970: 1_795_251_600), transcript: "Ana: Old note"),
+    ]
+    return standup
+  }
+
+  @Test func markdownGroupsNotesBySpeakerWithDateLengthAndWhoWasThere() {
+    #expect(
+      HistoryExport.markdown(standup) == """
+        # Design, weekly: meeting history
+
+        ## Sunday 22 November 2026, 09:00 UTC · 12 min 5 s
+
+        There: Ana, Ben, CI
+
+        ### Person 1
+
+        - **Ana**: Shipped "it"
+        - **Ben**: Blocked, on review
+
+        ### Person 2
+
+        - **CI (bot)**: =SUM(A1)
+
+        ## Saturday 21 November 2026, 09:00 UTC
+
+        - **Ana**: Old note
+
+        """)
+  }
+
+  @Test func csvHasARowPerNoteQuotedAndSafeFromFormulas() {
+    let rows = HistoryExport.csv(standup).components(separatedBy: "\r\n")
+    #expect(
+      rows == [
+        "date,length_seconds,present,speaker,author,note",
+        "2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 1,Ana,\"Shipped \"\"it\"\"\"",
+        "2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 1,Ben,\"Blocked, on review\"",
+        "2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 2,CI (bot),'=SUM(A1)",
+        "2026-11-21T09:00:00Z,0,,,Ana,Old note",
+        "",
+      ])
+  }
+
+  @Test func lengths() {
+    #expect(HistoryExport.lengthText(45) == "45 s")
+    #expect(HistoryExport.lengthText(300) == "5 min")
+    #expect(HistoryExport.lengthText(725) == "12 min 5 s")
+  }
+}

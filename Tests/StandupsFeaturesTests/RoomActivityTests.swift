@@ -1,0 +1,242 @@
+import CasePathsCore
+import Clocks
+import ConcurrencyExtras
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import StandupsFeatures
+import StoreRuntime
+import Testing
+
+/// Who did what, said to everyone; and the 10 seconds in which anyone may undo a loss.
+@MainActor
+@Suite(.serialized)
+struct RoomActivityTests {
+  let ana = Actor(id: "p1", name: "Ana")
+  let ben = Actor(id: "p2", name: "Ben")
+
+  func makeStore(_ standup: Standup = .mock(), clock: TestClock<Duration>) -> TestStore<Room> {
+    var state = Room.State(standup: standup)
+    state.participants = [Participant(id: "p1", name: "Ana"), Participant(id: "p2", name: "Ben")]
+    return TestStore(initialState: state) {
+      Room()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.uuid = .incrementing
+      $0.date = .constant(Date(timeIntervalSince1970: 1_795_338_000))
+    }
+  }
+
+  @Test func eachSharedActionSaysWhoDidItAndADiscardedMeetingCanBeBroughtBack() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock(attendees: 3, minutes: 3)
+      let store = makeStore(standup, clock: clock)
+      await store.send(.acted(by: ana, .startMeetingButtonTapped)) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Ana", "Ben"]
+        $0.activity = Activity(seq: 1, kind: .startedMeeting, by: ana)
+      }
+      await store.receive(\.meeting.presented.started)
+      await store.send(.acted(by: ben, .meeting(.presented(.nextButtonTapped(from: 0))))) {
+        $0.meeting?.speakerIndex = 1
+        $0.meeting?.secondsElapsed = 60
+        $0.activity = Activity(seq: 2, kind: .skippedToSpeaker, by: ben, detail: "Person 2")
+      }
+      #expect(store.state.activity?.sentence == "Ben skipped to Person 2")
+      // Notes are not announced: everyone sees them with their author.
+      await store.send(
+        .acted(by: ana, .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it"))))
+      ) {
+        $0.meeting?.transcript = "Ana: Shipped it"
+        $0.meeting?.notes = [Note(author: "Ana", text: "Shipped it", speaker: "Person 2")]
+      }
+      await store.send(.acted(by: ben, .meeting(.presented(.endMeetingButtonTapped)))) {
+        $0.meeting?.alert = .endMeeting
+        $0.activity = Activity(seq: 3, kind: .askedToEndMeeting, by: ben)
+      }
+      let running = store.state.meeting
+      await store.send(.acted(by: ben, .meeting(.presented(.alert(.discard))))) {
+        $0.meeting = nil
+        $0.activity = Activity(seq: 4, kind: .discardedMeeting, by: ben)
+        $0.undo = Undo(activity: $0.activity!, restore: .meeting(running!))
+      }
+      // A stale undo (an older activity) is refused and changes nothing.
+      await store.send(
+        .acted(by: ana, .undoButtonTapped(seq: 3)),
+        rejectedWith: .stale("That can no longer be undone."))
+      await clock.advance(by: .seconds(9))
+      await store.send(.acted(by: ana, .undoButtonTapped(seq: 4))) {
+        $0.meeting = running
+        $0.meeting?.alert = nil
+        $0.undo = nil
+        $0.activity = Activity(seq: 5, kind: .restoredMeeting, by: ana)
+      }
+      // The meeting ticks on from where it was, with its notes.
+      await store.receive(\.meeting.presented.started)
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 61 }
+      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped)))) {
+        $0.meeting?.alert = .endMeeting
+        $0.activity = Activity(seq: 6, kind: .askedToEndMeeting, by: ana)
+      }
+      await store.send(.acted(by: ana, .meeting(.presented(.alert(.saveAndEnd))))) {
+        $0.standup.meetings.insert(
+          Meeting(
+            id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000),
+            transcript: "Ana: Shipped it", seconds: 61, present: ["Ana", "Ben"],
+            notes: [Note(author: "Ana", text: "Shipped it", speaker: "Person 2")]),
+          at: 0)
+        $0.meeting = nil
+        $0.activity = Activity(seq: 7, kind: .endedMeeting, by: ana)
+      }
+      #expect(store.state.activity?.sentence == "Ana ended the meeting")
+      await clock.advance(by: .seconds(20))
+      await store.finish()
+    }
+  }
+
+  @Test func theUndoWindowEndsAfterTenSeconds() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      await store.send(.acted(by: ana, .editButtonTapped)) {
+        $0.destination = .edit(StandupForm.State(standup: standup))
+        $0.activity = Activity(seq: 1, kind: .startedEditing, by: ana)
+      }
+      let draft = StandupForm.State(standup: standup)
+      await store.send(.acted(by: ben, .cancelEditButtonTapped)) {
+        $0.destination = nil
+        $0.activity = Activity(seq: 2, kind: .cancelledEditing, by: ben)
+        $0.undo = Undo(activity: $0.activity!, restore: .draft(draft))
+      }
+      await clock.advance(by: .seconds(10))
+      await store.receive(\.undoWindowEnded) { $0.undo = nil }
+      await store.send(
+        .acted(by: ana, .undoButtonTapped(seq: 2)),
+        rejectedWith: .stale("That can no longer be undone."))
+      await store.finish()
+    }
+  }
+
+  @Test func aCancelledDraftComesBackAsItWas() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      await store.send(.acted(by: ana, .editButtonTapped)) {
+        $0.destination = .edit(StandupForm.State(standup: standup))
+        $0.activity = Activity(seq: 1, kind: .startedEditing, by: ana)
+      }
+      await store.send(.acted(by: ana, .edit(.binding(.set(\.$title, "Retro"))))) {
+        guard case .edit(var form) = $0.destination else { return }
+        form.title = "Retro"
+        $0.destination = .edit(form)
+      }
+      let draft = store.state.destination
+      await store.send(.acted(by: ben, .cancelEditButtonTapped)) {
+        $0.destination = nil
+        $0.activity = Activity(seq: 2, kind: .cancelledEditing, by: ben)
+        guard case .edit(let form) = draft else { return }
+        $0.undo = Undo(activity: $0.activity!, restore: .draft(form))
+      }
+      await store.send(.acted(by: ana, .undoButtonTapped(seq: 2))) {
+        $0.destination = draft
+        $0.undo = nil
+        $0.activity = Activity(seq: 3, kind: .restoredDraft, by: ana)
+      }
+      await store.finish()
+    }
+  }
+
+  @Test func aDeletionWaitsForItsWindowAndCanBeUndone() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let store = makeStore(clock: clock)
+      await store.send(.acted(by: ana, .deleteButtonTapped)) {
+        $0.destination = .alert(.confirmDeletion)
+        $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
+      }
+      await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
+        $0.destination = nil
+        $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)
+        $0.undo = Undo(activity: $0.activity!, restore: .deletion)
+      }
+      // While it waits, nothing else can start.
+      await store.send(
+        .acted(by: ben, .startMeetingButtonTapped),
+        rejectedWith: .invalidAction("This standup is being deleted: Undo keeps it."))
+      await store.send(.acted(by: ben, .undoButtonTapped(seq: 2))) {
+        $0.undo = nil
+        $0.activity = Activity(seq: 3, kind: .restoredStandup, by: ben)
+      }
+      await clock.advance(by: .seconds(30))
+      #expect(!store.state.isDeleted)
+      // Deleted again, and nobody undoes it: the window ends, the standup goes.
+      await store.send(.acted(by: ana, .deleteButtonTapped)) {
+        $0.destination = .alert(.confirmDeletion)
+        $0.activity = Activity(seq: 4, kind: .askedToDelete, by: ana)
+      }
+      await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
+        $0.destination = nil
+        $0.activity = Activity(seq: 5, kind: .deletedStandup, by: ana)
+        $0.undo = Undo(activity: $0.activity!, restore: .deletion)
+      }
+      await clock.advance(by: .seconds(10))
+      await store.receive(\.undoWindowEnded) {
+        $0.undo = nil
+        $0.isDeleted = true
+      }
+      await store.finish()
+    }
+  }
+
+  @Test func whenEveryoneLeavesAWaitingDeletionIsCarriedOut() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let store = makeStore(clock: clock)
+      await store.send(.acted(by: ana, .deleteButtonTapped)) {
+        $0.destination = .alert(.confirmDeletion)
+        $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
+      }
+      await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
+        $0.destination = nil
+        $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)
+        $0.undo = Undo(activity: $0.activity!, restore: .deletion)
+      }
+      await store.send(.participantLeft("p1")) { $0.participants.remove(id: "p1") }
+      await store.send(.participantLeft("p2")) {
+        $0.participants.remove(id: "p2")
+        $0.undo = nil
+        $0.isDeleted = true
+      }
+      await store.skipInFlightEffects()
+    }
+  }
+
+  @Test func withNobodyInTheRoomADeletionIsImmediate() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Room.State(standup: .mock())) {
+      Room()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    await store.send(.acted(by: ana, .deleteButtonTapped)) {
+      $0.destination = .alert(.confirmDeletion)
+      $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
+    }
+    await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
+      $0.destination = nil
+      $0.isDeleted = true
+      $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)
+    }
+  }
+
+  @Test func everyKindHasASentence() {
+    for kind in Activity.Kind.allCases {
+      let sentence = Activity(seq: 1, kind: kind, by: ana).sentence
+      #expect(sentence.hasPrefix("Ana "), "\(kind)")
+    }
+  }
+}
