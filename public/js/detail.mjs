@@ -1,6 +1,7 @@
 // The room when nothing is going on: facts, attendees, history, and delete with confirmation.
-import { escapeHTML, meetingDate } from "./format.mjs";
+import { escapeHTML } from "./format.mjs";
 import { app } from "./shell.mjs";
+import { historyItem } from "./views.mjs";
 
 export const detail = {
   template() {
@@ -18,10 +19,12 @@ export const detail = {
         </div>
         <dl class="facts"></dl>
         <h2>Attendees</h2><ul class="attendee-list"></ul>
-        <h2>History</h2><ul class="history"></ul>
+        <div class="history-head"><h2>History</h2>
+          <p class="export">Download: <a class="export-md" download>Markdown</a> · <a class="export-csv" download>CSV</a></p></div>
+        <ul class="history"></ul>
         <dialog class="delete-alert" aria-labelledby="delete-title">
           <h2 id="delete-title">Delete this standup?</h2>
-          <p>Its meeting history goes with it. Everyone in the room is sent back.</p>
+          <p>Its meeting history goes with it. Anyone in the room can undo it for 10 seconds.</p>
           <div class="actions">
             <button type="button" class="dismiss">Cancel</button>
             <button type="button" class="danger confirm">Delete</button>
@@ -31,6 +34,8 @@ export const detail = {
   },
 
   wire(view) {
+    app.querySelector(".export-md").href = `/api/rooms/${view.id}/history.md`;
+    app.querySelector(".export-csv").href = `/api/rooms/${view.id}/history.csv`;
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
     on(".start", "click", () => view.send({ type: "startMeetingButtonTapped" }));
     on(".edit", "click", () => view.send({ type: "editButtonTapped" }));
@@ -62,10 +67,12 @@ export const detail = {
     app.querySelector(".attendee-list").innerHTML = standup.attendees
       .map((attendee) => `<li>${escapeHTML(attendee.name)}</li>`).join("");
     app.querySelector(".history").innerHTML = standup.meetings.length
-      ? standup.meetings.map((meeting) => `<li><details><summary>${meetingDate(meeting.date)}</summary>
-          <pre>${escapeHTML(meeting.transcript || "No notes.")}</pre></details></li>`).join("")
+      ? standup.meetings.map((meeting) => historyItem(meeting)).join("")
       : `<li class="empty">No meetings yet.</li>`;
     const alert = app.querySelector(".delete-alert");
+    // While a deletion waits for its undo window, nothing else starts.
+    const deleting = state.undo?.kind === "deletedStandup";
+    for (const button of app.querySelectorAll(".detail > .actions button")) button.disabled = deleting;
     const open = state.destination?.alert === "confirmDeletion";
     if (open && !alert.open) alert.showModal();
     if (!open && alert.open) alert.close();

@@ -22,6 +22,42 @@ export const THEMES = {
 
 export const THEME_NAMES = Object.keys(THEMES);
 
+/** WCAG relative luminance of `#rrggbb`. */
+export function luminance(hex) {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255)
+    .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** WCAG contrast ratio between two `#rrggbb` colours (1 to 21). */
+export function contrast(a, b) {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (light + 0.05) / (dark + 0.05);
+}
+
+/** Mixes `#rrggbb` toward `toward` by `amount` (0 to 1). */
+function mix(hex, toward, amount) {
+  const channel = (color, i) => parseInt(color.slice(i, i + 2), 16);
+  return "#" + [1, 3, 5].map((i) => Math.round(channel(hex, i) + (channel(toward, i) - channel(hex, i)) * amount)
+    .toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * The colour a theme's meeting ring is drawn in: the theme itself where it stands out from
+ * the page at 3:1 (WCAG's rule for graphics), else the theme darkened just enough.
+ */
+export function ringColor(theme) {
+  const [background] = THEMES[theme] ?? THEMES.bubblegum;
+  let color = background;
+  for (let step = 1; contrast(color, "#ffffff") < 3 && step <= 20; step += 1) {
+    color = mix(background, "#1b1b1f", step * 0.05);
+  }
+  return color;
+}
+
+/** The ring's arcs still to come: a grey that stands out from the page at 3:1 too. */
+export const RING_WAITING = "#8a8a94";
+
 /** `75` → `"1:15"`; negative numbers clamp to 0. */
 export function clock(seconds) {
   const total = Math.max(0, Math.floor(seconds));

@@ -5,19 +5,27 @@ import { detail } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { meeting } from "./meeting.mjs";
 import { act, app, connect, isShowing, reroute, showSignIn, toast, whoAmI } from "./shell.mjs";
-import { presenceItems, themeStyle } from "./views.mjs";
+import { activitySentence, presenceItems, themeStyle } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
 
-/** How a meeting the page was showing ended, and the note that was being typed. */
-function meetingEnded(before, after) {
+/** How a meeting the page was showing ended (and who ended it), and the note being typed. */
+function meetingEnded(before, after, you) {
   const saved = after.standup.meetings.length > before.standup.meetings.length;
   const timeUp = before.meeting.secondsElapsed >= before.standup.duration - 1;
+  const activity = after.activity?.seq !== before.activity?.seq ? after.activity : null;
+  const by = activity && ["endedMeeting", "discardedMeeting"].includes(activity.kind)
+    ? `${activitySentence(activity, you)}: ` : "";
+  const what = saved ? "meeting saved." : "meeting discarded.";
   return {
-    message: saved ? (timeUp ? "Time's up — meeting saved." : "Meeting saved.") : "Meeting discarded.",
+    message: saved && timeUp ? "Time's up — meeting saved."
+      : by ? by + what : what[0].toUpperCase() + what.slice(1),
     unsent: app.querySelector("#note")?.value.trim() ?? "",
   };
 }
+
+/** Kinds the page says another way (the ended notice), not as a toast. */
+const SAID_ELSEWHERE = new Set(["endedMeeting", "discardedMeeting"]);
 
 export async function showRoom(id, screen) {
   app.innerHTML = `<section class="room"><p class="loading">Joining…</p></section>`;
@@ -57,7 +65,7 @@ class RoomView {
     this.you = you;
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
     if (mode !== this.mode) {
-      if (this.mode === "meeting" && previous?.meeting) this.ended = meetingEnded(previous, state);
+      if (this.mode === "meeting" && previous?.meeting) this.ended = meetingEnded(previous, state, you);
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
       this.pending?.forEach((waiting) => clearTimeout(waiting.timer));
       this.pending?.clear();
@@ -69,7 +77,30 @@ class RoomView {
     section.setAttribute("style", themeStyle(state.standup.theme));
     section.querySelector(".room-title").textContent = state.standup.title;
     section.querySelector(".presence").innerHTML = presenceItems(state.participants, you);
+    this.announce(previous, state, you);
+    this.renderUndo(state, you);
     PARTS[mode].render(this, state);
+  }
+
+  /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */
+  announce(previous, state, you) {
+    const activity = state.activity;
+    if (!previous || !activity || activity.seq === previous.activity?.seq) return;
+    if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
+    if (state.undo?.seq === activity.seq) return; // the undo bar says it
+    toast(`${activitySentence(activity, you)}.`);
+  }
+
+  /** While a loss can be undone: who did it, and an Undo button for everyone in the room. */
+  renderUndo(state, you) {
+    const bar = app.querySelector(".undo-bar");
+    const undo = state.undo;
+    bar.hidden = !undo;
+    if (!undo) return;
+    const deleting = undo.kind === "deletedStandup";
+    bar.querySelector(".undo-text").textContent = `${activitySentence(undo, you)}.`
+      + (deleting ? " It goes in a few seconds unless someone undoes it." : "");
+    bar.querySelector(".undo").dataset.seq = undo.seq;
   }
 
   layout() {
@@ -80,9 +111,14 @@ class RoomView {
         <button type="button" class="copy-link">Copy link</button>
         <ul class="presence" aria-label="In this room"></ul>
       </header>
+      <div class="undo-bar" role="status" hidden><span class="undo-text"></span>
+        <button type="button" class="undo">Undo</button></div>
       <div class="room-body">${PARTS[this.mode].template()}</div>
     </section>`;
     PARTS[this.mode].wire(this);
+    app.querySelector(".undo").addEventListener("click", (event) => {
+      this.send({ type: "undoButtonTapped", seq: Number(event.currentTarget.dataset.seq) });
+    });
     app.querySelector(".copy-link").addEventListener("click", async () => {
       try {
         await navigator.clipboard.writeText(location.href);

@@ -1,9 +1,73 @@
 // What the screens show, computed from the state: pure functions, no DOM (tested by node).
-import { THEMES, THEME_NAMES, clock, escapeHTML, speakerSlices } from "./format.mjs";
+import { THEMES, THEME_NAMES, clock, escapeHTML, meetingDate, ringColor, speakerSlices } from "./format.mjs";
 
 export function themeStyle(theme) {
   const [background, foreground] = THEMES[theme] ?? THEMES.bubblegum;
-  return `--theme:${background};--on-theme:${foreground}`;
+  return `--theme:${background};--on-theme:${foreground};--ring:${ringColor(theme)}`;
+}
+
+/** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
+export function activitySentence(activity, you) {
+  const who = activity.by.id === you ? "You" : activity.by.name;
+  const sentences = {
+    startedMeeting: "started the meeting",
+    skippedToSpeaker: `skipped to ${activity.detail ?? "the next speaker"}`,
+    askedToEndMeeting: "asked to end the meeting",
+    resumedMeeting: "resumed the meeting",
+    endedMeeting: "ended the meeting",
+    discardedMeeting: "discarded the meeting",
+    startedEditing: "started editing",
+    savedChanges: "saved the changes",
+    cancelledEditing: "cancelled editing",
+    askedToDelete: "asked to delete this standup",
+    keptStandup: "kept the standup",
+    deletedStandup: "deleted this standup",
+    restoredMeeting: "brought the meeting back",
+    restoredDraft: "brought the draft back",
+    restoredStandup: "undid the deletion",
+  };
+  return `${who} ${sentences[activity.kind] ?? "changed something"}`;
+}
+
+/** "12 min 5 s"; 0 (not recorded) is null. */
+export function meetingLength(seconds) {
+  if (!seconds) return null;
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds % 60;
+  if (minutes === 0) return `${rest} s`;
+  return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
+}
+
+/** A meeting's notes grouped by the speaker whose turn it was (old ones: its transcript). */
+export function notesBySpeaker(meeting) {
+  const notes = meeting.notes?.length ? meeting.notes
+    : (meeting.transcript || "").split("\n").filter(Boolean).map((line) => {
+      const colon = line.indexOf(":");
+      return colon > 0
+        ? { author: line.slice(0, colon), text: line.slice(colon + 1).trim(), speaker: "" }
+        : { author: "", text: line, speaker: "" };
+    });
+  const groups = [];
+  for (const note of notes) {
+    let group = groups.find((candidate) => candidate.speaker === note.speaker);
+    if (!group) groups.push(group = { speaker: note.speaker, notes: [] });
+    group.notes.push(note);
+  }
+  return groups;
+}
+
+/** One past meeting for the history list: date, length, who was there, notes by speaker. */
+export function historyItem(meeting, locale = undefined) {
+  const length = meetingLength(meeting.seconds);
+  const present = meeting.present ?? [];
+  const groups = notesBySpeaker(meeting);
+  const summary = [meetingDate(meeting.date, locale), length, present.length ? `${present.length} there` : null]
+    .filter(Boolean).map(escapeHTML).join(" · ");
+  const body = groups.length === 0 ? `<p class="empty">No notes.</p>` : groups.map((group) =>
+    `${group.speaker ? `<h4>${escapeHTML(group.speaker)}</h4>` : ""}<ul class="notes">${group.notes.map((note) =>
+      `<li>${note.author ? `<strong>${escapeHTML(note.author)}</strong>: ` : ""}${escapeHTML(note.text)}</li>`).join("")}</ul>`).join("");
+  return `<li><details><summary>${summary}</summary>
+    ${present.length ? `<p class="present">There: ${escapeHTML(present.join(", "))}</p>` : ""}${body}</details></li>`;
 }
 
 export function themeSwatches(group, selected) {

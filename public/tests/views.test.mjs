@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { meetingFacts, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
+import { activitySentence, historyItem, meetingFacts, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
+import { RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
   duration: 300,
@@ -33,7 +34,8 @@ test("presence marks you and bots, and escapes names", () => {
 });
 
 test("themes set the colour pair; unknown themes fall back", () => {
-  assert.equal(themeStyle("navy"), "--theme:#1c2c5b;--on-theme:#ffffff");
+  assert.equal(themeStyle("navy"), "--theme:#1c2c5b;--on-theme:#ffffff;--ring:#1c2c5b");
+  assert.match(themeStyle("buttercup"), /--ring:#(?!f7e08a)[0-9a-f]{6}$/);
   assert.equal(themeStyle("nonsense"), themeStyle("bubblegum"));
   const swatches = themeSwatches("group", "teal");
   assert.equal((swatches.match(/type="radio"/g) ?? []).length, 16);
@@ -69,4 +71,42 @@ test("a lobby card says who is in the room", () => {
   assert.equal(whoIsHere({ participants: 2, people: ["Ana", "Ben"] }), "Ana, Ben here");
   assert.equal(whoIsHere({ participants: 5, people: ["A", "B", "C", "D", "E"] }), "A, B, C and 2 more here");
   assert.equal(whoIsHere({ participants: 0, people: [] }), "Nobody here");
+});
+
+test("activities read as who did what, 'You' for your own", () => {
+  const ben = { id: "p2", name: "Ben" };
+  assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: ben, detail: null }, "p1"), "Ben ended the meeting");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Dan" }, "p1"), "Ben skipped to Dan");
+  assert.equal(activitySentence({ seq: 3, kind: "cancelledEditing", by: ben, detail: null }, "p2"), "You cancelled editing");
+});
+
+test("a past meeting shows its date, length, who was there and notes by speaker, escaped", () => {
+  const html = historyItem({
+    id: "m1", date: "2026-11-22T09:00:00Z", transcript: "", seconds: 725, present: ["Ana", "<b>"],
+    notes: [
+      { author: "Ana", text: "Shipped", speaker: "Dan" },
+      { author: "Ben", text: "a < b", speaker: "Eve" },
+      { author: "CI (bot)", text: "green", speaker: "Dan" },
+    ],
+  }, "en-GB");
+  assert.match(html, /12 min 5 s · 2 there/);
+  assert.match(html, /There: Ana, &lt;b&gt;/);
+  assert.match(html, /<h4>Dan<\/h4><ul class="notes"><li><strong>Ana<\/strong>: Shipped<\/li><li><strong>CI \(bot\)<\/strong>: green<\/li><\/ul><h4>Eve<\/h4>/);
+  assert.match(html, /a &lt; b/);
+});
+
+test("an old meeting (no notes recorded) shows its transcript, unattributed to speakers", () => {
+  const groups = notesBySpeaker({ transcript: "Ana: one\nBen: two", notes: [] });
+  assert.deepEqual(groups, [{ speaker: "", notes: [
+    { author: "Ana", text: "one", speaker: "" }, { author: "Ben", text: "two", speaker: "" }] }]);
+  assert.match(historyItem({ date: "2026-11-22T09:00:00Z", transcript: "", seconds: 0 }), /No notes\./);
+});
+
+test("the ring's arcs stand out from the page at 3:1 on every theme", () => {
+  for (const theme of THEME_NAMES) {
+    assert.ok(contrast(ringColor(theme), "#ffffff") >= 3, `${theme}: ${contrast(ringColor(theme), "#ffffff").toFixed(2)}`);
+  }
+  assert.ok(contrast(RING_WAITING, "#ffffff") >= 3);
+  // A dark theme keeps its own colour.
+  assert.equal(ringColor("navy"), "#1c2c5b");
 });
