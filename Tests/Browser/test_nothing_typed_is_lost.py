@@ -72,7 +72,7 @@ def test_a_note_being_typed_when_the_meeting_ends_is_kept(server, ana, ben):
     wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
     click(ben, ".end")
     click(ben, ".end-alert .save")
-    text_in(ana, ".ended", "Meeting saved.")
+    text_in(ana, ".ended", "Ben ended the meeting — saved.")
     assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
 
 

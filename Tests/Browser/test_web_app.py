@@ -82,8 +82,13 @@ def test_two_people_run_a_standup_together(server, ana, ben):
     for driver in (ana, ben):
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
         assert len(driver.find_elements(By.CSS_SELECTOR, ".history details")) == 1
+    # Ben hears who ended it; the history shows how long it ran, who was there, notes by speaker.
+    text_in(ben, ".ended", "Ana ended the meeting — saved.")
     ben.find_element(By.CSS_SELECTOR, ".history summary").click()
-    text_in(ben, ".history pre", "Ana: Shipped the API")
+    text_in(ben, ".history summary", "2 there")
+    text_in(ben, ".history .present", "There: Ana, Ben")
+    text_in(ben, ".history h4", "Blob Jr")
+    text_in(ben, ".history .notes", "Ana: Shipped the API")
     screenshot(ben, "history")
 
     # Ana edits; Ben sees the shared draft and Ana's focus; the save reaches both.
@@ -119,8 +124,21 @@ def test_a_deleted_standup_sends_everyone_back(server, ana, ben):
     wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".delete-alert")))
     screenshot(ana, "delete-alert")
     click(ben, ".delete-alert .confirm")
+    # Anyone in the room can undo it for 10 seconds: Ana does.
+    text_in(ana, ".undo-bar", "Ben deleted this standup.")
+    text_in(ben, ".undo-bar", "You deleted this standup.")
+    screenshot(ana, "undo-deletion")
+    click(ana, ".undo-bar .undo")
+    wait(ben, EC.invisibility_of_element_located((By.CSS_SELECTOR, ".undo-bar")))
+    text_in(ben, ".toasts", "Ana undid the deletion.")
+    assert ben.find_element(By.CSS_SELECTOR, ".start").is_enabled()
+    # Deleted again and left alone: when the 10 seconds are over, everyone is sent back.
+    click(ben, ".delete")
+    click(ben, ".delete-alert .confirm")
+    text_in(ana, ".undo-bar", "Ben deleted this standup.")
+    assert not ana.find_element(By.CSS_SELECTOR, ".start").is_enabled()
     for driver in (ana, ben):
-        text_in(driver, ".gone h1", "This standup was deleted.")
+        text_in(driver, ".gone h1", "This standup was deleted.", timeout=20)
         # Said once, not as the heading and again below it.
         assert driver.find_element(By.CSS_SELECTOR, ".gone").text.count("deleted") == 1
     screenshot(ana, "deleted")

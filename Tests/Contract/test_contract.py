@@ -727,7 +727,7 @@ def test_the_frame_checker_catches_what_it_should():
     state = {"standup": {"id": room, "title": "Design", "duration": 300, "theme": "orange",
                          "attendees": [{"id": "A0000000-0000-4000-8000-000000000001", "name": "Blob"}],
                          "meetings": []},
-             "participants": [], "destination": None, "meeting": None}
+             "participants": [], "destination": None, "meeting": None, "activity": None, "undo": None}
     frames = [
         {"direction": "server", "frame": {"type": "welcome", "room": room, "you": "p", "version": 1, "state": state}},
         {"direction": "server", "frame": {"type": "patch", "version": 2, "ops": [

@@ -15,11 +15,12 @@ function meetingEnded(before, after, you) {
   const timeUp = before.meeting.secondsElapsed >= before.standup.duration - 1;
   const activity = after.activity?.seq !== before.activity?.seq ? after.activity : null;
   const by = activity && ["endedMeeting", "discardedMeeting"].includes(activity.kind)
-    ? `${activitySentence(activity, you)}: ` : "";
-  const what = saved ? "meeting saved." : "meeting discarded.";
+    ? activitySentence(activity, you) : null;
+  let message = saved ? "Meeting saved." : "Meeting discarded.";
+  if (saved && timeUp) message = "Time's up — meeting saved.";
+  else if (by) message = saved ? `${by} — saved.` : `${by}.`;
   return {
-    message: saved && timeUp ? "Time's up — meeting saved."
-      : by ? by + what : what[0].toUpperCase() + what.slice(1),
+    message,
     unsent: app.querySelector("#note")?.value.trim() ?? "",
   };
 }

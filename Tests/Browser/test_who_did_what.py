@@ -1,0 +1,128 @@
+"""Who did what, said to everyone in the room; undo for 10 s; the history and its download."""
+import csv
+import io
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import collect_console_errors, resize, screenshot
+from test_web_app import both_in_a_room, click, text_in, wait
+
+
+def test_others_hear_who_did_what_and_anyone_can_bring_back_a_discarded_meeting(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    text_in(ben, ".toasts", "Ana started the meeting.")
+    click(ben, ".next")
+    text_in(ana, ".toasts", "Ben skipped to Blob Jr.")
+    ana.find_element(By.ID, "note").send_keys("Keep this note\n")
+    text_in(ben, ".transcript", "Ana: Keep this note")
+
+    click(ana, ".end")
+    text_in(ben, ".toasts", "Ana asked to end the meeting.")
+    click(ana, ".end-alert .discard")
+    text_in(ben, ".ended", "Ana discarded the meeting.")
+    text_in(ben, ".undo-bar", "Ana discarded the meeting.")
+    text_in(ana, ".undo-bar", "You discarded the meeting.")
+    screenshot(ben, "undo-discard")
+    click(ben, ".undo-bar .undo")
+    # Back for both, on the same speaker, with its notes; and ticking.
+    for driver in (ana, ben):
+        text_in(driver, ".speaker", "Speaker 2 of 3: Blob Jr")
+        text_in(driver, ".transcript", "Ana: Keep this note")
+        wait(driver, EC.invisibility_of_element_located((By.CSS_SELECTOR, ".undo-bar")))
+    text_in(ana, ".toasts", "Ben brought the meeting back.")
+    before = ana.find_element(By.CSS_SELECTOR, ".elapsed").text
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".elapsed").text != before, timeout=5)
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []
+
+
+def test_a_cancelled_draft_comes_back_with_what_was_typed(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    text_in(ben, ".toasts", "Ana started editing.")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    title.send_keys(" sync")
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Design sync")
+    click(ben, ".cancel-edit")
+    text_in(ana, ".undo-bar", "Ben cancelled editing.")
+    click(ana, ".undo-bar .undo")
+    for driver in (ana, ben):
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Design sync")
+    click(ana, ".save-edit")
+    for driver in (ana, ben):
+        text_in(driver, ".room-title", "Design sync")
+    text_in(ben, ".toasts", "Ana saved the changes.")
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []
+
+
+def download(driver, selector):
+    """What the page's download link gives: status, type and text (fetched as the page would)."""
+    href = driver.find_element(By.CSS_SELECTOR, selector).get_attribute("href")
+    return driver.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        fetch(arguments[0]).then(async (r) => done({status: r.status, type: r.headers.get('content-type'),
+          disposition: r.headers.get('content-disposition'), text: await r.text()}));""", href)
+
+
+def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    text_in(ben, ".speaker", "Speaker 1 of 3: Blob")
+    ana.find_element(By.ID, "note").send_keys("Shipped, with \"quotes\"\n")
+    text_in(ben, ".transcript", "Shipped")
+    click(ben, ".next")
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr")
+    ben.find_element(By.ID, "note").send_keys("=cmd|' /C calc'!A0\n")
+    text_in(ana, ".transcript", "Ben: =cmd")
+    click(ana, ".end")
+    click(ana, ".end-alert .save")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+
+    markdown = download(ana, ".export-md")
+    assert markdown["status"] == 200
+    assert markdown["type"] == "text/markdown; charset=utf-8"
+    assert markdown["disposition"] == 'attachment; filename="design-history.md"'
+    lines = markdown["text"].splitlines()
+    assert lines[0] == "# Design: meeting history"
+    assert "There: Ana, Ben" in lines
+    assert lines.index("### Blob") < lines.index('- **Ana**: Shipped, with "quotes"') < lines.index("### Blob Jr")
+    assert "- **Ben**: =cmd|' /C calc'!A0" in lines
+
+    table = download(ana, ".export-csv")
+    assert table["status"] == 200
+    rows = list(csv.DictReader(io.StringIO(table["text"], newline="")))
+    assert [(row["speaker"], row["author"], row["note"]) for row in rows] == [
+        ("Blob", "Ana", 'Shipped, with "quotes"'),
+        ("Blob Jr", "Ben", "'=cmd|' /C calc'!A0"),  # a spreadsheet must not run it
+    ]
+    assert all(row["present"] == "Ana; Ben" and int(row["length_seconds"]) > 0 for row in rows)
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []
+
+
+def test_a_long_unbroken_title_wraps_at_phone_width(server, ana):
+    title = "Supercalifragilisticexpialidocious" * 2 + "Antidisestablishmentarianism" * 1
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys(title)
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Blob")
+    click(ana, "#new-form button.primary")
+    card = wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    room = card.get_attribute("href")
+    resize(ana, "phone")
+    overflow = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    assert ana.execute_script(overflow) == 0, "the lobby is wider than the phone"
+    ana.get(room)
+    text_in(ana, ".room-title", title[:20])
+    assert ana.execute_script(overflow) == 0, "the room is wider than the phone"
+    click(ana, ".start")
+    text_in(ana, ".speaker", "Blob")
+    assert ana.execute_script(overflow) == 0, "the meeting is wider than the phone"
+    height = ana.find_element(By.CSS_SELECTOR, ".room-title").size["height"]
+    assert height > 40, "the title did not wrap"
+    resize(ana, "desktop")
+    assert collect_console_errors(ana) == []
