@@ -44,6 +44,10 @@ def test_every_screen_passes_axe(server, ana, ben):
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
     ana.find_element(By.CSS_SELECTOR, ".history summary").click()
     found["history"] = violations(ana)
+    click(ana, ".delete")
+    click(ana, ".delete-alert .confirm")
+    text_in(ana, ".undo-bar", "You deleted this standup.")
+    found["undo"] = violations(ana)
     assert {screen: problems for screen, problems in found.items() if problems} == {}
 
 

@@ -19,10 +19,10 @@ function meetingEnded(before, after, you) {
   let message = saved ? "Meeting saved." : "Meeting discarded.";
   if (saved && timeUp) message = "Time's up — meeting saved.";
   else if (by) message = saved ? `${by} — saved.` : `${by}.`;
-  return {
-    message,
-    unsent: app.querySelector("#note")?.value.trim() ?? "",
-  };
+  const unsent = app.querySelector("#note")?.value.trim() ?? "";
+  // A discard that can be undone is said by the undo bar: no second notice for nothing.
+  if (!saved && after.undo?.kind === "discardedMeeting" && !unsent) return null;
+  return { message: unsent && !saved ? "Meeting discarded." : message, unsent };
 }
 
 /** Kinds the page says another way (the ended notice), not as a toast. */
