@@ -117,6 +117,10 @@ public final class StandupsServer: Sendable {
     transportConfiguration.tls = configuration.tls
     transportConfiguration.responseHeaders = Self.securityHeaders
     transportConfiguration.subprotocol = "standups"
+    // Presence tells the truth: a peer that stops answering is gone within 30 s of the last
+    // thing it said (pinged after 15 s of silence, dropped 15 s later).
+    transportConfiguration.pingAfterSeconds = 15
+    transportConfiguration.hangUpAfterSeconds = 30
     // NB: /ws/ too, so that a plain GET of a WebSocket path is answered 426, not 404.
     transportConfiguration.applicationPaths = ["/healthz", "/api/", "/ws/"]
     let transport: WebSocketServer
