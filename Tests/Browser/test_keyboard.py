@@ -1,0 +1,69 @@
+"""Keyboard only, end to end: make a standup, run its meeting, take a note, save it, undo."""
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import collect_console_errors
+from test_web_app import text_in, wait
+
+
+def tab_to(driver, selector, limit=40):
+    """Presses Tab until the focus is on `selector` (fails if the keyboard cannot get there)."""
+    for _ in range(limit):
+        if driver.execute_script("return document.activeElement.matches(arguments[0])", selector):
+            return driver.switch_to.active_element
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def press(driver, *keys):
+    ActionChains(driver).send_keys(*keys).perform()
+
+
+def test_everything_works_from_the_keyboard(server, ana):
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    tab_to(ana, "#new-standup")
+    press(ana, Keys.ENTER)
+    tab_to(ana, "input[name=title]")
+    press(ana, "Keyboard")
+    tab_to(ana, ".new-attendees input")
+    press(ana, "Ana", Keys.ENTER, "Ben")  # Enter adds the next attendee
+    tab_to(ana, "#new-form button.primary")
+    press(ana, Keys.ENTER)
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    tab_to(ana, ".card")
+    press(ana, Keys.ENTER)
+    text_in(ana, ".room-title", "Keyboard")
+    # The new screen starts at its heading.
+    assert ana.execute_script("return document.activeElement.classList.contains('room-title')")
+
+    tab_to(ana, ".start")
+    press(ana, Keys.ENTER)
+    text_in(ana, ".speaker", "Speaker 1 of 2: Ana")
+    tab_to(ana, "#note")
+    press(ana, "Typed, not clicked", Keys.ENTER)
+    text_in(ana, ".transcript", "Ana: Typed, not clicked")
+    tab_to(ana, ".next")
+    press(ana, Keys.SPACE)
+    text_in(ana, ".speaker", "Speaker 2 of 2: Ben")
+    tab_to(ana, ".end")
+    press(ana, Keys.ENTER)
+    wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".end-alert")))
+    # The dialog holds the focus: Tab reaches its buttons.
+    tab_to(ana, ".end-alert .discard")
+    press(ana, Keys.ENTER)
+    text_in(ana, ".undo-bar", "You discarded the meeting.")
+    tab_to(ana, ".undo-bar .undo")
+    press(ana, Keys.ENTER)
+    text_in(ana, ".speaker", "Speaker 2 of 2: Ben")
+    tab_to(ana, ".end")
+    press(ana, Keys.ENTER)
+    tab_to(ana, ".end-alert .save")
+    press(ana, Keys.ENTER)
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    tab_to(ana, ".history summary")
+    press(ana, Keys.ENTER)
+    text_in(ana, ".history .notes", "Ana: Typed, not clicked")
+    assert collect_console_errors(ana) == []
