@@ -75,6 +75,8 @@ public struct Lobby: Reducer {
     case standupDeleted(Standup.ID)
     /// A room's presence or meeting changed; nil when it emptied.
     case roomActivityChanged(Standup.ID, Live?)
+    /// What an action added could not be saved: the standups it added go away again.
+    case saveFailed(before: State)
   }
 
   @Dependency(\.uuid) var uuid
@@ -119,6 +121,10 @@ public struct Lobby: Reducer {
       case .roomActivityChanged(let id, let live):
         guard state.standups[id: id] != nil else { return .none }
         state.live[id] = live
+        return .none
+
+      case .saveFailed(let before):
+        state.standups.removeAll { before.standups[id: $0.id] == nil }
         return .none
       }
     }

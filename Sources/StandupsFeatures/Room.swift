@@ -92,6 +92,10 @@ public struct Room: Reducer {
     /// A person did `action`: it is said to everyone, and may be undone for a while.
     indirect case acted(by: Actor, Action)
     case undoWindowEnded(seq: Int)
+    /// What an action changed could not be saved (`before`: the room before it): the standup
+    /// goes back to what is saved, and a draft or meeting the action closed opens again, so
+    /// that nothing typed is lost.
+    case saveFailed(before: State)
 
     @CasePathable
     public enum AlertAction: Equatable, Sendable {
@@ -170,6 +174,24 @@ struct RoomCore: Reducer {
     Reduce { state, action in
       switch action {
       case .acted, .undoWindowEnded:
+        return .none
+
+      case .saveFailed(let before):
+        state.standup = before.standup
+        if case .edit = before.destination, state.destination == nil {
+          state.destination = before.destination
+        }
+        guard let meeting = before.meeting else { return .none }
+        guard var current = state.meeting else {
+          // The action ended it: it runs again (its alert up, as it was).
+          state.meeting = meeting
+          return .send(.meeting(.presented(.started)))
+        }
+        if current.id == meeting.id {
+          current.transcript = meeting.transcript
+          current.notes = meeting.notes
+          state.meeting = current
+        }
         return .none
 
       case .undoButtonTapped(let seq):

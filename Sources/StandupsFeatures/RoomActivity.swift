@@ -122,7 +122,7 @@ extension Room {
       case nil: return nil
       }
     case .participantJoined, .participantLeft, .meeting, .edit, .focusChanged, .acted,
-      .undoWindowEnded:
+      .undoWindowEnded, .saveFailed:
       return nil
     }
   }

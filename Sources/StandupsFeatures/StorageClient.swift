@@ -26,6 +26,11 @@ public struct StorageClient: Sendable {
   /// at `end`.
   public var returnVersions:
     @Sendable (_ room: String, _ next: Int, _ end: Int) async throws -> Void
+  /// Where running meetings' clocks are now, all in one write (the server's heartbeat): a
+  /// checkpoint moves forward only, and only for the meeting it belongs to.
+  public var saveMeetingClocks: @Sendable (_ clocks: [MeetingClock]) async throws -> Void = { _ in }
+  /// One small write, to see whether saving works again after a failure.
+  public var probe: @Sendable () async throws -> Void = {}
 }
 
 /// The versions reserved so far for each room, in memory (tests, `inMemory`).
@@ -40,6 +45,21 @@ struct VersionReservations {
 
   mutating func giveBack(_ room: String, next value: Int, end: Int) {
     if next[room] == end { next[room] = value }
+  }
+}
+
+/// A running meeting's clock, as the heartbeat records it.
+public struct MeetingClock: Equatable, Sendable {
+  public var standupID: Standup.ID
+  public var meetingID: UUID
+  public var secondsElapsed: Int
+  public var speakerIndex: Int
+
+  public init(standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int) {
+    self.standupID = standupID
+    self.meetingID = meetingID
+    self.secondsElapsed = secondsElapsed
+    self.speakerIndex = speakerIndex
   }
 }
 
@@ -116,7 +136,19 @@ extension StorageClient: TestDependencyKey {
       reserveVersions: { room, count in versions.withLock { $0.reserve(room, count) } },
       returnVersions: { room, next, end in
         versions.withLock { $0.giveBack(room, next: next, end: end) }
-      }
+      },
+      saveMeetingClocks: { clocks in
+        checkpoints.withLock { checkpoints in
+          for clock in clocks {
+            guard let saved = checkpoints[clock.standupID], saved.meetingID == clock.meetingID,
+              saved.secondsElapsed < clock.secondsElapsed
+            else { continue }
+            checkpoints[clock.standupID]?.secondsElapsed = clock.secondsElapsed
+            checkpoints[clock.standupID]?.speakerIndex = clock.speakerIndex
+          }
+        }
+      },
+      probe: {}
     )
   }
 }

@@ -158,6 +158,7 @@ enum BotAPI {
         case .invalidAction, .stale: return 409
         case .tooLarge: return 413
         case .rateLimited: return 429
+        case .storageUnavailable: return 503
         case .badJSON, .badMessage, .unknownAction, .invalidValue: return 400
         }
       }()
@@ -168,6 +169,7 @@ enum BotAPI {
         "code": .string(error.code.rawValue), "message": .string(error.message),
       ]).encoded)
     if error.code == .unauthorized { response.headers.append(("www-authenticate:", "Bearer")) }
+    if error.code == .storageUnavailable { response.headers.append(("retry-after:", "5")) }
     return response
   }
 

@@ -24,8 +24,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     case request(ClientMessage, Sender, reply: @Sendable (Result<Int, WireError>) -> Void)
     /// The current version and state.
     case snapshot(reply: @Sendable ((version: Int, state: JSONValue)) -> Void)
-    /// A change could not be numbered (storage kept failing): everyone must reconnect.
-    case outOfVersions
+    /// A change could not be numbered (storage kept failing) or encoded: the room restarts,
+    /// everyone reconnects.
+    case restart(why: String)
     /// The state says the room must close (an effect deleted its standup).
     case closing
   }
@@ -72,7 +73,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
             mailbox.yield(.closing)
           }
         case .unchanged: break
-        case .outOfVersions: mailbox.yield(.outOfVersions)
+        case .outOfVersions: mailbox.yield(.restart(why: "it ran out of versions"))
+        case .encodingFailed(let error):
+          mailbox.yield(.restart(why: "its state could not be encoded (\(error))"))
         }
       })
     let reserved = versions.first != nil
@@ -139,10 +142,10 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     case .closing:
       await closeIfDeleted()
 
-    case .outOfVersions:
+    case .restart(let why):
       guard !broadcaster.isClosed else { return }
       _ = broadcaster.closeVersions()
-      logger.error("Room \(feature.roomName) ran out of versions; closing it so that it restarts.")
+      logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")
       await store.cancelAllEffects()
       for peer in broadcaster.removeAllPeers() {
         outlet.close(peer, code: .internalError, reason: "The room restarts: reconnect.")
@@ -197,12 +200,23 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     } catch {
       return .failure(error)
     }
-    let (rejection, version) = await store.perform { [broadcaster] store in
-      (store.send(action), broadcaster.version)
+    let (rejection, version, before, saves) = await store.perform { [broadcaster, work] store in
+      let before = store.state
+      let first = work.count
+      let rejection = store.send(action)
+      return (rejection, broadcaster.version, before, first..<work.count)
     }
     if let rejection { return .failure(WireError(rejection)) }
     // NB: what the action changed is saved before it is acknowledged.
     await work.drain()
+    guard work.takeFailures(in: saves).isEmpty else {
+      // Not saved: undo it for everyone, and say so instead of acknowledging it.
+      await store.perform { [feature] store in _ = store.send(feature.rollback(to: before)) }
+      return .failure(
+        WireError(
+          .storageUnavailable,
+          "The server could not save this change, so it was undone. Try again in a moment."))
+    }
     return .success(version)
   }
 
@@ -279,6 +293,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       case unchanged
       /// The change could not be numbered: nothing was sent.
       case outOfVersions
+      /// The state could not be encoded: nothing was sent.
+      case encodingFailed(any Error)
     }
 
     var version: Int { shared.withLock { $0.version } }
@@ -296,7 +312,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       do {
         json = try encode(state, previous)
       } catch {
-        return .unchanged
+        return .encodingFailed(error)
       }
       return shared.withLock { shared in
         let operations = JSONPatch.diff(shared.json, json)

@@ -14,8 +14,12 @@ protocol RoomFeature: Sendable {
   func joined(_ participant: Participant) -> R.Action?
   func left(_ participantID: String) -> R.Action?
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
-  /// Called after each change, in order: queue saves and notifications on `work`.
+  /// Called after each change, in order: queue saves and notifications on `work`. A save
+  /// that fails throws, so that the action that caused it is refused and rolled back.
   func stateDidChange(from old: R.State, to new: R.State, work: SerialQueue)
+  /// What undoes what an action changed that could not be saved (`before`: the state before
+  /// it), keeping what a person typed.
+  func rollback(to before: R.State) -> R.Action
   /// Whether the room may be released once empty (nothing left that must survive).
   func isIdle(_ state: R.State) -> Bool
   /// Set when the room must close everyone (its standup was deleted).
@@ -36,7 +40,8 @@ struct StandupRoomFeature: RoomFeature {
   let standupID: UUID
   let storage: StorageClient
   let lobby: LobbyNotifier
-  let logger: Logger
+  let health: StorageHealth
+  let heartbeat: MeetingHeartbeat
 
   var roomName: String { standupID.uuidString }
 
@@ -51,34 +56,27 @@ struct StandupRoomFeature: RoomFeature {
 
   func stateDidChange(from old: Room.State, to new: Room.State, work: SerialQueue) {
     if new.isDeleted && !old.isDeleted {
-      work.enqueue { [storage, logger, lobby, standupID] in
-        do {
-          try await storage.delete(standupID)
-        } catch {
-          logger.error("Deleting standup \(standupID) failed: \(error)")
-        }
+      work.enqueue { [storage, health, lobby, standupID] in
+        try await health.checking("Deleting a standup") { try await storage.delete(standupID) }
         await lobby.send(.standupDeleted(standupID))
       }
       return
     }
     if old.standup != new.standup {
       let standup = new.standup
-      work.enqueue { [storage, logger, lobby] in
-        do {
-          try await storage.save(standup)
-        } catch {
-          logger.error("Saving standup \(standup.id) failed: \(error)")
-        }
+      work.enqueue { [storage, health, lobby] in
+        try await health.checking("Saving a standup") { try await storage.save(standup) }
         await lobby.send(.standupChanged(standup))
       }
     }
+    if let meeting = new.meeting, meeting.secondsElapsed != old.meeting?.secondsElapsed {
+      heartbeat.note(standupID, meeting)
+    }
     let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
     if Self.checkpointMoment(old.meeting) != Self.checkpointMoment(new.meeting) {
-      work.enqueue { [storage, logger, standupID] in
-        do {
+      work.enqueue { [storage, health, standupID] in
+        try await health.checking("Saving a meeting's progress") {
           try await storage.saveCheckpoint(standupID, checkpoint)
-        } catch {
-          logger.error("Saving the meeting checkpoint of \(standupID) failed: \(error)")
         }
       }
     }
@@ -87,6 +85,8 @@ struct StandupRoomFeature: RoomFeature {
       work.enqueue { [lobby, standupID] in await lobby.send(.roomActivityChanged(standupID, live)) }
     }
   }
+
+  func rollback(to before: Room.State) -> Room.Action { .saveFailed(before: before) }
 
   func isIdle(_ state: Room.State) -> Bool { state.meeting == nil && state.undo == nil }
 
@@ -134,7 +134,7 @@ struct LobbyFeature: RoomFeature {
   typealias R = Lobby
   let storage: StorageClient
   let catalog: StandupCatalog
-  let logger: Logger
+  let health: StorageHealth
 
   var roomName: String { "lobby" }
 
@@ -150,15 +150,13 @@ struct LobbyFeature: RoomFeature {
     guard old.standups != new.standups else { return }
     catalog.replace(with: new.standups)
     for standup in new.standups where old.standups[id: standup.id] == nil {
-      work.enqueue { [storage, logger] in
-        do {
-          try await storage.save(standup)
-        } catch {
-          logger.error("Saving new standup \(standup.id) failed: \(error)")
-        }
+      work.enqueue { [storage, health] in
+        try await health.checking("Saving a new standup") { try await storage.save(standup) }
       }
     }
   }
+
+  func rollback(to before: Lobby.State) -> Lobby.Action { .saveFailed(before: before) }
 
   func isIdle(_ state: Lobby.State) -> Bool { false }
 

@@ -81,6 +81,10 @@ final class RoomHub: WebSocketServerDelegate {
   private let shared = Mutex(Shared())
 
   private let versionSizes: VersionLease.Sizes
+  /// Whether saves work (`/healthz`).
+  let health: StorageHealth
+  /// Writes running meetings' clocks once a second.
+  private let heartbeat: MeetingHeartbeat
   private let undoWindow: Duration
 
   /// - Parameter lobbyVersions: the lobby's versions, already reserved (`start`ed).
@@ -92,6 +96,10 @@ final class RoomHub: WebSocketServerDelegate {
     logger: Logger
   ) {
     self.versionSizes = versionSizes
+    let health = StorageHealth(logger: logger)
+    self.health = health
+    heartbeat = MeetingHeartbeat(storage: dependencies.storage, health: health)
+    heartbeat.start()
     self.undoWindow = undoWindow
     self.gatekeeper = gatekeeper
     self.admission = Admission(limits: limits)
@@ -104,7 +112,7 @@ final class RoomHub: WebSocketServerDelegate {
     self.dependencies = dependencies
     self.logger = logger
     lobby = RoomChannel(
-      feature: LobbyFeature(storage: dependencies.storage, catalog: catalog, logger: logger),
+      feature: LobbyFeature(storage: dependencies.storage, catalog: catalog, health: health),
       initialState: Self.lobbyState(standups, checkpoints),
       reducer: Lobby(), dependencies: dependencies,
       versions: lobbyVersions, outlet: outlet, logger: logger,
@@ -251,7 +259,14 @@ final class RoomHub: WebSocketServerDelegate {
 
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
     if request.path == "/healthz" {
-      respond(HTTPResponse(status: 200, text: "ok"))
+      guard let problem = health.problem else {
+        return respond(HTTPResponse(status: 200, text: "ok"))
+      }
+      // NB: while saves fail, each check also tries one, so that health comes back by itself.
+      probeStorage()
+      respond(
+        HTTPResponse(
+          status: 503, text: "storage_unavailable: \(problem)", headers: [("retry-after:", "5")]))
       return
     }
     if request.path.hasPrefix("/ws/") {
@@ -328,7 +343,8 @@ final class RoomHub: WebSocketServerDelegate {
     }
     return RoomChannel(
       feature: StandupRoomFeature(
-        standupID: standup.id, storage: dependencies.storage, lobby: notifier, logger: logger),
+        standupID: standup.id, storage: dependencies.storage, lobby: notifier, health: health,
+        heartbeat: heartbeat),
       initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
       versions: VersionLease(
         room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
@@ -368,6 +384,13 @@ final class RoomHub: WebSocketServerDelegate {
     if released { channel.close() }
   }
 
+  /// Tries one small write while saves fail; if it works, storage is healthy again.
+  private func probeStorage() {
+    Task { [storage = dependencies.storage, health] in
+      try? await health.checking("Checking storage") { try await storage.probe() }
+    }
+  }
+
   /// Rooms open right now (tests, metrics).
   var openRoomCount: Int { shared.withLock { $0.rooms.count } }
 
@@ -382,6 +405,7 @@ final class RoomHub: WebSocketServerDelegate {
       await room.closed()
       await room.work.drain()
     }
+    await heartbeat.stop()
     lobby.close()
     await lobby.closed()
     await lobby.work.drain()

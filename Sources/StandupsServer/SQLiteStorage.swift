@@ -103,6 +103,13 @@ public final class SQLiteStorage: Sendable {
         table.add(column: "notes", .text).notNull().defaults(to: "[]")
       }
     }
+    migrator.registerMigration("v5: health") { db in
+      // One row the health check writes, to see whether saving works again.
+      try db.create(table: "health") { table in
+        table.primaryKey("id", .integer).check { $0 == 1 }
+        table.column("checkedAt", .datetime).notNull()
+      }
+    }
     return migrator
   }
 
@@ -259,6 +266,30 @@ public final class SQLiteStorage: Sendable {
     }
   }
 
+  /// Every running meeting's clock in one transaction (a checkpoint only moves forward).
+  public func saveMeetingClocks(_ clocks: [MeetingClock]) async throws {
+    try await database.write { db in
+      for clock in clocks {
+        try db.execute(
+          sql: """
+            UPDATE checkpoint SET secondsElapsed = ?, speakerIndex = ?
+            WHERE standupId = ? AND meetingId = ? AND secondsElapsed < ?
+            """,
+          arguments: [
+            clock.secondsElapsed, clock.speakerIndex, clock.standupID.uuidString,
+            clock.meetingID.uuidString, clock.secondsElapsed,
+          ])
+      }
+    }
+  }
+
+  public func probe() async throws {
+    try await database.write { db in
+      try db.execute(
+        sql: "INSERT OR REPLACE INTO health (id, checkedAt) VALUES (1, ?)", arguments: [Date()])
+    }
+  }
+
   /// The storage client the server's rooms use.
   public var client: StorageClient {
     StorageClient(
@@ -268,7 +299,9 @@ public final class SQLiteStorage: Sendable {
       loadCheckpoints: { try await self.loadCheckpoints() },
       saveCheckpoint: { try await self.saveCheckpoint($0, $1) },
       reserveVersions: { try await self.reserveVersions($0, $1) },
-      returnVersions: { try await self.returnVersions($0, next: $1, end: $2) })
+      returnVersions: { try await self.returnVersions($0, next: $1, end: $2) },
+      saveMeetingClocks: { try await self.saveMeetingClocks($0) },
+      probe: { try await self.probe() })
   }
 }
 

@@ -16,6 +16,7 @@ struct WireError: Error, Equatable, Sendable {
     case unauthorized
     case forbidden
     case notFound = "not_found"
+    case storageUnavailable = "storage_unavailable"
   }
 
   var code: Code

@@ -169,4 +169,26 @@ struct RoomEditingTests {
       .saveEditButtonTapped,
       rejectedWith: .invalidValue("A standup needs a title of 1 to 100 characters."))
   }
+
+  @Test func aSaveThatFailedPutsTheStandupBackAndReopensTheDraft() async {
+    let standup = Standup.mock()
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    await store.send(.edit(.binding(.set(\.$title, "Retro")))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.title = "Retro"
+      $0.destination = .edit(form)
+    }
+    let before = store.state
+    await store.send(.saveEditButtonTapped) {
+      $0.destination = nil
+      $0.standup.title = "Retro"
+    }
+    await store.send(.saveFailed(before: before)) {
+      $0.standup.title = "Design"
+      $0.destination = before.destination
+    }
+  }
 }

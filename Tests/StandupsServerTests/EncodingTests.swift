@@ -13,7 +13,9 @@ import Testing
   @Test func reusingUnchangedPartsGivesTheSameJSONAsEncodingItAll() throws {
     let feature = StandupRoomFeature(
       standupID: Standup.design.id, storage: .inMemory(), lobby: LobbyNotifier(),
-      logger: Logger(label: "test"))
+      health: StorageHealth(logger: Logger(label: "test")),
+      heartbeat: MeetingHeartbeat(
+        storage: .inMemory(), health: StorageHealth(logger: Logger(label: "test"))))
     var state = Room.State(standup: .design)
     var steps: [(String, (inout Room.State) -> Void)] = [
       ("join", { $0.participants.append(Participant(id: "p1", name: "Ana")) }),

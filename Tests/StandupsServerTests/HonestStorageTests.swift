@@ -1,0 +1,162 @@
+import Foundation
+import JSONPatch
+import Logging
+import StandupsFeatures
+import Synchronization
+import Testing
+
+@testable import StandupsServer
+
+/// A save that fails is refused and undone, never acknowledged; `/healthz` says why until
+/// saving works again; the log says it once a minute, not once per action.
+@Suite(.serialized)
+struct HonestStorageTests {
+  struct DiskFull: Error, CustomStringConvertible {
+    var description: String { "disk full" }
+  }
+
+  /// A value shared with closures.
+  final class Box<Value: Sendable>: Sendable {
+    private let value: Mutex<Value>
+    init(_ value: Value) { self.value = Mutex(value) }
+    func withLock<T>(_ body: (inout Value) -> T) -> T { value.withLock { body(&$0) } }
+  }
+
+  /// In-memory storage whose writes fail while `failing` is set.
+  static func storage(_ failing: Box<Bool>) -> StorageClient {
+    var storage = StorageClient.inMemory([.design])
+    let save = storage.save
+    let checkpoint = storage.saveCheckpoint
+    storage.save = { standup in
+      if failing.withLock({ $0 }) { throw DiskFull() }
+      try await save(standup)
+    }
+    storage.saveCheckpoint = { id, value in
+      if failing.withLock({ $0 }) { throw DiskFull() }
+      try await checkpoint(id, value)
+    }
+    storage.probe = { if failing.withLock({ $0 }) { throw DiskFull() } }
+    return storage
+  }
+
+  func health(_ server: TestServer) throws -> HTTPAnswer {
+    try httpResponse(port: server.port, "GET", "/healthz")
+  }
+
+  @Test func anEditThatCannotBeSavedIsRefusedUndoneAndKeptAsADraft() async throws {
+    let failing = Box(false)
+    let server = try await TestServer.start(storage: Self.storage(failing))
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    #expect(try health(server).status == 200)
+    try await ana.act("editButtonTapped")
+    try await ana.act("edit.binding", ["path": "/title", "value": "Design sync"])
+    failing.withLock { $0 = true }
+    let refused = try await ana.act("saveEditButtonTapped", ref: "save")
+    #expect(refused["type"] == "error")
+    #expect(refused["code"] == "storage_unavailable")
+    #expect(refused["ref"] == "save")
+    // Undone for everyone: the standup as saved, the draft open again with what Ana typed.
+    let state = try await ben.waitForState {
+      $0["destination"]?["edit"]?["draft"]?["title"] == "Design sync"
+    }
+    #expect(state["standup"]?["title"] == "Design")
+    // Nothing acknowledged it.
+    #expect(!ana.allMessages.contains { $0["type"] == "ack" && $0["ref"] == "save" })
+
+    let sick = try health(server)
+    #expect(sick.status == 503)
+    #expect(sick.body == "storage_unavailable: Saving a standup failed: disk full")
+    #expect(sick.headers["retry-after"] == "5")
+
+    // Saving works again: health comes back by itself, and the same save goes through.
+    failing.withLock { $0 = false }
+    let deadline = ContinuousClock.now + .seconds(5)
+    while try health(server).status != 200 && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(20))
+    }
+    #expect(try health(server).status == 200)
+    #expect(try await ana.act("saveEditButtonTapped")["type"] == "ack")
+    _ = try await ben.waitForState { $0["standup"]?["title"] == "Design sync" }
+    #expect(ana.problems.isEmpty && ben.problems.isEmpty)
+    await server.stop()
+  }
+
+  @Test func aMeetingThatCannotBeSavedComesBackAndANoteIsTakenBack() async throws {
+    let failing = Box(false)
+    let server = try await TestServer.start(storage: Self.storage(failing))
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")
+    try await ana.act("meeting.noteSubmitted", ["text": "Saved note"])
+    failing.withLock { $0 = true }
+    let note = try await ana.act("meeting.noteSubmitted", ["text": "Lost note?"])
+    #expect(note["code"] == "storage_unavailable")
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == "Ana: Saved note" }
+    try await ana.act("meeting.endMeetingButtonTapped")
+    let end = try await ana.act("meeting.alert.saveAndEnd")
+    #expect(end["code"] == "storage_unavailable")
+    // The meeting is back, its question still up, its notes with it; no history was added.
+    let state = try await ana.waitForState { $0["meeting"] != .null }
+    #expect(state["meeting"]?["alert"] == "endMeeting")
+    #expect(state["meeting"]?["transcript"] == "Ana: Saved note")
+    #expect(state["standup"]?["meetings"] == [])
+    failing.withLock { $0 = false }
+    #expect(try await ana.act("meeting.alert.saveAndEnd")["type"] == "ack")
+    let saved = try await ana.waitForState { $0["meeting"] == .null }
+    #expect(saved["standup"]?["meetings"]?[0]?["transcript"] == "Ana: Saved note")
+    await server.stop()
+  }
+
+  @Test func aNewStandupThatCannotBeSavedIsRefusedAndNotListed() async throws {
+    let failing = Box(true)
+    let server = try await TestServer.start(storage: Self.storage(failing))
+    let lobby = try await server.connect("/ws/lobby?name=Ana")
+    _ = try await lobby.next { $0["type"] == "welcome" }
+    let refused = try await lobby.act(
+      "addStandupSubmitted",
+      [
+        "standup": [
+          "title": "Retro", "duration": 600, "theme": "navy", "attendees": [["name": "Ana"]],
+        ]
+      ])
+    #expect(refused["code"] == "storage_unavailable")
+    let state = try await lobby.waitForState { $0["standups"]?.arrayValue?.count == 1 }
+    #expect(state["standups"]?[0]?["title"] == "Design")
+    await server.stop()
+  }
+
+  @Test func eachCauseIsLoggedOnceAMinute() {
+    let lines = Box<[String]>([])
+    let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
+    let health = StorageHealth(logger: logger)
+    for _ in 0..<50 { health.failed("Saving a standup", DiskFull()) }
+    health.failed("Deleting a standup", DiskFull())
+    #expect(
+      lines.withLock { $0 } == [
+        "Saving a standup failed: disk full. Changes are refused until saving works again.",
+        "Deleting a standup failed: disk full. Changes are refused until saving works again.",
+      ])
+    #expect(health.problem == "Deleting a standup failed: disk full")
+    health.succeeded()
+    #expect(health.problem == nil)
+    #expect(lines.withLock { $0.last } == "Saving works again.")
+  }
+}
+
+struct CapturingLogHandler: LogHandler {
+  let lines: HonestStorageTests.Box<[String]>
+  var logLevel: Logger.Level = .info
+  var metadata: Logger.Metadata = [:]
+
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    get { metadata[key] }
+    set { metadata[key] = newValue }
+  }
+
+  func log(
+    level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+    file: String, function: String, line: UInt
+  ) {
+    lines.withLock { $0.append(message.description) }
+  }
+}
