@@ -13,6 +13,9 @@ public struct ServerLimits: Sendable, Equatable {
   public var burst = 40.0
   /// Messages refused in a row before the connection is closed with 1008.
   public var closeAfterRefused = 100
+  /// The recent patches each room keeps for `since=` resumes, in bytes (and at most 512 of
+  /// them); a resume from before them gets the whole state.
+  public var resumeBytes = 256 * 1024
 
   public init() {}
 }

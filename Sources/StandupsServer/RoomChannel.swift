@@ -45,7 +45,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
 
   init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
-    versions: VersionLease, outlet: Outlet, logger: Logger,
+    resumeBytes: Int = 256 * 1024, versions: VersionLease, outlet: Outlet, logger: Logger,
     onJoined: @escaping @Sendable (RoomChannel) -> Void = { _ in },
     onClosed: @escaping @Sendable (RoomChannel) async -> Void = { _ in },
     onIdle: @escaping @Sendable (RoomChannel) async -> Void
@@ -53,7 +53,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
     let broadcaster = Broadcaster(
       state: initialState, json: initialJSON, versions: versions, outlet: outlet,
-      encode: { try feature.encode($0, previous: $1) })
+      resumeBytes: resumeBytes, encode: { try feature.encode($0, previous: $1) })
     let work = work
     let (events, mailbox) = AsyncStream<Event>.makeStream()
     self.feature = feature
@@ -252,23 +252,27 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       /// Set when the room closes: no version is issued after.
       var isClosed = false
       var peers: [ConnectionID: Sender] = [:]
-      /// The last patches, oldest first, for `since=` resumes.
+      /// The last patches, oldest first, for `since=` resumes, and their size.
       var recent: Deque<(version: Int, message: OutboundMessage)> = []
+      var recentBytes = 0
     }
 
     static var recentCapacity: Int { 512 }
+    /// The most bytes of patches kept for resumes.
+    private let resumeBytes: Int
     private let shared: Mutex<Shared>
     private let versions: VersionLease
     private let outlet: Outlet
     private let encode: @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
 
     init(
-      state: State, json: JSONValue, versions: VersionLease, outlet: Outlet,
+      state: State, json: JSONValue, versions: VersionLease, outlet: Outlet, resumeBytes: Int,
       encode: @escaping @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
     ) {
       shared = Mutex(Shared(state: state, json: json, version: versions.first ?? 0))
       self.versions = versions
       self.outlet = outlet
+      self.resumeBytes = resumeBytes
       self.encode = encode
     }
 
@@ -325,7 +329,12 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
         let message = OutboundMessage(
           ServerMessage.patch(version: shared.version, operations: operations))
         shared.recent.append((shared.version, message))
-        if shared.recent.count > Self.recentCapacity { shared.recent.removeFirst() }
+        shared.recentBytes += message.count
+        while shared.recent.count > Self.recentCapacity || shared.recentBytes > resumeBytes,
+          let oldest = shared.recent.popFirst()
+        {
+          shared.recentBytes -= oldest.message.count
+        }
         outlet.send(message, to: shared.peers.keys)
         return .published(old)
       }

@@ -114,7 +114,7 @@ final class RoomHub: WebSocketServerDelegate {
     lobby = RoomChannel(
       feature: LobbyFeature(storage: dependencies.storage, catalog: catalog, health: health),
       initialState: Self.lobbyState(standups, checkpoints),
-      reducer: Lobby(), dependencies: dependencies,
+      reducer: Lobby(), dependencies: dependencies, resumeBytes: limits.resumeBytes,
       versions: lobbyVersions, outlet: outlet, logger: logger,
       onIdle: { _ in })
     notifier.attach(lobby.store)
@@ -346,6 +346,7 @@ final class RoomHub: WebSocketServerDelegate {
         standupID: standup.id, storage: dependencies.storage, lobby: notifier, health: health,
         heartbeat: heartbeat),
       initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
+      resumeBytes: admission.limits.resumeBytes,
       versions: VersionLease(
         room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
         logger: logger, now: { [date = dependencies.date] in date.now }),

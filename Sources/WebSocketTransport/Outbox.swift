@@ -28,10 +28,11 @@ struct Outbox {
     case overLimit
   }
 
-  /// Queues a message.
+  /// Queues a message. The cap bounds a backlog, not one message: a message bigger than the
+  /// cap is queued when nothing waits (a large welcome is always delivered).
   mutating func append(_ message: OutboundMessage, limit: Int) -> Appended {
     guard !isClosing else { return .queued }
-    guard queuedBytes + message.count <= limit else { return .overLimit }
+    guard queuedBytes == 0 || queuedBytes + message.count <= limit else { return .overLimit }
     let wasIdle = items.isEmpty
     items.append(.message(message))
     queuedBytes += message.count

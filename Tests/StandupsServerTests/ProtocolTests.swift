@@ -184,6 +184,32 @@ struct RoomProtocolTests {
     await server.stop()
   }
 
+  /// The patches kept for resumes are bounded in bytes: a resume from before them gets the
+  /// whole state, one from within them only what was missed.
+  @Test func theResumeRingIsBoundedInBytes() async throws {
+    let server = try await TestServer.start { $0.limits.resumeBytes = 2048 }
+    let ana = try await server.room(name: "Ana")
+    let early = try #require(ana.version)
+    try await ana.act("editButtonTapped")
+    for index in 0..<30 {
+      let title = "Title \(index) " + String(repeating: "x", count: 60)
+      try await ana.act("edit.binding", ["path": "/title", "value": .string(title)])
+    }
+    let latest = try #require(ana.version)
+    let room = "/ws/rooms/\(Standup.design.id.uuidString)"
+    let fromEarly = try await server.connect("\(room)?name=Ben&since=\(early)")
+    let whole = try await fromEarly.next { $0["type"] == "welcome" }
+    #expect(whole["resumed"] == nil)
+    #expect(
+      whole["state"]?["destination"]?["edit"]?["draft"]?["title"]?.stringValue?.hasPrefix(
+        "Title 29") == true)
+    let fromRecent = try await server.connect("\(room)?name=Cy&since=\(latest - 2)")
+    let resumed = try await fromRecent.next { $0["type"] == "welcome" }
+    #expect(resumed["resumed"] == true)
+    #expect(resumed["version"]?.intValue == latest - 2)
+    await server.stop()
+  }
+
   @Test func whenTheLastPersonLeavesTheMeetingPausesAndStopsTicking() async throws {
     let server = try await TestServer.start()
     let ana = try await server.room(name: "Ana")

@@ -38,6 +38,12 @@ final class EchoDelegate: WebSocketServerDelegate {
         }
         return
       }
+      if bytes == Array("big".utf8) {
+        // One message three times the outbox cap (a large welcome).
+        let big = OutboundMessage(Array(repeating: UInt8(ascii: "b"), count: 3 * 1024 * 1024))
+        server.withLock { $0?.send(big, to: connection) }
+        return
+      }
       if bytes == Array("close-me".utf8) {
         server.withLock {
           $0?.close(connection, code: CloseCode(rawValue: 4410), reason: "Deleted")

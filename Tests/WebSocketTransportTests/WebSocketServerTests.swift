@@ -198,6 +198,22 @@ struct WebSocketServerBehaviourTests {
     #expect(stalled.readToEnd() == .end)
   }
 
+  /// The cap is for a backlog: one message bigger than it (a large welcome) is delivered.
+  @Test func aSingleMessageOverTheCapIsDelivered() async throws {
+    let (server, _) = try startEchoServer()
+    defer { server.shutdown() }
+    let peer = try RawSocket(port: server.port)
+    peer.write(RawSocket.upgrade("/ws/big"))
+    #expect(peer.readHead().hasPrefix("HTTP/1.1 101"))
+    peer.writeFrame(opcode: 1, payload: Array("big".utf8))
+    var received = 0
+    while received < 3 * 1024 * 1024, let frame = peer.readFrame() {
+      #expect(frame.opcode == 1 || frame.opcode == 0, "opcode \(frame.opcode)")
+      received += frame.payload.count
+    }
+    #expect(received == 3 * 1024 * 1024)
+  }
+
   @Test func shutdownClosesEverySocketWith1001() async throws {
     let (server, _) = try startEchoServer()
     let client = try WebSocketClient()
