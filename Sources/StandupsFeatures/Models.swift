@@ -78,10 +78,17 @@ public struct Standup: Codable, Equatable, Hashable, Identifiable, Sendable {
   public var meetings: IdentifiedArrayOf<Meeting>
   public var theme: Theme
   public var title: String
+  /// How many saved meetings are older than those in `meetings` (the most recent
+  /// `recentMeetingLimit`); they are read a page at a time.
+  public var olderMeetingCount: Int
+
+  /// The meetings a standup carries in live state; the rest stay in storage.
+  public static let recentMeetingLimit = 10
 
   public init(
     id: UUID, attendees: IdentifiedArrayOf<Attendee> = [], duration: Duration = .seconds(300),
-    meetings: IdentifiedArrayOf<Meeting> = [], theme: Theme = .bubblegum, title: String = ""
+    meetings: IdentifiedArrayOf<Meeting> = [], theme: Theme = .bubblegum, title: String = "",
+    olderMeetingCount: Int = 0
   ) {
     self.id = id
     self.attendees = attendees
@@ -89,7 +96,21 @@ public struct Standup: Codable, Equatable, Hashable, Identifiable, Sendable {
     self.meetings = meetings
     self.theme = theme
     self.title = title
+    self.olderMeetingCount = olderMeetingCount
   }
+
+  /// Adds a meeting that just ended at the top; the oldest of the recent ones moves to the
+  /// older ones (still saved).
+  public mutating func addMeeting(_ meeting: Meeting) {
+    meetings.insert(meeting, at: 0)
+    while meetings.count > Self.recentMeetingLimit {
+      meetings.removeLast()
+      olderMeetingCount += 1
+    }
+  }
+
+  /// Every meeting of the standup counts, recent and older.
+  public var meetingCount: Int { meetings.count + olderMeetingCount }
 
   /// Each speaker's slice; the last speaker also gets the remainder.
   public var secondsPerAttendee: Int {
@@ -97,7 +118,7 @@ public struct Standup: Codable, Equatable, Hashable, Identifiable, Sendable {
   }
 
   private enum CodingKeys: String, CodingKey {
-    case id, attendees, duration, meetings, theme, title
+    case id, attendees, duration, meetings, theme, title, olderMeetingCount
   }
 
   public init(from decoder: any Decoder) throws {
@@ -108,6 +129,7 @@ public struct Standup: Codable, Equatable, Hashable, Identifiable, Sendable {
     meetings = try container.decode(IdentifiedArrayOf<Meeting>.self, forKey: .meetings)
     theme = try container.decode(Theme.self, forKey: .theme)
     title = try container.decode(String.self, forKey: .title)
+    olderMeetingCount = try container.decodeIfPresent(Int.self, forKey: .olderMeetingCount) ?? 0
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -118,6 +140,7 @@ public struct Standup: Codable, Equatable, Hashable, Identifiable, Sendable {
     try container.encode(meetings, forKey: .meetings)
     try container.encode(theme, forKey: .theme)
     try container.encode(title, forKey: .title)
+    try container.encode(olderMeetingCount, forKey: .olderMeetingCount)
   }
 }
 

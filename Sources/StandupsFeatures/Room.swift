@@ -383,10 +383,9 @@ struct RoomCore: Reducer {
 
   private func save(_ meeting: RecordMeeting.State, transcript: String, into state: inout State) {
     guard state.standup.meetings[id: meeting.id] == nil else { return }
-    state.standup.meetings.insert(
+    state.standup.addMeeting(
       Meeting(
         id: meeting.id, date: now, transcript: transcript, seconds: meeting.secondsElapsed,
-        present: meeting.present, notes: meeting.notes),
-      at: 0)
+        present: meeting.present, notes: meeting.notes))
   }
 }

@@ -1,16 +1,22 @@
 import Dependencies
 import DependenciesMacros
 import Foundation
+import IdentifiedCollections
 import Synchronization
 
 /// Where standups live between runs. The live value is chosen by the server; tests use
 /// `.inMemory()` or override single endpoints.
 @DependencyClient
 public struct StorageClient: Sendable {
-  /// Every standup, in creation order.
+  /// Every standup, in creation order, each with its most recent meetings
+  /// (`Standup.recentMeetingLimit`) and the count of the older ones.
   public var load: @Sendable () async throws -> [Standup]
-  /// Creates or replaces a standup (with its meeting history).
+  /// Creates or replaces a standup; its meetings are added or updated, never removed (the
+  /// older ones are not in `meetings`).
   public var save: @Sendable (_ standup: Standup) async throws -> Void
+  /// A page of a standup's saved meetings, newest first, and how many there are in all.
+  public var loadMeetings:
+    @Sendable (_ standupID: Standup.ID, _ offset: Int, _ limit: Int) async throws -> MeetingPage
   /// Deletes a standup and its history; deleting one that is gone is not an error.
   public var delete: @Sendable (_ id: Standup.ID) async throws -> Void
   /// Every running meeting's last checkpoint, by standup.
@@ -45,6 +51,18 @@ struct VersionReservations {
 
   mutating func giveBack(_ room: String, next value: Int, end: Int) {
     if next[room] == end { next[room] = value }
+  }
+}
+
+/// Some of a standup's saved meetings, newest first.
+public struct MeetingPage: Equatable, Sendable {
+  public var meetings: [Meeting]
+  /// Every saved meeting of the standup.
+  public var total: Int
+
+  public init(meetings: [Meeting], total: Int) {
+    self.meetings = meetings
+    self.total = total
   }
 }
 
@@ -116,15 +134,39 @@ extension StorageClient: TestDependencyKey {
     let storage = Mutex(standups)
     let checkpoints = Mutex<[Standup.ID: MeetingCheckpoint]>([:])
     let versions = Mutex(VersionReservations())
+    // NB: kept with every meeting; `load` gives the recent ones, as SQLite does.
     return StorageClient(
-      load: { storage.withLock { $0 } },
+      load: {
+        storage.withLock { standups in
+          standups.map { standup in
+            var recent = standup
+            recent.meetings = IdentifiedArray(
+              uniqueElements: standup.meetings.prefix(Standup.recentMeetingLimit))
+            recent.olderMeetingCount = standup.meetings.count - recent.meetings.count
+            return recent
+          }
+        }
+      },
       save: { standup in
         storage.withLock { standups in
+          var merged = standup
           if let index = standups.firstIndex(where: { $0.id == standup.id }) {
-            standups[index] = standup
+            for meeting in standups[index].meetings where merged.meetings[id: meeting.id] == nil {
+              merged.meetings.append(meeting)
+            }
+            merged.meetings.sort { $0.date > $1.date }
+            merged.olderMeetingCount = 0
+            standups[index] = merged
           } else {
-            standups.append(standup)
+            standups.append(merged)
           }
+        }
+      },
+      loadMeetings: { id, offset, limit in
+        storage.withLock { standups in
+          let meetings = standups.first { $0.id == id }?.meetings ?? []
+          return MeetingPage(
+            meetings: Array(meetings.dropFirst(offset).prefix(limit)), total: meetings.count)
         }
       },
       delete: { id in

@@ -1,4 +1,5 @@
 import Foundation
+import IdentifiedCollections
 import JSONPatch
 import StandupsFeatures
 import WebSocketTransport
@@ -13,6 +14,8 @@ import WebSocketTransport
 ///   `{"version": N}` once it is reduced and saved
 /// - `GET /api/rooms/{id}/history.md` and `…/history.csv` → the standup's whole meeting
 ///   history as a download
+/// - `GET /api/rooms/{id}/meetings?offset=10&limit=20` → a page of saved meetings, newest
+///   first: `{"offset", "total", "meetings"}`
 enum BotAPI {
   static func handle(_ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub) {
     let sender: Sender
@@ -64,10 +67,44 @@ enum BotAPI {
       else { return respond(notFound(parts[2])) }
     } else if isRoom && parts.count == 4, let format = HistoryFormat(rawValue: parts[3]) {
       guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
-      guard let roomID, let standup = hub.catalog[roomID] else {
+      guard let roomID, var standup = hub.catalog[roomID] else {
         return respond(notFound(parts[2]))
       }
-      respond(format.response(for: standup))
+      Task { [storage = hub.storage] in
+        do {
+          // Every meeting, not just the recent ones the room holds.
+          let all = try await storage.loadMeetings(roomID, 0, Int.max)
+          standup.meetings = IdentifiedArray(uniqueElements: all.meetings)
+          standup.olderMeetingCount = 0
+          respond(format.response(for: standup))
+        } catch {
+          respond(response(for: storageUnavailable, ref: nil))
+        }
+      }
+    } else if isRoom && parts.count == 4 && parts[3] == "meetings" {
+      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      guard let roomID, hub.catalog[roomID] != nil else { return respond(notFound(parts[2])) }
+      let page: ClientMessage.HistoryPage
+      do {
+        page = try ClientMessage.HistoryPage.read(
+          offset: request.queryValue("offset").map { Int($0).map(JSONValue.int) ?? .string($0) },
+          limit: request.queryValue("limit").map { Int($0).map(JSONValue.int) ?? .string($0) })
+      } catch {
+        return respond(response(for: error, ref: nil))
+      }
+      Task { [storage = hub.storage] in
+        do {
+          let found = try await storage.loadMeetings(roomID, page.offset, page.limit)
+          respond(
+            .json(
+              JSONValue.object([
+                "offset": .int(page.offset), "total": .int(found.total),
+                "meetings": try JSONValue(encoding: found.meetings),
+              ]).encoded))
+        } catch {
+          respond(response(for: storageUnavailable, ref: nil))
+        }
+      }
     } else if isRoom && parts.count == 4 && parts[3] == "actions" {
       guard request.method == "POST" else { return respond(methodNotAllowed(request)) }
       guard let roomID, hub.catalog[roomID] != nil else {
@@ -78,6 +115,13 @@ enum BotAPI {
         message = try ClientMessage.parse(.text(wrapped(request.body)))
       } catch {
         return respond(response(for: error.error, ref: error.ref))
+      }
+      guard message.history == nil else {
+        return respond(
+          response(
+            for: WireError(
+              .badMessage, "Over HTTP, read history with GET /api/rooms/{id}/meetings."),
+            ref: message.ref))
       }
       let event = RoomChannel<StandupRoomFeature>.Event.request(message, sender) { result in
         switch result {
@@ -124,6 +168,9 @@ enum BotAPI {
       return (name.isEmpty ? "standup" : name) + "-history"
     }
   }
+
+  static let storageUnavailable = WireError(
+    .storageUnavailable, "The history could not be read. Try again in a moment.")
 
   static func methodNotAllowed(_ request: HTTPRequest) -> HTTPResponse {
     response(

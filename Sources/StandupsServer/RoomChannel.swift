@@ -178,6 +178,30 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       return
     }
     guard let sender = broadcaster.sender(of: connection) else { return }
+    if let page = message.history {
+      // NB: off the mailbox: a read from storage must not hold up the room.
+      Task { [feature, outlet, logger] in
+        do {
+          guard let found = try await feature.history(page) else {
+            throw WireError(.badMessage, "Only a standup's room has a history to page through.")
+          }
+          outlet.send(
+            try ServerMessage.history(ref: message.ref, offset: page.offset, page: found),
+            to: connection)
+        } catch let error as WireError {
+          outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
+        } catch {
+          logger.error("Reading the history of \(feature.roomName) failed: \(error)")
+          outlet.send(
+            ServerMessage.error(
+              ref: message.ref,
+              WireError(
+                .storageUnavailable, "The history could not be read. Try again in a moment.")),
+            to: connection)
+        }
+      }
+      return
+    }
     switch await perform(message, from: sender) {
     case .success(let version):
       if let ref = message.ref {

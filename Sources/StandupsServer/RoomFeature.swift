@@ -20,6 +20,8 @@ protocol RoomFeature: Sendable {
   /// What undoes what an action changed that could not be saved (`before`: the state before
   /// it), keeping what a person typed.
   func rollback(to before: R.State) -> R.Action
+  /// A page of saved history, for rooms that have one (nil: this room has none).
+  func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage?
   /// Whether the room may be released once empty (nothing left that must survive).
   func isIdle(_ state: R.State) -> Bool
   /// Set when the room must close everyone (its standup was deleted).
@@ -29,6 +31,8 @@ protocol RoomFeature: Sendable {
 }
 
 extension RoomFeature {
+  func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
+
   func encode(_ state: R.State, previous: (state: R.State, json: JSONValue)) throws -> JSONValue {
     try JSONValue(encoding: state)
   }
@@ -87,6 +91,10 @@ struct StandupRoomFeature: RoomFeature {
   }
 
   func rollback(to before: Room.State) -> Room.Action { .saveFailed(before: before) }
+
+  func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? {
+    try await storage.loadMeetings(standupID, page.offset, page.limit)
+  }
 
   func isIdle(_ state: Room.State) -> Bool { state.meeting == nil && state.undo == nil }
 

@@ -81,6 +81,8 @@ final class RoomHub: WebSocketServerDelegate {
   private let shared = Mutex(Shared())
 
   private let versionSizes: VersionLease.Sizes
+  /// Where standups live.
+  var storage: StorageClient { dependencies.storage }
   /// Whether saves work (`/healthz`).
   let health: StorageHealth
   /// Writes running meetings' clocks once a second.

@@ -121,21 +121,34 @@ public final class SQLiteStorage: Sendable {
     text.flatMap { try? JSONDecoder().decode(T.self, from: Data($0.utf8)) }
   }
 
-  /// Every standup in creation order, attendees in order, meetings newest first.
+  /// Every standup in creation order, attendees in order, its most recent meetings newest
+  /// first and the count of the older ones.
   public func load() async throws -> [Standup] {
     try await database.read { db in
       let attendees = Dictionary(
         grouping: try Row.fetchAll(db, sql: "SELECT * FROM attendee ORDER BY position"),
         by: { $0["standupId"] as String })
       let meetings = Dictionary(
-        grouping: try Row.fetchAll(db, sql: "SELECT * FROM meeting ORDER BY date DESC"),
+        grouping: try Row.fetchAll(
+          db,
+          sql: """
+            SELECT * FROM (
+              SELECT *, ROW_NUMBER() OVER (PARTITION BY standupId ORDER BY date DESC) AS rank
+              FROM meeting)
+            WHERE rank <= ? ORDER BY date DESC
+            """, arguments: [Standup.recentMeetingLimit]),
         by: { $0["standupId"] as String })
+      let totals = Dictionary(
+        uniqueKeysWithValues: try Row.fetchAll(
+          db, sql: "SELECT standupId, COUNT(*) AS total FROM meeting GROUP BY standupId"
+        ).map { ($0["standupId"] as String, $0["total"] as Int) })
       return try Row.fetchAll(db, sql: "SELECT * FROM standup ORDER BY position").compactMap {
         row in
         let id: String = row["id"]
         guard let uuid = UUID(uuidString: id), let theme = Theme(rawValue: row["theme"]) else {
           return nil
         }
+        let recent = (meetings[id] ?? []).compactMap(Self.meeting)
         return Standup(
           id: uuid,
           attendees: IdentifiedArray(
@@ -143,18 +156,36 @@ public final class SQLiteStorage: Sendable {
               UUID(uuidString: row["id"]).map { Attendee(id: $0, name: row["name"]) }
             }),
           duration: .seconds(row["durationSeconds"] as Int),
-          meetings: IdentifiedArray(
-            uniqueElements: (meetings[id] ?? []).compactMap { row in
-              UUID(uuidString: row["id"]).map {
-                Meeting(
-                  id: $0, date: row["date"], transcript: row["transcript"],
-                  seconds: row["seconds"],
-                  present: Self.decoded([String].self, from: row["present"]) ?? [],
-                  notes: Self.decoded([Note].self, from: row["notes"]) ?? [])
-              }
-            }),
-          theme: theme, title: row["title"])
+          meetings: IdentifiedArray(uniqueElements: recent),
+          theme: theme, title: row["title"],
+          olderMeetingCount: max(0, (totals[id] ?? 0) - recent.count))
       }
+    }
+  }
+
+  private static func meeting(_ row: Row) -> Meeting? {
+    UUID(uuidString: row["id"]).map {
+      Meeting(
+        id: $0, date: row["date"], transcript: row["transcript"], seconds: row["seconds"],
+        present: Self.decoded([String].self, from: row["present"]) ?? [],
+        notes: Self.decoded([Note].self, from: row["notes"]) ?? [])
+    }
+  }
+
+  /// A page of a standup's meetings, newest first, and how many it has.
+  public func loadMeetings(_ standupID: Standup.ID, offset: Int, limit: Int) async throws
+    -> MeetingPage
+  {
+    try await database.read { db in
+      let id = standupID.uuidString
+      let rows = try Row.fetchAll(
+        db, sql: "SELECT * FROM meeting WHERE standupId = ? ORDER BY date DESC LIMIT ? OFFSET ?",
+        arguments: [id, limit, offset])
+      let total =
+        try Int.fetchOne(
+          db, sql: "SELECT COUNT(*) FROM meeting WHERE standupId = ?", arguments: [id])
+        ?? 0
+      return MeetingPage(meetings: rows.compactMap(Self.meeting), total: total)
     }
   }
 
@@ -181,11 +212,7 @@ public final class SQLiteStorage: Sendable {
           sql: "INSERT INTO attendee (id, standupId, position, name) VALUES (?, ?, ?, ?)",
           arguments: [attendee.id.uuidString, id, index, attendee.name])
       }
-      let kept = standup.meetings.map(\.id.uuidString)
-      try db.execute(
-        sql:
-          "DELETE FROM meeting WHERE standupId = ? AND id NOT IN (\(databaseQuestionMarks(count: kept.count)))",
-        arguments: StatementArguments([id] + kept))
+      // NB: meetings are only added or updated here: the older ones are not in `meetings`.
       for meeting in standup.meetings {
         try db.execute(
           sql: """
@@ -295,6 +322,7 @@ public final class SQLiteStorage: Sendable {
     StorageClient(
       load: { try await self.load() },
       save: { try await self.save($0) },
+      loadMeetings: { try await self.loadMeetings($0, offset: $1, limit: $2) },
       delete: { try await self.delete($0) },
       loadCheckpoints: { try await self.loadCheckpoints() },
       saveCheckpoint: { try await self.saveCheckpoint($0, $1) },

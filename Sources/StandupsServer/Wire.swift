@@ -1,4 +1,5 @@
 import JSONPatch
+import StandupsFeatures
 import StoreRuntime
 import WebSocketTransport
 
@@ -37,11 +38,41 @@ struct WireError: Error, Equatable, Sendable {
   }
 }
 
-/// What a client sent: `{"type":"action","ref":"c-41","action":{...}}`.
+/// What a client sent: `{"type":"action","ref":"c-41","action":{...}}`, or a request for a
+/// page of history: `{"type":"history","ref":"h-1","offset":10,"limit":20}`.
 struct ClientMessage: Sendable {
   var ref: String?
   var action: [String: JSONValue]
   var actionType: String
+  /// Set for a `history` request.
+  var history: HistoryPage?
+
+  /// Which saved meetings a `history` request (or `GET …/meetings`) asks for.
+  struct HistoryPage: Sendable, Equatable {
+    static let maximumLimit = 50
+    var offset: Int
+    var limit: Int
+
+    /// Reads `offset` (default 0) and `limit` (default 20, at most 50).
+    static func read(offset: JSONValue?, limit: JSONValue?) throws(WireError) -> HistoryPage {
+      func number(
+        _ value: JSONValue?, _ name: String, default fallback: Int, _ range: ClosedRange<Int>
+      )
+        throws(WireError) -> Int
+      {
+        guard let value, value != .null else { return fallback }
+        guard let int = value.intValue, range.contains(int) else {
+          throw WireError(
+            .invalidValue,
+            "\"\(name)\" must be a whole number from \(range.lowerBound) to \(range.upperBound).")
+        }
+        return int
+      }
+      return HistoryPage(
+        offset: try number(offset, "offset", default: 0, 0...1_000_000),
+        limit: try number(limit, "limit", default: 20, 1...maximumLimit))
+    }
+  }
 
   /// The `ref` of a message, if it had a usable one, even when the rest is malformed.
   static func ref(in value: JSONValue?) -> String? {
@@ -84,10 +115,18 @@ struct ClientMessage: Sendable {
         ref, .badMessage, "A message needs a \"type\"; send {\"type\":\"action\",\"action\":{...}}."
       )
     }
+    if type == "history" {
+      do {
+        let page = try HistoryPage.read(offset: members["offset"], limit: members["limit"])
+        return ClientMessage(ref: ref, action: [:], actionType: "", history: page)
+      } catch {
+        throw WireErrorWithRef(ref, error.code, error.message)
+      }
+    }
     guard type == "action" else {
       throw WireErrorWithRef(
-        ref, .badMessage, "Unknown message type \"\(type)\": clients send only \"action\" messages."
-      )
+        ref, .badMessage,
+        "Unknown message type \"\(type)\": clients send \"action\" and \"history\" messages.")
     }
     guard case .object(let action)? = members["action"] else {
       throw WireErrorWithRef(ref, .badMessage, "\"action\" must be an object with a \"type\".")
@@ -132,6 +171,15 @@ enum ServerMessage {
     JSONValue.array(operations.map(\.json)).write(to: &bytes)
     bytes.append(UInt8(ascii: "}"))
     return bytes
+  }
+
+  /// A page of saved meetings, answering a `history` request.
+  static func history(ref: String?, offset: Int, page: MeetingPage) throws -> OutboundMessage {
+    OutboundMessage(
+      JSONValue.object([
+        "type": "history", "ref": ref.map(JSONValue.string) ?? .null, "offset": .int(offset),
+        "total": .int(page.total), "meetings": try JSONValue(encoding: page.meetings),
+      ]).encoded)
   }
 
   static func ack(ref: String, version: Int) -> OutboundMessage {

@@ -127,3 +127,26 @@ def test_a_long_unbroken_title_wraps_at_phone_width(server, ana):
     assert height > 40, "the title did not wrap"
     resize(ana, "desktop")
     assert collect_console_errors(ana) == []
+
+
+def test_older_meetings_show_a_page_at_a_time(server, ana):
+    """A standup with 12 meetings: the page shows the 10 recent, then the 2 older on request."""
+    from test_web_app import create_standup
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    for index in range(12):
+        click(ana, ".start")
+        ana.find_element(By.ID, "note").send_keys(f"Meeting {index}\n")
+        text_in(ana, ".transcript", f"Meeting {index}")
+        click(ana, ".end")
+        click(ana, ".end-alert .save")
+        wait(ana, lambda d, n=index: len(d.find_elements(By.CSS_SELECTOR, ".history:not(.older) > li")) == min(n + 1, 10))
+    text_in(ana, ".facts", "12")
+    assert ana.find_element(By.CSS_SELECTOR, ".show-older").is_displayed()
+    click(ana, ".show-older")
+    wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".history.older > li")) == 2)
+    ana.find_elements(By.CSS_SELECTOR, ".history.older summary")[-1].click()
+    text_in(ana, ".history.older", "Meeting 0")
+    wait(ana, EC.invisibility_of_element_located((By.CSS_SELECTOR, ".show-older")))
+    assert collect_console_errors(ana) == []

@@ -73,6 +73,7 @@ export class RoomConnection {
         this.handlers.onState?.(this.state, this.you);
         break;
       case "ack":
+      case "history":
         this.settle(message.ref, (pending) => pending.resolve(message));
         break;
       case "error": {
@@ -104,6 +105,15 @@ export class RoomConnection {
 
   /** Sends an action; resolves with its ack, rejects with the server's error. */
   send(action) {
+    return this.request({ type: "action", action });
+  }
+
+  /** Asks for a page of saved meetings (newest first); resolves with the `history` answer. */
+  history(offset, limit = 20) {
+    return this.request({ type: "history", offset, limit });
+  }
+
+  request(message) {
     const ref = `c-${this.nextRef++}`;
     return new Promise((resolve, reject) => {
       if (!this.socket || this.socket.readyState !== WebSocket.OPEN) {
@@ -111,7 +121,7 @@ export class RoomConnection {
         return;
       }
       this.pending.set(ref, { resolve, reject });
-      this.socket.send(JSON.stringify({ type: "action", ref, action }));
+      this.socket.send(JSON.stringify({ ...message, ref }));
     });
   }
 

@@ -1,6 +1,6 @@
 // The room when nothing is going on: facts, attendees, history, and delete with confirmation.
 import { escapeHTML } from "./format.mjs";
-import { app } from "./shell.mjs";
+import { app, toast } from "./shell.mjs";
 import { historyItem } from "./views.mjs";
 
 export const detail = {
@@ -22,6 +22,8 @@ export const detail = {
         <div class="history-head"><h2>History</h2>
           <p class="export">Download: <a class="export-md" download>Markdown</a> · <a class="export-csv" download>CSV</a></p></div>
         <ul class="history"></ul>
+        <ul class="history older" aria-label="Older meetings"></ul>
+        <button type="button" class="show-older" hidden>Show older meetings</button>
         <dialog class="delete-alert" aria-labelledby="delete-title">
           <h2 id="delete-title">Delete this standup?</h2>
           <p>Its meeting history goes with it. Anyone in the room can undo it for 10 seconds.</p>
@@ -37,6 +39,22 @@ export const detail = {
     app.querySelector(".export-md").href = `/api/rooms/${view.id}/history.md`;
     app.querySelector(".export-csv").href = `/api/rooms/${view.id}/history.csv`;
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
+    view.older = [];
+    on(".show-older", "click", async () => {
+      const button = app.querySelector(".show-older");
+      button.disabled = true;
+      try {
+        // Older than the recent ones the state holds, after those already shown.
+        const recent = view.state.standup.meetings.length;
+        const page = await view.connection.history(recent + view.older.length);
+        view.older.push(...page.meetings.filter((meeting) => !view.older.some((shown) => shown.id === meeting.id)));
+        detail.renderOlder(view);
+      } catch (error) {
+        toast(error.message);
+      } finally {
+        button.disabled = false;
+      }
+    });
     on(".start", "click", () => view.send({ type: "startMeetingButtonTapped" }));
     on(".edit", "click", () => view.send({ type: "editButtonTapped" }));
     on(".delete", "click", () => view.send({ type: "deleteButtonTapped" }));
@@ -46,6 +64,17 @@ export const detail = {
       event.preventDefault();
       view.send({ type: "alert.dismissed" });
     });
+  },
+
+  /** The older meetings fetched so far, and the button for the next page while any are left. */
+  renderOlder(view) {
+    // A meeting ended meanwhile: the pages moved by one; start over.
+    const count = view.state?.standup.olderMeetingCount ?? 0;
+    if (view.olderCount !== undefined && view.olderCount !== count) view.older = [];
+    view.olderCount = count;
+    const older = view.older ?? [];
+    app.querySelector(".history.older").innerHTML = older.map((meeting) => historyItem(meeting)).join("");
+    app.querySelector(".show-older").hidden = older.length >= (view.state?.standup.olderMeetingCount ?? 0);
   },
 
   render(view, state) {
@@ -63,9 +92,10 @@ export const detail = {
     app.querySelector(".facts").innerHTML = `
       <div><dt>Length</dt><dd>${standup.duration / 60} min</dd></div>
       <div><dt>Theme</dt><dd><span class="theme-chip">${standup.theme}</span></dd></div>
-      <div><dt>Meetings</dt><dd>${standup.meetings.length}</dd></div>`;
+      <div><dt>Meetings</dt><dd>${standup.meetings.length + (standup.olderMeetingCount ?? 0)}</dd></div>`;
     app.querySelector(".attendee-list").innerHTML = standup.attendees
       .map((attendee) => `<li>${escapeHTML(attendee.name)}</li>`).join("");
+    detail.renderOlder(view);
     app.querySelector(".history").innerHTML = standup.meetings.length
       ? standup.meetings.map((meeting) => historyItem(meeting)).join("")
       : `<li class="empty">No meetings yet.</li>`;
