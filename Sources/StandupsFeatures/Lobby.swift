@@ -87,6 +87,11 @@ public struct Lobby: Reducer {
     Reduce { state, action in
       switch action {
       case .addStandupSubmitted(let new):
+        if let quota = StandupRules.quotaProblem(
+          standups: state.standups.count, attendees: new.attendeeNames.count)
+        {
+          return .reject(quota)
+        }
         let title = new.title.trimmingCharacters(in: .whitespacesAndNewlines)
         if let problem = StandupRules.validateTitle(title) ?? StandupRules.validateDuration(
           seconds: new.durationSeconds)

@@ -1,5 +1,6 @@
 import Foundation
 import IdentifiedCollections
+import StoreRuntime
 
 /// The 16 colours a standup can wear (Scrumdinger's themes).
 public enum Theme: String, CaseIterable, Codable, Equatable, Hashable, Sendable {
@@ -150,6 +151,12 @@ public enum StandupRules {
   public static let nameLength = 1...40
   public static let attendeeCount = 1...50
   public static let durationSeconds = 300...1800
+  /// Quotas (`quota_exceeded`): standups a team (a server) has…
+  public static let standupsPerTeam = 500
+  /// …meetings a standup keeps…
+  public static let meetingsPerStandup = 5000
+  /// …and notes a meeting takes (its transcript also stops at 16 KiB).
+  public static let notesPerMeeting = 200
 
   public static func validateTitle(_ title: String) -> String? {
     let count = title.trimmingCharacters(in: .whitespacesAndNewlines).count
@@ -200,6 +207,21 @@ public enum StandupRules {
 
   public static func validateAttendeeCount(_ count: Int) -> String? {
     attendeeCount.contains(count) ? nil : "A standup needs 1 to 50 attendees."
+  }
+
+  /// The quota a new standup with `attendees` names would pass, in a lobby of `standups`.
+  public static func quotaProblem(standups: Int, attendees: Int) -> Rejection? {
+    if standups >= standupsPerTeam {
+      return .quotaExceeded(
+        "This team has \(standupsPerTeam) standups, the most it can have: delete one first.",
+        limit: standupsPerTeam)
+    }
+    if attendees > attendeeCount.upperBound {
+      return .quotaExceeded(
+        "A standup has at most \(attendeeCount.upperBound) attendees.",
+        limit: attendeeCount.upperBound)
+    }
+    return nil
   }
 
   public static func theme(named name: String) -> Theme? { Theme(rawValue: name) }

@@ -176,7 +176,15 @@ public struct RecordMeeting: Reducer {
         let line = "\(author): \(note)"
         let transcript = state.transcript.isEmpty ? line : state.transcript + "\n" + line
         guard transcript.utf8.count <= State.transcriptLimit else {
-          return .reject(.invalidAction("The transcript is full (16 KiB): no more notes fit."))
+          return .reject(
+            .quotaExceeded(
+              "The transcript is full (16 KiB): no more notes fit.", limit: State.transcriptLimit))
+        }
+        guard state.notes.count < StandupRules.notesPerMeeting else {
+          return .reject(
+            .quotaExceeded(
+              "A meeting takes at most \(StandupRules.notesPerMeeting) notes.",
+              limit: StandupRules.notesPerMeeting))
         }
         state.transcript = transcript
         state.notes.append(

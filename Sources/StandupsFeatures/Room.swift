@@ -238,6 +238,13 @@ struct RoomCore: Reducer {
           return .reject(.invalidAction("A meeting is already running."))
         }
         if let problem = cannotOpen(state) { return .reject(problem) }
+        guard state.standup.meetingCount < StandupRules.meetingsPerStandup else {
+          return .reject(
+            .quotaExceeded(
+              "This standup has \(StandupRules.meetingsPerStandup) meetings, the most it keeps: "
+                + "download its history and start a new standup.",
+              limit: StandupRules.meetingsPerStandup))
+        }
         state.meeting = RecordMeeting.State(id: uuid(), standup: state.standup)
         state.meeting?.present = state.participants.reduce(into: []) { names, person in
           if !names.contains(person.name) { names.append(person.name) }

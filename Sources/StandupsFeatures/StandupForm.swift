@@ -81,7 +81,10 @@ public struct StandupForm: Reducer {
 
       case .addAttendeeButtonTapped:
         guard state.attendees.count < StandupRules.attendeeCount.upperBound else {
-          return .reject(.invalidAction("A standup has at most 50 attendees."))
+          return .reject(
+            .quotaExceeded(
+              "A standup has at most \(StandupRules.attendeeCount.upperBound) attendees.",
+              limit: StandupRules.attendeeCount.upperBound))
         }
         state.attendees.append(Attendee(id: uuid()))
         return .none

@@ -10,12 +10,18 @@ struct Sender: Sendable {
   var isBot: Bool
   /// What a bot may do; nil for a person (everything).
   var scope: Bot.Scope?
+  /// Where it connects from (per-address limits).
+  var address: String
 
-  init(participantID: String, name: String, isBot: Bool, scope: Bot.Scope? = nil) {
+  init(
+    participantID: String, name: String, isBot: Bool, scope: Bot.Scope? = nil,
+    address: String = ""
+  ) {
     self.participantID = participantID
     self.name = name
     self.isBot = isBot
     self.scope = scope
+    self.address = address
   }
 
   /// Refuses an action this sender's scope does not allow.

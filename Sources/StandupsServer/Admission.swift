@@ -16,6 +16,8 @@ public struct ServerLimits: Sendable, Equatable {
   /// The recent patches each room keeps for `since=` resumes, in bytes (and at most 512 of
   /// them); a resume from before them gets the whole state.
   public var resumeBytes = 256 * 1024
+  /// New standups one address may create per minute (all its connections together).
+  public var standupsPerMinutePerAddress = 10
 
   public init() {}
 }

@@ -27,7 +27,7 @@ enum BotAPI {
       bot = identified
       sender = Sender(
         participantID: "bot:\(identified.name)", name: identified.name, isBot: true,
-        scope: identified.scope)
+        scope: identified.scope, address: request.remoteAddress)
     case .success(.person(let name?)):
       // NB: a browser's cookie goes along on any request to this server: changes need a page
       // of our own origin (SameSite=Lax already keeps the cookie off other sites' POSTs).
@@ -41,7 +41,8 @@ enum BotAPI {
           ))
       }
       sender = Sender(
-        participantID: "api:\(UUID().uuidString.lowercased())", name: name, isBot: false)
+        participantID: "api:\(UUID().uuidString.lowercased())", name: name, isBot: false,
+        address: request.remoteAddress)
     case .success(.person(nil)):
       return respond(
         response(
@@ -206,15 +207,11 @@ enum BotAPI {
         case .tooLarge: return 413
         case .rateLimited: return 429
         case .storageUnavailable: return 503
+        case .quotaExceeded: return 409
         case .badJSON, .badMessage, .unknownAction, .invalidValue: return 400
         }
       }()
-    var response = HTTPResponse.json(
-      status: status,
-      JSONValue.object([
-        "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
-        "code": .string(error.code.rawValue), "message": .string(error.message),
-      ]).encoded)
+    var response = HTTPResponse.json(status: status, error.json(ref: ref).encoded)
     if error.code == .unauthorized { response.headers.append(("www-authenticate:", "Bearer")) }
     if error.code == .storageUnavailable { response.headers.append(("retry-after:", "5")) }
     return response

@@ -143,6 +143,8 @@ struct LobbyFeature: RoomFeature {
   let storage: StorageClient
   let catalog: StandupCatalog
   let health: StorageHealth
+  /// New standups per address in the last minute.
+  let creations: FailedAttempts
 
   var roomName: String { "lobby" }
 
@@ -150,7 +152,18 @@ struct LobbyFeature: RoomFeature {
   func left(_ participantID: String) -> Lobby.Action? { nil }
 
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Lobby.Action {
-    try ActionDecoding.lobbyAction(message.action, type: message.actionType, sender: sender)
+    let action = try ActionDecoding.lobbyAction(
+      message.action, type: message.actionType, sender: sender)
+    if case .addStandupSubmitted = action {
+      if let wait = creations.retryAfter(sender.address) {
+        throw WireError(
+          .rateLimited,
+          "Too many new standups from your address: at most \(creations.limit) a minute. "
+            + "Try again in \(wait) s.")
+      }
+      creations.recordFailure(sender.address)
+    }
+    return action
   }
 
   func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: SerialQueue) {

@@ -114,7 +114,9 @@ final class RoomHub: WebSocketServerDelegate {
     self.dependencies = dependencies
     self.logger = logger
     lobby = RoomChannel(
-      feature: LobbyFeature(storage: dependencies.storage, catalog: catalog, health: health),
+      feature: LobbyFeature(
+        storage: dependencies.storage, catalog: catalog, health: health,
+        creations: FailedAttempts(limit: limits.standupsPerMinutePerAddress)),
       initialState: Self.lobbyState(standups, checkpoints),
       reducer: Lobby(), dependencies: dependencies, resumeBytes: limits.resumeBytes,
       versions: lobbyVersions, outlet: outlet, logger: logger,
@@ -176,8 +178,9 @@ final class RoomHub: WebSocketServerDelegate {
       // NB: a bot shows under the name it was added with, whatever ?name= says: a notes bot
       // must not post as "Deploy" or show up as "Ana".
       sender = Sender(
-        participantID: UUID().uuidString.lowercased(), name: bot.name, isBot: true, scope: bot.scope
-      )
+        participantID: UUID().uuidString.lowercased(), name: bot.name, isBot: true,
+        scope: bot.scope,
+        address: request.remoteAddress)
       credential = .bot(bot.tokenHash)
     case .success(.person(let sessionName)):
       let name = sessionName ?? given
@@ -189,7 +192,9 @@ final class RoomHub: WebSocketServerDelegate {
       if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
         return .refuse(HTTPResponse(status: sessionName == nil ? 400 : 409, text: problem))
       }
-      sender = Sender(participantID: UUID().uuidString.lowercased(), name: name, isBot: false)
+      sender = Sender(
+        participantID: UUID().uuidString.lowercased(), name: name, isBot: false,
+        address: request.remoteAddress)
       credential = sessionName == nil ? .none : .session
     }
     var since: Int?

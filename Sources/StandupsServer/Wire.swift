@@ -18,14 +18,18 @@ struct WireError: Error, Equatable, Sendable {
     case forbidden
     case notFound = "not_found"
     case storageUnavailable = "storage_unavailable"
+    case quotaExceeded = "quota_exceeded"
   }
 
   var code: Code
   var message: String
+  /// The quota passed, for `quota_exceeded`.
+  var limit: Int?
 
-  init(_ code: Code, _ message: String) {
+  init(_ code: Code, _ message: String, limit: Int? = nil) {
     self.code = code
     self.message = message
+    self.limit = limit
   }
 
   init(_ rejection: Rejection) {
@@ -33,8 +37,22 @@ struct WireError: Error, Equatable, Sendable {
     case .invalidValue: code = .invalidValue
     case .invalidAction: code = .invalidAction
     case .stale: code = .stale
+    case .quotaExceeded: code = .quotaExceeded
     }
     message = rejection.message
+    limit = rejection.limit
+  }
+}
+
+extension WireError {
+  /// The protocol's `error` message (`limit` only for `quota_exceeded`).
+  func json(ref: String?) -> JSONValue {
+    var members: [String: JSONValue] = [
+      "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
+      "code": .string(code.rawValue), "message": .string(message),
+    ]
+    if let limit { members["limit"] = .int(limit) }
+    return .object(members)
   }
 }
 
@@ -188,10 +206,6 @@ enum ServerMessage {
   }
 
   static func error(ref: String?, _ error: WireError) -> OutboundMessage {
-    OutboundMessage(
-      JSONValue.object([
-        "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
-        "code": .string(error.code.rawValue), "message": .string(error.message),
-      ]).encoded)
+    OutboundMessage(error.json(ref: ref).encoded)
   }
 }

@@ -8,15 +8,24 @@ public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidAction
     /// The action was meant for a state that has since moved on (`from` no longer holds).
     case stale
+    /// The action would pass one of the documented quotas (`limit`).
+    case quotaExceeded
   }
 
   public var kind: Kind
   /// A sentence a person can act on.
   public var message: String
+  /// The quota, for `quotaExceeded`.
+  public var limit: Int?
 
-  public init(_ kind: Kind, _ message: String) {
+  public init(_ kind: Kind, _ message: String, limit: Int? = nil) {
     self.kind = kind
     self.message = message
+    self.limit = limit
+  }
+
+  public static func quotaExceeded(_ message: String, limit: Int) -> Self {
+    Self(.quotaExceeded, message, limit: limit)
   }
 
   public static func invalidValue(_ message: String) -> Self { Self(.invalidValue, message) }

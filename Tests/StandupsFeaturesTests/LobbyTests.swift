@@ -69,7 +69,7 @@ struct LobbyTests {
       new(names: []), rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
     await store.send(
       new(names: Array(repeating: "A", count: 51)),
-      rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
+      rejectedWith: .quotaExceeded("A standup has at most 50 attendees.", limit: 50))
     await store.send(
       new(names: ["Ana", " "]),
       rejectedWith: .invalidValue("An attendee's name must be 1 to 40 characters."))
@@ -91,5 +91,22 @@ struct LobbyTests {
       $0.standups = []
       $0.live = [:]
     }
+  }
+
+  @Test func aTeamHasAtMost500Standups() async {
+    var state = Lobby.State()
+    for index in 0..<StandupRules.standupsPerTeam {
+      state.standups.append(Standup(id: UUID(index + 1), title: "S\(index)"))
+    }
+    let store = TestStore(initialState: state) {
+      Lobby()
+    } withDependencies: {
+      $0.uuid = .incrementing
+    }
+    await store.send(
+      .addStandupSubmitted(
+        .init(title: "One more", durationSeconds: 300, theme: "teal", attendeeNames: ["Ana"])),
+      rejectedWith: .quotaExceeded(
+        "This team has 500 standups, the most it can have: delete one first.", limit: 500))
   }
 }

@@ -192,4 +192,18 @@ struct RecordMeetingTests {
     }
     await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
   }
+
+  @Test func aMeetingTakesAtMost200Notes() async {
+    let standup = Standup.mock()
+    var state = Room.State(standup: standup)
+    var meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+    meeting.notes = Array(
+      repeating: Note(author: "Ana", text: "n", speaker: "Person 1"), count: 200)
+    meeting.transcript = Array(repeating: "Ana: n", count: 200).joined(separator: "\n")
+    state.meeting = meeting
+    let store = TestStore(initialState: state) { Room() }
+    await store.send(
+      .meeting(.presented(.noteSubmitted(author: "Ana", text: "one more"))),
+      rejectedWith: .quotaExceeded("A meeting takes at most 200 notes.", limit: 200))
+  }
 }

@@ -191,4 +191,15 @@ struct RoomEditingTests {
       $0.destination = before.destination
     }
   }
+
+  @Test func aStandupKeepsAtMost5000Meetings() async {
+    var standup = Standup.mock()
+    standup.olderMeetingCount = StandupRules.meetingsPerStandup
+    let store = makeStore(standup)
+    await store.send(
+      .startMeetingButtonTapped,
+      rejectedWith: .quotaExceeded(
+        "This standup has 5000 meetings, the most it keeps: download its history and start a new standup.",
+        limit: 5000))
+  }
 }

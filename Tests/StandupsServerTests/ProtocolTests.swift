@@ -286,6 +286,35 @@ struct LobbyProtocolTests {
     #expect(ana.state?["standups"]?.arrayValue?.count == 1)
     await server.stop()
   }
+
+  /// New standups are limited per address, across all its connections (each under its own
+  /// message rate): 10 a minute.
+  @Test func newStandupsAreLimitedPerAddress() async throws {
+    let server = try await TestServer.start()
+    let first = try await server.connect("/ws/lobby?name=Ana")
+    let second = try await server.connect("/ws/lobby?name=Ben")
+    for client in [first, second] { _ = try await client.next { $0["type"] == "welcome" } }
+    func create(_ client: TestClient, _ index: Int) async throws -> JSONValue {
+      try await client.act(
+        "addStandupSubmitted",
+        [
+          "standup": [
+            "title": .string("S\(index)"), "duration": 300, "theme": "teal",
+            "attendees": [["name": "Ana"]],
+          ]
+        ], ref: "new-\(index)")
+    }
+    for index in 0..<10 {
+      #expect(try await create(index.isMultiple(of: 2) ? first : second, index)["type"] == "ack")
+    }
+    let refused = try await create(second, 10)
+    refused.expectError("rate_limited")
+    #expect(refused["ref"] == "new-10")
+    #expect(
+      refused["message"]?.stringValue?.hasPrefix("Too many new standups from your address") == true)
+    #expect(second.state?["standups"]?.arrayValue?.count == 11)  // Design, and ten new
+    await server.stop()
+  }
 }
 
 extension JSONValue {
