@@ -148,11 +148,17 @@ ROOM_ACTIONS = set(_enum("RoomAction"))
 LOBBY_ACTIONS = set(_enum("LobbyAction"))
 
 
-def schema_for(value: Any) -> str | None:
-    """Which schema a message, or a bare part of one, is checked against; None if unknown."""
+def schema_for(value: Any, direction: str | None = None) -> str | None:
+    """Which schema a message, or a bare part of one, is checked against; None if unknown.
+    A `history` frame is the server's answer or a client's request: `direction` tells,
+    else its members do."""
     if not isinstance(value, dict):
         return None
     kind = value.get("type")
+    if kind == "history":
+        if direction is None:
+            direction = "server" if "total" in value or "meetings" in value else "client"
+        return "HistoryPage" if direction == "server" else "HistoryRequest"
     if kind == "welcome":
         return "LobbyWelcome" if value.get("room") == "lobby" else "RoomWelcome"
     if kind == "patch":
@@ -225,7 +231,10 @@ def test_the_two_channels_and_their_parameters():
     for name, channel in SPEC["channels"].items():
         named = set(re.findall(r"\{(\w+)\}", channel["address"]))
         assert named == set(channel.get("parameters", {})), f"{name}: parameters != address"
-        assert set(channel["messages"]) == {"welcome", "patch", "ack", "error", "action"}, name
+        expected = {"welcome", "patch", "ack", "error", "action"}
+        if name == "room":
+            expected |= {"historyRequest", "history"}
+        assert set(channel["messages"]) == expected, name
         # NB: inline (a YAML alias in the room channel): AsyncAPI's own JSON Schema refuses a
         # $ref there (it matches both its Reference and its Schema).
         query = channel["bindings"]["ws"]["query"]
@@ -510,6 +519,9 @@ def test_every_placeholder_is_used():
     assert not unused, f"no example uses the placeholders {sorted(unused)}: drop their rules"
 
 
+CLIENT_SCHEMAS = {"RoomActionMessage", "LobbyActionMessage", "HistoryRequest"}
+
+
 def document_examples() -> Iterator[tuple[str, str, Any]]:
     for name, message in SPEC["components"]["messages"].items():
         schema = message["payload"]["$ref"].removeprefix("#/components/schemas/")
@@ -517,7 +529,7 @@ def document_examples() -> Iterator[tuple[str, str, Any]]:
             where = f"messages.{name}.examples[{index}]"
             yield where, schema, example["payload"]
             # ... and as any frame of its direction.
-            union = "ActionMessage" if example["payload"].get("type") == "action" else "ServerMessage"
+            union = "ClientMessage" if schema in CLIENT_SCHEMAS else "ServerMessage"
             yield where, union, example["payload"]
     for name, schema in SCHEMAS.items():
         for index, example in enumerate(schema.get("examples", [])):
@@ -660,9 +672,10 @@ def check_frames(lines: list[str]) -> tuple[list[str], dict[str, int]]:
         counts[line["direction"]] += 1
         frame = line["frame"]
         connection = json.dumps(line.get("connection"))
-        name = schema_for(frame)
+        name = schema_for(frame, line["direction"])
         kind = frame.get("type") if isinstance(frame, dict) else None
-        expected = ("welcome", "patch", "ack", "error") if line["direction"] == "server" else ("action",)
+        expected = (("welcome", "patch", "ack", "error", "history") if line["direction"] == "server"
+                    else ("action", "history"))
         if kind not in expected or name is None:
             problems.append(f"{where} ({line['direction']}): {_short(json.dumps(kind), 60)} is not a "
                             f"{line['direction']} message type (one of {', '.join(expected)})")
@@ -726,7 +739,7 @@ def test_the_frame_checker_catches_what_it_should():
     room = "DEADBEEF-0000-4000-8000-000000000001"
     state = {"standup": {"id": room, "title": "Design", "duration": 300, "theme": "orange",
                          "attendees": [{"id": "A0000000-0000-4000-8000-000000000001", "name": "Blob"}],
-                         "meetings": []},
+                         "meetings": [], "olderMeetingCount": 0},
              "participants": [], "destination": None, "meeting": None, "activity": None, "undo": None}
     frames = [
         {"direction": "server", "frame": {"type": "welcome", "room": room, "you": "p", "version": 1, "state": state}},
