@@ -18,7 +18,7 @@ PYTHON ?= python3
 VENV = .venv
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test lint bench clean
+.PHONY: all deps build run test lint fuzz bench clean
 
 all: build
 
@@ -50,7 +50,7 @@ run: build
 # `swift format` (in the toolchain) with the committed .swift-format: 2 spaces, 100 columns,
 # no force unwraps or try! outside Tests/ and the bench (their own .swift-format allows them).
 # `swift format --in-place --recursive Sources Tests examples Package.swift` fixes layout.
-SWIFT_SOURCES = Sources Tests examples Package.swift
+SWIFT_SOURCES = Sources Tests examples Package.swift Fuzz/Package.swift Fuzz/Sources/json-fuzz Fuzz/Sources/patch-fuzz
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 
@@ -64,6 +64,27 @@ test: deps lint $(VENV)/bin/kosoku
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
 	  $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Browser
+	$(MAKE) fuzz FUZZ_SECONDS=15
+
+# libFuzzer (in the toolchain) over the JSON parser and JSON Patch: Fuzz/ is a package of its
+# own built into .build-fuzz, so that the sanitizers reach only that code. Each target runs
+# FUZZ_SECONDS on a copy of its seed corpus (Fuzz/corpus/…) under build/fuzz/; a failure keeps
+# the input that caused it there (crash-…, timeout-…) and fails the target.
+FUZZ_SECONDS ?= 60
+fuzz:
+	mkdir -p build/fuzz
+	cd Fuzz && $(SWIFT) build --scratch-path ../.build-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > ../build/fuzz/build.log 2>&1 \
+	  || { grep -v "Cannot export local symbol" ../build/fuzz/build.log; exit 1; }
+	@for target in json patch; do \
+	  mkdir -p build/fuzz/$$target && cp Fuzz/corpus/$$target/* build/fuzz/$$target/; \
+	  echo "Fuzzing $$target for $(FUZZ_SECONDS) s"; \
+	  .build-fuzz/debug/$$target-fuzz build/fuzz/$$target -dict=Fuzz/json.dict \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=5 -rss_limit_mb=2048 \
+	    -artifact_prefix=build/fuzz/ > build/fuzz/$$target.log 2>&1; \
+	  status=$$?; grep -E "^Done|Precondition|Fatal|ERROR" build/fuzz/$$target.log; \
+	  [ $$status = 0 ] || { echo "$$target-fuzz failed: see build/fuzz/$$target.log"; exit 1; }; \
+	done
 
 # From PyPI, in a git-ignored virtualenv: the browser tests' driver, Python's websockets (a
 # strict third-party client), jsonschema and PyYAML (the contract in docs/asyncapi.yaml), axe-core

@@ -304,6 +304,9 @@ struct JSONParser {
     let text = String(decoding: bytes[start..<position], as: UTF8.self)
     if isInteger, let value = Int(text) { return .int(value) }
     guard let value = Double(text) else { throw fail("invalid number") }
+    // NB: a number past Double's range (1e999) would become infinity, which JSON cannot say:
+    // written back it would be null. Refuse it instead (RFC 8259 §6 allows the limit).
+    guard value.isFinite else { throw fail("number out of range") }
     return .double(value)
   }
 

@@ -112,6 +112,14 @@ func mutate(_ value: JSONValue, using rng: inout SeededGenerator) -> JSONValue {
       ])
   }
 
+  /// Found by the fuzzer (`make fuzz`): 1e999 parsed as infinity and was written back as null.
+  @Test func aNumberPastDoubleRangeIsRefusedNotTurnedIntoNull() throws {
+    for text in ["1e999", "-1e400", "[1, 2e308]"] {
+      #expect(throws: JSONParseError.self) { try JSONValue(parsing: text) }
+    }
+    #expect(try JSONValue(parsing: "1.7e308") == .double(1.7e308))
+  }
+
   @Test func equalDocumentsHaveAnEmptyPatch() {
     let value: JSONValue = ["a": [1, 2, ["b": nil]]]
     #expect(JSONPatch.diff(value, value).isEmpty)

@@ -1,0 +1,43 @@
+// JSON Patch with any input: `[a, b]` must diff into a patch that turns a into b exactly;
+// `[document, patch]` must apply or fail cleanly (RFC 6902), never crash.
+import JSONPatch
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  guard case .array(let pair)? = try? JSONValue(parsing: bytes), pair.count == 2 else { return 0 }
+  let (first, second) = (pair[0], pair[1])
+  // The server's diff: what it sends must rebuild exactly what it holds.
+  let operations = JSONPatch.diff(first, second)
+  guard let rebuilt = try? JSONPatch.apply(operations, to: first) else {
+    fatalError("A diff does not apply: \(operations.map(\.json))")
+  }
+  precondition(rebuilt == second, "A diff rebuilt \(rebuilt), not \(second)")
+  // The same patch, sent over the wire and read back, is the same patch.
+  let wire = JSONValue.array(operations.map(\.json)).encoded
+  if case .array(let read)? = try? JSONValue(parsing: wire) {
+    precondition(read.compactMap(PatchOperation.init(json:)).count == operations.count)
+  }
+  // A client's patch (the second value) on a document (the first): applies or fails cleanly.
+  if case .array(let raw) = second {
+    let patch = raw.compactMap(PatchOperation.init(json:))
+    _ = try? JSONPatch.apply(patch, to: first)
+  }
+  return 0
+}
+
+@_silgen_name("LLVMFuzzerRunDriver")
+func runDriver(
+  _ argc: UnsafeMutablePointer<CInt>,
+  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+  _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+
+@_cdecl("patch_fuzz_main")
+public func fuzzMain(
+  _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> CInt {
+  var argc = argc
+  var argv = argv
+  return runDriver(&argc, &argv, fuzz)
+}
