@@ -93,27 +93,31 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
       self.tokens = []
       return
     }
-    guard text.hasPrefix("/") else { return nil }
+    // NB: by Unicode scalars, not Characters: a "/" followed by a combining mark is one
+    // Character, and splitting or dropping by Characters would lose the mark (found by the
+    // fuzzer).
+    let scalars = text.unicodeScalars
+    guard scalars.first == "/" else { return nil }
     var tokens: [String] = []
-    for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-      var token = ""
+    for raw in scalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+      var token = String.UnicodeScalarView()
       var escaping = false
-      for character in raw {
+      for scalar in raw {
         if escaping {
-          switch character {
+          switch scalar {
           case "0": token.append("~")
           case "1": token.append("/")
           default: return nil
           }
           escaping = false
-        } else if character == "~" {
+        } else if scalar == "~" {
           escaping = true
         } else {
-          token.append(character)
+          token.append(scalar)
         }
       }
       if escaping { return nil }
-      tokens.append(token)
+      tokens.append(String(token))
     }
     self.tokens = tokens
   }

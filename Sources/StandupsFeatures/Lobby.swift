@@ -7,11 +7,14 @@ import StoreRuntime
 /// The list of standups, with who is in each room right now.
 public struct Lobby: Reducer {
   public struct State: Equatable, Sendable, Encodable {
-    /// In creation order.
+    /// In creation order, without their meetings (`Standup.withoutHistory`): the lobby's
+    /// size does not grow with history.
     public var standups: IdentifiedArrayOf<Standup>
     public var live: [Standup.ID: Live] = [:]
 
-    public init(standups: IdentifiedArrayOf<Standup> = []) { self.standups = standups }
+    public init(standups: IdentifiedArrayOf<Standup> = []) {
+      self.standups = IdentifiedArray(uniqueElements: standups.map(\.withoutHistory))
+    }
 
     private enum CodingKeys: String, CodingKey { case standups }
 
@@ -115,7 +118,7 @@ public struct Lobby: Reducer {
         return .none
 
       case .standupChanged(let standup):
-        state.standups[id: standup.id] = standup
+        state.standups[id: standup.id] = standup.withoutHistory
         return .none
 
       case .standupDeleted(let id):

@@ -110,6 +110,14 @@ public struct Standup: Codable, Equatable, Hashable, Identifiable, Sendable {
     }
   }
 
+  /// The standup as the lobby keeps it: no meetings (the lobby shows none).
+  public var withoutHistory: Standup {
+    var standup = self
+    standup.meetings = []
+    standup.olderMeetingCount = 0
+    return standup
+  }
+
   /// Every meeting of the standup counts, recent and older.
   public var meetingCount: Int { meetings.count + olderMeetingCount }
 

@@ -4,15 +4,47 @@ import Foundation
 import IdentifiedCollections
 import StoreRuntime
 
+/// The field of the shared draft someone is editing. On the wire: `"title"` or
+/// `"attendee:{id}"`.
+public enum Focus: Hashable, Sendable, Encodable, CustomStringConvertible {
+  case title
+  case attendee(Attendee.ID)
+
+  /// Reads the wire's text; nil for anything else.
+  public init?(_ text: String) {
+    if text == "title" {
+      self = .title
+    } else if text.hasPrefix("attendee:"),
+      let id = UUID(uuidString: String(text.dropFirst("attendee:".count)))
+    {
+      self = .attendee(id)
+    } else {
+      return nil
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .title: "title"
+    case .attendee(let id): "attendee:\(id.uuidString)"
+    }
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    try container.encode(description)
+  }
+}
+
 /// Someone (or some bot) in a room.
 public struct Participant: Equatable, Identifiable, Sendable, Encodable {
   public var id: String
   public var name: String
   public var isBot: Bool
-  /// The form field they are editing: `"title"`, `"attendee:{id}"`, or nil.
-  public var focus: String?
+  /// The form field they are editing, if any.
+  public var focus: Focus?
 
-  public init(id: String, name: String, isBot: Bool = false, focus: String? = nil) {
+  public init(id: String, name: String, isBot: Bool = false, focus: Focus? = nil) {
     self.id = id
     self.name = name
     self.isBot = isBot
@@ -85,8 +117,7 @@ public struct Room: Reducer {
     case cancelEditButtonTapped
     case deleteButtonTapped
     case alert(AlertAction)
-    /// `field`: `"title"`, `"attendee:{id}"`, or nil.
-    case focusChanged(participant: Participant.ID, field: String?)
+    case focusChanged(participant: Participant.ID, field: Focus?)
     /// `seq`: the activity to undo (the room's `undo`).
     case undoButtonTapped(seq: Int)
     /// A person did `action`: it is said to everyone, and may be undone for a while.
@@ -334,15 +365,9 @@ struct RoomCore: Reducer {
         guard case .edit(let form) = state.destination else {
           return .reject(.invalidAction("Nothing is being edited."))
         }
-        if let field, field != "title" {
-          guard field.hasPrefix("attendee:"),
-            let id = UUID(uuidString: String(field.dropFirst("attendee:".count))),
-            form.attendees[id: id] != nil
-          else {
-            return .reject(
-              .invalidValue(
-                "Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null."))
-          }
+        if case .attendee(let id)? = field, form.attendees[id: id] == nil {
+          return .reject(
+            .invalidValue("That attendee is not in the draft: it was removed."))
         }
         state.participants[id: participantID]?.focus = field
         return .none
@@ -378,13 +403,12 @@ struct RoomCore: Reducer {
   ) {
     guard before.count != after.count, !after.isEmpty else { return }
     for participant in state.participants {
-      guard let focus = participant.focus, focus.hasPrefix("attendee:"),
-        let id = UUID(uuidString: String(focus.dropFirst("attendee:".count))),
-        after[id: id] == nil, let index = before.index(id: id)
+      guard case .attendee(let id)? = participant.focus, after[id: id] == nil,
+        let index = before.index(id: id)
       else { continue }
       let removedBefore = before[..<index].filter { after[id: $0.id] == nil }.count
       let target = after[min(index - removedBefore, after.count - 1)]
-      state.participants[id: participant.id]?.focus = "attendee:\(target.id.uuidString)"
+      state.participants[id: participant.id]?.focus = .attendee(target.id)
     }
   }
 

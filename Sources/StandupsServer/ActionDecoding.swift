@@ -109,7 +109,12 @@ enum ActionDecoding {
       switch action["field"] {
       case nil, .null?:
         return .focusChanged(participant: sender.participantID, field: nil)
-      case .string(let field)?:
+      case .string(let text)?:
+        guard let field = Focus(text) else {
+          throw WireError(
+            .invalidValue,
+            "Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null.")
+        }
         return .focusChanged(participant: sender.participantID, field: field)
       default:
         throw WireError(.invalidValue, "\"field\" is \"title\", \"attendee:{id}\" or null.")

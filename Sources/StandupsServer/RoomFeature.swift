@@ -44,6 +44,7 @@ struct StandupRoomFeature: RoomFeature {
   let standupID: UUID
   let storage: StorageClient
   let lobby: LobbyNotifier
+  let catalog: StandupCatalog
   let health: StorageHealth
   let heartbeat: MeetingHeartbeat
 
@@ -60,16 +61,18 @@ struct StandupRoomFeature: RoomFeature {
 
   func stateDidChange(from old: Room.State, to new: Room.State, work: SerialQueue) {
     if new.isDeleted && !old.isDeleted {
-      work.enqueue { [storage, health, lobby, standupID] in
+      work.enqueue { [storage, health, lobby, catalog, standupID] in
         try await health.checking("Deleting a standup") { try await storage.delete(standupID) }
+        catalog.remove(standupID)
         await lobby.send(.standupDeleted(standupID))
       }
       return
     }
     if old.standup != new.standup {
       let standup = new.standup
-      work.enqueue { [storage, health, lobby] in
+      work.enqueue { [storage, health, lobby, catalog] in
         try await health.checking("Saving a standup") { try await storage.save(standup) }
+        catalog.update(standup)
         await lobby.send(.standupChanged(standup))
       }
     }
@@ -168,9 +171,14 @@ struct LobbyFeature: RoomFeature {
 
   func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: SerialQueue) {
     // Most changes are someone coming or going in a room: nothing to save.
-    guard old.standups != new.standups else { return }
-    catalog.replace(with: new.standups)
+    guard old.standups.count != new.standups.count else { return }
+    // NB: rooms keep the catalog up to date as they save; here only what the lobby adds or
+    // takes back (a refused save) changes it.
+    for standup in old.standups where new.standups[id: standup.id] == nil {
+      catalog.remove(standup.id)
+    }
     for standup in new.standups where old.standups[id: standup.id] == nil {
+      catalog.update(standup)
       work.enqueue { [storage, health] in
         try await health.checking("Saving a new standup") { try await storage.save(standup) }
       }

@@ -24,8 +24,13 @@ final class StandupCatalog: Sendable {
   func takeCheckpoint(_ id: Standup.ID) -> MeetingCheckpoint? {
     checkpoints.withLock { $0.removeValue(forKey: id) }
   }
-  func replace(with standups: IdentifiedArrayOf<Standup>) {
-    self.standups.withLock { $0 = standups }
+  /// A standup saved (or created): rooms open with it from now on.
+  func update(_ standup: Standup) {
+    standups.withLock { $0[id: standup.id] = standup }
+  }
+
+  func remove(_ id: Standup.ID) {
+    _ = standups.withLock { $0.remove(id: id) }
   }
   subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
 }
@@ -350,8 +355,8 @@ final class RoomHub: WebSocketServerDelegate {
     }
     return RoomChannel(
       feature: StandupRoomFeature(
-        standupID: standup.id, storage: dependencies.storage, lobby: notifier, health: health,
-        heartbeat: heartbeat),
+        standupID: standup.id, storage: dependencies.storage, lobby: notifier, catalog: catalog,
+        health: health, heartbeat: heartbeat),
       initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
       resumeBytes: admission.limits.resumeBytes,
       versions: VersionLease(

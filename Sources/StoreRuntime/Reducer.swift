@@ -98,6 +98,50 @@ public enum ReducerBuilder<State: Sendable, Action: Sendable> {
   }
 
   public static func buildBlock() -> EmptyReducer<State, Action> { EmptyReducer() }
+
+  /// `if condition { Reducer() }`: the reducer runs only when the condition held.
+  public static func buildOptional<R: Reducer<State, Action>>(_ reducer: R?) -> OptionalReducer<R> {
+    OptionalReducer(wrapped: reducer)
+  }
+
+  /// `if condition { A() } else { B() }`, and `switch`.
+  public static func buildEither<First: Reducer<State, Action>, Second: Reducer<State, Action>>(
+    first reducer: First
+  ) -> EitherReducer<First, Second> {
+    .first(reducer)
+  }
+
+  public static func buildEither<First: Reducer<State, Action>, Second: Reducer<State, Action>>(
+    second reducer: Second
+  ) -> EitherReducer<First, Second> {
+    .second(reducer)
+  }
+}
+
+/// A reducer that may be absent (`if` without `else` in a `ReducerBuilder`).
+public struct OptionalReducer<Wrapped: Reducer>: Reducer {
+  public typealias Body = Never
+  let wrapped: Wrapped?
+
+  public func reduce(into state: inout Wrapped.State, action: Wrapped.Action) -> Effect<
+    Wrapped.Action
+  > {
+    wrapped?.reduce(into: &state, action: action) ?? .none
+  }
+}
+
+/// One of two reducers (`if`/`else` or `switch` in a `ReducerBuilder`).
+public enum EitherReducer<First: Reducer, Second: Reducer<First.State, First.Action>>: Reducer {
+  public typealias Body = Never
+  case first(First)
+  case second(Second)
+
+  public func reduce(into state: inout First.State, action: First.Action) -> Effect<First.Action> {
+    switch self {
+    case .first(let reducer): reducer.reduce(into: &state, action: action)
+    case .second(let reducer): reducer.reduce(into: &state, action: action)
+    }
+  }
 }
 
 /// Two reducers run in order; see `ReducerBuilder`.

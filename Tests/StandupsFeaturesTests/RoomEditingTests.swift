@@ -28,8 +28,8 @@ struct RoomEditingTests {
     await store.send(.editButtonTapped) {
       $0.destination = .edit(StandupForm.State(standup: standup))
     }
-    await store.send(.focusChanged(participant: "p1", field: "title")) {
-      $0.participants[0].focus = "title"
+    await store.send(.focusChanged(participant: "p1", field: .title)) {
+      $0.participants[0].focus = .title
     }
     await store.send(.edit(.binding(.set(\.$title, "Design sync")))) {
       guard case .edit(var form) = $0.destination else { return }
@@ -90,9 +90,8 @@ struct RoomEditingTests {
       .edit(.binding(.set(\.$attendees, \.[nameOf: UUID(999)], "Ghost"))),
       rejectedWith: .invalidValue("That field no longer exists: it was removed."))
     await store.send(
-      .focusChanged(participant: "p1", field: "attendee:nope"),
-      rejectedWith: .invalidValue(
-        "Focus is \"title\", \"attendee:{id}\" of an attendee in the draft, or null."))
+      .focusChanged(participant: "p1", field: .attendee(UUID(999))),
+      rejectedWith: .invalidValue("That attendee is not in the draft: it was removed."))
     await store.send(
       .edit(.deleteAttendeesTapped(ids: standup.attendees.map(\.id))),
       rejectedWith: .invalidAction("A standup keeps at least one attendee."))
@@ -112,19 +111,19 @@ struct RoomEditingTests {
     await store.send(.editButtonTapped) {
       $0.destination = .edit(StandupForm.State(standup: standup))
     }
-    await store.send(.focusChanged(participant: "p1", field: "attendee:\(ids[1].uuidString)")) {
-      $0.participants[0].focus = "attendee:\(ids[1].uuidString)"
+    await store.send(.focusChanged(participant: "p1", field: .attendee(ids[1]))) {
+      $0.participants[0].focus = .attendee(ids[1])
     }
-    await store.send(.focusChanged(participant: "p2", field: "attendee:\(ids[3].uuidString)")) {
-      $0.participants[1].focus = "attendee:\(ids[3].uuidString)"
+    await store.send(.focusChanged(participant: "p2", field: .attendee(ids[3]))) {
+      $0.participants[1].focus = .attendee(ids[3])
     }
     await store.send(.edit(.deleteAttendeesTapped(ids: [ids[1], ids[3]]))) {
       guard case .edit(var form) = $0.destination else { return }
       form.attendees = [standup.attendees[0], standup.attendees[2]]
       $0.destination = .edit(form)
       // Ana was on the second: the third moved into its place. Ben was on the last: now the last.
-      $0.participants[0].focus = "attendee:\(ids[2].uuidString)"
-      $0.participants[1].focus = "attendee:\(ids[2].uuidString)"
+      $0.participants[0].focus = .attendee(ids[2])
+      $0.participants[1].focus = .attendee(ids[2])
     }
     await store.send(.cancelEditButtonTapped) {
       $0.destination = nil

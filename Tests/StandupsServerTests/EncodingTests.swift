@@ -13,13 +13,14 @@ import Testing
   @Test func reusingUnchangedPartsGivesTheSameJSONAsEncodingItAll() throws {
     let feature = StandupRoomFeature(
       standupID: Standup.design.id, storage: .inMemory(), lobby: LobbyNotifier(),
+      catalog: StandupCatalog([]),
       health: StorageHealth(logger: Logger(label: "test")),
       heartbeat: MeetingHeartbeat(
         storage: .inMemory(), health: StorageHealth(logger: Logger(label: "test"))))
     var state = Room.State(standup: .design)
     var steps: [(String, (inout Room.State) -> Void)] = [
       ("join", { $0.participants.append(Participant(id: "p1", name: "Ana")) }),
-      ("focus", { $0.participants[0].focus = "title" }),
+      ("focus", { $0.participants[0].focus = .title }),
       ("edit", { $0.destination = .edit(StandupForm.State(standup: $0.standup)) }),
       (
         "draft",
