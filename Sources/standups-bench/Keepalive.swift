@@ -9,8 +9,10 @@ struct KeepaliveResult {
   var seconds: Double
   var cpuSeconds: Double
   var cpuPercent: Double { cpuSeconds / seconds * 100 }
-  /// Each connection is pinged once per 30 s of silence (the client answers at once).
-  var pings: Double { Double(connections) * seconds / 30 }
+  /// The server pings a connection after this long a silence (`StandupsServer`'s setting).
+  static let pingAfterSeconds = 15.0
+  /// Each connection is pinged once per 15 s of silence (the client answers at once).
+  var pings: Double { Double(connections) * seconds / Self.pingAfterSeconds }
   var microsecondsPerPing: Double { cpuSeconds / pings * 1e6 }
 }
 
@@ -64,10 +66,10 @@ enum Keepalive {
     return """
       ## Idle connections and keepalive
 
-      Lobby connections that say nothing; the server pings each after 30 s of silence and the
+      Lobby connections that say nothing; the server pings each after 15 s of silence and the
       client (libwebsockets) answers. Measured over at least three keepalive intervals, so
       every ping wave is in. CPU per ping is the server's CPU over the window divided by
-      connections × window / 30 s.
+      connections × window / 15 s.
 
       | connections | window | server CPU | of one core | CPU per ping |
       | --- | --- | --- | --- | --- |
