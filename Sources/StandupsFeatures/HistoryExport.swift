@@ -4,7 +4,7 @@ import Foundation
 /// spreadsheet. Newest meeting first, as the app shows them; times in UTC.
 public enum HistoryExport {
   public static func markdown(_ standup: Standup) -> String {
-    var lines = ["# \(standup.title): meeting history", ""]
+    var lines = ["# \(escaped(standup.title)): meeting history", ""]
     if standup.meetings.isEmpty { lines += ["No meetings yet.", ""] }
     for meeting in standup.meetings {
       lines.append(
@@ -12,17 +12,29 @@ public enum HistoryExport {
           + (meeting.seconds > 0 ? " · \(lengthText(meeting.seconds))" : ""))
       lines.append("")
       if !meeting.present.isEmpty {
-        lines += ["There: \(meeting.present.joined(separator: ", "))", ""]
+        lines += ["There: \(escaped(meeting.present.joined(separator: ", ")))", ""]
       }
       let groups = notesBySpeaker(meeting)
       if groups.isEmpty { lines += ["No notes.", ""] }
       for group in groups {
-        if !group.speaker.isEmpty { lines += ["### \(group.speaker)", ""] }
-        lines += group.notes.map { "- **\($0.author)**: \($0.text)" }
+        if !group.speaker.isEmpty { lines += ["### \(escaped(group.speaker))", ""] }
+        lines += group.notes.map { "- **\(escaped($0.author))**: \(escaped($0.text))" }
         lines.append("")
       }
     }
     return lines.joined(separator: "\n")
+  }
+
+  /// Text as Markdown shows it literally: the punctuation Markdown reads inside a line
+  /// (emphasis, code, links, HTML, tables, entities) is backslash-escaped. (Lines here
+  /// start with the export's own markers, so line-start syntax cannot come from the text.)
+  static func escaped(_ text: String) -> String {
+    var result = ""
+    for character in text {
+      if "\\`*_[]<>|~&".contains(character) { result.append("\\") }
+      result.append(character)
+    }
+    return result
   }
 
   /// One row per note (a meeting without notes gets one row with an empty note).

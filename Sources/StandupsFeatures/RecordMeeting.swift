@@ -18,6 +18,8 @@ public struct RecordMeeting: Reducer {
     /// Why the meeting is paused, or nil while it runs.
     public var pausedBecause: PauseReason?
     public var secondsElapsed = 0
+    /// Seconds the meeting really ran (ticks; Next moves `secondsElapsed` on, not this).
+    public var secondsRun = 0
     public var speakerIndex = 0
     public var transcript = ""
     /// The notes with the speaker each was written under (the history groups them by it).
@@ -112,6 +114,7 @@ public struct RecordMeeting: Reducer {
       case .timerTick:
         guard state.alert == nil, !state.isPaused else { return .none }
         state.secondsElapsed += 1
+        state.secondsRun += 1
         if state.secondsElapsed >= state.durationSeconds {
           state.speakerIndex = state.lastSpeakerIndex
           let transcript = state.transcript
@@ -178,7 +181,8 @@ public struct RecordMeeting: Reducer {
         guard transcript.utf8.count <= State.transcriptLimit else {
           return .reject(
             .quotaExceeded(
-              "The transcript is full (16 KiB): no more notes fit.", limit: State.transcriptLimit))
+              "This note does not fit: a meeting's notes hold at most 16 KiB (a shorter one may).",
+              limit: State.transcriptLimit))
         }
         guard state.notes.count < StandupRules.notesPerMeeting else {
           return .reject(

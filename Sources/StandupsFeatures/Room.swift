@@ -170,6 +170,10 @@ public struct Room: Reducer {
     let activity = Activity(
       seq: (state.activity?.seq ?? 0) + 1, kind: kind, by: actor, detail: detail)
     state.activity = activity
+    if let undo = state.undo, !Self.canRestore(undo, in: state) {
+      // A new meeting or form took the place of what was discarded: no Undo that cannot work.
+      state.undo = nil
+    }
     guard let restore, !state.participants.isEmpty else { return effect }
     if restore == .deletion {
       // NB: a deletion done in front of people waits for its undo window to end.
@@ -184,6 +188,14 @@ public struct Room: Reducer {
         await send(.undoWindowEnded(seq: seq))
       }
       .cancellable(id: CancelID.undoWindow, cancelInFlight: true))
+  }
+
+  /// Whether `undo` could be carried out now (a meeting or draft needs the room free).
+  static func canRestore(_ undo: Undo, in state: State) -> Bool {
+    switch undo.restore {
+    case .deletion: true
+    case .meeting, .draft: state.meeting == nil && state.destination == nil
+    }
   }
 
   /// Everything but attribution, its body built once.
@@ -209,6 +221,9 @@ struct RoomCore: Reducer {
 
       case .saveFailed(let before):
         state.standup = before.standup
+        // What was said of the refused action is taken back with it.
+        state.activity = before.activity
+        state.undo = before.undo
         if case .edit = before.destination, state.destination == nil {
           state.destination = before.destination
         }
@@ -416,7 +431,7 @@ struct RoomCore: Reducer {
     guard state.standup.meetings[id: meeting.id] == nil else { return }
     state.standup.addMeeting(
       Meeting(
-        id: meeting.id, date: now, transcript: transcript, seconds: meeting.secondsElapsed,
+        id: meeting.id, date: now, transcript: transcript, seconds: meeting.secondsRun,
         present: meeting.present, notes: meeting.notes))
   }
 }

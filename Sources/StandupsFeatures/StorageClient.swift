@@ -72,12 +72,17 @@ public struct MeetingClock: Equatable, Sendable {
   public var meetingID: UUID
   public var secondsElapsed: Int
   public var speakerIndex: Int
+  public var secondsRun: Int
 
-  public init(standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int) {
+  public init(
+    standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int,
+    secondsRun: Int = 0
+  ) {
     self.standupID = standupID
     self.meetingID = meetingID
     self.secondsElapsed = secondsElapsed
     self.speakerIndex = speakerIndex
+    self.secondsRun = secondsRun
   }
 }
 
@@ -91,10 +96,12 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
   public var transcript: String
   public var notes: [Note]
   public var present: [String]
+  /// Seconds it really ran (its length in the history).
+  public var secondsRun: Int
 
   public init(
     standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int,
-    transcript: String, notes: [Note] = [], present: [String] = []
+    transcript: String, notes: [Note] = [], present: [String] = [], secondsRun: Int = 0
   ) {
     self.standupID = standupID
     self.meetingID = meetingID
@@ -103,6 +110,7 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
     self.transcript = transcript
     self.notes = notes
     self.present = present
+    self.secondsRun = secondsRun
   }
 }
 
@@ -111,7 +119,8 @@ extension RecordMeeting.State {
   public func checkpoint(standupID: Standup.ID) -> MeetingCheckpoint {
     MeetingCheckpoint(
       standupID: standupID, meetingID: id, secondsElapsed: secondsElapsed,
-      speakerIndex: speakerIndex, transcript: transcript, notes: notes, present: present)
+      speakerIndex: speakerIndex, transcript: transcript, notes: notes, present: present,
+      secondsRun: secondsRun)
   }
 
   /// A meeting brought back from a checkpoint, paused until someone resumes it.
@@ -122,6 +131,7 @@ extension RecordMeeting.State {
     transcript = checkpoint.transcript
     notes = checkpoint.notes
     present = checkpoint.present
+    secondsRun = checkpoint.secondsRun
     pausedBecause = .serverRestarted
   }
 }
@@ -183,10 +193,11 @@ extension StorageClient: TestDependencyKey {
         checkpoints.withLock { checkpoints in
           for clock in clocks {
             guard let saved = checkpoints[clock.standupID], saved.meetingID == clock.meetingID,
-              saved.secondsElapsed < clock.secondsElapsed
+              saved.secondsRun < clock.secondsRun
             else { continue }
             checkpoints[clock.standupID]?.secondsElapsed = clock.secondsElapsed
             checkpoints[clock.standupID]?.speakerIndex = clock.speakerIndex
+            checkpoints[clock.standupID]?.secondsRun = clock.secondsRun
           }
         }
       },

@@ -22,7 +22,7 @@ final class MeetingHeartbeat: Sendable {
   func note(_ standupID: Standup.ID, _ meeting: RecordMeeting.State) {
     let clock = MeetingClock(
       standupID: standupID, meetingID: meeting.id, secondsElapsed: meeting.secondsElapsed,
-      speakerIndex: meeting.speakerIndex)
+      speakerIndex: meeting.speakerIndex, secondsRun: meeting.secondsRun)
     pending.withLock { $0[standupID] = clock }
   }
 

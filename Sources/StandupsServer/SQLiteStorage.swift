@@ -110,6 +110,12 @@ public final class SQLiteStorage: Sendable {
         table.column("checkedAt", .datetime).notNull()
       }
     }
+    migrator.registerMigration("v6: seconds run") { db in
+      // How long a running meeting really ran (Next moves its clock on, not this).
+      try db.alter(table: "checkpoint") { table in
+        table.add(column: "secondsRun", .integer).notNull().defaults(to: 0)
+      }
+    }
     return migrator
   }
 
@@ -245,7 +251,8 @@ public final class SQLiteStorage: Sendable {
           standupID: standupID, meetingID: meetingID, secondsElapsed: row["secondsElapsed"],
           speakerIndex: row["speakerIndex"], transcript: row["transcript"],
           notes: Self.decoded([Note].self, from: row["notes"]) ?? [],
-          present: Self.decoded([String].self, from: row["present"]) ?? [])
+          present: Self.decoded([String].self, from: row["present"]) ?? [],
+          secondsRun: row["secondsRun"])
       }
     }
   }
@@ -262,12 +269,13 @@ public final class SQLiteStorage: Sendable {
       try db.execute(
         sql:
           "INSERT OR REPLACE INTO checkpoint "
-          + "(standupId, meetingId, secondsElapsed, speakerIndex, transcript, notes, present) "
-          + "SELECT ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
+          + "(standupId, meetingId, secondsElapsed, speakerIndex, transcript, notes, present, "
+          + "secondsRun) "
+          + "SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
         arguments: [
           standupID.uuidString, checkpoint.meetingID.uuidString, checkpoint.secondsElapsed,
           checkpoint.speakerIndex, checkpoint.transcript, try Self.json(checkpoint.notes),
-          try Self.json(checkpoint.present), standupID.uuidString,
+          try Self.json(checkpoint.present), checkpoint.secondsRun, standupID.uuidString,
         ])
     }
   }
@@ -299,12 +307,12 @@ public final class SQLiteStorage: Sendable {
       for clock in clocks {
         try db.execute(
           sql: """
-            UPDATE checkpoint SET secondsElapsed = ?, speakerIndex = ?
-            WHERE standupId = ? AND meetingId = ? AND secondsElapsed < ?
+            UPDATE checkpoint SET secondsElapsed = ?, speakerIndex = ?, secondsRun = ?
+            WHERE standupId = ? AND meetingId = ? AND secondsRun < ?
             """,
           arguments: [
-            clock.secondsElapsed, clock.speakerIndex, clock.standupID.uuidString,
-            clock.meetingID.uuidString, clock.secondsElapsed,
+            clock.secondsElapsed, clock.speakerIndex, clock.secondsRun,
+            clock.standupID.uuidString, clock.meetingID.uuidString, clock.secondsRun,
           ])
       }
     }

@@ -85,7 +85,7 @@ def test_two_people_run_a_standup_together(server, ana, ben):
     # Ben hears who ended it; the history shows how long it ran, who was there, notes by speaker.
     text_in(ben, ".ended", "Ana ended the meeting — saved.")
     ben.find_element(By.CSS_SELECTOR, ".history summary").click()
-    text_in(ben, ".history summary", "2 there")
+    text_in(ben, ".history summary", "2 people")
     text_in(ben, ".history .present", "There: Ana, Ben")
     text_in(ben, ".history h4", "Blob Jr")
     text_in(ben, ".history .notes", "Ana: Shipped the API")

@@ -62,6 +62,19 @@ struct HistoryExportTests {
       ])
   }
 
+  @Test func markdownShowsTextLiterally() {
+    var standup = Standup.mock()
+    standup.title = "*y* <b>"
+    standup.meetings = [
+      Meeting(
+        id: UUID(3), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
+        notes: [Note(author: "Ana_B", text: "see [x](y) `z` | a & b", speaker: "P")])
+    ]
+    let markdown = HistoryExport.markdown(standup)
+    #expect(markdown.hasPrefix("# \\*y\\* \\<b\\>: meeting history\n"))
+    #expect(markdown.contains("- **Ana\\_B**: see \\[x\\](y) \\`z\\` \\| a \\& b\n"))
+  }
+
   @Test func lengths() {
     #expect(HistoryExport.lengthText(45) == "45 s")
     #expect(HistoryExport.lengthText(300) == "5 min")

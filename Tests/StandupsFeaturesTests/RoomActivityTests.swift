@@ -75,7 +75,10 @@ struct RoomActivityTests {
       // The meeting ticks on from where it was, with its notes.
       await store.receive(\.meeting.presented.started)
       await clock.advance(by: .seconds(1))
-      await store.receive(\.meeting.presented.timerTick) { $0.meeting?.secondsElapsed = 61 }
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 61
+        $0.meeting?.secondsRun = 1
+      }
       await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped)))) {
         $0.meeting?.alert = .endMeeting
         $0.activity = Activity(seq: 6, kind: .askedToEndMeeting, by: ana)
@@ -84,7 +87,7 @@ struct RoomActivityTests {
         $0.standup.meetings.insert(
           Meeting(
             id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000),
-            transcript: "Ana: Shipped it", seconds: 61, present: ["Ana", "Ben"],
+            transcript: "Ana: Shipped it", seconds: 1, present: ["Ana", "Ben"],
             notes: [Note(author: "Ana", text: "Shipped it", speaker: "Person 2")]),
           at: 0)
         $0.meeting = nil
@@ -93,6 +96,24 @@ struct RoomActivityTests {
       #expect(store.state.activity?.sentence == "Ana ended the meeting")
       await clock.advance(by: .seconds(20))
       await store.finish()
+    }
+  }
+
+  @Test func aNewMeetingTakesTheDiscardedOnesPlaceAndItsUndoGoes() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      store.exhaustivity = .off
+      await store.send(.acted(by: ana, .startMeetingButtonTapped))
+      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
+      await store.send(.acted(by: ana, .meeting(.presented(.alert(.discard)))))
+      #expect(store.state.undo?.activity.kind == .discardedMeeting)
+      await store.send(.acted(by: ben, .startMeetingButtonTapped)) {
+        $0.undo = nil
+        $0.activity = Activity(seq: 4, kind: .startedMeeting, by: ben)
+      }
+      await store.skipInFlightEffects()
     }
   }
 

@@ -181,13 +181,16 @@ struct RoomEditingTests {
       $0.destination = .edit(form)
     }
     let before = store.state
-    await store.send(.saveEditButtonTapped) {
+    await store.send(.acted(by: Actor(id: "p1", name: "Ana"), .saveEditButtonTapped)) {
       $0.destination = nil
       $0.standup.title = "Retro"
+      $0.activity = Activity(seq: 1, kind: .savedChanges, by: Actor(id: "p1", name: "Ana"))
     }
+    // What was said of it is taken back too.
     await store.send(.saveFailed(before: before)) {
       $0.standup.title = "Design"
       $0.destination = before.destination
+      $0.activity = nil
     }
   }
 

@@ -46,12 +46,18 @@ export async function showLobby(screen) {
   wireNewStandupForm(connection);
 }
 
+/** A meeting under way: on, or paused when nobody is there to run it. */
+function meetingNote(live) {
+  if (!live.meetingRunning) return "";
+  return live.participants === 0 ? " · meeting paused" : " · meeting on";
+}
+
 function renderLobby(state) {
   const cards = app.querySelector(".cards");
   if (!cards) return;
   cards.innerHTML = state.standups.map((standup) => {
     const live = standup.live
-      ? `<span class="live">● ${escapeHTML(whoIsHere(standup.live))}${standup.live.meetingRunning ? " · meeting on" : ""}</span>`
+      ? `<span class="live">● ${escapeHTML(whoIsHere(standup.live))}${meetingNote(standup.live)}</span>`
       : "";
     return `<li><a class="card" href="#/rooms/${standup.id}" style="${themeStyle(standup.theme)}">
       <span class="card-title">${escapeHTML(standup.title)}</span>

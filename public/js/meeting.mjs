@@ -77,7 +77,7 @@ export const meeting = {
         </form>
         <pre class="transcript" aria-label="Notes so far"></pre>
         <dialog class="end-alert" aria-labelledby="end-title">
-          <h2 id="end-title">End meeting?</h2>
+          <h2 id="end-title" tabindex="-1" autofocus>End meeting?</h2>
           <p>Save the meeting to the history, or discard it.</p>
           <div class="actions">
             <button type="button" class="resume-alert">Resume</button>

@@ -9,9 +9,15 @@ import { activitySentence, presenceItems, themeStyle } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
 
-/** How a meeting the page was showing ended (and who ended it), and the note being typed. */
-function meetingEnded(before, after, you) {
-  const saved = after.standup.meetings.length > before.standup.meetings.length;
+/** Every saved meeting of the standup: the recent ones in the state and the older ones. */
+const meetingCount = (state) => state.standup.meetings.length + (state.standup.olderMeetingCount ?? 0);
+
+/**
+ * How a meeting the page was showing ended (and who ended it), and the note being typed.
+ * `countBefore`: the standup's meetings when the page began showing it.
+ */
+function meetingEnded(before, after, you, countBefore) {
+  const saved = meetingCount(after) > countBefore;
   const timeUp = before.meeting.secondsElapsed >= before.standup.duration - 1;
   const activity = after.activity?.seq !== before.activity?.seq ? after.activity : null;
   const by = activity && ["endedMeeting", "discardedMeeting"].includes(activity.kind)
@@ -66,7 +72,11 @@ class RoomView {
     this.you = you;
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
     if (mode !== this.mode) {
-      if (this.mode === "meeting" && previous?.meeting) this.ended = meetingEnded(previous, state, you);
+      if (this.mode === "meeting" && previous?.meeting) {
+        this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
+      }
+      // NB: a meeting that saves itself adds to the history one patch before it goes.
+      if (mode === "meeting") this.meetingsBefore = meetingCount(state);
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
       this.pending?.forEach((waiting) => clearTimeout(waiting.timer));
       this.pending?.clear();

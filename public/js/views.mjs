@@ -61,7 +61,8 @@ export function historyItem(meeting, locale = undefined) {
   const length = meetingLength(meeting.seconds);
   const present = meeting.present ?? [];
   const groups = notesBySpeaker(meeting);
-  const summary = [meetingDate(meeting.date, locale), length, present.length ? `${present.length} there` : null]
+  const people = present.length === 1 ? "1 person" : `${present.length} people`;
+  const summary = [meetingDate(meeting.date, locale), length, present.length ? people : null]
     .filter(Boolean).map(escapeHTML).join(" · ");
   const body = groups.length === 0 ? `<p class="empty">No notes.</p>` : groups.map((group) =>
     `${group.speaker ? `<h4>${escapeHTML(group.speaker)}</h4>` : ""}<ul class="notes">${group.notes.map((note) =>
