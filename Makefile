@@ -50,7 +50,7 @@ run: build
 # `swift format` (in the toolchain) with the committed .swift-format: 2 spaces, 100 columns,
 # no force unwraps or try! outside Tests/ and the bench (their own .swift-format allows them).
 # `swift format --in-place --recursive Sources Tests examples Package.swift` fixes layout.
-SWIFT_SOURCES = Sources Tests examples Package.swift Fuzz/Package.swift Fuzz/Sources/json-fuzz Fuzz/Sources/patch-fuzz
+SWIFT_SOURCES = Sources Tests examples Package.swift Fuzz/Package.swift Fuzz/Sources/json-fuzz Fuzz/Sources/patch-fuzz Fuzz/Sources/FuzzDriver
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 

@@ -9,7 +9,8 @@ let package = Package(
   name: "standups-fuzz",
   targets: [
     .target(name: "JSONPatch", swiftSettings: [.swiftLanguageMode(.v6)]),
-    .executableTarget(name: "json-fuzz", dependencies: ["JSONPatch"]),
-    .executableTarget(name: "patch-fuzz", dependencies: ["JSONPatch"]),
+    .target(name: "FuzzDriver"),
+    .executableTarget(name: "json-fuzz", dependencies: ["FuzzDriver", "JSONPatch"]),
+    .executableTarget(name: "patch-fuzz", dependencies: ["FuzzDriver", "JSONPatch"]),
   ]
 )

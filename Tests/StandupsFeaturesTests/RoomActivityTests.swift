@@ -171,19 +171,24 @@ struct RoomActivityTests {
     }
   }
 
+  /// Ana asks to delete and confirms, in front of people: the deletion waits for its window.
+  func deleteWithUndo(_ store: TestStore<Room>, firstSeq seq: Int) async {
+    await store.send(.acted(by: ana, .deleteButtonTapped)) {
+      $0.destination = .alert(.confirmDeletion)
+      $0.activity = Activity(seq: seq, kind: .askedToDelete, by: ana)
+    }
+    await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
+      $0.destination = nil
+      $0.activity = Activity(seq: seq + 1, kind: .deletedStandup, by: ana)
+      $0.undo = Undo(activity: $0.activity!, restore: .deletion)
+    }
+  }
+
   @Test func aDeletionWaitsForItsWindowAndCanBeUndone() async {
     await withMainSerialExecutor {
       let clock = TestClock()
       let store = makeStore(clock: clock)
-      await store.send(.acted(by: ana, .deleteButtonTapped)) {
-        $0.destination = .alert(.confirmDeletion)
-        $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
-      }
-      await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
-        $0.destination = nil
-        $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)
-        $0.undo = Undo(activity: $0.activity!, restore: .deletion)
-      }
+      await deleteWithUndo(store, firstSeq: 1)
       // While it waits, nothing else can start.
       await store.send(
         .acted(by: ben, .startMeetingButtonTapped),
@@ -195,15 +200,7 @@ struct RoomActivityTests {
       await clock.advance(by: .seconds(30))
       #expect(!store.state.isDeleted)
       // Deleted again, and nobody undoes it: the window ends, the standup goes.
-      await store.send(.acted(by: ana, .deleteButtonTapped)) {
-        $0.destination = .alert(.confirmDeletion)
-        $0.activity = Activity(seq: 4, kind: .askedToDelete, by: ana)
-      }
-      await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
-        $0.destination = nil
-        $0.activity = Activity(seq: 5, kind: .deletedStandup, by: ana)
-        $0.undo = Undo(activity: $0.activity!, restore: .deletion)
-      }
+      await deleteWithUndo(store, firstSeq: 4)
       await clock.advance(by: .seconds(10))
       await store.receive(\.undoWindowEnded) {
         $0.undo = nil
@@ -217,15 +214,7 @@ struct RoomActivityTests {
     await withMainSerialExecutor {
       let clock = TestClock()
       let store = makeStore(clock: clock)
-      await store.send(.acted(by: ana, .deleteButtonTapped)) {
-        $0.destination = .alert(.confirmDeletion)
-        $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
-      }
-      await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
-        $0.destination = nil
-        $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)
-        $0.undo = Undo(activity: $0.activity!, restore: .deletion)
-      }
+      await deleteWithUndo(store, firstSeq: 1)
       await store.send(.participantLeft("p1")) { $0.participants.remove(id: "p1") }
       await store.send(.participantLeft("p2")) {
         $0.participants.remove(id: "p2")

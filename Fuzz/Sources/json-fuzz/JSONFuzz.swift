@@ -1,5 +1,6 @@
 // Any bytes into the JSON parser: it must answer (a value or an error), never crash, hang or
 // read out of bounds; and whatever it parses must come back the same from its own output.
+import FuzzDriver
 import JSONPatch
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -36,18 +37,9 @@ private func walk(_ value: JSONValue, at pointer: JSONPointer, root: JSONValue, 
   }
 }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func runDriver(
-  _ argc: UnsafeMutablePointer<CInt>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
 @_cdecl("json_fuzz_main")
 public func fuzzMain(
   _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> CInt {
-  var argc = argc
-  var argv = argv
-  return runDriver(&argc, &argv, fuzz)
+  FuzzDriver.run(argc, argv, fuzz)
 }

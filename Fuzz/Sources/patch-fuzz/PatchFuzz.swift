@@ -1,5 +1,6 @@
 // JSON Patch with any input: `[a, b]` must diff into a patch that turns a into b exactly;
 // `[document, patch]` must apply or fail cleanly (RFC 6902), never crash.
+import FuzzDriver
 import JSONPatch
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -26,18 +27,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   return 0
 }
 
-@_silgen_name("LLVMFuzzerRunDriver")
-func runDriver(
-  _ argc: UnsafeMutablePointer<CInt>,
-  _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-  _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
 @_cdecl("patch_fuzz_main")
 public func fuzzMain(
   _ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> CInt {
-  var argc = argc
-  var argv = argv
-  return runDriver(&argc, &argv, fuzz)
+  FuzzDriver.run(argc, argv, fuzz)
 }
