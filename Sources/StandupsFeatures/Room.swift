@@ -65,6 +65,8 @@ public struct Room: Reducer {
     public var activity: Activity?
     /// The last destructive change, while it can still be undone.
     public var undo: Undo?
+    /// The last activity's number: it only grows, even when an activity is taken back.
+    public var activityCount = 0
 
     public init(standup: Standup) { self.standup = standup }
 
@@ -167,8 +169,8 @@ public struct Room: Reducer {
     guard effect.rejection == nil,
       let (kind, detail, restore) = Self.activity(of: action, before: before, after: state)
     else { return effect }
-    let activity = Activity(
-      seq: (state.activity?.seq ?? 0) + 1, kind: kind, by: actor, detail: detail)
+    state.activityCount += 1
+    let activity = Activity(seq: state.activityCount, kind: kind, by: actor, detail: detail)
     state.activity = activity
     if let undo = state.undo, !Self.canRestore(undo, in: state) {
       // A new meeting or form took the place of what was discarded: no Undo that cannot work.
@@ -221,24 +223,20 @@ struct RoomCore: Reducer {
 
       case .saveFailed(let before):
         state.standup = before.standup
-        // What was said of the refused action is taken back with it.
-        state.activity = before.activity
-        state.undo = before.undo
+        state.isDeleted = before.isDeleted
+        // What was said of the refused action is taken back with it (its number stays
+        // used: clients show each number once). An undo it made or used goes: its window
+        // no longer runs.
+        if state.activity != before.activity { state.activity = nil }
+        if state.undo != before.undo { state.undo = nil }
         if case .edit = before.destination, state.destination == nil {
           state.destination = before.destination
         }
-        guard let meeting = before.meeting else { return .none }
-        guard var current = state.meeting else {
-          // The action ended it: it runs again (its alert up, as it was).
-          state.meeting = meeting
-          return .send(.meeting(.presented(.started)))
-        }
-        if current.id == meeting.id {
-          current.transcript = meeting.transcript
-          current.notes = meeting.notes
-          state.meeting = current
-        }
-        return .none
+        // The meeting as it was: ended again if the action started it, back (its alert up)
+        // if the action ended it, its speaker, notes and question as they were otherwise.
+        let started = before.meeting != nil && state.meeting == nil
+        state.meeting = before.meeting
+        return started ? .send(.meeting(.presented(.started))) : .none
 
       case .undoButtonTapped(let seq):
         guard let undo = state.undo, undo.activity.seq == seq else {

@@ -27,8 +27,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     /// A change could not be numbered (storage kept failing) or encoded: the room restarts,
     /// everyone reconnects.
     case restart(why: String)
-    /// The state says the room must close (an effect deleted its standup).
-    case closing
+    /// The state says the room must close (an effect deleted its standup): once `saves` (the
+    /// pieces of work that change queued) are done — or, if they failed, back to `before`.
+    case closing(saves: Range<Int>, before: State)
   }
 
   let feature: Feature
@@ -68,9 +69,10 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       observer: { _, state, _ in
         switch broadcaster.publish(state) {
         case .published(let old):
+          let first = work.count
           feature.stateDidChange(from: old, to: state, work: work)
           if feature.closing(old) == nil && feature.closing(state) != nil {
-            mailbox.yield(.closing)
+            mailbox.yield(.closing(saves: first..<work.count, before: old))
           }
         case .unchanged: break
         case .outOfVersions: mailbox.yield(.restart(why: "it ran out of versions"))
@@ -139,7 +141,13 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       await releaseIfUnused(onIdle: onIdle)
       onJoined(self)
 
-    case .closing:
+    case .closing(let saves, let before):
+      // NB: nobody is told the standup is gone before storage says so.
+      await work.drain()
+      guard work.takeFailures(in: saves).isEmpty else {
+        await store.perform { [feature] store in _ = store.send(feature.rollback(to: before)) }
+        return
+      }
       await closeIfDeleted()
 
     case .restart(let why):
@@ -224,13 +232,24 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     } catch {
       return .failure(error)
     }
-    let (rejection, version, before, saves) = await store.perform { [broadcaster, work] store in
+    let (rejection, version, before, saves, unpublished) = await store.perform {
+      [broadcaster, work] store in
       let before = store.state
       let first = work.count
+      let failures = broadcaster.publishFailures
       let rejection = store.send(action)
-      return (rejection, broadcaster.version, before, first..<work.count)
+      return (
+        rejection, broadcaster.version, before, first..<work.count,
+        broadcaster.publishFailures != failures
+      )
     }
     if let rejection { return .failure(WireError(rejection)) }
+    guard !unpublished else {
+      // The change could not be numbered or encoded: the room restarts without it.
+      return .failure(
+        WireError(
+          .storageUnavailable, "The room could not record this change and restarts: reconnect."))
+    }
     // NB: what the action changed is saved before it is acknowledged.
     await work.drain()
     guard work.takeFailures(in: saves).isEmpty else {
@@ -279,6 +298,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       /// The last patches, oldest first, for `since=` resumes, and their size.
       var recent: Deque<(version: Int, message: OutboundMessage)> = []
       var recentBytes = 0
+      /// Changes that could not be published (numbered or encoded).
+      var publishFailures = 0
     }
 
     static var recentCapacity: Int { 512 }
@@ -326,6 +347,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     }
 
     var version: Int { shared.withLock { $0.version } }
+    var publishFailures: Int { shared.withLock { $0.publishFailures } }
     var snapshot: (version: Int, state: JSONValue) { shared.withLock { ($0.version, $0.json) } }
     var peerCount: Int { shared.withLock { $0.peers.count } }
     func sender(of connection: ConnectionID) -> Sender? { shared.withLock { $0.peers[connection] } }
@@ -340,12 +362,16 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       do {
         json = try encode(state, previous)
       } catch {
+        shared.withLock { $0.publishFailures += 1 }
         return .encodingFailed(error)
       }
       return shared.withLock { shared in
         let operations = JSONPatch.diff(shared.json, json)
         guard !operations.isEmpty else { return .unchanged }
-        guard !shared.isClosed, versions.mayIssue(shared.version + 1) else { return .outOfVersions }
+        guard !shared.isClosed, versions.mayIssue(shared.version + 1) else {
+          shared.publishFailures += 1
+          return .outOfVersions
+        }
         shared.version += 1
         shared.json = json
         let old = shared.state

@@ -4,6 +4,7 @@ import JSONPatch
 import Logging
 import StandupsFeatures
 import StoreRuntime
+import Synchronization
 import WebSocketTransport
 
 /// What the server needs to know of a feature to run it as a room.
@@ -47,6 +48,9 @@ struct StandupRoomFeature: RoomFeature {
   let catalog: StandupCatalog
   let health: StorageHealth
   let heartbeat: MeetingHeartbeat
+  /// Set while the last save of the standup failed: a meeting that ended meanwhile keeps
+  /// its checkpoint, so that it comes back rather than being lost.
+  let standupUnsaved = Flag()
 
   var roomName: String { standupID.uuidString }
 
@@ -70,8 +74,14 @@ struct StandupRoomFeature: RoomFeature {
     }
     if old.standup != new.standup {
       let standup = new.standup
-      work.enqueue { [storage, health, lobby, catalog] in
-        try await health.checking("Saving a standup") { try await storage.save(standup) }
+      work.enqueue { [storage, health, lobby, catalog, standupUnsaved] in
+        do {
+          try await health.checking("Saving a standup") { try await storage.save(standup) }
+        } catch {
+          standupUnsaved.set(true)
+          throw error
+        }
+        standupUnsaved.set(false)
         catalog.update(standup)
         await lobby.send(.standupChanged(standup))
       }
@@ -81,7 +91,9 @@ struct StandupRoomFeature: RoomFeature {
     }
     let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
     if Self.checkpointMoment(old.meeting) != Self.checkpointMoment(new.meeting) {
-      work.enqueue { [storage, health, standupID] in
+      work.enqueue { [storage, health, standupID, standupUnsaved] in
+        // NB: a meeting whose saving failed keeps its checkpoint (it comes back after a restart).
+        if checkpoint == nil && standupUnsaved.value { return }
         try await health.checking("Saving a meeting's progress") {
           try await storage.saveCheckpoint(standupID, checkpoint)
         }
@@ -261,4 +273,11 @@ public struct LobbyStateEncoder: Sendable {
     members["standups"] = .array(summaries)
     return .object(members)
   }
+}
+
+/// A Boolean shared by a feature's pieces of work.
+final class Flag: Sendable {
+  private let state = Mutex(false)
+  var value: Bool { state.withLock { $0 } }
+  func set(_ value: Bool) { state.withLock { $0 = value } }
 }

@@ -400,7 +400,7 @@ final class RoomHub: WebSocketServerDelegate {
   /// Tries one small write while saves fail; if it works, storage is healthy again.
   private func probeStorage() {
     Task { [storage = dependencies.storage, health] in
-      try? await health.checking("Checking storage") { try await storage.probe() }
+      try? await health.checking(StorageHealth.probe) { try await storage.probe() }
     }
   }
 

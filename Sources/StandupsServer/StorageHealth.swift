@@ -6,11 +6,14 @@ import Synchronization
 /// fail, and the log says each cause once a minute rather than once per action.
 final class StorageHealth: Sendable {
   private struct Shared {
-    /// The last failure, while no save has worked since.
-    var problem: String?
+    /// Per kind of save that fails now: its last failure, until a save of that kind works.
+    var problems: [String: String] = [:]
     /// Per cause: when it was last logged, and how many failures since.
     var logged: [String: (at: ContinuousClock.Instant, unsaid: Int)] = [:]
   }
+
+  /// The one-row write `/healthz` tries: when it works, writing works again for every kind.
+  static let probe = "Checking storage"
 
   static let logInterval: Duration = .seconds(60)
   private let shared = Mutex(Shared())
@@ -18,15 +21,17 @@ final class StorageHealth: Sendable {
 
   init(logger: Logger) { self.logger = logger }
 
-  /// What fails right now (`"saving a standup failed: disk full"`), or nil when saves work.
-  var problem: String? { shared.withLock { $0.problem } }
+  /// What fails right now (`"Saving a standup failed: disk full"`), or nil when saves work.
+  var problem: String? {
+    shared.withLock { shared in shared.problems.keys.min().flatMap { shared.problems[$0] } }
+  }
 
   /// A save failed: remember it for `/healthz` and log it, once per cause per minute.
   func failed(_ what: String, _ error: any Error) {
     let cause = "\(what) failed: \(error)"
     let now = ContinuousClock.now
     let report: String? = shared.withLock { shared in
-      shared.problem = cause
+      shared.problems[what] = cause
       if let last = shared.logged[what], now - last.at < Self.logInterval {
         shared.logged[what]?.unsaid += 1
         return nil
@@ -38,14 +43,18 @@ final class StorageHealth: Sendable {
     if let report { logger.error("\(report). Changes are refused until saving works again.") }
   }
 
-  /// A save worked: storage is healthy again.
-  func succeeded() {
+  /// A save of this kind worked: it is healthy again (the probe's: every kind is).
+  func succeeded(_ what: String) {
     let recovered = shared.withLock { shared -> Bool in
-      defer {
-        shared.problem = nil
+      let wasFailing = !shared.problems.isEmpty
+      if what == Self.probe {
+        shared.problems = [:]
         shared.logged = [:]
+      } else {
+        shared.problems[what] = nil
+        shared.logged[what] = nil
       }
-      return shared.problem != nil
+      return wasFailing && shared.problems.isEmpty
     }
     if recovered { logger.notice("Saving works again.") }
   }
@@ -54,7 +63,7 @@ final class StorageHealth: Sendable {
   func checking(_ what: String, _ save: () async throws -> Void) async throws {
     do {
       try await save()
-      succeeded()
+      succeeded(what)
     } catch {
       failed(what, error)
       throw error

@@ -36,12 +36,14 @@ struct RoomActivityTests {
         $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
         $0.meeting?.present = ["Ana", "Ben"]
         $0.activity = Activity(seq: 1, kind: .startedMeeting, by: ana)
+        $0.activityCount = 1
       }
       await store.receive(\.meeting.presented.started)
       await store.send(.acted(by: ben, .meeting(.presented(.nextButtonTapped(from: 0))))) {
         $0.meeting?.speakerIndex = 1
         $0.meeting?.secondsElapsed = 60
         $0.activity = Activity(seq: 2, kind: .skippedToSpeaker, by: ben, detail: "Person 2")
+        $0.activityCount = 2
       }
       #expect(store.state.activity?.sentence == "Ben skipped to Person 2")
       // Notes are not announced: everyone sees them with their author.
@@ -54,11 +56,13 @@ struct RoomActivityTests {
       await store.send(.acted(by: ben, .meeting(.presented(.endMeetingButtonTapped)))) {
         $0.meeting?.alert = .endMeeting
         $0.activity = Activity(seq: 3, kind: .askedToEndMeeting, by: ben)
+        $0.activityCount = 3
       }
       let running = store.state.meeting
       await store.send(.acted(by: ben, .meeting(.presented(.alert(.discard))))) {
         $0.meeting = nil
         $0.activity = Activity(seq: 4, kind: .discardedMeeting, by: ben)
+        $0.activityCount = 4
         $0.undo = Undo(activity: $0.activity!, restore: .meeting(running!))
       }
       // A stale undo (an older activity) is refused and changes nothing.
@@ -71,6 +75,7 @@ struct RoomActivityTests {
         $0.meeting?.alert = nil
         $0.undo = nil
         $0.activity = Activity(seq: 5, kind: .restoredMeeting, by: ana)
+        $0.activityCount = 5
       }
       // The meeting ticks on from where it was, with its notes.
       await store.receive(\.meeting.presented.started)
@@ -82,6 +87,7 @@ struct RoomActivityTests {
       await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped)))) {
         $0.meeting?.alert = .endMeeting
         $0.activity = Activity(seq: 6, kind: .askedToEndMeeting, by: ana)
+        $0.activityCount = 6
       }
       await store.send(.acted(by: ana, .meeting(.presented(.alert(.saveAndEnd))))) {
         $0.standup.meetings.insert(
@@ -92,6 +98,7 @@ struct RoomActivityTests {
           at: 0)
         $0.meeting = nil
         $0.activity = Activity(seq: 7, kind: .endedMeeting, by: ana)
+        $0.activityCount = 7
       }
       #expect(store.state.activity?.sentence == "Ana ended the meeting")
       await clock.advance(by: .seconds(20))
@@ -112,6 +119,7 @@ struct RoomActivityTests {
       await store.send(.acted(by: ben, .startMeetingButtonTapped)) {
         $0.undo = nil
         $0.activity = Activity(seq: 4, kind: .startedMeeting, by: ben)
+        $0.activityCount = 4
       }
       await store.skipInFlightEffects()
     }
@@ -125,11 +133,13 @@ struct RoomActivityTests {
       await store.send(.acted(by: ana, .editButtonTapped)) {
         $0.destination = .edit(StandupForm.State(standup: standup))
         $0.activity = Activity(seq: 1, kind: .startedEditing, by: ana)
+        $0.activityCount = 1
       }
       let draft = StandupForm.State(standup: standup)
       await store.send(.acted(by: ben, .cancelEditButtonTapped)) {
         $0.destination = nil
         $0.activity = Activity(seq: 2, kind: .cancelledEditing, by: ben)
+        $0.activityCount = 2
         $0.undo = Undo(activity: $0.activity!, restore: .draft(draft))
       }
       await clock.advance(by: .seconds(10))
@@ -149,6 +159,7 @@ struct RoomActivityTests {
       await store.send(.acted(by: ana, .editButtonTapped)) {
         $0.destination = .edit(StandupForm.State(standup: standup))
         $0.activity = Activity(seq: 1, kind: .startedEditing, by: ana)
+        $0.activityCount = 1
       }
       await store.send(.acted(by: ana, .edit(.binding(.set(\.$title, "Retro"))))) {
         guard case .edit(var form) = $0.destination else { return }
@@ -159,6 +170,7 @@ struct RoomActivityTests {
       await store.send(.acted(by: ben, .cancelEditButtonTapped)) {
         $0.destination = nil
         $0.activity = Activity(seq: 2, kind: .cancelledEditing, by: ben)
+        $0.activityCount = 2
         guard case .edit(let form) = draft else { return }
         $0.undo = Undo(activity: $0.activity!, restore: .draft(form))
       }
@@ -166,6 +178,7 @@ struct RoomActivityTests {
         $0.destination = draft
         $0.undo = nil
         $0.activity = Activity(seq: 3, kind: .restoredDraft, by: ana)
+        $0.activityCount = 3
       }
       await store.finish()
     }
@@ -176,10 +189,12 @@ struct RoomActivityTests {
     await store.send(.acted(by: ana, .deleteButtonTapped)) {
       $0.destination = .alert(.confirmDeletion)
       $0.activity = Activity(seq: seq, kind: .askedToDelete, by: ana)
+      $0.activityCount = seq
     }
     await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
       $0.destination = nil
       $0.activity = Activity(seq: seq + 1, kind: .deletedStandup, by: ana)
+      $0.activityCount = seq + 1
       $0.undo = Undo(activity: $0.activity!, restore: .deletion)
     }
   }
@@ -196,6 +211,7 @@ struct RoomActivityTests {
       await store.send(.acted(by: ben, .undoButtonTapped(seq: 2))) {
         $0.undo = nil
         $0.activity = Activity(seq: 3, kind: .restoredStandup, by: ben)
+        $0.activityCount = 3
       }
       await clock.advance(by: .seconds(30))
       #expect(!store.state.isDeleted)
@@ -235,11 +251,13 @@ struct RoomActivityTests {
     await store.send(.acted(by: ana, .deleteButtonTapped)) {
       $0.destination = .alert(.confirmDeletion)
       $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
+      $0.activityCount = 1
     }
     await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
       $0.destination = nil
       $0.isDeleted = true
       $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)
+      $0.activityCount = 2
     }
   }
 

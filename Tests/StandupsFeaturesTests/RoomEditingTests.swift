@@ -185,6 +185,7 @@ struct RoomEditingTests {
       $0.destination = nil
       $0.standup.title = "Retro"
       $0.activity = Activity(seq: 1, kind: .savedChanges, by: Actor(id: "p1", name: "Ana"))
+      $0.activityCount = 1
     }
     // What was said of it is taken back too.
     await store.send(.saveFailed(before: before)) {

@@ -35,6 +35,11 @@ struct HonestStorageTests {
       if failing.withLock({ $0 }) { throw DiskFull() }
       try await checkpoint(id, value)
     }
+    let delete = storage.delete
+    storage.delete = { id in
+      if failing.withLock({ $0 }) { throw DiskFull() }
+      try await delete(id)
+    }
     storage.probe = { if failing.withLock({ $0 }) { throw DiskFull() } }
     return storage
   }
@@ -107,6 +112,45 @@ struct HonestStorageTests {
     await server.stop()
   }
 
+  @Test func aRefusedStartOrNextIsTakenBackWholly() async throws {
+    let failing = Box(false)
+    let server = try await TestServer.start(storage: Self.storage(failing))
+    let ana = try await server.room(name: "Ana")
+    failing.withLock { $0 = true }
+    #expect(try await ana.act("startMeetingButtonTapped")["code"] == "storage_unavailable")
+    let state = try await ana.waitForState { $0["meeting"] == .null }
+    #expect(state["activity"] == .null)
+    failing.withLock { $0 = false }
+    #expect(try await ana.act("startMeetingButtonTapped")["type"] == "ack")
+    failing.withLock { $0 = true }
+    #expect(
+      try await ana.act("meeting.nextButtonTapped", ["from": 0])["code"] == "storage_unavailable")
+    let back = try await ana.waitForState { $0["activity"] == .null }
+    #expect(back["meeting"]?["speakerIndex"] == 0)
+    #expect(ana.problems.isEmpty)
+    await server.stop()
+  }
+
+  /// Nobody is told a standup is gone before storage has removed it.
+  @Test func aDeletionStorageRefusesKeepsTheStandupAndTheRoom() async throws {
+    let failing = Box(false)
+    let server = try await TestServer.start(storage: Self.storage(failing)) {
+      $0.undoWindow = .milliseconds(300)
+    }
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("deleteButtonTapped")
+    failing.withLock { $0 = true }
+    #expect(try await ana.act("alert.confirmDeletion")["type"] == "ack")
+    _ = try await ana.waitForState { $0["undo"] == .null }
+    // The window ended; the delete failed: still open, still there.
+    try await Task.sleep(for: .milliseconds(500))
+    #expect(ana.closed == nil)
+    #expect(try health(server).status == 503)
+    failing.withLock { $0 = false }
+    #expect(try await ana.act("startMeetingButtonTapped")["type"] == "ack")
+    await server.stop()
+  }
+
   @Test func aNewStandupThatCannotBeSavedIsRefusedAndNotListed() async throws {
     let failing = Box(true)
     let server = try await TestServer.start(storage: Self.storage(failing))
@@ -136,8 +180,11 @@ struct HonestStorageTests {
         "Saving a standup failed: disk full. Changes are refused until saving works again.",
         "Deleting a standup failed: disk full. Changes are refused until saving works again.",
       ])
+    // One kind working again does not hide another that still fails.
+    health.succeeded("Saving meeting clocks")
+    health.succeeded("Saving a standup")
     #expect(health.problem == "Deleting a standup failed: disk full")
-    health.succeeded()
+    health.succeeded(StorageHealth.probe)
     #expect(health.problem == nil)
     #expect(lines.withLock { $0.last } == "Saving works again.")
   }

@@ -58,7 +58,8 @@ export class RoomConnection {
         this.resumed = Boolean(message.resumed);
         this.handlers.onStatus?.("live");
         this.remember();
-        this.handlers.onState?.(this.state, this.you);
+        // A whole state (not resumed) may be a room opened afresh: its numbers start over.
+        this.handlers.onState?.(this.state, this.you, { whole: !message.resumed });
         break;
       case "patch":
         if (message.version !== this.version + 1) {

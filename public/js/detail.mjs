@@ -46,7 +46,10 @@ export const detail = {
       try {
         // Older than the recent ones the state holds, after those already shown.
         const recent = view.state.standup.meetings.length;
+        const count = view.olderCount;
         const page = await view.connection.history(recent + view.older.length);
+        // A meeting ended while the page was on its way: the offsets moved; ask again.
+        if (view.olderCount !== count) return;
         view.older.push(...page.meetings.filter((meeting) => !view.older.some((shown) => shown.id === meeting.id)));
         detail.renderOlder(view);
       } catch (error) {

@@ -66,8 +66,10 @@ class RoomView {
     app.querySelector("h1").focus();
   }
 
-  render(state, you) {
+  render(state, you, arrival = {}) {
     const previous = this.state;
+    // A whole state says nothing new (and a room opened afresh numbers from 1 again).
+    if (arrival.whole) this.seenSeq = state.activity?.seq ?? 0;
     this.state = state;
     this.you = you;
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
@@ -96,7 +98,10 @@ class RoomView {
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */
   announce(previous, state, you) {
     const activity = state.activity;
-    if (!previous || !activity || activity.seq === previous.activity?.seq) return;
+    // NB: the highest number seen since the last whole state, not the previous one.
+    const seen = this.seenSeq ?? 0;
+    this.seenSeq = Math.max(seen, activity?.seq ?? 0);
+    if (!previous || !activity || activity.seq <= seen) return;
     if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
     if (state.undo?.seq === activity.seq) return; // the undo bar says it
     toast(`${activitySentence(activity, you)}.`);

@@ -191,7 +191,7 @@ export function showSignIn(reason = signInReason) {
 
 export function connect(path, name, view) {
   const connection = new RoomConnection(path, name, {
-    onState: (state, you) => view.render(state, you),
+    onState: (state, you, arrival) => view.render(state, you, arrival),
     onStatus: setStatus,
     onError: (error) => toast(error.message),
     // Refused again and again after having been in: perhaps the session ended meanwhile.
