@@ -144,12 +144,20 @@ public struct JSONPointer: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension String {
-  fileprivate func replacingOccurrences(_ target: Character, with replacement: String) -> String {
-    guard contains(target) else { return self }
-    var result = ""
-    for character in self {
-      if character == target { result += replacement } else { result.append(character) }
+  /// `target` replaced, by Unicode scalar: a "~" followed by a combining mark is one
+  /// Character but still a "~" to RFC 6901 (found by the fuzzer).
+  fileprivate func replacingOccurrences(_ target: Unicode.Scalar, with replacement: String)
+    -> String
+  {
+    guard unicodeScalars.contains(target) else { return self }
+    var result = String.UnicodeScalarView()
+    for scalar in unicodeScalars {
+      if scalar == target {
+        result.append(contentsOf: replacement.unicodeScalars)
+      } else {
+        result.append(scalar)
+      }
     }
-    return result
+    return String(result)
   }
 }

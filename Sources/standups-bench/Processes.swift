@@ -13,6 +13,7 @@ final class ServerProcess {
       "--port", "0", "--data-dir", data.path, "--public-dir", "./public", "--log-level", "info",
       // The load comes from one address, and its drivers send as fast as acks return.
       "--max-connections-per-address", "20000", "--messages-per-second", "100000",
+      "--creations-per-minute", "100000",
       // Its clients join by name; sign-in costs nothing per message, only per upgrade.
       "--open",
     ]

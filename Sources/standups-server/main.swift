@@ -89,6 +89,10 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Messages a connection may send per second (bursts of twice that).")
   var messagesPerSecond =
     Double(env("MESSAGES_PER_SECOND") ?? "") ?? ServerLimits().messagesPerSecond
+  @Option(help: "New standups one address may create per minute.")
+  var creationsPerMinute =
+    Int(env("CREATIONS_PER_MINUTE") ?? "")
+    ?? ServerLimits().standupsPerMinutePerAddress
 
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
@@ -108,10 +112,12 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError("--tls-cert and --tls-key go together.")
     }
     _ = try bots()
-    guard maxConnections > 0, maxConnectionsPerAddress > 0, messagesPerSecond > 0 else {
+    guard maxConnections > 0, maxConnectionsPerAddress > 0, messagesPerSecond > 0,
+      creationsPerMinute > 0
+    else {
       throw ValidationError(
-        "--max-connections, --max-connections-per-address and --messages-per-second must be positive."
-      )
+        "--max-connections, --max-connections-per-address, --messages-per-second and "
+          + "--creations-per-minute must be positive.")
     }
     if isOpen && !Gatekeeper.isLoopback(address.host) && !openToNetwork {
       throw ValidationError(
@@ -139,6 +145,7 @@ struct Serve: AsyncParsableCommand {
     configuration.limits.maxConnections = maxConnections
     configuration.limits.maxConnectionsPerAddress = maxConnectionsPerAddress
     configuration.limits.messagesPerSecond = messagesPerSecond
+    configuration.limits.standupsPerMinutePerAddress = creationsPerMinute
     configuration.limits.burst = messagesPerSecond * 2
     let server: StandupsServer
     do {
