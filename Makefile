@@ -11,14 +11,17 @@ PORT ?= 8080
 BUILD_PACKAGES = libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev pkg-config
 # The tests also drive curl (examples/post-note.sh), openssl (a self-signed certificate)
 # and Debian's Chromium with its driver (the browser tests).
-TEST_PACKAGES = curl openssl chromium chromium-driver fonts-liberation
+TEST_PACKAGES = curl openssl chromium chromium-driver fonts-liberation $(CLUSTER_PACKAGES)
+# A cluster: PostgreSQL (storage, room locks, notices) and HAProxy (routing); iproute2 for the
+# network namespaces of the partition test.
+CLUSTER_PACKAGES = postgresql haproxy iproute2
 # The benchmark runs libwebsockets' own C server (lws-mirror) beside ours.
 BENCH_PACKAGES = libwebsockets-test-server
 PYTHON ?= python3
 VENV = .venv
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run test lint fuzz bench clean
+.PHONY: all deps build run cluster test lint fuzz bench clean
 
 all: build
 
@@ -26,7 +29,8 @@ all: build
 PACKAGES = $(BUILD_PACKAGES)
 # NB: target-specific, so `make test` installs these through its `deps` prerequisite.
 test: PACKAGES = $(BUILD_PACKAGES) $(TEST_PACKAGES)
-bench: PACKAGES = $(BUILD_PACKAGES) $(BENCH_PACKAGES)
+bench: PACKAGES = $(BUILD_PACKAGES) $(BENCH_PACKAGES) $(CLUSTER_PACKAGES)
+cluster: PACKAGES = $(BUILD_PACKAGES) $(CLUSTER_PACKAGES)
 
 deps:
 	@missing=""; \
@@ -47,6 +51,13 @@ run: build
 	$(SWIFT) run -c $(CONFIG) --skip-build standups-server \
 	  --host $(HOST) --port $(PORT) --data-dir ./data --public-dir ./public
 
+# A throwaway cluster on loopback: PostgreSQL, three nodes and HAProxy (deploy/haproxy.cfg);
+# prints the URL and the invite link, and stops it all on Ctrl-C. `make cluster OPEN=1` lets
+# anyone in (a demo). As root, PostgreSQL runs as its own user (postgres).
+cluster: deps $(VENV)/bin/kosoku
+	$(SWIFT) build --product standups-server
+	$(VENV)/bin/python Tests/Cluster/cluster.py 3 $(if $(OPEN),--open)
+
 # `swift format` (in the toolchain) with the committed .swift-format: 2 spaces, 100 columns,
 # no force unwraps or try! outside Tests/ and the bench (their own .swift-format allows them).
 # `swift format --in-place --recursive Sources Tests examples Package.swift` fixes layout.
@@ -59,11 +70,12 @@ lint:
 test: deps lint $(VENV)/bin/kosoku
 	$(SWIFT) build --build-tests
 	mkdir -p build
-	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_FRAMES=build/frames.jsonl $(SWIFT) test --skip-build --no-parallel
+	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_REQUIRE_POSTGRES=1 STANDUPS_FRAMES=build/frames.jsonl \
+	  scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
-	  $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Browser
+	  $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Cluster Tests/Browser
 	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000"
 
 # libFuzzer (in the toolchain) over the JSON parser and JSON Patch: Fuzz/ is a package of its

@@ -34,6 +34,10 @@ let package = Package(
     ),
     .package(url: "https://github.com/pointfreeco/swift-identified-collections", from: "1.1.0"),
     .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.4.0"),
+    // PostgreSQL for a cluster: storage, room ownership (advisory locks) and notices.
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
   ],
   targets: [
     .systemLibrary(
@@ -90,6 +94,9 @@ let package = Package(
         .product(name: "HeapModule", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ],
       swiftSettings: swiftSettings
     ),
@@ -161,6 +168,8 @@ let package = Package(
       dependencies: [
         "StandupsServer", "StandupsFeatures", "JSONPatch", "WebSocketTransport",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ],
       swiftSettings: swiftSettings
     ),

@@ -11,6 +11,9 @@ public struct StorageClient: Sendable {
   /// Every standup, in creation order, each with its most recent meetings
   /// (`Standup.recentMeetingLimit`) and the count of the older ones.
   public var load: @Sendable () async throws -> [Standup]
+  /// One standup as saved (with its recent meetings), or nil if there is none: what a node
+  /// of a cluster opens a room with, whatever its own lobby has heard so far.
+  public var loadStandup: @Sendable (_ id: Standup.ID) async throws -> Standup?
   /// Creates or replaces a standup; its meetings are added or updated, never removed (the
   /// older ones are not in `meetings`).
   public var save: @Sendable (_ standup: Standup) async throws -> Void
@@ -21,6 +24,8 @@ public struct StorageClient: Sendable {
   public var delete: @Sendable (_ id: Standup.ID) async throws -> Void
   /// Every running meeting's last checkpoint, by standup.
   public var loadCheckpoints: @Sendable () async throws -> [MeetingCheckpoint]
+  /// One standup's running meeting's checkpoint, if it has one.
+  public var loadCheckpoint: @Sendable (_ id: Standup.ID) async throws -> MeetingCheckpoint?
   /// Records where a running meeting is (nil: no meeting runs any more).
   public var saveCheckpoint:
     @Sendable (_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws -> Void
@@ -145,18 +150,16 @@ extension StorageClient: TestDependencyKey {
     let checkpoints = Mutex<[Standup.ID: MeetingCheckpoint]>([:])
     let versions = Mutex(VersionReservations())
     // NB: kept with every meeting; `load` gives the recent ones, as SQLite does.
+    @Sendable func recent(_ standup: Standup) -> Standup {
+      var recent = standup
+      recent.meetings = IdentifiedArray(
+        uniqueElements: standup.meetings.prefix(Standup.recentMeetingLimit))
+      recent.olderMeetingCount = standup.meetings.count - recent.meetings.count
+      return recent
+    }
     return StorageClient(
-      load: {
-        storage.withLock { standups in
-          standups.map { standup in
-            var recent = standup
-            recent.meetings = IdentifiedArray(
-              uniqueElements: standup.meetings.prefix(Standup.recentMeetingLimit))
-            recent.olderMeetingCount = standup.meetings.count - recent.meetings.count
-            return recent
-          }
-        }
-      },
+      load: { storage.withLock { $0.map(recent) } },
+      loadStandup: { id in storage.withLock { $0.first { $0.id == id }.map(recent) } },
       save: { standup in
         storage.withLock { standups in
           var merged = standup
@@ -184,7 +187,12 @@ extension StorageClient: TestDependencyKey {
         checkpoints.withLock { $0[id] = nil }
       },
       loadCheckpoints: { checkpoints.withLock { Array($0.values) } },
-      saveCheckpoint: { id, checkpoint in checkpoints.withLock { $0[id] = checkpoint } },
+      loadCheckpoint: { id in checkpoints.withLock { $0[id] } },
+      saveCheckpoint: { id, checkpoint in
+        // NB: only for a standup that still exists, as the databases do.
+        let exists = storage.withLock { $0.contains { $0.id == id } }
+        checkpoints.withLock { $0[id] = exists ? checkpoint : nil }
+      },
       reserveVersions: { room, count in versions.withLock { $0.reserve(room, count) } },
       returnVersions: { room, next, end in
         versions.withLock { $0.giveBack(room, next: next, end: end) }

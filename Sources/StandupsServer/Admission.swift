@@ -1,8 +1,12 @@
+import Foundation
 import Synchronization
 import WebSocketTransport
 
 /// How many connections the server takes, and how fast each may send.
 public struct ServerLimits: Sendable, Equatable {
+  /// Addresses of proxies (HAProxy) whose `X-Forwarded-For` names the client: the per-address
+  /// limits count the client, not the proxy. Nobody else's header is believed.
+  public var trustedProxies: Set<String> = []
   /// WebSockets open at once; more are refused with 503 before the upgrade.
   public var maxConnections = 20_000
   /// WebSockets open at once from one address (people behind one office NAT share one).
@@ -105,5 +109,20 @@ final class Admission: Sendable {
       shared.meters[connection] = meter
       return verdict
     }
+  }
+}
+
+extension HTTPRequest {
+  /// The request as from the client a trusted proxy names (the last `X-Forwarded-For` entry,
+  /// which that proxy appended); unchanged from anyone else.
+  func fromClient(trusting proxies: Set<String>) -> HTTPRequest {
+    guard proxies.contains(remoteAddress),
+      let forwarded = header("x-forwarded-for")?.split(separator: ",").last
+    else { return self }
+    let client = forwarded.trimmingCharacters(in: .whitespaces)
+    guard !client.isEmpty else { return self }
+    var request = self
+    request.remoteAddress = client
+    return request
   }
 }

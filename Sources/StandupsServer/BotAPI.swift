@@ -187,8 +187,15 @@ enum BotAPI {
     return JSONValue.object(["type": "action", "action": json]).encoded
   }
 
-  static func snapshot(_ snapshot: (version: Int, state: JSONValue)) -> HTTPResponse {
-    .json(JSONValue.object(["version": .int(snapshot.version), "state": snapshot.state]).encoded)
+  static func snapshot(_ result: Result<(version: Int, state: JSONValue), WireError>)
+    -> HTTPResponse
+  {
+    switch result {
+    case .success(let snapshot):
+      .json(JSONValue.object(["version": .int(snapshot.version), "state": snapshot.state]).encoded)
+    case .failure(let error):
+      response(for: error, ref: nil)
+    }
   }
 
   static func notFound(_ id: String) -> HTTPResponse {
@@ -206,7 +213,7 @@ enum BotAPI {
         case .invalidAction, .stale: return 409
         case .tooLarge: return 413
         case .rateLimited: return 429
-        case .storageUnavailable: return 503
+        case .storageUnavailable, .roomMoving: return 503
         case .quotaExceeded: return 409
         case .badJSON, .badMessage, .unknownAction, .invalidValue: return 400
         }
@@ -214,6 +221,7 @@ enum BotAPI {
     var response = HTTPResponse.json(status: status, error.json(ref: ref).encoded)
     if error.code == .unauthorized { response.headers.append(("www-authenticate:", "Bearer")) }
     if error.code == .storageUnavailable { response.headers.append(("retry-after:", "5")) }
+    if error.code == .roomMoving { response.headers.append(("retry-after:", "1")) }
     return response
   }
 

@@ -23,13 +23,25 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     /// An action from outside a WebSocket (the HTTP API): answered through `reply`.
     case request(ClientMessage, Sender, reply: @Sendable (Result<Int, WireError>) -> Void)
     /// The current version and state.
-    case snapshot(reply: @Sendable ((version: Int, state: JSONValue)) -> Void)
-    /// A change could not be numbered (storage kept failing) or encoded: the room restarts,
-    /// everyone reconnects.
-    case restart(why: String)
+    case snapshot(reply: @Sendable (Result<(version: Int, state: JSONValue), WireError>) -> Void)
+    /// A change could not be numbered (storage kept failing) or encoded, or the room is no
+    /// longer this node's to run: the room restarts, everyone reconnects.
+    case restart(why: String, code: CloseCode = .internalError)
     /// The state says the room must close (an effect deleted its standup): once `saves` (the
     /// pieces of work that change queued) are done — or, if they failed, back to `before`.
     case closing(saves: Range<Int>, before: State)
+  }
+
+  /// How a room of a cluster opens: it takes the room's lock, and reads the room as saved.
+  struct Opening: Sendable {
+    enum Outcome: Sendable {
+      /// The room is this node's: open it with `state` (nil: as given), and call `release`
+      /// once it has closed.
+      case owned(State?, release: @Sendable () async -> Void)
+      /// Not this node's (or gone): every event is refused, joins closed with `code`.
+      case refused(code: CloseCode, reason: String, error: WireError)
+    }
+    var acquire: @Sendable () async -> Outcome
   }
 
   let feature: Feature
@@ -47,6 +59,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
   init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
     resumeBytes: Int = 256 * 1024, versions: VersionLease, outlet: Outlet, logger: Logger,
+    opening: Opening? = nil,
     onJoined: @escaping @Sendable (RoomChannel) -> Void = { _ in },
     onClosed: @escaping @Sendable (RoomChannel) async -> Void = { _ in },
     onIdle: @escaping @Sendable (RoomChannel) async -> Void
@@ -75,6 +88,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
             mailbox.yield(.closing(saves: first..<work.count, before: old))
           }
         case .unchanged: break
+        case .outOfVersions where !versions.fenceHolds:
+          mailbox.yield(
+            .restart(why: "it is no longer this node's to run", code: .serviceRestart))
         case .outOfVersions: mailbox.yield(.restart(why: "it ran out of versions"))
         case .encodingFailed(let error):
           mailbox.yield(.restart(why: "its state could not be encoded (\(error))"))
@@ -82,6 +98,22 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       })
     let reserved = versions.first != nil
     let handler = Task { [self] in
+      var release: (@Sendable () async -> Void)?
+      switch await opening?.acquire() {
+      case .owned(let saved, let releasing)?:
+        release = releasing
+        if let saved { await restore(saved) }
+      case .refused(let code, let reason, let error)?:
+        _ = broadcaster.closeVersions()
+        await onClosed(self)
+        close()
+        for await event in events {
+          refuse(event, code: code, reason: reason, error: error, onJoined: onJoined)
+        }
+        return
+      case nil:
+        break
+      }
       // NB: a room's store changes only through its mailbox, so nothing is numbered before
       // its first block of versions is reserved here. (The lobby's store also takes the
       // rooms' notices directly; its block is reserved before it opens.)
@@ -90,6 +122,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
         await handle(event, onJoined: onJoined, onIdle: onIdle)
       }
       await finishVersions()
+      await release?()
     }
     self.handler.withLock { $0 = handler }
   }
@@ -102,6 +135,33 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
   /// No version is issued after this; what was reserved past the last one is given back.
   private func finishVersions() async {
     await versions.finish(next: broadcaster.closeVersions())
+  }
+
+  /// Opens with what was saved rather than what this node knew (before anything is sent).
+  private func restore(_ state: State) async {
+    await store.restore(state)
+    broadcaster.restore(state, json: (try? JSONValue(encoding: state)) ?? .null)
+  }
+
+  /// A room that is not this node's: joins are closed so that clients go elsewhere, requests
+  /// answered with `error`.
+  private func refuse(
+    _ event: Event, code: CloseCode, reason: String, error: WireError,
+    onJoined: @Sendable (RoomChannel) -> Void
+  ) {
+    switch event {
+    case .join(let connection, _, _):
+      outlet.close(connection, code: code, reason: reason)
+      onJoined(self)
+    case .request(_, _, let reply):
+      reply(.failure(error))
+      onJoined(self)
+    case .snapshot(let reply):
+      reply(.failure(error))
+      onJoined(self)
+    case .message, .leave, .restart, .closing:
+      break
+    }
   }
 
   /// Queues an event; safe from any thread (the transport's service thread included).
@@ -137,7 +197,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       onJoined(self)
 
     case .snapshot(let reply):
-      reply(broadcaster.snapshot)
+      reply(.success(broadcaster.snapshot))
       await releaseIfUnused(onIdle: onIdle)
       onJoined(self)
 
@@ -150,13 +210,21 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       }
       await closeIfDeleted()
 
-    case .restart(let why):
+    case .restart(let why, let code):
       guard !broadcaster.isClosed else { return }
       _ = broadcaster.closeVersions()
-      logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")
+      if code == .serviceRestart {
+        logger.notice("Room \(feature.roomName) closes: \(why). Everyone in it reconnects.")
+      } else {
+        logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")
+      }
       await store.cancelAllEffects()
       for peer in broadcaster.removeAllPeers() {
-        outlet.close(peer, code: .internalError, reason: "The room restarts: reconnect.")
+        outlet.close(
+          peer, code: code,
+          reason: code == .serviceRestart
+            ? "This standup moves to another server: reconnecting."
+            : "The room restarts: reconnect.")
       }
       await onClosed(self)
       close()
@@ -319,6 +387,14 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       self.outlet = outlet
       self.resumeBytes = resumeBytes
       self.encode = encode
+    }
+
+    /// Replaces the initial state, before anything is published.
+    func restore(_ state: State, json: JSONValue) {
+      shared.withLock { shared in
+        shared.state = state
+        shared.json = json
+      }
     }
 
     /// Numbers the initial state, before anything is published.

@@ -158,6 +158,8 @@ struct LobbyFeature: RoomFeature {
   let storage: StorageClient
   let catalog: StandupCatalog
   let health: StorageHealth
+  /// Tells the other nodes of a cluster about the standups this lobby adds.
+  let notifier: LobbyNotifier
   /// New standups per address in the last minute.
   let creations: FailedAttempts
 
@@ -191,8 +193,9 @@ struct LobbyFeature: RoomFeature {
     }
     for standup in new.standups where old.standups[id: standup.id] == nil {
       catalog.update(standup)
-      work.enqueue { [storage, health] in
+      work.enqueue { [storage, health, notifier] in
         try await health.checking("Saving a new standup") { try await storage.save(standup) }
+        notifier.tellOthers(.standupChanged(standup))
       }
     }
   }

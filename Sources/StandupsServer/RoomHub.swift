@@ -35,18 +35,35 @@ final class StandupCatalog: Sendable {
   subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
 }
 
-/// Lets rooms tell the lobby what changed, once the lobby exists.
+/// Lets rooms tell the lobby what changed, once the lobby exists — and, in a cluster, every
+/// other node's lobby too.
 final class LobbyNotifier: Sendable {
   private let store = Mutex<Store<Lobby>?>(nil)
+  private let relay = Mutex<(@Sendable (Lobby.Action) -> Void)?>(nil)
   func attach(_ store: Store<Lobby>) { self.store.withLock { $0 = store } }
-  func send(_ action: Lobby.Action) async { await store.withLock { $0 }?.send(action) }
+  /// Also tells the other nodes what this node's rooms change.
+  func relay(to relay: @escaping @Sendable (Lobby.Action) -> Void) {
+    self.relay.withLock { $0 = relay }
+  }
+
+  /// This node's lobby, and the other nodes'.
+  func send(_ action: Lobby.Action) async {
+    await receive(action)
+    tellOthers(action)
+  }
+
+  /// Only this node's lobby (what another node said).
+  func receive(_ action: Lobby.Action) async { await store.withLock { $0 }?.send(action) }
+
+  /// Only the other nodes (a change this node's lobby made itself).
+  func tellOthers(_ action: Lobby.Action) { relay.withLock { $0 }?(action) }
 }
 
 /// Routes connections to rooms: decides upgrades, opens rooms on first join, releases them
 /// when they empty.
 final class RoomHub: WebSocketServerDelegate {
   /// Where a connection's messages go.
-  private enum Route {
+  enum Route {
     case lobby
     case room(RoomChannel<StandupRoomFeature>)
   }
@@ -60,14 +77,14 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   /// What let a connection in, so that it can be closed when that ends.
-  private enum Credential: Sendable, Equatable {
+  enum Credential: Sendable, Equatable {
     case none
     case session
     /// A bot's token hash.
     case bot(String)
   }
 
-  private struct Shared {
+  struct Shared {
     var rooms: [UUID: RoomChannel<StandupRoomFeature>] = [:]
     /// Joins routed to a room but not yet processed: it must not be released meanwhile.
     var pendingJoins: [UUID: Int] = [:]
@@ -77,13 +94,19 @@ final class RoomHub: WebSocketServerDelegate {
 
   let lobby: RoomChannel<LobbyFeature>
   let catalog: StandupCatalog
-  private let outlet: Outlet
-  private let notifier: LobbyNotifier
-  private let dependencies: DependencyValues
-  private let logger: Logger
+  let outlet: Outlet
+  let notifier: LobbyNotifier
+  /// This node's session with the cluster's database; nil for a single node.
+  let cluster: NodeSession?
+  /// Set once SIGTERM asked the node to stop: it takes no new room.
+  let draining = Flag()
+  let dependencies: DependencyValues
+  let logger: Logger
   let gatekeeper: Gatekeeper
   private let admission: Admission
-  private let shared = Mutex(Shared())
+  let shared = Mutex(Shared())
+  /// Rooms other nodes of a cluster serve, as they said.
+  let remoteRooms = RemoteRooms()
 
   private let versionSizes: VersionLease.Sizes
   /// Where standups live.
@@ -100,8 +123,9 @@ final class RoomHub: WebSocketServerDelegate {
     lobbyVersions: VersionLease, versionSizes: VersionLease.Sizes = .init(),
     undoWindow: Duration = .seconds(10),
     gatekeeper: Gatekeeper, limits: ServerLimits = ServerLimits(), outlet: Outlet,
-    logger: Logger
+    cluster: NodeSession? = nil, logger: Logger
   ) {
+    self.cluster = cluster
     self.versionSizes = versionSizes
     let health = StorageHealth(logger: logger)
     self.health = health
@@ -120,13 +144,14 @@ final class RoomHub: WebSocketServerDelegate {
     self.logger = logger
     lobby = RoomChannel(
       feature: LobbyFeature(
-        storage: dependencies.storage, catalog: catalog, health: health,
+        storage: dependencies.storage, catalog: catalog, health: health, notifier: notifier,
         creations: FailedAttempts(limit: limits.standupsPerMinutePerAddress)),
       initialState: Self.lobbyState(standups, checkpoints),
       reducer: Lobby(), dependencies: dependencies, resumeBytes: limits.resumeBytes,
       versions: lobbyVersions, outlet: outlet, logger: logger,
       onIdle: { _ in })
     notifier.attach(lobby.store)
+    if let cluster { joinCluster(cluster) }
   }
 
   /// The lobby at startup: a standup with a meeting to restore shows it running.
@@ -141,6 +166,7 @@ final class RoomHub: WebSocketServerDelegate {
   // MARK: WebSocketServerDelegate (service thread)
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
+    let request = request.fromClient(trusting: admission.limits.trustedProxies)
     if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
     guard gatekeeper.originAllowed(request) else {
       return .refuse(
@@ -156,7 +182,9 @@ final class RoomHub: WebSocketServerDelegate {
       room = nil
     } else if request.path.hasPrefix("/ws/rooms/") {
       let id = String(request.path.dropFirst("/ws/rooms/".count))
-      guard let uuid = UUID(uuidString: id), catalog[uuid] != nil else {
+      // NB: in a cluster, a standup just made on another node may not have been heard of
+      // yet: the room reads it from the database as it opens, and closes if there is none.
+      guard let uuid = UUID(uuidString: id), catalog[uuid] != nil || cluster != nil else {
         return .refuse(HTTPResponse(status: 404, text: "No standup has the id \"\(id)\"."))
       }
       room = uuid
@@ -214,6 +242,7 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
+    let request = request.fromClient(trusting: admission.limits.trustedProxies)
     admission.opened(connection, address: request.remoteAddress)
     guard let join = context as? JoinRequest else {
       outlet.close(connection, code: .policyViolation, reason: "Not a Standups connection")
@@ -270,7 +299,12 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
+    let request = request.fromClient(trusting: admission.limits.trustedProxies)
     if request.path == "/healthz" {
+      if draining.value {
+        return respond(
+          HTTPResponse(status: 503, text: "draining", headers: [("retry-after:", "1")]))
+      }
       guard let problem = health.problem else {
         return respond(HTTPResponse(status: 200, text: "ok"))
       }
@@ -338,7 +372,8 @@ final class RoomHub: WebSocketServerDelegate {
       if let open = shared.rooms[roomID] {
         channel = open
       } else {
-        guard let standup = catalog[roomID] else { return nil }
+        guard let standup = catalog[roomID] ?? (cluster == nil ? nil : Standup(id: roomID))
+        else { return nil }
         channel = makeRoom(standup)
         shared.rooms[roomID] = channel
       }
@@ -350,19 +385,19 @@ final class RoomHub: WebSocketServerDelegate {
 
   private func makeRoom(_ standup: Standup) -> RoomChannel<StandupRoomFeature> {
     var state = Room.State(standup: standup)
-    if let checkpoint = catalog.takeCheckpoint(standup.id) {
+    if cluster == nil, let checkpoint = catalog.takeCheckpoint(standup.id) {
       state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
     }
+    let versions = VersionLease(
+      room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
+      logger: logger, now: { [date = dependencies.date] in date.now })
     return RoomChannel(
       feature: StandupRoomFeature(
         standupID: standup.id, storage: dependencies.storage, lobby: notifier, catalog: catalog,
         health: health, heartbeat: heartbeat),
       initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
-      resumeBytes: admission.limits.resumeBytes,
-      versions: VersionLease(
-        room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
-        logger: logger, now: { [date = dependencies.date] in date.now }),
-      outlet: outlet, logger: logger,
+      resumeBytes: admission.limits.resumeBytes, versions: versions, outlet: outlet, logger: logger,
+      opening: cluster.map { opening(standup.id, session: $0, versions: versions) },
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
       onIdle: { [weak self] channel in self?.release(channel) })
@@ -401,6 +436,24 @@ final class RoomHub: WebSocketServerDelegate {
   private func probeStorage() {
     Task { [storage = dependencies.storage, health] in
       try? await health.checking(StorageHealth.probe) { try await storage.probe() }
+    }
+  }
+
+  /// Stops taking rooms and hands the open ones on: timers stop, meeting clocks are written,
+  /// people are closed with 1012, locks given back once each room has saved.
+  ///
+  /// - Parameter grace: how long the rooms keep going after `/healthz` turned to 503, so
+  ///   that the proxy stops sending people here before they are asked to move.
+  func drain(grace: Duration) async {
+    draining.set(true)
+    try? await Task.sleep(for: grace)
+    let rooms = shared.withLock { Array($0.rooms.values) }
+    for room in rooms { await room.store.cancelAllEffects() }
+    await heartbeat.flush()
+    for room in rooms {
+      room.enqueue(.restart(why: "this node is draining", code: .serviceRestart))
+      await room.closed()
+      await room.work.drain()
     }
   }
 

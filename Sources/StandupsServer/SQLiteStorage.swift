@@ -129,10 +129,20 @@ public final class SQLiteStorage: Sendable {
 
   /// Every standup in creation order, attendees in order, its most recent meetings newest
   /// first and the count of the older ones.
-  public func load() async throws -> [Standup] {
-    try await database.read { db in
+  public func load() async throws -> [Standup] { try await standups() }
+
+  /// One standup as saved, or nil.
+  public func loadStandup(_ id: Standup.ID) async throws -> Standup? {
+    try await standups(only: id).first
+  }
+
+  private func standups(only id: Standup.ID? = nil) async throws -> [Standup] {
+    let only = id?.uuidString
+    return try await database.read { db in
       let attendees = Dictionary(
-        grouping: try Row.fetchAll(db, sql: "SELECT * FROM attendee ORDER BY position"),
+        grouping: try Row.fetchAll(
+          db, sql: "SELECT * FROM attendee WHERE ?1 IS NULL OR standupId = ?1 ORDER BY position",
+          arguments: [only]),
         by: { $0["standupId"] as String })
       let meetings = Dictionary(
         grouping: try Row.fetchAll(
@@ -140,16 +150,21 @@ public final class SQLiteStorage: Sendable {
           sql: """
             SELECT * FROM (
               SELECT *, ROW_NUMBER() OVER (PARTITION BY standupId ORDER BY date DESC) AS rank
-              FROM meeting)
-            WHERE rank <= ? ORDER BY date DESC
-            """, arguments: [Standup.recentMeetingLimit]),
+              FROM meeting WHERE ?1 IS NULL OR standupId = ?1)
+            WHERE rank <= ?2 ORDER BY date DESC
+            """, arguments: [only, Standup.recentMeetingLimit]),
         by: { $0["standupId"] as String })
       let totals = Dictionary(
         uniqueKeysWithValues: try Row.fetchAll(
-          db, sql: "SELECT standupId, COUNT(*) AS total FROM meeting GROUP BY standupId"
+          db,
+          sql:
+            "SELECT standupId, COUNT(*) AS total FROM meeting WHERE ?1 IS NULL OR standupId = ?1 GROUP BY standupId",
+          arguments: [only]
         ).map { ($0["standupId"] as String, $0["total"] as Int) })
-      return try Row.fetchAll(db, sql: "SELECT * FROM standup ORDER BY position").compactMap {
-        row in
+      return try Row.fetchAll(
+        db, sql: "SELECT * FROM standup WHERE ?1 IS NULL OR id = ?1 ORDER BY position",
+        arguments: [only]
+      ).compactMap { row in
         let id: String = row["id"]
         guard let uuid = UUID(uuidString: id), let theme = Theme(rawValue: row["theme"]) else {
           return nil
@@ -241,9 +256,18 @@ public final class SQLiteStorage: Sendable {
     }
   }
 
-  public func loadCheckpoints() async throws -> [MeetingCheckpoint] {
-    try await database.read { db in
-      try Row.fetchAll(db, sql: "SELECT * FROM checkpoint").compactMap { row in
+  public func loadCheckpoints() async throws -> [MeetingCheckpoint] { try await checkpoints() }
+
+  public func loadCheckpoint(_ id: Standup.ID) async throws -> MeetingCheckpoint? {
+    try await checkpoints(only: id).first
+  }
+
+  private func checkpoints(only id: Standup.ID? = nil) async throws -> [MeetingCheckpoint] {
+    let only = id?.uuidString
+    return try await database.read { db in
+      try Row.fetchAll(
+        db, sql: "SELECT * FROM checkpoint WHERE ?1 IS NULL OR standupId = ?1", arguments: [only]
+      ).compactMap { row in
         guard let standupID = UUID(uuidString: row["standupId"]),
           let meetingID = UUID(uuidString: row["meetingId"])
         else { return nil }
@@ -329,10 +353,12 @@ public final class SQLiteStorage: Sendable {
   public var client: StorageClient {
     StorageClient(
       load: { try await self.load() },
+      loadStandup: { try await self.loadStandup($0) },
       save: { try await self.save($0) },
       loadMeetings: { try await self.loadMeetings($0, offset: $1, limit: $2) },
       delete: { try await self.delete($0) },
       loadCheckpoints: { try await self.loadCheckpoints() },
+      loadCheckpoint: { try await self.loadCheckpoint($0) },
       saveCheckpoint: { try await self.saveCheckpoint($0, $1) },
       reserveVersions: { try await self.reserveVersions($0, $1) },
       returnVersions: { try await self.returnVersions($0, next: $1, end: $2) },

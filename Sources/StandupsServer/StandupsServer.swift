@@ -11,6 +11,8 @@ public struct ServerConfiguration: Sendable {
   public var port = 8080
   /// Where the database lives.
   public var dataDirectory = "./data"
+  /// A cluster's PostgreSQL (`--database`); nil: SQLite in `dataDirectory`, one node.
+  public var database: DatabaseURL?
   /// The web app.
   public var publicDirectory: String? = "./public"
   public var tls: (certificatePath: String, privateKeyPath: String)?
@@ -28,6 +30,9 @@ public struct ServerConfiguration: Sendable {
   var versionSizes = VersionLease.Sizes()
   /// How long a discarded meeting, a cancelled draft or a deletion can be undone.
   public var undoWindow: Duration = .seconds(10)
+  /// On SIGTERM, how long `/healthz` says "draining" before the rooms move (HAProxy takes a
+  /// node out after two failed checks a second apart).
+  public var drainGrace: Duration = .seconds(2)
 
   public init() {}
 }
@@ -46,6 +51,9 @@ public final class StandupsServer: Sendable {
   private let gatekeeper: Gatekeeper
   private let baseURL: String
   private let reloading: Task<Void, Never>
+  /// A cluster's database and this node's session with it.
+  private let postgres: PostgresStorage?
+  private let drainGrace: Duration
 
   /// Loads every standup and starts listening.
   ///
@@ -59,17 +67,24 @@ public final class StandupsServer: Sendable {
     access accessStorage: AccessStorage? = nil,
     dependencies prepare: (inout DependencyValues) -> Void = { _ in }
   ) async throws -> StandupsServer {
-    try prepareDataDirectory(configuration.dataDirectory)
     var dependencies = DependencyValues()
     dependencies.continuousClock = ScheduledClock.shared
     dependencies.uuid = UUIDGenerator { UUID() }
     dependencies.date = DateGenerator { Date() }
     let access: AccessStorage
+    var postgres: PostgresStorage?
     do {
       if let storage {
+        try prepareDataDirectory(configuration.dataDirectory)
         dependencies.storage = storage
         access = accessStorage ?? .inMemory()
+      } else if let url = configuration.database {
+        let database = try await PostgresStorage(url: url, logger: logger)
+        postgres = database
+        dependencies.storage = database.storageClient
+        access = accessStorage ?? database.access
       } else {
+        try prepareDataDirectory(configuration.dataDirectory)
         let sqlite = try SQLiteStorage(directory: configuration.dataDirectory)
         dependencies.storage = sqlite.client
         access = accessStorage ?? sqlite.access
@@ -87,7 +102,8 @@ public final class StandupsServer: Sendable {
           || configuration.publicURL?.hasPrefix("https:") == true,
         logger: logger)
     } catch {
-      throw ServerStartError(description: "Cannot read the team's secret and bots: \(error)")
+      throw ServerStartError(
+        description: "Cannot read the team's secret and bots: \(PostgresStorage.describe(error))")
     }
     prepare(&dependencies)
     let standups: [Standup]
@@ -105,11 +121,23 @@ public final class StandupsServer: Sendable {
       logger: logger, now: { date.now })
     await lobbyVersions.start()
     let outlet = Outlet()
+    let session = postgres.map { NodeSession(storage: $0, logger: logger) }
     let hub = RoomHub(
       standups: standups, checkpoints: checkpoints, dependencies: dependencies,
       lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes,
       undoWindow: configuration.undoWindow,
-      gatekeeper: gatekeeper, limits: configuration.limits, outlet: outlet, logger: logger)
+      gatekeeper: gatekeeper, limits: configuration.limits, outlet: outlet, cluster: session,
+      logger: logger)
+    if let session, let postgres {
+      do {
+        try await session.start()
+      } catch {
+        throw ServerStartError(
+          description:
+            "Cannot open this node's session with the database \(postgres.url): "
+            + PostgresStorage.describe(error))
+      }
+    }
     var transportConfiguration = WebSocketServerConfiguration()
     transportConfiguration.host = configuration.host
     transportConfiguration.port = configuration.port
@@ -157,7 +185,8 @@ public final class StandupsServer: Sendable {
     }
     return StandupsServer(
       port: transport.port, transport: transport, hub: hub, gatekeeper: gatekeeper,
-      baseURL: base, reloading: reloading)
+      baseURL: base, reloading: reloading, postgres: postgres,
+      drainGrace: configuration.drainGrace)
   }
 
   /// The invite link people open once to join the team (nil when the server is open).
@@ -200,8 +229,10 @@ public final class StandupsServer: Sendable {
 
   private init(
     port: Int, transport: WebSocketServer, hub: RoomHub, gatekeeper: Gatekeeper, baseURL: String,
-    reloading: Task<Void, Never>
+    reloading: Task<Void, Never>, postgres: PostgresStorage?, drainGrace: Duration
   ) {
+    self.postgres = postgres
+    self.drainGrace = drainGrace
     self.port = port
     self.transport = transport
     self.hub = hub
@@ -210,11 +241,24 @@ public final class StandupsServer: Sendable {
     self.reloading = reloading
   }
 
-  /// Closes every connection (1001), stops every room's effects and waits for saves.
+  /// Closes every connection (1001), stops every room's effects and waits for saves; in a
+  /// cluster, then gives up every room's lock by ending its session.
   public func shutdown() async {
     reloading.cancel()
     transport.shutdown()
     await hub.stopAll()
+    await hub.cluster?.stop()
+    hub.remoteRooms.stop()
+    postgres?.close()
+  }
+
+  /// A rolling restart (SIGTERM in a cluster): `/healthz` answers 503 "draining" and no room
+  /// opens here any more; every room stops its timers, records where its meeting is, closes
+  /// its people with 1012 (they reconnect, to another node) and gives up its lock; then the
+  /// node shuts down.
+  public func drain() async {
+    await hub.drain(grace: drainGrace)
+    await shutdown()
   }
 
   /// Rooms open right now.

@@ -28,6 +28,8 @@ final class VersionLease: Sendable {
     /// Storage failed at the start: versions come from the clock, nothing is reserved.
     var fromClock = false
     var finished = false
+    /// Whether this node may still act for the room (a cluster's ownership); nil: always.
+    var fence: (@Sendable () -> Bool)?
   }
 
   let room: String
@@ -79,10 +81,19 @@ final class VersionLease: Sendable {
     }
   }
 
+  /// From now on a version is issued only while `holds` says the room is still this node's.
+  func fence(by holds: @escaping @Sendable () -> Bool) {
+    state.withLock { $0.fence = holds }
+  }
+
+  /// Whether the room is still this node's (true outside a cluster).
+  var fenceHolds: Bool { (state.withLock { $0.fence })?() ?? true }
+
   /// Whether `version` is reserved for this opening, so it may be issued. Reserves the next
   /// block, in the background, once few are left.
   func mayIssue(_ version: Int) -> Bool {
     state.withLock { state in
+      if let fence = state.fence, !fence() { return false }
       guard !state.fromClock else { return !state.finished }
       if state.end - version < sizes.lowWater, state.extending == nil, !state.extensionFailed,
         !state.finished

@@ -19,6 +19,8 @@ struct WireError: Error, Equatable, Sendable {
     case notFound = "not_found"
     case storageUnavailable = "storage_unavailable"
     case quotaExceeded = "quota_exceeded"
+    /// The standup is served by another node right now (a cluster moving it): retry soon.
+    case roomMoving = "room_moving"
   }
 
   var code: Code

@@ -60,6 +60,12 @@ public actor Store<R: Reducer> {
     try body(self)
   }
 
+  /// Replaces the state without reducing an action, before anything observed it: a room that
+  /// opens from what was saved elsewhere (a cluster's other node). Runs no effect.
+  public func restore(_ state: R.State) {
+    self.state = state
+  }
+
   /// Cancels every effect this store runs (a room emptied).
   public func cancelAllEffects() { effects.cancelAll() }
 

@@ -64,4 +64,6 @@ public struct CloseCode: RawRepresentable, Hashable, Sendable {
   public static let policyViolation = CloseCode(rawValue: 1008)
   public static let messageTooBig = CloseCode(rawValue: 1009)
   public static let internalError = CloseCode(rawValue: 1011)
+  /// The server restarts or hands the connection's work to another: reconnect (RFC 6455 §7.4.1).
+  public static let serviceRestart = CloseCode(rawValue: 1012)
 }

@@ -16,9 +16,31 @@ struct StandupsServerCommand: AsyncParsableCommand {
 /// Where the data lives, for every subcommand.
 struct DataOptions: ParsableArguments {
   @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
+  @Option(
+    help:
+      "A cluster's PostgreSQL instead of SQLite: postgres://USER@HOST:PORT/DATABASE (STANDUPS_DATABASE_URL)."
+  )
+  var database: String?
+
+  /// `--database`, else `STANDUPS_DATABASE_URL`; nil for SQLite.
+  func databaseURL() throws -> DatabaseURL? {
+    guard let text = database ?? env("DATABASE_URL"), !text.isEmpty else { return nil }
+    do {
+      return try DatabaseURL(text)
+    } catch {
+      throw ValidationError(error.description)
+    }
+  }
 
   /// The data of a server that has started at least once.
-  func access() throws -> AccessStorage {
+  func access() async throws -> AccessStorage {
+    if let url = try databaseURL() {
+      do {
+        return try await PostgresStorage(url: url, logger: Logger(label: "standups")).access
+      } catch {
+        throw ValidationError("\(error)")
+      }
+    }
     let file = URL(fileURLWithPath: dataDir).appendingPathComponent("standups.sqlite").path
     guard FileManager.default.fileExists(atPath: file) else {
       throw ValidationError(
@@ -94,6 +116,13 @@ struct Serve: AsyncParsableCommand {
     Int(env("CREATIONS_PER_MINUTE") ?? "")
     ?? ServerLimits().standupsPerMinutePerAddress
 
+  @Option(
+    name: .customLong("trusted-proxy"),
+    help:
+      "A proxy's address whose X-Forwarded-For names the client (HAProxy in front); repeatable (STANDUPS_TRUSTED_PROXIES=a,b)."
+  )
+  var trustedProxies: [String] = []
+
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
   var isOpen: Bool { open || env("OPEN") == "1" }
@@ -137,6 +166,7 @@ struct Serve: AsyncParsableCommand {
     configuration.port = address.port
     configuration.publicURL = address.publicBase
     configuration.dataDirectory = data.dataDir
+    configuration.database = try data.databaseURL()
     configuration.publicDirectory = publicDir
     if let certificate, let privateKey { configuration.tls = (certificate, privateKey) }
     configuration.botTokens = try bots()
@@ -147,6 +177,11 @@ struct Serve: AsyncParsableCommand {
     configuration.limits.messagesPerSecond = messagesPerSecond
     configuration.limits.standupsPerMinutePerAddress = creationsPerMinute
     configuration.limits.burst = messagesPerSecond * 2
+    configuration.limits.trustedProxies = Set(
+      trustedProxies
+        + (env("TRUSTED_PROXIES") ?? "").split(separator: ",").map {
+          String($0).trimmingCharacters(in: .whitespaces)
+        })
     let server: StandupsServer
     do {
       server = try await StandupsServer.start(configuration: configuration)
@@ -162,8 +197,13 @@ struct Serve: AsyncParsableCommand {
       )
     }
     fflush(nil)
-    _ = await waitForTerminationSignal()
-    await server.shutdown()
+    // SIGTERM (a rolling restart) drains: people move to other nodes, rooms are handed on.
+    if await waitForTerminationSignal() == SIGTERM {
+      Logger(label: "standups").notice("Draining: handing every room on, then stopping.")
+      await server.drain()
+    } else {
+      await server.shutdown()
+    }
   }
 
   func bots() throws -> BotTokens {
@@ -187,7 +227,7 @@ struct Invite: AsyncParsableCommand {
   @Flag(help: "Make a new secret, ending every session and the old link.") var rotate = false
 
   func run() async throws {
-    let access = try data.access()
+    let access = try await data.access()
     let secret = try await rotate ? access.rotateTeamSecret() : access.teamSecret()
     let base = address.base(tls: env("TLS_CERT") != nil)
     if rotate { print("A new secret is in force: every session and the old link have ended.") }

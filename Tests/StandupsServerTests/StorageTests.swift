@@ -46,55 +46,6 @@ struct SQLiteStorageTests {
     #expect(try await reopened.load() == [ops])
   }
 
-  /// SQLite and the in-memory storage keep the same contract: every meeting is kept; a
-  /// standup loads with its 10 most recent and the count of the rest, read a page at a time.
-  @Test(arguments: ["sqlite", "memory"])
-  func aStandupLoadsWithItsRecentMeetingsAndPagesTheRest(_ kind: String) async throws {
-    let storage =
-      kind == "sqlite" ? try SQLiteStorage(directory: temporaryDirectory()).client : .inMemory()
-    var design = Standup.design
-    try await storage.save(design)
-    let meetings = (0..<13).map { index in
-      Meeting(
-        id: UUID(), date: Date(timeIntervalSince1970: 1_795_000_000 + Double(index) * 86_400),
-        transcript: "Ana: day \(index)", seconds: 60 + index, present: ["Ana"],
-        notes: [Note(author: "Ana", text: "day \(index)", speaker: "Blob")])
-    }
-    for meeting in meetings {
-      design.addMeeting(meeting)
-      try await storage.save(design)
-    }
-    #expect(design.meetings.count == 10)
-    #expect(design.olderMeetingCount == 3)
-    let loaded = try #require(try await storage.load().first)
-    #expect(loaded == design)
-    let newestFirst = Array(meetings.reversed())
-    #expect(
-      try await storage.loadMeetings(design.id, 10, 20)
-        == MeetingPage(meetings: Array(newestFirst[10...]), total: 13))
-    #expect(
-      try await storage.loadMeetings(design.id, 0, 2)
-        == MeetingPage(meetings: Array(newestFirst[..<2]), total: 13))
-    #expect(
-      try await storage.loadMeetings(design.id, 20, 5) == MeetingPage(meetings: [], total: 13))
-  }
-
-  @Test func keepsTheCheckpointOfARunningMeetingUntilItEnds() async throws {
-    let storage = try SQLiteStorage(directory: temporaryDirectory())
-    try await storage.save(.design)
-    let checkpoint = MeetingCheckpoint(
-      standupID: Standup.design.id, meetingID: UUID(), secondsElapsed: 120, speakerIndex: 1,
-      transcript: "Ana: hi")
-    try await storage.saveCheckpoint(Standup.design.id, checkpoint)
-    #expect(try await storage.loadCheckpoints() == [checkpoint])
-    try await storage.saveCheckpoint(Standup.design.id, nil)
-    #expect(try await storage.loadCheckpoints() == [])
-    // A checkpoint for a deleted standup is not kept.
-    try await storage.saveCheckpoint(Standup.design.id, checkpoint)
-    try await storage.delete(Standup.design.id)
-    #expect(try await storage.loadCheckpoints() == [])
-  }
-
   @Test func reservesEachRoomsVersionsOnceAcrossReopeningAndTakesBackOnlyTheLastBlock() async throws
   {
     let directory = temporaryDirectory()

@@ -6,7 +6,9 @@ import WebSocketTransport
 
 /// Joins a standup's room as a bot and posts a note each time a new speaker starts:
 /// "Now speaking: Blob Jr". It keeps the room's state from the welcome and the patches, as
-/// every client does.
+/// every client does, and reconnects by itself — resuming from the last version it holds —
+/// when the connection drops or the server closes it with 1012 (a restart, or the standup
+/// moving to another server of a cluster).
 ///
 ///     swift run speaker-bot --room <standup-id> --token <secret>
 @main
@@ -16,48 +18,82 @@ struct SpeakerBot: AsyncParsableCommand {
   @Option(help: "The standup's id.") var room: String
   @Option(help: "A bot token the server was started with.") var token: String
 
+  /// Closes after which reconnecting cannot help: the standup was deleted (4410), the token
+  /// revoked (4401), or the bot broke a rule (1008).
+  static let final: Set<Int> = [4410, 4401, 1008]
+
   func run() async throws {
     let client = try WebSocketClient()
     defer { client.shutdown() }
-    let connection = try await client.connect(
-      host: host, port: port, path: "/ws/rooms/\(room)",
-      headers: ["Authorization": "Bearer \(token)"])
-    print("Joined room \(room).")
     var state = JSONValue.null
-    var announced: (meeting: Bool, speaker: Int)?
+    var version: Int?
+    var announced: Int?
     var sent = 0
-    for await event in connection.events {
-      guard case .text(let bytes) = event, let message = try? JSONValue(parsing: bytes) else {
-        if case .closed(let code, let reason) = event { print("Closed (\(code ?? 0)): \(reason)") }
+    var attempt = 0
+    while true {
+      let connection: WebSocketClientConnection
+      do {
+        connection = try await client.connect(
+          host: host, port: port,
+          path: "/ws/rooms/\(room)" + (version.map { "?since=\($0)" } ?? ""),
+          headers: ["Authorization": "Bearer \(token)"])
+      } catch {
+        // NB: a server that is not up (yet, or any more) is tried for about a minute.
+        guard attempt < 8 else { throw error }
+        try await Task.sleep(for: Self.backoff(attempt))
+        attempt += 1
         continue
       }
-      switch message["type"]?.stringValue {
-      case "welcome":
-        state = message["state"] ?? .null
-      case "patch":
-        let operations = (message["ops"]?.arrayValue ?? []).compactMap(PatchOperation.init(json:))
-        state = (try? JSONPatch.apply(operations, to: state)) ?? state
-      case "error":
-        print("Error: \(message["message"]?.stringValue ?? "")")
-      default:
-        continue
+      print(attempt == 0 ? "Joined room \(room)." : "Joined room \(room) again.")
+      var closedWith: Int?
+      for await event in connection.events {
+        guard case .text(let bytes) = event, let message = try? JSONValue(parsing: bytes) else {
+          if case .closed(let code, let reason) = event {
+            print("Closed (\(code ?? 0)): \(reason)")
+            closedWith = code
+          }
+          continue
+        }
+        switch message["type"]?.stringValue {
+        case "welcome":
+          attempt = 0
+          if message["resumed"] != .bool(true) { state = message["state"] ?? .null }
+          version = message["version"]?.intValue
+        case "patch":
+          let operations = (message["ops"]?.arrayValue ?? []).compactMap(PatchOperation.init(json:))
+          state = (try? JSONPatch.apply(operations, to: state)) ?? state
+          version = message["version"]?.intValue ?? version
+        case "error":
+          print("Error: \(message["message"]?.stringValue ?? "")")
+        default:
+          continue
+        }
+        // A new speaker: a meeting started, or the speaker changed.
+        guard let index = state["meeting"]?["speakerIndex"]?.intValue else {
+          announced = nil
+          continue
+        }
+        guard announced != index else { continue }
+        announced = index
+        let name =
+          state["standup"]?["attendees"]?[index]?["name"]?.stringValue ?? "speaker \(index + 1)"
+        sent += 1
+        let note: JSONValue = [
+          "type": "action", "ref": .string("speaker-\(sent)"),
+          "action": ["type": "meeting.noteSubmitted", "text": .string("Now speaking: \(name)")],
+        ]
+        connection.send(text: note.encodedString)
+        print("Now speaking: \(name)")
       }
-      // A new speaker: a meeting started, or the speaker changed.
-      guard let index = state["meeting"]?["speakerIndex"]?.intValue else {
-        announced = nil
-        continue
-      }
-      guard announced?.speaker != index else { continue }
-      announced = (true, index)
-      let name =
-        state["standup"]?["attendees"]?[index]?["name"]?.stringValue ?? "speaker \(index + 1)"
-      sent += 1
-      let note: JSONValue = [
-        "type": "action", "ref": .string("speaker-\(sent)"),
-        "action": ["type": "meeting.noteSubmitted", "text": .string("Now speaking: \(name)")],
-      ]
-      connection.send(text: note.encodedString)
-      print("Now speaking: \(name)")
+      if let code = closedWith, Self.final.contains(code) { return }
+      try await Task.sleep(for: Self.backoff(attempt))
+      attempt += 1
     }
+  }
+
+  /// 0.5 s, 1 s, 2 s… up to 10 s, with a little jitter so that a room's bots do not all come
+  /// back at once.
+  static func backoff(_ attempt: Int) -> Duration {
+    .milliseconds(Int(Double(min(10_000, 500 << min(attempt, 5))) * Double.random(in: 0.75...1.25)))
   }
 }

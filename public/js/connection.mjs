@@ -137,15 +137,18 @@ export class RoomConnection {
       this.handlers.onGone?.(event.code, event.reason);
       return;
     }
+    // 1012: the server restarts, or the standup moves to another server of a cluster — it
+    // is there again in a moment, so this is never a refusal for good.
+    const moving = event.code === 1012;
     // Refused before ever joining (an unknown room answers 404, which browsers report as a
     // bare close): do not knock forever.
-    if (this.you === null && this.attempt >= 2) {
+    if (!moving && this.you === null && this.attempt >= 2) {
       this.closed = true;
       this.handlers.onGone?.(0, "This cannot be opened: the standup may have been deleted, or the server refused you.");
       return;
     }
     // In before, refused now: the app checks whether the session ended.
-    if (!this.welcomed && this.attempt >= 2) this.handlers.onRefused?.();
+    if (!moving && !this.welcomed && this.attempt >= 2) this.handlers.onRefused?.();
     const delay = backoff(this.attempt++);
     this.handlers.onStatus?.("reconnecting", delay);
     this.timer = setTimeout(() => this.open(), delay);

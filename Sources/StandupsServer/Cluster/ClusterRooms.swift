@@ -1,0 +1,155 @@
+import Foundation
+import Logging
+import StandupsFeatures
+import StoreRuntime
+import Synchronization
+import WebSocketTransport
+
+/// Who is in the rooms other nodes serve, as they last said, and which node session said it:
+/// when that session ends (its node died), nobody is there any more.
+final class RemoteRooms: Sendable {
+  private let rooms = Mutex<[UUID: (pid: Int32, live: Lobby.Live)]>([:])
+  private let sweeping = Mutex<Task<Void, Never>?>(nil)
+
+  func heard(_ room: UUID, live: Lobby.Live?, from pid: Int32?) {
+    rooms.withLock { rooms in
+      if let live, let pid { rooms[room] = (pid, live) } else { rooms[room] = nil }
+    }
+  }
+
+  /// The rooms whose node session is not among `alive`, with what they last showed; forgets
+  /// them.
+  func orphaned(alive: Set<Int32>) -> [(UUID, Lobby.Live)] {
+    rooms.withLock { rooms in
+      let gone = rooms.filter { !alive.contains($0.value.pid) }
+      for room in gone.keys { rooms[room] = nil }
+      return gone.map { ($0.key, $0.value.live) }
+    }
+  }
+
+  func keep(_ task: Task<Void, Never>) { sweeping.withLock { $0 = task } }
+  func stop() { sweeping.withLock { $0 }?.cancel() }
+}
+
+extension RoomHub {
+  /// Joins the cluster: this node's rooms tell the others what changes, the others' notices
+  /// reach this node's lobby, and a lost session closes every room.
+  func joinCluster(_ session: NodeSession) {
+    let node = session.nodeID
+    notifier.relay { action in
+      switch action {
+      case .standupChanged(let standup):
+        session.publish(.init(node: node, kind: .changed, standup: standup.id))
+      case .standupDeleted(let id):
+        session.publish(.init(node: node, kind: .deleted, standup: id))
+      case .roomActivityChanged(let id, let live):
+        session.publish(.init(node: node, kind: .live, standup: id, live: live))
+      case .addStandupSubmitted, .saveFailed:
+        break
+      }
+    }
+    session.attach(
+      lost: { [weak self] in self?.sessionLost() },
+      heard: { [weak self] notice in await self?.heard(notice) })
+    // NB: the rooms of a node that died show nobody in them within two seconds.
+    remoteRooms.keep(
+      Task { [weak self] in
+        while !Task.isCancelled {
+          try? await Task.sleep(for: .seconds(2))
+          guard let self else { return }
+          await self.forgetDeadNodes(session)
+        }
+      })
+  }
+
+  /// How a room opens on this node: only with its lock, from what the database holds.
+  func opening(
+    _ roomID: UUID, session: NodeSession, versions: VersionLease
+  ) -> RoomChannel<StandupRoomFeature>.Opening {
+    let elsewhere = WireError(
+      .roomMoving, "This standup is served by another server right now. Try again in a moment.")
+    return RoomChannel.Opening { [storage, draining, logger] in
+      guard !draining.value else {
+        return .refused(
+          code: .serviceRestart, reason: "This server is restarting: reconnecting to another.",
+          error: elsewhere)
+      }
+      guard let hold = await session.acquire(roomID) else {
+        return .refused(
+          code: .serviceRestart, reason: "This standup is served by another server: reconnecting.",
+          error: elsewhere)
+      }
+      do {
+        guard let standup = try await storage.loadStandup(roomID) else {
+          await session.release(hold)
+          return .refused(
+            code: .gone, reason: "No standup has this id.",
+            error: WireError(.notFound, "No standup has the id \"\(roomID.uuidString)\"."))
+        }
+        var state = Room.State(standup: standup)
+        if let checkpoint = try await storage.loadCheckpoint(roomID) {
+          state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+        }
+        versions.fence { session.holds(hold) }
+        return .owned(state, release: { await session.release(hold) })
+      } catch {
+        logger.error("Opening room \(roomID) failed: \(error)")
+        await session.release(hold)
+        return .refused(
+          code: .serviceRestart, reason: "The standup could not be read: reconnecting.",
+          error: WireError(.storageUnavailable, "The standup could not be read. Try again."))
+      }
+    }
+  }
+
+  /// The session is gone, and with it every lock: every room closes (1012) at once.
+  func sessionLost() {
+    let rooms = shared.withLock { Array($0.rooms.values) }
+    for room in rooms {
+      room.enqueue(.restart(why: "the database session was lost", code: .serviceRestart))
+    }
+  }
+
+  /// What another node said.
+  func heard(_ notice: NodeSession.Notice) async {
+    switch notice.kind {
+    case .changed:
+      guard let id = notice.standup else { return }
+      do {
+        guard let standup = try await storage.loadStandup(id) else { return }
+        catalog.update(standup)
+        await notifier.receive(.standupChanged(standup))
+      } catch {
+        logger.warning("Reading standup \(id), which another node changed, failed: \(error)")
+      }
+    case .deleted:
+      guard let id = notice.standup else { return }
+      catalog.remove(id)
+      remoteRooms.heard(id, live: nil, from: nil)
+      await notifier.receive(.standupDeleted(id))
+    case .live:
+      guard let id = notice.standup else { return }
+      remoteRooms.heard(id, live: notice.live, from: notice.pid)
+      await notifier.receive(.roomActivityChanged(id, notice.live))
+    case .hello:
+      // A node (re)joined: it hears who is in this node's rooms.
+      let rooms = shared.withLock { Array($0.rooms.values) }
+      for room in rooms {
+        let live = await room.store.perform { StandupRoomFeature.live($0.state) }
+        notifier.tellOthers(.roomActivityChanged(room.feature.standupID, live))
+      }
+    }
+  }
+
+  /// Rooms served by a node whose session ended show nobody in them (a meeting they ran
+  /// stays shown: it comes back where it was on the next node).
+  private func forgetDeadNodes(_ session: NodeSession) async {
+    guard let alive = try? await session.liveNodeSessions() else { return }
+    for (room, live) in remoteRooms.orphaned(alive: alive) {
+      let left = live.meetingRunning ? Lobby.Live(participants: 0, meetingRunning: true) : nil
+      // NB: unless this node took the room meanwhile (its own state is the truth then).
+      guard shared.withLock({ $0.rooms[room] == nil }) else { continue }
+      await notifier.receive(.roomActivityChanged(room, left))
+    }
+  }
+}

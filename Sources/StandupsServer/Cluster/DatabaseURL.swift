@@ -1,0 +1,92 @@
+import Foundation
+import NIOSSL
+import PostgresNIO
+
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`, the
+/// form `--database` and `STANDUPS_DATABASE_URL` take.
+public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
+  public var user: String
+  var password: String?
+  public var host: String
+  public var port: Int
+  public var database: String
+  /// `disable`, `prefer` (the default) or `require`.
+  var tlsMode: String
+
+  public init(_ text: String) throws(DatabaseURLError) {
+    guard let components = URLComponents(string: text),
+      components.scheme == "postgres" || components.scheme == "postgresql"
+    else {
+      throw DatabaseURLError(
+        "\(Self.redacted(text)) is not a PostgreSQL URL: use postgres://USER@HOST:PORT/DATABASE.")
+    }
+    guard let host = components.host, !host.isEmpty else {
+      throw DatabaseURLError("The database URL names no host: postgres://USER@HOST:PORT/DATABASE.")
+    }
+    guard let user = components.user, !user.isEmpty else {
+      throw DatabaseURLError("The database URL names no user: postgres://USER@HOST:PORT/DATABASE.")
+    }
+    let database = String(components.path.drop { $0 == "/" })
+    guard !database.isEmpty else {
+      throw DatabaseURLError(
+        "The database URL names no database: postgres://USER@HOST:PORT/DATABASE.")
+    }
+    let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+    guard ["disable", "prefer", "require"].contains(mode) else {
+      throw DatabaseURLError("sslmode=\(mode) is not supported: use disable, prefer or require.")
+    }
+    self.user = user.removingPercentEncoding ?? user
+    self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
+    self.host = host
+    self.port = components.port ?? 5432
+    self.database = database.removingPercentEncoding ?? database
+    self.tlsMode = mode
+  }
+
+  /// The URL without its password, for messages and logs.
+  public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
+
+  private static func redacted(_ text: String) -> String {
+    guard var components = URLComponents(string: text), components.password != nil else {
+      return text
+    }
+    components.password = "***"
+    return components.string ?? "The database URL"
+  }
+
+  var tls: PostgresClient.Configuration.TLS {
+    switch tlsMode {
+    case "disable": .disable
+    case "require": .require(.makeClientConfiguration())
+    default: .prefer(.makeClientConfiguration())
+    }
+  }
+
+  var clientConfiguration: PostgresClient.Configuration {
+    var configuration = PostgresClient.Configuration(
+      host: host, port: port, username: user, password: password, database: database, tls: tls)
+    configuration.options.connectTimeout = .seconds(5)
+    configuration.options.maximumConnections = 8
+    configuration.options.additionalStartupParameters = [("application_name", "standups")]
+    return configuration
+  }
+
+  func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    let tls: PostgresConnection.Configuration.TLS =
+      switch tlsMode {
+      case "disable": .disable
+      case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+      default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+      }
+    var configuration = PostgresConnection.Configuration(
+      host: host, port: port, username: user, password: password, database: database, tls: tls)
+    configuration.options.connectTimeout = .seconds(5)
+    configuration.options.additionalStartupParameters = [("application_name", "standups-node")]
+    return configuration
+  }
+}
+
+public struct DatabaseURLError: Error, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}

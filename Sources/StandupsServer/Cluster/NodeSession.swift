@@ -1,0 +1,333 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import StandupsFeatures
+import Synchronization
+
+/// This node's own session with PostgreSQL: the room locks it holds, and the notices it hears.
+///
+/// **Ownership** is a session-level advisory lock per room (`pg_try_advisory_lock`). PostgreSQL
+/// releases a session's locks the moment the session ends, so a node that crashes or is killed
+/// gives its rooms up at once, with no lease to wait out; and the session is told to end
+/// itself after `sessionTimeout` without a query (`idle_session_timeout`), so a node that is
+/// frozen or cut off loses its locks too.
+///
+/// **Fencing.** The node queries every `heartbeat`, and believes it still holds its locks only
+/// for `trust` after the *start* of the last query that was answered — less than
+/// `sessionTimeout`, the soonest PostgreSQL could have ended the session and given a room to
+/// another node. Every version a room issues is checked against that (`holds`), so a node that
+/// wakes from a pause or a partition sends nothing for a room another node may have taken: its
+/// rooms close (1012) and people move.
+final class NodeSession: Sendable {
+  static let heartbeat: Duration = .seconds(1)
+  static let trust: Duration = .milliseconds(3_500)
+  static let sessionTimeout: Duration = .seconds(5)
+  /// The channel notices go through.
+  static let channel = "standups"
+
+  /// A notice between nodes: a standup changed or went, or who is in a room now.
+  struct Notice: Codable, Sendable, Equatable {
+    enum Kind: String, Codable, Sendable { case changed, deleted, live, hello }
+    var node: String
+    var kind: Kind
+    var standup: UUID?
+    var live: Lobby.Live?
+    /// The PostgreSQL backend of the sending node's session (its rooms die with it).
+    var pid: Int32?
+  }
+
+  private struct State {
+    var connection: PostgresConnection?
+    /// Bumped each time a session starts: locks from an older one are not held any more.
+    var generation = 0
+    var pid: Int32?
+    /// The start of the last heartbeat that was answered, in this session.
+    var confirmed: ContinuousClock.Instant?
+    var held: Set<UUID> = []
+    var stopped = false
+  }
+
+  let nodeID = UUID().uuidString.lowercased()
+  private let url: DatabaseURL
+  private let storage: PostgresStorage
+  private let logger: Logger
+  private let state = Mutex(State())
+  private let clock = ContinuousClock()
+  private let tasks = Mutex<[Task<Void, Never>]>([])
+  private let outbox: AsyncStream<Notice>.Continuation
+  private let outgoing: AsyncStream<Notice>
+  private struct Handlers {
+    /// Called when the session is lost: every room must close at once.
+    var lost: @Sendable () -> Void = {}
+    /// Called with each notice from another node.
+    var heard: @Sendable (Notice) async -> Void = { _ in }
+  }
+  private let handlers = Mutex(Handlers())
+
+  init(storage: PostgresStorage, logger: Logger) {
+    self.url = storage.url
+    self.storage = storage
+    self.logger = logger
+    (outgoing, outbox) = AsyncStream<Notice>.makeStream()
+  }
+
+  /// Who is told when the session is lost and what the other nodes say (before `start`).
+  func attach(
+    lost: @escaping @Sendable () -> Void, heard: @escaping @Sendable (Notice) async -> Void
+  ) {
+    handlers.withLock { $0 = Handlers(lost: lost, heard: heard) }
+  }
+
+  private func lost() { handlers.withLock { $0.lost }() }
+  private func heard(_ notice: Notice) async { await handlers.withLock { $0.heard }(notice) }
+
+  /// Opens the session (throws if the database cannot be reached) and keeps it: heartbeats,
+  /// a watchdog, reconnection, and the notices in both directions.
+  func start() async throws {
+    try await connect()
+    let keeping = Task { [self] in await keep() }
+    let watching = Task { [self] in await watch() }
+    let sending = Task { [self] in await send() }
+    tasks.withLock { $0 += [keeping, watching, sending] }
+  }
+
+  /// Gives up every lock (by ending the session) and stops.
+  func stop() async {
+    let connection = state.withLock { state -> PostgresConnection? in
+      state.stopped = true
+      state.held.removeAll()
+      defer { state.connection = nil }
+      return state.connection
+    }
+    outbox.finish()
+    for task in tasks.withLock({ $0 }) { task.cancel() }
+    try? await connection?.close()
+  }
+
+  private func connect() async throws {
+    let connection = try await PostgresConnection.connect(
+      configuration: try url.connectionConfiguration(), id: 1, logger: Logger(label: "postgres"))
+    let started = clock.now
+    do {
+      try await connection.query(
+        PostgresQuery(
+          unsafeSQL: "SET idle_session_timeout = \(Self.milliseconds(Self.sessionTimeout))"),
+        logger: logger)
+      var pid: Int32?
+      for try await value in try await connection.query(
+        "SELECT pg_backend_pid()", logger: logger
+      ).decode(Int32.self) {
+        pid = value
+      }
+      let generation = state.withLock { state in
+        state.connection = connection
+        state.generation += 1
+        state.pid = pid
+        state.confirmed = started
+        state.held.removeAll()
+        return state.generation
+      }
+      let listening = Task { [self] in await listen(on: connection, generation: generation) }
+      tasks.withLock { $0.append(listening) }
+      publish(Notice(node: nodeID, kind: .hello, pid: pid))
+    } catch {
+      try? await connection.close()
+      throw error
+    }
+  }
+
+  private func listen(on connection: PostgresConnection, generation: Int) async {
+    do {
+      try await connection.listen(on: Self.channel) { notifications in
+        for try await notification in notifications {
+          guard
+            let notice = try? JSONDecoder().decode(
+              Notice.self, from: Data(notification.payload.utf8)),
+            notice.node != nodeID
+          else { continue }
+          await heard(notice)
+        }
+      }
+    } catch {
+      if state.withLock({ $0.generation == generation && !$0.stopped }) {
+        logger.warning("Listening for other nodes' notices stopped: \(error)")
+      }
+    }
+  }
+
+  /// Heartbeats while the session lives; a new session when it is lost.
+  private func keep() async {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: Self.heartbeat)
+      guard let connection = state.withLock({ $0.stopped ? nil : $0.connection }) else {
+        if state.withLock({ $0.stopped }) { return }
+        do {
+          try await connect()
+          logger.notice("The database session is back: rooms can be served again.")
+        } catch {
+          logger.debug("Reconnecting to the database failed: \(error)")
+        }
+        continue
+      }
+      let started = clock.now
+      do {
+        try await connection.query("SELECT 1", logger: logger)
+        state.withLock { state in
+          if state.connection === connection { state.confirmed = started }
+        }
+      } catch {
+        end(connection, because: "\(PostgresStorage.describe(error))")
+      }
+    }
+  }
+
+  /// Ends the rooms as soon as the session can no longer be trusted.
+  private func watch() async {
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .milliseconds(250))
+      let connection = state.withLock { state -> PostgresConnection? in
+        guard let confirmed = state.confirmed, state.connection != nil,
+          clock.now - confirmed > Self.trust
+        else { return nil }
+        return state.connection
+      }
+      if let connection { end(connection, because: "no answer for \(Self.trust)") }
+    }
+  }
+
+  private func end(_ connection: PostgresConnection, because reason: String) {
+    let ended = state.withLock { state -> Bool in
+      guard state.connection === connection else { return false }
+      state.connection = nil
+      state.confirmed = nil
+      state.held.removeAll()
+      return true
+    }
+    guard ended else { return }
+    logger.error(
+      "Lost the database session (\(reason)): closing every room this node served; people move to another node."
+    )
+    connection.close().whenComplete { _ in }
+    lost()
+  }
+
+  // MARK: Ownership
+
+  /// The session a room's lock was taken in; it is held while that session is trusted.
+  struct Hold: Sendable, Equatable {
+    var room: UUID
+    var generation: Int
+  }
+
+  /// Takes a room's lock if no other node holds it.
+  func acquire(_ room: UUID) async -> Hold? {
+    guard
+      let (connection, generation) = state.withLock({ state in
+        state.connection.map { ($0, state.generation) }
+      })
+    else { return nil }
+    do {
+      var taken = false
+      for try await value in try await connection.query(
+        "SELECT pg_try_advisory_lock(\(Self.lockKey(room)))", logger: logger
+      ).decode(Bool.self) {
+        taken = value
+      }
+      guard taken else { return nil }
+      let held = state.withLock { state -> Bool in
+        guard state.generation == generation, state.connection != nil else { return false }
+        state.held.insert(room)
+        return true
+      }
+      return held ? Hold(room: room, generation: generation) : nil
+    } catch {
+      return nil
+    }
+  }
+
+  /// Whether the node may still act for the room: the lock's session is the current one, and
+  /// PostgreSQL answered it recently enough that it cannot have ended yet. Cheap (no I/O).
+  func holds(_ hold: Hold) -> Bool {
+    state.withLock { state in
+      guard state.generation == hold.generation, state.held.contains(hold.room),
+        let confirmed = state.confirmed
+      else { return false }
+      return clock.now - confirmed <= Self.trust
+    }
+  }
+
+  /// Gives a room's lock back (the room closed).
+  func release(_ hold: Hold) async {
+    guard
+      let connection = state.withLock({ state -> PostgresConnection? in
+        guard state.generation == hold.generation, state.held.remove(hold.room) != nil else {
+          return nil
+        }
+        return state.connection
+      })
+    else { return }
+    _ = try? await connection.query(
+      "SELECT pg_advisory_unlock(\(Self.lockKey(hold.room)))", logger: logger)
+  }
+
+  /// Rooms locked now.
+  var heldCount: Int { state.withLock { $0.held.count } }
+
+  /// The session's backend, named in this node's notices.
+  var pid: Int32? { state.withLock { $0.pid } }
+
+  /// A room's advisory lock key: its id's first 64 bits.
+  static func lockKey(_ room: UUID) -> Int64 {
+    let bytes = room.uuid
+    return [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5, bytes.6, bytes.7].reduce(0) {
+      ($0 << 8) | Int64($1)
+    }
+  }
+
+  // MARK: Notices
+
+  /// Tells the other nodes, in order, without waiting.
+  func publish(_ notice: Notice) {
+    outbox.yield(notice)
+  }
+
+  private func send() async {
+    for await var notice in outgoing {
+      notice.pid = notice.pid ?? pid
+      var payload = (try? JSONEncoder().encode(notice)) ?? Data()
+      // NB: PostgreSQL takes payloads under 8000 bytes: a crowded room is sent without names.
+      if payload.count > 7_000, notice.live != nil {
+        notice.live?.people = []
+        payload = (try? JSONEncoder().encode(notice)) ?? Data()
+      }
+      let text = String(decoding: payload, as: UTF8.self)
+      do {
+        try await storage.client.query(
+          "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
+      } catch {
+        logger.warning("Telling the other nodes (\(notice.kind.rawValue)) failed: \(error)")
+      }
+    }
+  }
+
+  /// The backends of the nodes alive now (their sessions).
+  func liveNodeSessions() async throws -> Set<Int32> {
+    var pids: Set<Int32> = []
+    for try await pid in try await storage.client.query(
+      "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node'",
+      logger: logger
+    ).decode(Int32.self) {
+      pids.insert(pid)
+    }
+    return pids
+  }
+}
+
+extension NodeSession {
+  /// `'5000ms'`: a duration as a setting's literal (SET takes no bound parameters).
+  static func milliseconds(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    return "'\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms'"
+  }
+}

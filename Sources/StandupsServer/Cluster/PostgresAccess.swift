@@ -1,0 +1,79 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+extension PostgresStorage {
+  /// The team's secret and bots in the same database as the standups: every node (and
+  /// `standups-server invite` or `bots` run anywhere) agrees on them.
+  public var access: AccessStorage {
+    // NB: the closures keep the storage (and so its connection pool) alive.
+    let storage = self
+    let logger = self.logger
+    @Sendable func secret() async throws -> TeamSecret? {
+      for try await bytes in try await storage.client.query(
+        "SELECT secret FROM team WHERE id = 1", logger: logger
+      ).decode(ByteBuffer.self) {
+        return TeamSecret(bytes: Array(buffer: bytes))
+      }
+      return nil
+    }
+    return AccessStorage(
+      teamSecret: {
+        if let secret = try await secret() { return secret }
+        // NB: insert-if-absent, then read: nodes starting at once agree on one secret.
+        try await storage.client.query(
+          "INSERT INTO team (id, secret, created_at) VALUES (1, \(ByteBuffer(bytes: TeamSecret.random().bytes)), now()) ON CONFLICT (id) DO NOTHING",
+          logger: logger)
+        guard let secret = try await secret() else {
+          throw StorageError("the team's secret could not be kept")
+        }
+        return secret
+      },
+      rotateTeamSecret: {
+        let secret = TeamSecret.random()
+        try await storage.client.query(
+          """
+          INSERT INTO team (id, secret, created_at) VALUES (1, \(ByteBuffer(bytes: secret.bytes)), now())
+          ON CONFLICT (id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at
+          """, logger: logger)
+        return secret
+      },
+      bots: {
+        var bots: [Bot] = []
+        for try await (name, hash, scope, standups, createdAt) in try await storage.client.query(
+          "SELECT name, token_hash, scope, standups, created_at FROM bot ORDER BY created_at, name",
+          logger: logger
+        ).decode((String, String, String, String, Date).self) {
+          bots.append(
+            Bot(
+              name: name, tokenHash: hash, scope: Bot.Scope(rawValue: scope) ?? .notes,
+              standups: standups.split(separator: ",").compactMap { UUID(uuidString: String($0)) },
+              createdAt: createdAt))
+        }
+        return bots
+      },
+      addBot: { bot in
+        var added = false
+        for try await _ in try await storage.client.query(
+          """
+          INSERT INTO bot (name, name_key, token_hash, scope, standups, created_at)
+          VALUES (\(bot.name), \(bot.name.lowercased()), \(bot.tokenHash), \(bot.scope.rawValue),
+            \(bot.standups.map(\.uuidString).joined(separator: ",")), \(bot.createdAt))
+          ON CONFLICT (name_key) DO NOTHING RETURNING 1
+          """, logger: logger
+        ).decode(Int32.self) {
+          added = true
+        }
+        if !added { throw AccessStorageError.nameTaken(bot.name) }
+      },
+      revokeBot: { name in
+        var removed = false
+        for try await _ in try await storage.client.query(
+          "DELETE FROM bot WHERE name_key = \(name.lowercased()) RETURNING 1", logger: logger
+        ).decode(Int32.self) {
+          removed = true
+        }
+        return removed
+      })
+  }
+}

@@ -1,0 +1,441 @@
+import Foundation
+import IdentifiedCollections
+import Logging
+import PostgresNIO
+import StandupsFeatures
+
+/// Standups in PostgreSQL, through postgres-nio: the storage of a cluster. Every save is one
+/// transaction, committed before it returns (and so before the action is acknowledged).
+///
+/// The same contract as `SQLiteStorage` (the storage tests run against both); the schema is
+/// brought up to date by numbered migrations, one node at a time.
+public final class PostgresStorage: Sendable {
+  let client: PostgresClient
+  public let url: DatabaseURL
+  let logger: Logger
+  private let running: Task<Void, Never>
+
+  /// Connects, checks that the database answers, and migrates its schema. Throws a message
+  /// that says what to do if the database cannot be reached.
+  public init(url: DatabaseURL, logger: Logger) async throws {
+    self.url = url
+    self.logger = logger
+    let client = PostgresClient(
+      configuration: url.clientConfiguration, backgroundLogger: Logger(label: "postgres"))
+    self.client = client
+    running = Task { await client.run() }
+    do {
+      try await Self.withTimeout(.seconds(10)) {
+        try await client.query("SELECT 1")
+      }
+      try await migrate()
+    } catch {
+      running.cancel()
+      throw StorageError(
+        "Cannot use the database \(url): \(Self.describe(error)). Is PostgreSQL running there, "
+          + "and may \(url.user) connect to \(url.database)?")
+    }
+  }
+
+  deinit { running.cancel() }
+
+  /// Stops the connection pool.
+  public func close() {
+    running.cancel()
+  }
+
+  /// Runs `body`, turning a postgres-nio error into one that says what PostgreSQL said (theirs
+  /// print a generic text, for fear of leaking a query's values into logs).
+  static func said<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+      return try await body()
+    } catch let error as PSQLError {
+      throw StorageError(describe(error))
+    }
+  }
+
+  /// What went wrong, in PostgreSQL's own words when it said something.
+  static func describe(_ error: any Error) -> String {
+    if let error = error as? PSQLError {
+      if let message = error.serverInfo?[.message] { return message }
+      if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+      return "\(error.code)"
+    }
+    return "\(error)"
+  }
+
+  private static func withTimeout<T: Sendable>(
+    _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+      group.addTask { try await body() }
+      group.addTask {
+        try await Task.sleep(for: limit)
+        return nil
+      }
+      defer { group.cancelAll() }
+      guard let first = try await group.next(), let value = first else {
+        throw StorageError("no answer within \(limit)")
+      }
+      return value
+    }
+  }
+
+  // MARK: Schema
+
+  /// The schema, one step per version; a step never changes once released.
+  static let migrations: [(name: String, sql: [String])] = [
+    (
+      "v1: standups, access, versions",
+      [
+        """
+        CREATE TABLE standup (
+          id uuid PRIMARY KEY,
+          position bigint GENERATED ALWAYS AS IDENTITY,
+          title text NOT NULL,
+          duration_seconds integer NOT NULL,
+          theme text NOT NULL)
+        """,
+        """
+        CREATE TABLE attendee (
+          standup_id uuid NOT NULL REFERENCES standup ON DELETE CASCADE,
+          id uuid NOT NULL,
+          position integer NOT NULL,
+          name text NOT NULL,
+          PRIMARY KEY (standup_id, id))
+        """,
+        """
+        CREATE TABLE meeting (
+          standup_id uuid NOT NULL REFERENCES standup ON DELETE CASCADE,
+          id uuid NOT NULL,
+          date timestamptz NOT NULL,
+          transcript text NOT NULL,
+          seconds integer NOT NULL DEFAULT 0,
+          present text NOT NULL DEFAULT '[]',
+          notes text NOT NULL DEFAULT '[]',
+          PRIMARY KEY (standup_id, id))
+        """,
+        "CREATE INDEX meeting_by_date ON meeting (standup_id, date DESC)",
+        """
+        CREATE TABLE checkpoint (
+          standup_id uuid PRIMARY KEY REFERENCES standup ON DELETE CASCADE,
+          meeting_id uuid NOT NULL,
+          seconds_elapsed integer NOT NULL,
+          speaker_index integer NOT NULL,
+          transcript text NOT NULL,
+          notes text NOT NULL DEFAULT '[]',
+          present text NOT NULL DEFAULT '[]',
+          seconds_run integer NOT NULL DEFAULT 0)
+        """,
+        "CREATE TABLE room_version (room text PRIMARY KEY, next bigint NOT NULL)",
+        """
+        CREATE TABLE team (
+          id integer PRIMARY KEY CHECK (id = 1),
+          secret bytea NOT NULL,
+          created_at timestamptz NOT NULL)
+        """,
+        """
+        CREATE TABLE bot (
+          name text NOT NULL,
+          name_key text PRIMARY KEY,
+          token_hash text NOT NULL UNIQUE,
+          scope text NOT NULL,
+          standups text NOT NULL,
+          created_at timestamptz NOT NULL)
+        """,
+        "CREATE TABLE health (id integer PRIMARY KEY CHECK (id = 1), checked_at timestamptz NOT NULL)",
+      ]
+    )
+  ]
+
+  /// Applies the migrations this database has not had, each in its own transaction; nodes
+  /// starting together take turns (a transaction-scoped advisory lock).
+  private func migrate() async throws {
+    try await client.withTransaction(logger: logger) { connection in
+      try await connection.query(
+        "SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+      try await connection.query(
+        """
+        CREATE TABLE IF NOT EXISTS schema_migration (
+          version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL)
+        """, logger: logger)
+      var applied = 0
+      for try await version in try await connection.query(
+        "SELECT COALESCE(MAX(version), 0) FROM schema_migration", logger: logger
+      ).decode(Int.self) {
+        applied = version
+      }
+      guard applied <= Self.migrations.count else {
+        throw StorageError(
+          "the database has schema version \(applied), newer than this server knows "
+            + "(\(Self.migrations.count)): run the newer server")
+      }
+      for (index, migration) in Self.migrations.enumerated().dropFirst(applied) {
+        for statement in migration.sql {
+          try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+        }
+        try await connection.query(
+          "INSERT INTO schema_migration VALUES (\(index + 1), \(migration.name), now())",
+          logger: logger)
+      }
+    }
+  }
+
+  /// The advisory lock key migrations take (`standups` in ASCII).
+  static let migrationLock: Int64 = 0x7374_616e_6475_7073
+
+  // MARK: Standups
+
+  private static func json(_ value: some Encodable) throws -> String {
+    String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+  }
+
+  private static func decoded<T: Decodable>(_ type: T.Type, from text: String) -> T? {
+    try? JSONDecoder().decode(T.self, from: Data(text.utf8))
+  }
+
+  typealias MeetingRow = (UUID, UUID, Date, String, Int, String, String)
+
+  private static func meeting(_ row: MeetingRow) -> Meeting {
+    Meeting(
+      id: row.1, date: row.2, transcript: row.3, seconds: row.4,
+      present: decoded([String].self, from: row.5) ?? [],
+      notes: decoded([Note].self, from: row.6) ?? [])
+  }
+
+  /// Every standup in creation order, or only `id`, each with its recent meetings.
+  private func standups(only id: UUID? = nil) async throws -> [Standup] {
+    try await client.withConnection { connection in
+      var attendees: [UUID: [Attendee]] = [:]
+      for try await (standup, attendee, name) in try await connection.query(
+        "SELECT standup_id, id, name FROM attendee WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid ORDER BY position",
+        logger: logger
+      ).decode((UUID, UUID, String).self) {
+        attendees[standup, default: []].append(Attendee(id: attendee, name: name))
+      }
+      var meetings: [UUID: [Meeting]] = [:]
+      for try await row in try await connection.query(
+        """
+        SELECT standup_id, id, date, transcript, seconds, present, notes FROM (
+          SELECT *, ROW_NUMBER() OVER (PARTITION BY standup_id ORDER BY date DESC) AS rank
+          FROM meeting WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid) recent
+        WHERE rank <= \(Standup.recentMeetingLimit) ORDER BY date DESC
+        """, logger: logger
+      ).decode(MeetingRow.self) {
+        meetings[row.0, default: []].append(Self.meeting(row))
+      }
+      var totals: [UUID: Int] = [:]
+      for try await (standup, total) in try await connection.query(
+        "SELECT standup_id, COUNT(*)::bigint FROM meeting WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid GROUP BY standup_id",
+        logger: logger
+      ).decode((UUID, Int).self) {
+        totals[standup] = total
+      }
+      var standups: [Standup] = []
+      for try await (standupID, title, seconds, themeName) in try await connection.query(
+        "SELECT id, title, duration_seconds, theme FROM standup WHERE \(id)::uuid IS NULL OR id = \(id)::uuid ORDER BY position",
+        logger: logger
+      ).decode((UUID, String, Int, String).self) {
+        guard let theme = Theme(rawValue: themeName) else { continue }
+        let recent = meetings[standupID] ?? []
+        standups.append(
+          Standup(
+            id: standupID, attendees: IdentifiedArray(uniqueElements: attendees[standupID] ?? []),
+            duration: .seconds(seconds), meetings: IdentifiedArray(uniqueElements: recent),
+            theme: theme, title: title,
+            olderMeetingCount: max(0, (totals[standupID] ?? 0) - recent.count)))
+      }
+      return standups
+    }
+  }
+
+  public func load() async throws -> [Standup] { try await standups() }
+
+  /// One standup as saved, with its recent meetings; nil if there is none.
+  public func loadStandup(_ id: Standup.ID) async throws -> Standup? {
+    try await standups(only: id).first
+  }
+
+  public func loadMeetings(_ standupID: Standup.ID, offset: Int, limit: Int) async throws
+    -> MeetingPage
+  {
+    try await client.withConnection { connection in
+      var meetings: [Meeting] = []
+      for try await row in try await connection.query(
+        """
+        SELECT standup_id, id, date, transcript, seconds, present, notes FROM meeting
+        WHERE standup_id = \(standupID) ORDER BY date DESC LIMIT \(limit) OFFSET \(offset)
+        """, logger: logger
+      ).decode(MeetingRow.self) {
+        meetings.append(Self.meeting(row))
+      }
+      var total = 0
+      for try await count in try await connection.query(
+        "SELECT COUNT(*)::bigint FROM meeting WHERE standup_id = \(standupID)", logger: logger
+      ).decode(Int.self) {
+        total = count
+      }
+      return MeetingPage(meetings: meetings, total: total)
+    }
+  }
+
+  /// Creates or replaces a standup with its attendees and history, in one transaction.
+  public func save(_ standup: Standup) async throws {
+    let meetings = try standup.meetings.map {
+      ($0, try Self.json($0.present), try Self.json($0.notes))
+    }
+    try await client.withTransaction(logger: logger) { connection in
+      try await connection.query(
+        """
+        INSERT INTO standup (id, title, duration_seconds, theme)
+        VALUES (\(standup.id), \(standup.title), \(Int(standup.duration.components.seconds)), \(standup.theme.rawValue))
+        ON CONFLICT (id) DO UPDATE SET title = excluded.title,
+          duration_seconds = excluded.duration_seconds, theme = excluded.theme
+        """, logger: logger)
+      try await connection.query(
+        "DELETE FROM attendee WHERE standup_id = \(standup.id)", logger: logger)
+      for (index, attendee) in standup.attendees.enumerated() {
+        try await connection.query(
+          "INSERT INTO attendee (standup_id, id, position, name) VALUES (\(standup.id), \(attendee.id), \(index), \(attendee.name))",
+          logger: logger)
+      }
+      // NB: meetings are only added or updated here: the older ones are not in `meetings`.
+      for (meeting, present, notes) in meetings {
+        try await connection.query(
+          """
+          INSERT INTO meeting (standup_id, id, date, transcript, seconds, present, notes)
+          VALUES (\(standup.id), \(meeting.id), \(meeting.date), \(meeting.transcript), \(meeting.seconds), \(present), \(notes))
+          ON CONFLICT (standup_id, id) DO UPDATE SET transcript = excluded.transcript,
+            seconds = excluded.seconds, present = excluded.present, notes = excluded.notes
+          """, logger: logger)
+      }
+    }
+  }
+
+  public func delete(_ id: Standup.ID) async throws {
+    try await client.query("DELETE FROM standup WHERE id = \(id)", logger: logger)
+  }
+
+  // MARK: Meetings in progress
+
+  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int)
+
+  private func checkpoints(only id: UUID? = nil) async throws -> [MeetingCheckpoint] {
+    var checkpoints: [MeetingCheckpoint] = []
+    for try await row in try await client.query(
+      """
+      SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
+        seconds_run
+      FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
+      """, logger: logger
+    ).decode(CheckpointRow.self) {
+      checkpoints.append(
+        MeetingCheckpoint(
+          standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
+          transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
+          present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7))
+    }
+    return checkpoints
+  }
+
+  public func loadCheckpoints() async throws -> [MeetingCheckpoint] { try await checkpoints() }
+
+  public func loadCheckpoint(_ id: Standup.ID) async throws -> MeetingCheckpoint? {
+    try await checkpoints(only: id).first
+  }
+
+  public func saveCheckpoint(_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws
+  {
+    guard let checkpoint else {
+      try await client.query(
+        "DELETE FROM checkpoint WHERE standup_id = \(standupID)", logger: logger)
+      return
+    }
+    let notes = try Self.json(checkpoint.notes)
+    let present = try Self.json(checkpoint.present)
+    // NB: only for a standup that still exists (a delete may have won the race).
+    try await client.query(
+      """
+      INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
+        notes, present, seconds_run)
+      SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
+        \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun)
+      WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
+      ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
+        seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
+        transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
+        seconds_run = excluded.seconds_run
+      """, logger: logger)
+  }
+
+  /// Every running meeting's clock in one statement (a checkpoint only moves forward).
+  public func saveMeetingClocks(_ clocks: [MeetingClock]) async throws {
+    guard !clocks.isEmpty else { return }
+    try await client.query(
+      """
+      UPDATE checkpoint SET seconds_elapsed = clock.seconds_elapsed,
+        speaker_index = clock.speaker_index, seconds_run = clock.seconds_run
+      FROM unnest(\(clocks.map(\.standupID)), \(clocks.map(\.meetingID)),
+        \(clocks.map(\.secondsElapsed)), \(clocks.map(\.speakerIndex)), \(clocks.map(\.secondsRun)))
+        AS clock(standup_id, meeting_id, seconds_elapsed, speaker_index, seconds_run)
+      WHERE checkpoint.standup_id = clock.standup_id AND checkpoint.meeting_id = clock.meeting_id
+        AND checkpoint.seconds_run < clock.seconds_run
+      """, logger: logger)
+  }
+
+  // MARK: Versions
+
+  /// The next `count` versions of a room: one statement, so that two nodes reserving at once
+  /// get blocks that follow each other.
+  public func reserveVersions(_ room: String, _ count: Int) async throws -> Int {
+    for try await first in try await client.query(
+      """
+      INSERT INTO room_version (room, next) VALUES (\(room), \(1 + count))
+      ON CONFLICT (room) DO UPDATE SET next = room_version.next + \(count)
+      RETURNING next - \(count)
+      """, logger: logger
+    ).decode(Int.self) {
+      return first
+    }
+    throw StorageError("reserving versions for \(room) returned nothing")
+  }
+
+  public func returnVersions(_ room: String, next: Int, end: Int) async throws {
+    try await client.query(
+      "UPDATE room_version SET next = \(next) WHERE room = \(room) AND next = \(end)",
+      logger: logger)
+  }
+
+  public func probe() async throws {
+    try await client.query(
+      "INSERT INTO health (id, checked_at) VALUES (1, now()) ON CONFLICT (id) DO UPDATE SET checked_at = now()",
+      logger: logger)
+  }
+
+  /// The storage client the server's rooms use.
+  public var storageClient: StorageClient {
+    StorageClient(
+      load: { try await Self.said { try await self.load() } },
+      loadStandup: { id in try await Self.said { try await self.loadStandup(id) } },
+      save: { standup in try await Self.said { try await self.save(standup) } },
+      loadMeetings: { id, offset, limit in
+        try await Self.said { try await self.loadMeetings(id, offset: offset, limit: limit) }
+      },
+      delete: { id in try await Self.said { try await self.delete(id) } },
+      loadCheckpoints: { try await Self.said { try await self.loadCheckpoints() } },
+      loadCheckpoint: { id in try await Self.said { try await self.loadCheckpoint(id) } },
+      saveCheckpoint: { id, checkpoint in
+        try await Self.said { try await self.saveCheckpoint(id, checkpoint) }
+      },
+      reserveVersions: { room, count in
+        try await Self.said { try await self.reserveVersions(room, count) }
+      },
+      returnVersions: { room, next, end in
+        try await Self.said { try await self.returnVersions(room, next: next, end: end) }
+      },
+      saveMeetingClocks: { clocks in
+        try await Self.said { try await self.saveMeetingClocks(clocks) }
+      },
+      probe: { try await Self.said { try await self.probe() } })
+  }
+}

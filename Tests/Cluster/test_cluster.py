@@ -1,0 +1,389 @@
+"""Standups as a cluster: real PostgreSQL, three real nodes and HAProxy (deploy/haproxy.cfg) on
+loopback, driven by Python's `websockets` as people and bots would be."""
+import asyncio
+import json
+import signal
+import time
+import urllib.request
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from cluster import Cluster, health, wait_until
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with Cluster(nodes=3) as running:
+        yield running
+
+
+def ws(base, path):
+    return base.replace("http://", "ws://") + path
+
+
+async def receive(socket, timeout=10):
+    return json.loads(await asyncio.wait_for(socket.recv(), timeout))
+
+
+async def until(socket, predicate, timeout=10):
+    deadline = time.monotonic() + timeout
+    while True:
+        message = await receive(socket, max(0.01, deadline - time.monotonic()))
+        if predicate(message):
+            return message
+
+
+async def create_standup(base, title, attendees=("Ana", "Ben", "Cy")):
+    async with websockets.connect(ws(base, "/ws/lobby?name=Maker")) as lobby:
+        await receive(lobby)
+        await lobby.send(json.dumps({"type": "action", "ref": "new", "action": {
+            "type": "addStandupSubmitted", "standup": {
+                "title": title, "duration": 300, "theme": "teal",
+                "attendees": [{"name": name} for name in attendees]}}}))
+        added = await until(lobby, lambda m: m.get("type") == "patch" and any(
+            op.get("value", {}).get("title") == title for op in m["ops"] if isinstance(op.get("value"), dict)))
+        await until(lobby, lambda m: m.get("type") == "ack")
+        return next(op["value"]["id"] for op in added["ops"]
+                    if isinstance(op.get("value"), dict) and op["value"].get("title") == title)
+
+
+def owner_of(cluster, standup):
+    """The node that serves the room now: it lets people in; the others close with 1012."""
+    async def probe(node):
+        try:
+            async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Probe")) as room:
+                message = await receive(room, 5)
+                return message.get("type") == "welcome"
+        except (ConnectionClosed, InvalidStatus, OSError, asyncio.TimeoutError):
+            return False
+    for node in cluster.nodes:
+        if node.process.poll() is None and asyncio.run(probe(node)):
+            return node
+    return None
+
+
+class Person:
+    """Someone in a room through HAProxy, whose client reconnects by itself (as the web app
+    does): after a drop or a 1012 it comes back, resuming from the last version it holds."""
+
+    def __init__(self, base, standup, name):
+        self.url = ws(base, f"/ws/rooms/{standup}")
+        self.name = name
+        self.state = None
+        self.version = None
+        self.welcomes = []   # (time, version, resumed)
+        self.closes = []     # (time, code)
+        self.socket = None
+        self.acks = {}
+        self.task = None
+
+    async def run(self):
+        attempt = 0
+        while True:
+            query = f"?name={self.name}" + (f"&since={self.version}" if self.version else "")
+            try:
+                async with websockets.connect(self.url + query) as socket:
+                    self.socket = socket
+                    async for raw in socket:
+                        self.receive(json.loads(raw))
+                        attempt = 0
+                    self.closes.append((time.monotonic(), socket.close_code))
+            except (ConnectionClosed, InvalidStatus, OSError) as error:
+                code = getattr(getattr(error, "rcvd", None), "code", None)
+                self.closes.append((time.monotonic(), code))
+            self.socket = None
+            await asyncio.sleep(min(2, 0.2 * 2 ** attempt))
+            attempt += 1
+
+    def receive(self, message):
+        kind = message.get("type")
+        if kind == "welcome":
+            if not message.get("resumed"):
+                self.state = message["state"]
+            self.version = message["version"]
+            self.welcomes.append((time.monotonic(), message["version"], bool(message.get("resumed"))))
+        elif kind == "patch":
+            assert message["version"] > self.version, "a version went backwards"
+            for op in message["ops"]:
+                apply(self.state, op)
+            self.version = message["version"]
+        elif kind in ("ack", "error"):
+            self.acks[message.get("ref")] = message
+
+    async def act(self, ref, action, timeout=10):
+        deadline = time.monotonic() + timeout
+        while self.socket is None:
+            assert time.monotonic() < deadline, "never connected"
+            await asyncio.sleep(0.05)
+        await self.socket.send(json.dumps({"type": "action", "ref": ref, "action": action}))
+        while ref not in self.acks:
+            assert time.monotonic() < deadline, f"no answer to {ref}"
+            await asyncio.sleep(0.02)
+        return self.acks[ref]
+
+    def start(self):
+        self.task = asyncio.get_running_loop().create_task(self.run())
+
+    async def stop(self):
+        self.task.cancel()
+        try:
+            await self.task
+        except asyncio.CancelledError:
+            pass
+
+
+def apply(document, op):
+    """Enough of RFC 6902 for the server's patches (add, replace, remove by JSON Pointer)."""
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in op["path"].split("/")[1:]]
+    parent = document
+    for part in parts[:-1]:
+        parent = parent[int(part)] if isinstance(parent, list) else parent[part]
+    last = parts[-1]
+    if isinstance(parent, list):
+        index = len(parent) if last == "-" else int(last)
+        if op["op"] == "add":
+            parent.insert(index, op["value"])
+        elif op["op"] == "replace":
+            parent[index] = op["value"]
+        elif op["op"] == "remove":
+            del parent[index]
+    else:
+        if op["op"] in ("add", "replace"):
+            parent[last] = op["value"]
+        elif op["op"] == "remove":
+            del parent[last]
+
+
+def test_rooms_spread_over_the_nodes_and_every_lobby_shows_every_room(cluster):
+    standups = [asyncio.run(create_standup(cluster.url, f"Team {n}")) for n in range(6)]
+    owners = {}
+
+    async def scenario():
+        # Someone in each room, through the proxy.
+        people = [Person(cluster.url, standup, f"P{n}") for n, standup in enumerate(standups)]
+        for person in people:
+            person.start()
+        await asyncio.sleep(0)
+        for person in people:
+            wait = time.monotonic() + 10
+            while not person.welcomes:
+                assert time.monotonic() < wait
+                await asyncio.sleep(0.05)
+        # Each node's own lobby (not through the proxy) shows who is in every room, whichever
+        # node serves it.
+        for node in cluster.nodes:
+            async with websockets.connect(ws(node.url, "/ws/lobby?name=Look")) as lobby:
+                state = (await receive(lobby))["state"]
+                deadline = time.monotonic() + 3
+                while True:
+                    live = {s["id"]: s["live"] for s in state["standups"]}
+                    if all(live.get(standup) and live[standup]["participants"] == 1 for standup in standups):
+                        break
+                    assert time.monotonic() < deadline, f"node {node.name}'s lobby: {live}"
+                    message = await receive(lobby, 3)
+                    for op in message.get("ops", []):
+                        apply(state, op)
+        # Presence within a second: someone else comes into the first room; node a's lobby
+        # sees it whichever node serves that room.
+        async with websockets.connect(ws(cluster.nodes[0].url, "/ws/lobby?name=Look")) as lobby:
+            state = (await receive(lobby))["state"]
+            index = next(i for i, s in enumerate(state["standups"]) if s["id"] == standups[0])
+            visitor = Person(cluster.url, standups[0], "Visitor")
+            started = time.monotonic()
+            visitor.start()
+            while state["standups"][index]["live"]["participants"] != 2:
+                message = await receive(lobby, 1.5)
+                for op in message.get("ops", []):
+                    apply(state, op)
+            assert time.monotonic() - started < 1.5
+            await visitor.stop()
+        # While people are in them, the rooms are where the proxy sent them.
+        for standup in standups:
+            owners[standup] = await asyncio.to_thread(owner_of, cluster, standup)
+        for person in people:
+            await person.stop()
+
+    asyncio.run(scenario())
+    # Consistent hashing spread the six rooms over more than one node.
+    assert len({owner.name for owner in owners.values() if owner}) >= 2, owners
+
+
+def test_a_room_is_served_by_one_node_at_a_time(cluster):
+    standup = asyncio.run(create_standup(cluster.url, "Only one"))
+
+    async def scenario():
+        async with websockets.connect(ws(cluster.url, f"/ws/rooms/{standup}?name=Ana")) as room:
+            await receive(room)
+            refusals = 0
+            for node in cluster.nodes:
+                try:
+                    async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Ben")) as other:
+                        message = await receive(other, 5)
+                        assert message["type"] == "welcome"
+                except ConnectionClosed as closed:
+                    assert closed.rcvd.code == 1012, closed
+                    assert "another server" in closed.rcvd.reason
+                    refusals += 1
+            assert refusals == 2
+            # The HTTP API of a room another node serves: 503 with Retry-After, retried later.
+            owner = await asyncio.to_thread(owner_of, cluster, standup)
+            other = next(n for n in cluster.nodes if n is not owner)
+            added = cluster.command("bots", "add", "Checker", "--can", "admin")
+            assert added.returncode == 0, added.stderr
+            token = added.stdout.strip().splitlines()[-1]
+            # NB: every node re-reads the bots within a second.
+            await asyncio.sleep(1.5)
+            request = urllib.request.Request(
+                f"{other.url}/api/rooms/{standup}", headers={"Authorization": f"Bearer {token}"})
+            try:
+                await asyncio.to_thread(urllib.request.urlopen, request, timeout=5)
+                raise AssertionError("another node answered for the room")
+            except urllib.error.HTTPError as error:
+                assert error.code == 503
+                assert error.headers["Retry-After"] == "1"
+                assert json.loads(error.read())["code"] == "room_moving"
+
+    asyncio.run(scenario())
+
+
+def start_meeting_with_notes(cluster, standup, people, notes):
+    async def go():
+        for person in people:
+            person.start()
+        await people[0].act("start", {"type": "startMeetingButtonTapped"})
+        for n, text in enumerate(notes):
+            answer = await people[n % len(people)].act(
+                f"note-{n}", {"type": "meeting.noteSubmitted", "text": text})
+            assert answer["type"] == "ack", answer
+    return go()
+
+
+def test_failover_after_kill_9_brings_the_room_back_where_it_was(cluster):
+    standup = asyncio.run(create_standup(cluster.url, "Failover"))
+
+    async def scenario():
+        people = [Person(cluster.url, standup, name) for name in ("Ana", "Ben")]
+        notes = ["shipped the login page", "reviewing the API"]
+        await start_meeting_with_notes(cluster, standup, people, notes)
+        await asyncio.sleep(4)
+        owner = await asyncio.to_thread(owner_of, cluster, standup)
+        seconds_before = people[0].state["meeting"]["secondsElapsed"]
+        welcomes_before = [len(p.welcomes) for p in people]
+        killed_at = time.monotonic()
+        owner.kill()
+        # Everyone is back, by themselves, on another node within 10 s.
+        while not all(len(p.welcomes) > before for p, before in zip(people, welcomes_before)):
+            assert time.monotonic() - killed_at < 10, [p.closes for p in people]
+            await asyncio.sleep(0.05)
+        back = max(p.welcomes[-1][0] for p in people) - killed_at
+        meeting = people[0].state["meeting"]
+        assert meeting is not None
+        # The meeting is where it was (±2 s), with every acknowledged note.
+        assert abs(meeting["secondsElapsed"] - seconds_before) <= 2, (meeting, seconds_before)
+        assert all(note in meeting["transcript"] for note in notes), meeting["transcript"]
+        new_owner = await asyncio.to_thread(owner_of, cluster, standup)
+        assert new_owner is not None and new_owner is not owner
+        for person in people:
+            await person.stop()
+        return back
+
+    back = asyncio.run(scenario())
+    print(f"failover: people back {back:.2f} s after kill -9")
+    # The killed node comes back for the next tests.
+    killed = next(n for n in cluster.nodes if n.process.poll() is not None)
+    killed.start()
+    wait_until(lambda: health(cluster.proxy_port)[0] == 200, 10, "the proxy is healthy")
+
+
+def test_a_rolling_restart_drains_a_node_and_the_meeting_goes_on(cluster):
+    standup = asyncio.run(create_standup(cluster.url, "Rolling"))
+
+    async def scenario():
+        people = [Person(cluster.url, standup, name) for name in ("Ana", "Ben")]
+        await start_meeting_with_notes(cluster, standup, people, ["before the restart"])
+        await asyncio.sleep(3)
+        owner = await asyncio.to_thread(owner_of, cluster, standup)
+        seconds_before = people[0].state["meeting"]["secondsElapsed"]
+        owner.signal(signal.SIGTERM)
+        # /healthz says so at once, and the proxy stops sending people there.
+        status = await asyncio.to_thread(
+            wait_until, lambda: health(owner.port)[0] == 503 and health(owner.port), 2, "draining")
+        assert status == (503, "draining")
+        closes_before = [len(p.closes) for p in people]
+        stopped = time.monotonic()
+        while not all(len(p.closes) > before for p, before in zip(people, closes_before)):
+            assert time.monotonic() - stopped < 10
+            await asyncio.sleep(0.05)
+        assert all(p.closes[-1][1] == 1012 for p in people), [p.closes for p in people]
+        assert owner.process.wait(timeout=20) == 0
+        while not all(p.socket is not None and p.welcomes[-1][0] > stopped for p in people):
+            assert time.monotonic() - stopped < 10
+            await asyncio.sleep(0.05)
+        meeting = people[0].state["meeting"]
+        assert abs(meeting["secondsElapsed"] - seconds_before) <= 5, (meeting, seconds_before)
+        assert "before the restart" in meeting["transcript"], meeting
+        # A note after the move is kept too.
+        answer = await people[1].act("after", {"type": "meeting.noteSubmitted", "text": "after it"})
+        assert answer["type"] == "ack"
+        for person in people:
+            await person.stop()
+        return owner
+
+    owner = asyncio.run(scenario())
+    assert "Draining" in owner.log_text()
+    owner.start()
+
+
+def test_a_frozen_owner_sends_nothing_once_another_node_took_its_room(cluster):
+    standup = asyncio.run(create_standup(cluster.url, "Frozen"))
+    owner = None
+
+    async def scenario():
+        nonlocal owner
+        driver = Person(cluster.url, standup, "Ana")
+        await start_meeting_with_notes(cluster, standup, [driver], ["before the freeze"])
+        owner = await asyncio.to_thread(owner_of, cluster, standup)
+        # A watcher straight on the owner, reading everything it sends.
+        async with websockets.connect(ws(owner.url, f"/ws/rooms/{standup}?name=Watcher")) as watcher:
+            await receive(watcher)
+            await until(watcher, lambda m: m.get("type") == "patch")
+            owner.signal(signal.SIGSTOP)
+            frozen_at = time.monotonic()
+            # Drain what the kernel delivered before the freeze.
+            try:
+                while True:
+                    await receive(watcher, 0.5)
+            except asyncio.TimeoutError:
+                pass
+            # PostgreSQL ends the frozen node's session (idle_session_timeout 5 s): another
+            # node takes the room, and the meeting comes back there.
+            others = [n for n in cluster.nodes if n is not owner]
+            taken = None
+            while taken is None:
+                assert time.monotonic() - frozen_at < 15, "no node took the room"
+                for node in others:
+                    try:
+                        async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Ben")) as room:
+                            welcome = await receive(room, 3)
+                            taken = welcome
+                            break
+                    except ConnectionClosed:
+                        continue
+                await asyncio.sleep(0.2)
+            assert taken["state"]["meeting"] is not None
+            owner.signal(signal.SIGCONT)
+            # Once it runs again, the frozen node sends not one patch: it closes with 1012.
+            patches = []
+            try:
+                while True:
+                    message = await receive(watcher, 10)
+                    patches.append(message)
+            except ConnectionClosed as closed:
+                assert closed.rcvd.code == 1012, closed
+            assert patches == [], patches
+        await driver.stop()
+
+    asyncio.run(scenario())
+    assert "no answer for" in owner.log_text() or "Lost the database session" in owner.log_text()

@@ -1,0 +1,213 @@
+import Foundation
+import IdentifiedCollections
+import Logging
+import PostgresNIO
+import StandupsFeatures
+import Testing
+
+@testable import StandupsServer
+
+/// One storage of each kind, empty, for a contract test.
+///
+/// PostgreSQL is the one `STANDUPS_TEST_DATABASE_URL` names (`make test` starts a throwaway
+/// one: scripts/with-postgres); each test gets a database of its own there. Without it the
+/// PostgreSQL cases are skipped — unless `STANDUPS_REQUIRE_POSTGRES=1`, when they fail.
+enum StorageKind: String, CaseIterable, CustomTestStringConvertible {
+  case memory, sqlite, postgres
+
+  var testDescription: String { rawValue }
+
+  static var databaseURL: String? {
+    ProcessInfo.processInfo.environment["STANDUPS_TEST_DATABASE_URL"]
+  }
+
+  /// A fresh, empty storage with its access (nil: PostgreSQL is not available here).
+  func make() async throws -> (storage: StorageClient, access: AccessStorage, keep: Any)? {
+    switch self {
+    case .memory:
+      return (.inMemory(), .inMemory(), ())
+    case .sqlite:
+      let storage = try SQLiteStorage(directory: temporaryDirectory())
+      return (storage.client, storage.access, storage)
+    case .postgres:
+      guard let text = Self.databaseURL else {
+        try #require(
+          ProcessInfo.processInfo.environment["STANDUPS_REQUIRE_POSTGRES"] != "1",
+          "STANDUPS_TEST_DATABASE_URL is not set: run these tests with scripts/with-postgres")
+        return nil
+      }
+      let base = try DatabaseURL(text)
+      let admin = try await PostgresStorage(url: base, logger: Logger(label: "test"))
+      let name = "contract_\(UUID().uuidString.lowercased().prefix(12))"
+      try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+      admin.close()
+      var url = base
+      url.database = name
+      let storage = try await PostgresStorage(url: url, logger: Logger(label: "test"))
+      return (storage.storageClient, storage.access, storage)
+    }
+  }
+}
+
+@Suite(.serialized)
+struct StorageContractTests {
+  @Test(arguments: StorageKind.allCases)
+  func savesLoadsEditsAndDeletesStandupsInCreationOrder(_ kind: StorageKind) async throws {
+    guard let (storage, _, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    var design = Standup.design
+    design.meetings = [
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "Ana: later",
+        seconds: 300, present: ["Ana", "Ben"],
+        notes: [Note(author: "Ana", text: "ship it", speaker: "Ana")]),
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_251_600), transcript: "Ben: earlier"),
+    ]
+    let ops = Standup(
+      id: UUID(), attendees: [Attendee(id: UUID(), name: "Cy")], duration: .seconds(900),
+      theme: .navy, title: "Ops — “quoted” ✓")
+    try await storage.save(design)
+    try await storage.save(ops)
+    #expect(try await storage.load() == [design, ops])
+    #expect(try await storage.loadStandup(ops.id) == ops)
+    #expect(try await storage.loadStandup(UUID()) == nil)
+
+    // An edit replaces the attendees and keeps the standup's place.
+    design.title = "Design sync"
+    design.attendees.remove(at: 1)
+    design.attendees.append(Attendee(id: UUID(), name: "Dee"))
+    design.meetings.insert(
+      Meeting(id: UUID(), date: Date(timeIntervalSince1970: 1_795_400_000), transcript: ""), at: 0)
+    try await storage.save(design)
+    #expect(try await storage.load() == [design, ops])
+    #expect(try await storage.loadStandup(design.id) == design)
+
+    try await storage.delete(design.id)
+    try await storage.delete(design.id)
+    #expect(try await storage.load() == [ops])
+  }
+
+  @Test(arguments: StorageKind.allCases)
+  func aStandupLoadsWithItsRecentMeetingsAndPagesTheRest(_ kind: StorageKind) async throws {
+    guard let (storage, _, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    var design = Standup.design
+    try await storage.save(design)
+    let meetings = (0..<13).map { index in
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_000_000 + Double(index) * 86_400),
+        transcript: "Ana: day \(index)", seconds: 60 + index, present: ["Ana"],
+        notes: [Note(author: "Ana", text: "day \(index)", speaker: "Blob")])
+    }
+    for meeting in meetings {
+      design.addMeeting(meeting)
+      try await storage.save(design)
+    }
+    #expect(try await storage.load() == [design])
+    #expect(try await storage.loadStandup(design.id) == design)
+    let newestFirst = Array(meetings.reversed())
+    #expect(
+      try await storage.loadMeetings(design.id, 10, 20)
+        == MeetingPage(meetings: Array(newestFirst[10...]), total: 13))
+    #expect(
+      try await storage.loadMeetings(design.id, 0, 2)
+        == MeetingPage(meetings: Array(newestFirst[..<2]), total: 13))
+  }
+
+  @Test(arguments: StorageKind.allCases)
+  func aRunningMeetingsCheckpointMovesOnlyForwardAndGoesWithItsStandup(_ kind: StorageKind)
+    async throws
+  {
+    guard let (storage, _, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    let id = Standup.design.id
+    try await storage.save(.design)
+    let checkpoint = MeetingCheckpoint(
+      standupID: id, meetingID: UUID(), secondsElapsed: 120, speakerIndex: 1,
+      transcript: "Ana: hi", notes: [Note(author: "Ana", text: "hi", speaker: "Blob")],
+      present: ["Ana"], secondsRun: 120)
+    try await storage.saveCheckpoint(id, checkpoint)
+    #expect(try await storage.loadCheckpoints() == [checkpoint])
+    #expect(try await storage.loadCheckpoint(id) == checkpoint)
+
+    // The heartbeat moves the clock on, never back, and only for the same meeting.
+    try await storage.saveMeetingClocks([
+      MeetingClock(
+        standupID: id, meetingID: checkpoint.meetingID, secondsElapsed: 125, speakerIndex: 2,
+        secondsRun: 125),
+      MeetingClock(
+        standupID: UUID(), meetingID: UUID(), secondsElapsed: 9, speakerIndex: 0, secondsRun: 9),
+    ])
+    try await storage.saveMeetingClocks([
+      MeetingClock(
+        standupID: id, meetingID: checkpoint.meetingID, secondsElapsed: 121, speakerIndex: 1,
+        secondsRun: 121),
+      MeetingClock(
+        standupID: id, meetingID: UUID(), secondsElapsed: 500, speakerIndex: 0, secondsRun: 500),
+    ])
+    var moved = checkpoint
+    moved.secondsElapsed = 125
+    moved.speakerIndex = 2
+    moved.secondsRun = 125
+    #expect(try await storage.loadCheckpoint(id) == moved)
+
+    try await storage.saveCheckpoint(id, nil)
+    #expect(try await storage.loadCheckpoints() == [])
+    // Not kept for a standup that is gone.
+    try await storage.saveCheckpoint(id, checkpoint)
+    try await storage.delete(id)
+    #expect(try await storage.loadCheckpoints() == [])
+    try await storage.saveCheckpoint(id, checkpoint)
+    #expect(try await storage.loadCheckpoint(id) == nil)
+  }
+
+  @Test(arguments: StorageKind.allCases)
+  func reservesEachRoomsVersionsOnceAndTakesBackOnlyTheLastBlock(_ kind: StorageKind)
+    async throws
+  {
+    guard let (storage, _, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    #expect(try await storage.reserveVersions("lobby", 10) == 1)
+    #expect(try await storage.reserveVersions("lobby", 10) == 11)
+    #expect(try await storage.reserveVersions("room", 5) == 1)
+    try await storage.returnVersions("lobby", 24, 21)
+    #expect(try await storage.reserveVersions("lobby", 10) == 21)
+    try await storage.returnVersions("lobby", 24, 31)
+    #expect(try await storage.reserveVersions("lobby", 10) == 24)
+    // Nodes reserving at once get blocks that never overlap.
+    let firsts = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<20 { group.addTask { try await storage.reserveVersions("busy", 100) } }
+      return try await group.reduce(into: [Int]()) { $0.append($1) }
+    }
+    #expect(firsts.sorted() == Array(stride(from: 1, to: 2_001, by: 100)))
+    try await storage.probe()
+  }
+
+  @Test(arguments: StorageKind.allCases)
+  func keepsOneTeamSecretAndTheBots(_ kind: StorageKind) async throws {
+    guard let (_, access, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    // Two processes asking at once agree on one secret.
+    async let first = access.teamSecret()
+    async let second = access.teamSecret()
+    let (a, b) = try await (first, second)
+    #expect(a.bytes == b.bytes)
+    let rotated = try await access.rotateTeamSecret()
+    #expect(try await access.teamSecret().bytes == rotated.bytes)
+    #expect(rotated.bytes != a.bytes)
+
+    let bot = Bot(
+      name: "Deploy", tokenHash: Bot.hash(token: "stb_x"), scope: .drive,
+      standups: [Standup.design.id], createdAt: Date(timeIntervalSince1970: 1_795_000_000))
+    try await access.addBot(bot)
+    await #expect(throws: AccessStorageError.self) {
+      try await access.addBot(
+        Bot(name: "deploy", tokenHash: "other", scope: .notes, standups: [], createdAt: Date()))
+    }
+    #expect(try await access.bots() == [bot])
+    #expect(try await access.revokeBot("DEPLOY"))
+    #expect(try await access.revokeBot("Deploy") == false)
+    #expect(try await access.bots() == [])
+  }
+}
