@@ -38,7 +38,7 @@ enum StorageKind: String, CaseIterable, CustomTestStringConvertible {
       }
       let base = try DatabaseURL(text)
       let admin = try await PostgresStorage(url: base, logger: Logger(label: "test"))
-      let name = "contract_\(UUID().uuidString.lowercased().prefix(12))"
+      let name = "contract_" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(16)
       try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
       admin.close()
       var url = base
@@ -171,10 +171,13 @@ struct StorageContractTests {
     #expect(try await storage.reserveVersions("lobby", 10) == 1)
     #expect(try await storage.reserveVersions("lobby", 10) == 11)
     #expect(try await storage.reserveVersions("room", 5) == 1)
-    try await storage.returnVersions("lobby", 24, 21)
     #expect(try await storage.reserveVersions("lobby", 10) == 21)
+    // Giving back the unused end of the last reservation: the next one starts there…
     try await storage.returnVersions("lobby", 24, 31)
     #expect(try await storage.reserveVersions("lobby", 10) == 24)
+    // …but not once something was reserved since (that reservation ends elsewhere).
+    try await storage.returnVersions("lobby", 25, 31)
+    #expect(try await storage.reserveVersions("lobby", 10) == 34)
     // Nodes reserving at once get blocks that never overlap.
     let firsts = try await withThrowingTaskGroup(of: Int.self) { group in
       for _ in 0..<20 { group.addTask { try await storage.reserveVersions("busy", 100) } }
@@ -209,5 +212,46 @@ struct StorageContractTests {
     #expect(try await access.revokeBot("DEPLOY"))
     #expect(try await access.revokeBot("Deploy") == false)
     #expect(try await access.bots() == [])
+  }
+}
+
+struct DatabaseURLTests {
+  @Test func readsTheFormTheOptionTakesAndNeverPrintsThePassword() throws {
+    let url = try DatabaseURL("postgres://ana:s%40cret@db.internal:6432/standups?sslmode=require")
+    #expect(url.user == "ana")
+    #expect(url.host == "db.internal")
+    #expect(url.port == 6432)
+    #expect(url.database == "standups")
+    #expect("\(url)" == "postgres://ana@db.internal:6432/standups")
+    #expect(try DatabaseURL("postgresql://ana@localhost/db").port == 5432)
+  }
+
+  @Test(arguments: [
+    ("mysql://ana@host/db", "is not a PostgreSQL URL"),
+    ("postgres://host/db", "names no user"),
+    ("postgres://ana@host", "names no database"),
+    ("postgres://ana@host/db?sslmode=verify-full", "sslmode=verify-full is not supported"),
+    ("postgres://ana:hunter2@", "names no host"),
+  ])
+  func refusesWhatItCannotUseSayingWhy(_ text: String, _ problem: String) {
+    #expect {
+      _ = try DatabaseURL(text)
+    } throws: { error in
+      "\(error)".contains(problem) && !"\(error)".contains("hunter2")
+    }
+  }
+
+  @Test func aDatabaseThatCannotBeReachedStopsTheNodeSayingWhich() async throws {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.publicDirectory = nil
+    configuration.database = try DatabaseURL("postgres://standups:pw@127.0.0.1:1/nowhere")
+    await #expect {
+      _ = try await StandupsServer.start(configuration: configuration)
+    } throws: { error in
+      let message = "\(error)"
+      return message.contains("Cannot use the database postgres://standups@127.0.0.1:1/nowhere")
+        && message.contains("Is PostgreSQL running there") && !message.contains("pw")
+    }
   }
 }

@@ -107,7 +107,7 @@ final class NodeSession: Sendable {
 
   private func connect() async throws {
     let connection = try await PostgresConnection.connect(
-      configuration: try url.connectionConfiguration(), id: 1, logger: Logger(label: "postgres"))
+      configuration: try url.connectionConfiguration(), id: 1, logger: PostgresStorage.quietLogger)
     let started = clock.now
     do {
       try await connection.query(

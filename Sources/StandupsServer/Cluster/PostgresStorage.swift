@@ -21,10 +21,15 @@ public final class PostgresStorage: Sendable {
     self.url = url
     self.logger = logger
     let client = PostgresClient(
-      configuration: url.clientConfiguration, backgroundLogger: Logger(label: "postgres"))
+      configuration: url.clientConfiguration, backgroundLogger: Self.quietLogger)
     self.client = client
     running = Task { await client.run() }
     do {
+      // NB: one connection first: the pool would keep retrying a database that is not there.
+      let probe = try await PostgresConnection.connect(
+        configuration: try url.connectionConfiguration(), id: 0, logger: Self.quietLogger)
+      try await probe.query("SELECT 1", logger: Self.quietLogger)
+      try await probe.close()
       try await Self.withTimeout(.seconds(10)) {
         try await client.query("SELECT 1")
       }
@@ -38,6 +43,14 @@ public final class PostgresStorage: Sendable {
   }
 
   deinit { running.cancel() }
+
+  /// postgres-nio's own logs (each failed connection attempt at `info`): warnings only; what
+  /// matters is said by the server, once.
+  static var quietLogger: Logger {
+    var logger = Logger(label: "postgres")
+    logger.logLevel = .warning
+    return logger
+  }
 
   /// Stops the connection pool.
   public func close() {
