@@ -107,7 +107,7 @@ fuzz:
 # cases against the transport. NB: it depends on the Makefile, so that a package added here is installed again.
 $(VENV)/bin/kosoku: Makefile
 	$(PYTHON) -m venv $(VENV) || { $(SUDO) apt-get install -y -qq python3-venv && $(PYTHON) -m venv $(VENV); }
-	$(VENV)/bin/pip install -q selenium pytest websockets jsonschema pyyaml kosoku
+	$(VENV)/bin/pip install -q selenium pytest websockets jsonschema pyyaml kosoku prometheus_client
 	# NB: 3.0.0 bundles axe-core 4.10 (2.x's 3.1 reports false violations); it runs on 3.11
 	# though it declares 3.12.
 	$(VENV)/bin/pip install -q --ignore-requires-python axe-selenium-python==3.0.0

@@ -191,7 +191,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       await receive(inbound, from: connection)
 
     case .request(let message, let sender, let reply):
-      reply(await perform(message, from: sender))
+      let result = await perform(message, from: sender)
+      ServerMetrics.shared.action(result)
+      reply(result)
       await closeIfDeleted()
       await releaseIfUnused(onIdle: onIdle)
       onJoined(self)
@@ -250,6 +252,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     do {
       message = try ClientMessage.parse(inbound)
     } catch {
+      ServerMetrics.shared.action(error.error.code.rawValue)
       outlet.send(ServerMessage.error(ref: error.ref, error.error), to: connection)
       return
     }
@@ -278,7 +281,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       }
       return
     }
-    switch await perform(message, from: sender) {
+    let result = await perform(message, from: sender)
+    ServerMetrics.shared.action(result)
+    switch result {
     case .success(let version):
       if let ref = message.ref {
         outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
@@ -462,6 +467,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
           shared.recentBytes -= oldest.message.count
         }
         outlet.send(message, to: shared.peers.keys)
+        ServerMetrics.shared.sent(message.count, to: shared.peers.count)
         return .published(old)
       }
     }
@@ -520,5 +526,19 @@ final class Outlet: Sendable {
 
   func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
     server.withLock { $0 }?.close(connection, code: code, reason: reason)
+  }
+
+  /// WebSockets open now, and those closed so far for reading too slowly (`/metrics`).
+  var counts: (connections: Int, slowReaders: Int) {
+    server.withLock { $0 }.map { ($0.webSocketCount, $0.slowReaderCount) } ?? (0, 0)
+  }
+}
+
+extension ServerMetrics {
+  func action(_ result: Result<Int, WireError>) {
+    switch result {
+    case .success: action("ok")
+    case .failure(let error): action(error.code.rawValue)
+    }
   }
 }

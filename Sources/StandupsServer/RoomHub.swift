@@ -315,6 +315,15 @@ final class RoomHub: WebSocketServerDelegate {
           status: 503, text: "storage_unavailable: \(problem)", headers: [("retry-after:", "5")]))
       return
     }
+    if request.path == "/metrics" {
+      let counts = outlet.counts
+      return respond(
+        HTTPResponse(
+          status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
+          body: ServerMetrics.shared.render(
+            connections: counts.connections, rooms: openRoomCount, slowReaders: counts.slowReaders))
+      )
+    }
     if request.path.hasPrefix("/ws/") {
       respond(
         HTTPResponse(

@@ -127,6 +127,7 @@ final class SleepScheduler: Sendable {
           // NB: a cancelled sleeper left its entry behind; it has no continuation any more.
           if let continuation = state.sleepers.removeValue(forKey: first.id) {
             due.append(continuation)
+            ServerMetrics.shared.timerWoke(late: now - first.deadline)
           }
         }
         return (due, state.heap.min?.deadline)

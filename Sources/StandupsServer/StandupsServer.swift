@@ -106,6 +106,7 @@ public final class StandupsServer: Sendable {
         description: "Cannot read the team's secret and bots: \(PostgresStorage.describe(error))")
     }
     prepare(&dependencies)
+    dependencies.storage = dependencies.storage.timed()
     let standups: [Standup]
     let checkpoints: [MeetingCheckpoint]
     do {
@@ -150,7 +151,7 @@ public final class StandupsServer: Sendable {
     transportConfiguration.pingAfterSeconds = 15
     transportConfiguration.hangUpAfterSeconds = 30
     // NB: /ws/ too, so that a plain GET of a WebSocket path is answered 426, not 404.
-    transportConfiguration.applicationPaths = ["/healthz", "/api/", "/ws/"]
+    transportConfiguration.applicationPaths = ["/healthz", "/metrics", "/api/", "/ws/"]
     let transport: WebSocketServer
     do {
       transport = try WebSocketServer(

@@ -18,6 +18,8 @@ final class OutboundQueues: Sendable {
     var wake: [UInt64] = []
     /// Connections that fell too far behind since the service thread last looked.
     var fellBehind: [UInt64] = []
+    /// Every connection ever closed for falling behind.
+    var fellBehindCount = 0
     var context: ContextHandle?
   }
 
@@ -31,6 +33,9 @@ final class OutboundQueues: Sendable {
   func setContext(_ context: ContextHandle?) {
     state.withLock { $0.context = context }
   }
+
+  /// Connections closed so far because they fell too far behind.
+  var fellBehindCount: Int { state.withLock { $0.fellBehindCount } }
 
   func open(_ id: UInt64) {
     state.withLock { $0.outboxes[id] = Outbox() }
@@ -58,6 +63,7 @@ final class OutboundQueues: Sendable {
           state.outboxes[id]?.overflow(
             .policyViolation, reason: "This connection fell too far behind: reconnect.")
           state.fellBehind.append(id)
+          state.fellBehindCount += 1
           wakes = true
         }
       }

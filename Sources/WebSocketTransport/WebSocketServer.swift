@@ -88,6 +88,8 @@ public final class WebSocketServer: Sendable {
 
   /// The number of open WebSocket connections.
   public var webSocketCount: Int { engine.queues.count }
+  /// Connections closed with 1008 so far because they read too slowly.
+  public var slowReaderCount: Int { engine.queues.fellBehindCount }
 
   /// Closes every WebSocket with 1001, waits up to `gracePeriod` for them to go, then stops.
   /// Safe to call more than once.

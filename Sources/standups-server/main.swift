@@ -81,6 +81,9 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Folder of the web app.") var publicDir = env("PUBLIC_DIR") ?? "./public"
   @Option(help: "trace, debug, info, notice, warning, error or critical.")
   var logLevel: Logger.Level = Logger.Level(rawValue: env("LOG_LEVEL") ?? "") ?? .info
+  @Option(
+    help: "text, or json: one JSON object per line, for a log collector (STANDUPS_LOG_FORMAT).")
+  var logFormat: LogFormat = LogFormat(rawValue: env("LOG_FORMAT") ?? "") ?? .text
   @Option(help: "PEM certificate: serve https and wss (STANDUPS_TLS_CERT).") var tlsCert: String?
   @Option(help: "PEM private key for --tls-cert (STANDUPS_TLS_KEY).") var tlsKey: String?
 
@@ -156,10 +159,17 @@ struct Serve: AsyncParsableCommand {
   }
 
   func run() async throws {
-    LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = logLevel
-      return handler
+    LoggingSystem.bootstrap { [logLevel, logFormat] label in
+      switch logFormat {
+      case .text:
+        var handler = StreamLogHandler.standardError(label: label)
+        handler.logLevel = logLevel
+        return handler
+      case .json:
+        var handler = JSONLogHandler(label: label)
+        handler.logLevel = logLevel
+        return handler
+      }
     }
     var configuration = ServerConfiguration()
     configuration.host = address.host
@@ -320,3 +330,8 @@ private func env(_ name: String) -> String? {
 // NB: swift-log's levels as option values; neither package declares it.
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 extension Bot.Scope: ExpressibleByArgument {}
+
+/// How the server writes its logs.
+enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+  case text, json
+}

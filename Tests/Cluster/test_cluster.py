@@ -387,3 +387,47 @@ def test_a_frozen_owner_sends_nothing_once_another_node_took_its_room(cluster):
 
     asyncio.run(scenario())
     assert "no answer for" in owner.log_text() or "Lost the database session" in owner.log_text()
+
+
+def test_every_node_answers_metrics_a_prometheus_parser_reads(cluster):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    expected = {
+        "standups_connections": "gauge", "standups_rooms_owned": "gauge",
+        "standups_actions": "counter", "standups_patches_sent": "counter",
+        "standups_patch_bytes_sent": "counter", "standups_tick_lateness_seconds": "histogram",
+        "standups_storage_seconds": "histogram", "standups_ownership_changes": "counter",
+        "standups_slow_reader_drops": "counter",
+    }
+    standup = asyncio.run(create_standup(cluster.url, "Measured"))
+
+    async def meeting():
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        await ana.act("start", {"type": "startMeetingButtonTapped"})
+        await ana.act("bad", {"type": "meeting.noteSubmitted", "text": ""})
+        await asyncio.sleep(2.5)
+        await ana.stop()
+    asyncio.run(meeting())
+    totals = {}
+    for node in cluster.nodes:
+        with urllib.request.urlopen(f"{node.url}/metrics", timeout=5) as response:
+            assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+            text = response.read().decode()
+        families = {family.name: family for family in text_string_to_metric_families(text)}
+        for name, kind in expected.items():
+            if name in ("standups_ownership_changes", "standups_tick_lateness_seconds", "standups_actions"):
+                if name not in families:
+                    continue
+            assert name in families, f"node {node.name} has no {name}"
+            assert families[name].type == kind, (name, families[name].type)
+        for family in families.values():
+            for sample in family.samples:
+                key = (sample.name, tuple(sorted(sample.labels.items())))
+                totals[key] = totals.get(key, 0) + sample.value
+    assert totals[("standups_actions_total", (("outcome", "ok"),))] >= 1
+    assert totals[("standups_actions_total", (("outcome", "invalid_value"),))] >= 1
+    assert totals[("standups_ownership_changes_total", (("change", "acquired"),))] >= 1
+    assert totals[("standups_patches_sent_total", ())] >= 2
+    assert totals[("standups_tick_lateness_seconds_count", ())] >= 2
+    assert totals[("standups_storage_seconds_count", (("operation", "save"),))] >= 1

@@ -197,14 +197,15 @@ final class NodeSession: Sendable {
   }
 
   private func end(_ connection: PostgresConnection, because reason: String) {
-    let ended = state.withLock { state -> Bool in
-      guard state.connection === connection else { return false }
+    let ended = state.withLock { state -> Int? in
+      guard state.connection === connection else { return nil }
       state.connection = nil
       state.confirmed = nil
-      state.held.removeAll()
-      return true
+      defer { state.held.removeAll() }
+      return state.held.count
     }
-    guard ended else { return }
+    guard let ended else { return }
+    ServerMetrics.shared.ownership("lost", count: ended)
     logger.error(
       "Lost the database session (\(reason)): closing every room this node served; people move to another node."
     )
@@ -234,13 +235,18 @@ final class NodeSession: Sendable {
       ).decode(Bool.self) {
         taken = value
       }
-      guard taken else { return nil }
+      guard taken else {
+        ServerMetrics.shared.ownership("refused")
+        return nil
+      }
       let held = state.withLock { state -> Bool in
         guard state.generation == generation, state.connection != nil else { return false }
         state.held.insert(room)
         return true
       }
-      return held ? Hold(room: room, generation: generation) : nil
+      guard held else { return nil }
+      ServerMetrics.shared.ownership("acquired")
+      return Hold(room: room, generation: generation)
     } catch {
       return nil
     }
@@ -267,6 +273,7 @@ final class NodeSession: Sendable {
         return state.connection
       })
     else { return }
+    ServerMetrics.shared.ownership("released")
     _ = try? await connection.query(
       "SELECT pg_advisory_unlock(\(Self.lockKey(hold.room)))", logger: logger)
   }

@@ -1,0 +1,124 @@
+import CoreMetrics
+import Prometheus
+import Synchronization
+
+/// What this process counts, answered at `/metrics` in the Prometheus text format.
+///
+/// Counted through swift-metrics' API, into a swift-prometheus registry of the process's own
+/// (nothing is bootstrapped globally). docs/DEPLOY.md lists every metric.
+final class ServerMetrics: Sendable {
+  static let shared = ServerMetrics()
+
+  private let registry = PrometheusCollectorRegistry()
+  private let factory: PrometheusMetricsFactory
+  /// WebSockets open now.
+  let connections: CoreMetrics.Gauge
+  /// Rooms this node serves now.
+  let roomsOwned: CoreMetrics.Gauge
+  /// Patches delivered (one per peer) and their bytes.
+  let patchesSent: CoreMetrics.Counter
+  let bytesSent: CoreMetrics.Counter
+  /// How late each timer (meeting ticks, undo windows) woke after its deadline.
+  let tickLateness: CoreMetrics.Timer
+  /// Connections closed with 1008 because they read too slowly.
+  let slowReaderDrops: CoreMetrics.Counter
+  private let counted = Mutex(Counted())
+
+  private struct Counted {
+    var actions: [String: CoreMetrics.Counter] = [:]
+    var storage: [String: CoreMetrics.Timer] = [:]
+    var ownership: [String: CoreMetrics.Counter] = [:]
+    /// The transport's own count of slow readers at the last scrape.
+    var slowReadersSeen = 0
+  }
+
+  init() {
+    var factory = PrometheusMetricsFactory(registry: registry)
+    let fine: [Duration] = [
+      .microseconds(250), .milliseconds(1), .milliseconds(2), .milliseconds(5),
+      .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+      .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
+    ]
+    factory.durationHistogramBuckets = [
+      "standups_tick_lateness_seconds": fine, "standups_storage_seconds": fine,
+    ]
+    self.factory = factory
+    connections = CoreMetrics.Gauge(label: "standups_connections", factory: factory)
+    roomsOwned = CoreMetrics.Gauge(label: "standups_rooms_owned", factory: factory)
+    patchesSent = CoreMetrics.Counter(label: "standups_patches_sent_total", factory: factory)
+    bytesSent = CoreMetrics.Counter(label: "standups_patch_bytes_sent_total", factory: factory)
+    tickLateness = CoreMetrics.Timer(label: "standups_tick_lateness_seconds", factory: factory)
+    slowReaderDrops = CoreMetrics.Counter(
+      label: "standups_slow_reader_drops_total", factory: factory)
+  }
+
+  /// A patch of `bytes` went to `peers` peers.
+  func sent(_ bytes: Int, to peers: Int) {
+    guard peers > 0 else { return }
+    patchesSent.increment(by: peers)
+    bytesSent.increment(by: peers * bytes)
+  }
+
+  /// A timer woke `late` after its deadline.
+  func timerWoke(late: Duration) {
+    tickLateness.record(duration: late)
+  }
+
+  /// An action answered: `ok`, or the error code it was refused with.
+  func action(_ outcome: String) {
+    counter(\.actions, "standups_actions_total", ("outcome", outcome)).increment()
+  }
+
+  /// A room's lock: `acquired`, `refused` (another node has it), `released`, `lost`.
+  func ownership(_ change: String, count: Int = 1) {
+    guard count > 0 else { return }
+    counter(\.ownership, "standups_ownership_changes_total", ("change", change))
+      .increment(by: count)
+  }
+
+  /// Times one storage operation.
+  func timeStorage<T>(_ operation: String, _ body: () async throws -> T) async rethrows -> T {
+    let timer = counted.withLock { counted in
+      if let timer = counted.storage[operation] { return timer }
+      let timer = CoreMetrics.Timer(
+        label: "standups_storage_seconds", dimensions: [("operation", operation)],
+        factory: factory)
+      counted.storage[operation] = timer
+      return timer
+    }
+    let started = ContinuousClock.now
+    defer { timer.record(duration: ContinuousClock.now - started) }
+    return try await body()
+  }
+
+  private func counter(
+    _ path: WritableKeyPath<Counted, [String: CoreMetrics.Counter]>, _ label: String,
+    _ dimension: (String, String)
+  ) -> CoreMetrics.Counter {
+    counted.withLock { counted in
+      if let counter = counted[keyPath: path][dimension.1] { return counter }
+      let counter = CoreMetrics.Counter(label: label, dimensions: [dimension], factory: factory)
+      counted[keyPath: path][dimension.1] = counter
+      return counter
+    }
+  }
+
+  /// The text format, after reading what is read rather than counted.
+  func render(connections open: Int, rooms: Int, slowReaders: Int) -> [UInt8] {
+    connections.record(open)
+    roomsOwned.record(rooms)
+    let new = counted.withLock { counted in
+      defer { counted.slowReadersSeen = slowReaders }
+      return slowReaders - counted.slowReadersSeen
+    }
+    if new > 0 { slowReaderDrops.increment(by: new) }
+    return registry.emitToBuffer()
+  }
+}
+
+extension CoreMetrics.Timer {
+  func record(duration: Duration) {
+    let (seconds, attoseconds) = duration.components
+    recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+  }
+}
