@@ -12,6 +12,8 @@ COPY Package.swift ./
 RUN swift package resolve
 COPY Sources Sources
 COPY Tests Tests
+# NB: the manifest names the example bot's folder: the package does not load without it.
+COPY examples examples
 RUN swift build -c release --product standups-server --static-swift-stdlib \
  && cp "$(swift build -c release --show-bin-path)/standups-server" /usr/local/bin/
 
@@ -34,6 +36,10 @@ ENV STANDUPS_HOST=0.0.0.0 \
 # The invite link is printed at start (`docker logs` shows it; `docker exec <container>
 # standups-server invite` prints it again). Set STANDUPS_PUBLIC_URL to the address people
 # open (https://standups.example) so that the link is one they can use.
+# A cluster node (docs/DEPLOY.md): STANDUPS_DATABASE_URL=postgres://USER@HOST:PORT/DB,
+# STANDUPS_TRUSTED_PROXIES=<HAProxy's address>, and STANDUPS_LOG_FORMAT=json for a log
+# collector. `docker stop` sends SIGTERM: the node drains (its people move to other nodes)
+# and exits well within the default 10 s.
 EXPOSE 8080
 VOLUME ["/srv/data"]
 HEALTHCHECK CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q ok <&3"]
