@@ -17,7 +17,11 @@ import WebSocketTransport
 /// - `GET /api/rooms/{id}/meetings?offset=10&limit=20` → a page of saved meetings, newest
 ///   first: `{"offset", "total", "meetings"}`
 enum BotAPI {
-  static func handle(_ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub) {
+  /// - Parameter viaProxy: a trusted proxy chose this node (in a cluster, a room another node
+  ///   serves is asked back).
+  static func handle(
+    _ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub, viaProxy: Bool = false
+  ) {
     let sender: Sender
     var bot: Bot?
     switch hub.gatekeeper.identify(request) {
@@ -64,7 +68,8 @@ enum BotAPI {
       hub.lobby.enqueue(.snapshot { respond(snapshot($0)) })
     } else if isRoom && parts.count == 3 {
       guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
-      guard let roomID, hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID)
+      guard let roomID,
+        hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID, viaProxy: viaProxy)
       else { return respond(notFound(parts[2])) }
     } else if isRoom && parts.count == 4, let format = HistoryFormat(rawValue: parts[3]) {
       guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
@@ -132,7 +137,7 @@ enum BotAPI {
           respond(response(for: error, ref: message.ref))
         }
       }
-      if !hub.enqueue(event, inRoom: roomID) { respond(notFound(parts[2])) }
+      if !hub.enqueue(event, inRoom: roomID, viaProxy: viaProxy) { respond(notFound(parts[2])) }
     } else {
       respond(response(for: WireError(.notFound, "Nothing at \(request.path)."), ref: nil))
     }

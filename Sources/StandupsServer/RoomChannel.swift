@@ -46,6 +46,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
 
   let feature: Feature
   let store: Store<Feature.R>
+  /// When the room was made (a cluster hands a room on only after it had it a while).
+  let openedAt = ContinuousClock.now
   let work = SerialQueue()
   private let broadcaster: Broadcaster
   private let versions: VersionLease

@@ -48,6 +48,9 @@ struct StandupRoomFeature: RoomFeature {
   let catalog: StandupCatalog
   let health: StorageHealth
   let heartbeat: MeetingHeartbeat
+  /// In a cluster, a room goes as soon as nobody is in it, meeting or not: what must survive
+  /// is in the database, and the room's lock must be free for the node people go to next.
+  var releasesWhenEmpty = false
   /// Set while the last save of the standup failed: a meeting that ended meanwhile keeps
   /// its checkpoint, so that it comes back rather than being lost.
   let standupUnsaved = Flag()
@@ -111,7 +114,9 @@ struct StandupRoomFeature: RoomFeature {
     try await storage.loadMeetings(standupID, page.offset, page.limit)
   }
 
-  func isIdle(_ state: Room.State) -> Bool { state.meeting == nil && state.undo == nil }
+  func isIdle(_ state: Room.State) -> Bool {
+    releasesWhenEmpty || (state.meeting == nil && state.undo == nil)
+  }
 
   func closing(_ state: Room.State) -> (code: CloseCode, reason: String)? {
     state.isDeleted ? (.gone, "This standup was deleted.") : nil

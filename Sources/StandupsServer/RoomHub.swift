@@ -74,6 +74,8 @@ final class RoomHub: WebSocketServerDelegate {
     var sender: Sender
     var since: Int?
     var credential: Credential
+    /// A trusted proxy chose this node for the room (see `opening`).
+    var viaProxy: Bool
   }
 
   /// What let a connection in, so that it can be closed when that ends.
@@ -114,7 +116,7 @@ final class RoomHub: WebSocketServerDelegate {
   /// Whether saves work (`/healthz`).
   let health: StorageHealth
   /// Writes running meetings' clocks once a second.
-  private let heartbeat: MeetingHeartbeat
+  let heartbeat: MeetingHeartbeat
   private let undoWindow: Duration
 
   /// - Parameter lobbyVersions: the lobby's versions, already reserved (`start`ed).
@@ -166,6 +168,7 @@ final class RoomHub: WebSocketServerDelegate {
   // MARK: WebSocketServerDelegate (service thread)
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
+    let viaProxy = cameThroughProxy(request)
     let request = request.fromClient(trusting: admission.limits.trustedProxies)
     if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
     guard gatekeeper.originAllowed(request) else {
@@ -238,7 +241,8 @@ final class RoomHub: WebSocketServerDelegate {
       since = value
     }
     return .accept(
-      context: JoinRequest(room: room, sender: sender, since: since, credential: credential))
+      context: JoinRequest(
+        room: room, sender: sender, since: since, credential: credential, viaProxy: viaProxy))
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
@@ -254,7 +258,7 @@ final class RoomHub: WebSocketServerDelegate {
       lobby.enqueue(.join(connection, join.sender, since: join.since))
       return
     }
-    guard let channel = arrive(at: roomID, connection: connection) else {
+    guard let channel = arrive(at: roomID, connection: connection, viaProxy: join.viaProxy) else {
       outlet.close(connection, code: .gone, reason: "This standup was deleted.")
       return
     }
@@ -299,6 +303,7 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
+    let viaProxy = cameThroughProxy(request)
     let request = request.fromClient(trusting: admission.limits.trustedProxies)
     if request.path == "/healthz" {
       if draining.value {
@@ -337,7 +342,7 @@ final class RoomHub: WebSocketServerDelegate {
       SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper)
       return
     }
-    BotAPI.handle(request, respond: respond, hub: self)
+    BotAPI.handle(request, respond: respond, hub: self, viaProxy: viaProxy)
   }
 
   /// Closes the connections whose credentials just ended (4401): every person's when the
@@ -360,9 +365,16 @@ final class RoomHub: WebSocketServerDelegate {
     }
   }
 
+  /// Whether a trusted proxy (HAProxy) sent this request here.
+  func cameThroughProxy(_ request: HTTPRequest) -> Bool {
+    admission.limits.trustedProxies.contains(request.remoteAddress)
+  }
+
   /// Hands an API request to a room (opening it if needed); false if the standup is unknown.
-  func enqueue(_ event: RoomChannel<StandupRoomFeature>.Event, inRoom roomID: UUID) -> Bool {
-    guard let channel = arrive(at: roomID) else { return false }
+  func enqueue(
+    _ event: RoomChannel<StandupRoomFeature>.Event, inRoom roomID: UUID, viaProxy: Bool = false
+  ) -> Bool {
+    guard let channel = arrive(at: roomID, viaProxy: viaProxy) else { return false }
     channel.enqueue(event)
     return true
   }
@@ -371,7 +383,9 @@ final class RoomHub: WebSocketServerDelegate {
 
   /// The room, opened if needed, with one arrival counted (a join or an HTTP request) that
   /// the room reports back when it has handled it; nil if the standup is gone.
-  private func arrive(at roomID: UUID, connection: ConnectionID? = nil) -> RoomChannel<
+  private func arrive(
+    at roomID: UUID, connection: ConnectionID? = nil, viaProxy: Bool = false
+  ) -> RoomChannel<
     StandupRoomFeature
   >? {
     // NB: routing and counting the arrival happen under one lock, so `release` never drops
@@ -383,7 +397,7 @@ final class RoomHub: WebSocketServerDelegate {
       } else {
         guard let standup = catalog[roomID] ?? (cluster == nil ? nil : Standup(id: roomID))
         else { return nil }
-        channel = makeRoom(standup)
+        channel = makeRoom(standup, viaProxy: viaProxy)
         shared.rooms[roomID] = channel
       }
       if let connection { shared.routes[connection] = .room(channel) }
@@ -392,7 +406,7 @@ final class RoomHub: WebSocketServerDelegate {
     }
   }
 
-  private func makeRoom(_ standup: Standup) -> RoomChannel<StandupRoomFeature> {
+  private func makeRoom(_ standup: Standup, viaProxy: Bool) -> RoomChannel<StandupRoomFeature> {
     var state = Room.State(standup: standup)
     if cluster == nil, let checkpoint = catalog.takeCheckpoint(standup.id) {
       state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
@@ -403,10 +417,12 @@ final class RoomHub: WebSocketServerDelegate {
     return RoomChannel(
       feature: StandupRoomFeature(
         standupID: standup.id, storage: dependencies.storage, lobby: notifier, catalog: catalog,
-        health: health, heartbeat: heartbeat),
+        health: health, heartbeat: heartbeat, releasesWhenEmpty: cluster != nil),
       initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
       resumeBytes: admission.limits.resumeBytes, versions: versions, outlet: outlet, logger: logger,
-      opening: cluster.map { opening(standup.id, session: $0, versions: versions) },
+      opening: cluster.map {
+        opening(standup.id, session: $0, versions: versions, viaProxy: viaProxy)
+      },
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
       onIdle: { [weak self] channel in self?.release(channel) })

@@ -50,6 +50,8 @@ struct FanOutResult {
   var cpuSeconds: Double
   var latencies: [Double]
   var rssPerConnection: Int
+  /// CPU seconds HAProxy spent, when the clients went through it.
+  var proxyCPUSeconds = 0.0
 
   /// Several runs of the same kind as one: counts and times added, latencies together.
   static func pooled(_ runs: [FanOutResult]) -> FanOutResult {
@@ -58,7 +60,8 @@ struct FanOutResult {
       elapsed: runs.reduce(.zero) { $0 + $1.elapsed },
       cpuSeconds: runs.reduce(0) { $0 + $1.cpuSeconds },
       latencies: runs.flatMap(\.latencies).sorted(),
-      rssPerConnection: runs.first?.rssPerConnection ?? 0)
+      rssPerConnection: runs.first?.rssPerConnection ?? 0,
+      proxyCPUSeconds: runs.reduce(0) { $0 + $1.proxyCPUSeconds })
   }
 
   var seconds: Double { elapsed.seconds }
@@ -88,24 +91,29 @@ extension FanOutResult {
 enum FanOut {
   /// Standups: the sender toggles the end-meeting alert (`meeting.endMeetingButtonTapped`,
   /// `meeting.alert.resume`), one patch to every peer each.
-  static func standups(binary: String, peers: Int, load: Load, seconds: Int) async throws
-    -> FanOutResult
-  {
+  ///
+  /// - Parameter proxied: the clients connect through HAProxy (deploy/haproxy.cfg) in front.
+  static func standups(
+    binary: String, peers: Int, load: Load, seconds: Int, proxied: Bool = false
+  ) async throws -> FanOutResult {
     let server = try ServerProcess(binary: binary)
     defer { server.stop() }
+    let proxy = proxied ? try ProxyProcess(nodes: [server.port]) : nil
+    defer { proxy?.stop() }
+    let port = proxy?.port ?? server.port
     let client = try WebSocketClient()
     defer { client.shutdown() }
-    let id = try await Setup.createStandups(1, attendees: 6, client: client, port: server.port)[0]
+    let id = try await Setup.createStandups(1, attendees: 6, client: client, port: port)[0]
     let baseline = server.residentBytes
     let recorders = (0..<peers).map { _ in Recorder(keepArrivals: true) }
     let connections = try await client.connectAll(
-      port: server.port,
+      port: port,
       recorders.enumerated().map { index, recorder in
         ("/ws/rooms/\(id)?name=r\(index)", nil, { recorder.handle($0) })
       })
     let driver = Driver()
     driver.connection = try await client.connect(
-      port: server.port, path: "/ws/rooms/\(id)?name=driver"
+      port: port, path: "/ws/rooms/\(id)?name=driver"
     ) {
       driver.handle($0)
     }
@@ -116,6 +124,7 @@ enum FanOut {
     for recorder in recorders { recorder.shared.withLock { $0.reset() } }
 
     let cpuBefore = server.cpuSeconds
+    let proxyCPUBefore = proxy?.cpuSeconds ?? 0
     var sent = 0
     func sendNext() {
       let type = sent % 2 == 0 ? "meeting.endMeetingButtonTapped" : "meeting.alert.resume"
@@ -126,10 +135,11 @@ enum FanOut {
       seconds: seconds, inFlight: { sent - (driver.acked - 1) },
       waitForAnswer: { await driver.waitUntilAcked(driver.acked + 1) }, sendNext: sendNext)
     let cpu = server.cpuSeconds - cpuBefore
-    let result = FanOutResult(
+    var result = FanOutResult(
       arrivals: recorders.map { recorder in recorder.shared.withLock { $0.arrivals } },
       sentAt: driver.shared.withLock { $0.versionSentAt }, elapsed: elapsed, cpuSeconds: cpu,
       rssPerConnection: perConnection)
+    result.proxyCPUSeconds = (proxy?.cpuSeconds ?? 0) - proxyCPUBefore
     for connection in connections { connection.close() }
     return result
   }

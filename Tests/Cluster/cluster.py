@@ -60,7 +60,7 @@ class Node:
 
     def start(self):
         arguments = [
-            str(SERVER), "--port", str(self.port), "--database", self.cluster.database,
+            str(self.cluster.server), "--port", str(self.port), "--database", self.cluster.database,
             "--data-dir", str(self.cluster.folder / f"data-{self.name}"),
             "--public-dir", str(ROOT / "public"), "--trusted-proxy", "127.0.0.1",
             "--public-url", self.cluster.url, *self.cluster.node_arguments]
@@ -93,7 +93,8 @@ class Node:
 class Cluster:
     """PostgreSQL, `nodes` Standups nodes and HAProxy in front, all on loopback."""
 
-    def __init__(self, nodes=3, node_arguments=("--open",)):
+    def __init__(self, nodes=3, node_arguments=("--open",), server=SERVER):
+        self.server = server
         self.folder = Path(tempfile.mkdtemp(prefix="standups-cluster-"))
         self.node_arguments = list(node_arguments)
         # NB: a folder of its own: PostgreSQL runs as its own user, who cannot enter ours.

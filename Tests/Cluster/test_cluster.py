@@ -297,6 +297,50 @@ def test_failover_after_kill_9_brings_the_room_back_where_it_was(cluster):
     wait_until(lambda: health(cluster.proxy_port)[0] == 200, 10, "the proxy is healthy")
 
 
+def test_a_node_that_comes_back_gets_its_rooms_back_with_their_people(cluster):
+    """The proxy sends a standup's people to its node again once that node is back; the node
+    that stood in hands the room on (1012) and everyone meets there."""
+    standup = asyncio.run(create_standup(cluster.url, "Handed back"))
+
+    async def scenario():
+        ana = Person(cluster.url, standup, "Ana")
+        await start_meeting_with_notes(cluster, standup, [ana], ["first"])
+        home = await asyncio.to_thread(owner_of, cluster, standup)
+        home.kill()
+        while ana.socket is None or len(ana.welcomes) < 2:
+            await asyncio.sleep(0.05)
+        stand_in = await asyncio.to_thread(owner_of, cluster, standup)
+        assert stand_in is not home
+        await asyncio.to_thread(home.start)
+        await asyncio.sleep(1.5)  # HAProxy takes it back after one good check a second
+        # Someone new comes through the proxy: to the home node, which asks for the room.
+        ben = Person(cluster.url, standup, "Ben")
+        ben.start()
+        started = time.monotonic()
+        while not ben.welcomes:
+            assert time.monotonic() - started < 10, ben.closes
+            await asyncio.sleep(0.05)
+        assert await asyncio.to_thread(owner_of, cluster, standup) is home
+        # Ana was handed on with 1012 and is back, in the same room as Ben.
+        assert any(code == 1012 for _, code in ana.closes), ana.closes
+        while not (ana.socket and ana.welcomes[-1][0] > started):
+            assert time.monotonic() - started < 10, ana.closes
+            await asyncio.sleep(0.05)
+        await until_state(ana, lambda s: {p["name"] for p in s["participants"]} == {"Ana", "Ben"})
+        assert "first" in ana.state["meeting"]["transcript"]
+        await ana.stop()
+        await ben.stop()
+
+    asyncio.run(scenario())
+
+
+async def until_state(person, predicate, timeout=5):
+    deadline = time.monotonic() + timeout
+    while not predicate(person.state):
+        assert time.monotonic() < deadline, person.state
+        await asyncio.sleep(0.05)
+
+
 def test_a_rolling_restart_drains_a_node_and_the_meeting_goes_on(cluster):
     standup = asyncio.run(create_standup(cluster.url, "Rolling"))
 

@@ -63,8 +63,11 @@ extension RoomHub {
   }
 
   /// How a room opens on this node: only with its lock, from what the database holds.
+  ///
+  /// - Parameter viaProxy: the proxy chose this node for the room: if another node has it,
+  ///   it is asked to hand it on (`wanted`), and the people it closes with 1012 come here.
   func opening(
-    _ roomID: UUID, session: NodeSession, versions: VersionLease
+    _ roomID: UUID, session: NodeSession, versions: VersionLease, viaProxy: Bool
   ) -> RoomChannel<StandupRoomFeature>.Opening {
     let elsewhere = WireError(
       .roomMoving, "This standup is served by another server right now. Try again in a moment.")
@@ -75,6 +78,9 @@ extension RoomHub {
           error: elsewhere)
       }
       guard let hold = await session.acquire(roomID) else {
+        if viaProxy {
+          session.publish(.init(node: session.nodeID, kind: .wanted, standup: roomID))
+        }
         return .refused(
           code: .serviceRestart, reason: "This standup is served by another server: reconnecting.",
           error: elsewhere)
@@ -131,6 +137,9 @@ extension RoomHub {
       guard let id = notice.standup else { return }
       remoteRooms.heard(id, live: notice.live, from: notice.pid)
       await notifier.receive(.roomActivityChanged(id, notice.live))
+    case .wanted:
+      guard let id = notice.standup else { return }
+      await handOn(id)
     case .hello:
       // A node (re)joined: it hears who is in this node's rooms.
       let rooms = shared.withLock { Array($0.rooms.values) }
@@ -139,6 +148,19 @@ extension RoomHub {
         notifier.tellOthers(.roomActivityChanged(room.feature.standupID, live))
       }
     }
+  }
+
+  /// The proxy sends this room's people to another node now (this one was down, or came
+  /// back): the room closes here (1012) once its clocks are written, and its people follow
+  /// the proxy. Not within 2 s of opening, so that two nodes never toss a room back and forth.
+  private func handOn(_ id: UUID) async {
+    guard let room = shared.withLock({ $0.rooms[id] }),
+      ContinuousClock.now - room.openedAt >= .seconds(2)
+    else { return }
+    await room.store.cancelAllEffects()
+    await heartbeat.flush()
+    room.enqueue(
+      .restart(why: "the proxy now sends its people to another node", code: .serviceRestart))
   }
 
   /// Rooms served by a node whose session ended show nobody in them (a meeting they ran

@@ -28,7 +28,11 @@ final class NodeSession: Sendable {
 
   /// A notice between nodes: a standup changed or went, or who is in a room now.
   struct Notice: Codable, Sendable, Equatable {
-    enum Kind: String, Codable, Sendable { case changed, deleted, live, hello }
+    enum Kind: String, Codable, Sendable {
+      case changed, deleted, live, hello
+      /// The proxy now sends this standup's people to the sender: whoever has it hands it on.
+      case wanted
+    }
     var node: String
     var kind: Kind
     var standup: UUID?
