@@ -32,7 +32,7 @@ public struct RecordMeeting: Reducer {
     }
 
     /// Why a meeting stopped ticking, for the page to say so truthfully.
-    public enum PauseReason: String, Equatable, Sendable, Encodable {
+    public enum PauseReason: String, Equatable, Sendable, Codable {
       /// The last person left the room.
       case everyoneLeft
       /// The server stopped (or crashed) while it ran; it came back from its checkpoint.

@@ -103,10 +103,14 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
   public var present: [String]
   /// Seconds it really ran (its length in the history).
   public var secondsRun: Int
+  /// Why it was paused, if it was (everyone left); a meeting that was running comes back
+  /// paused because the server restarted.
+  public var pausedBecause: RecordMeeting.State.PauseReason?
 
   public init(
     standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int,
-    transcript: String, notes: [Note] = [], present: [String] = [], secondsRun: Int = 0
+    transcript: String, notes: [Note] = [], present: [String] = [], secondsRun: Int = 0,
+    pausedBecause: RecordMeeting.State.PauseReason? = nil
   ) {
     self.standupID = standupID
     self.meetingID = meetingID
@@ -116,6 +120,7 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
     self.notes = notes
     self.present = present
     self.secondsRun = secondsRun
+    self.pausedBecause = pausedBecause
   }
 }
 
@@ -125,7 +130,7 @@ extension RecordMeeting.State {
     MeetingCheckpoint(
       standupID: standupID, meetingID: id, secondsElapsed: secondsElapsed,
       speakerIndex: speakerIndex, transcript: transcript, notes: notes, present: present,
-      secondsRun: secondsRun)
+      secondsRun: secondsRun, pausedBecause: pausedBecause)
   }
 
   /// A meeting brought back from a checkpoint, paused until someone resumes it.
@@ -137,7 +142,7 @@ extension RecordMeeting.State {
     notes = checkpoint.notes
     present = checkpoint.present
     secondsRun = checkpoint.secondsRun
-    pausedBecause = .serverRestarted
+    pausedBecause = checkpoint.pausedBecause ?? .serverRestarted
   }
 }
 

@@ -116,6 +116,12 @@ public final class SQLiteStorage: Sendable {
         table.add(column: "secondsRun", .integer).notNull().defaults(to: 0)
       }
     }
+    migrator.registerMigration("v7: why a meeting was paused") { db in
+      // `everyoneLeft` when the room emptied (a cluster releases such a room); null: running.
+      try db.alter(table: "checkpoint") { table in
+        table.add(column: "pausedBecause", .text)
+      }
+    }
     return migrator
   }
 
@@ -276,7 +282,9 @@ public final class SQLiteStorage: Sendable {
           speakerIndex: row["speakerIndex"], transcript: row["transcript"],
           notes: Self.decoded([Note].self, from: row["notes"]) ?? [],
           present: Self.decoded([String].self, from: row["present"]) ?? [],
-          secondsRun: row["secondsRun"])
+          secondsRun: row["secondsRun"],
+          pausedBecause: (row["pausedBecause"] as String?).flatMap(
+            RecordMeeting.State.PauseReason.init(rawValue:)))
       }
     }
   }
@@ -294,12 +302,13 @@ public final class SQLiteStorage: Sendable {
         sql:
           "INSERT OR REPLACE INTO checkpoint "
           + "(standupId, meetingId, secondsElapsed, speakerIndex, transcript, notes, present, "
-          + "secondsRun) "
-          + "SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
+          + "secondsRun, pausedBecause) "
+          + "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
         arguments: [
           standupID.uuidString, checkpoint.meetingID.uuidString, checkpoint.secondsElapsed,
           checkpoint.speakerIndex, checkpoint.transcript, try Self.json(checkpoint.notes),
-          try Self.json(checkpoint.present), checkpoint.secondsRun, standupID.uuidString,
+          try Self.json(checkpoint.present), checkpoint.secondsRun,
+          checkpoint.pausedBecause?.rawValue, standupID.uuidString,
         ])
     }
   }

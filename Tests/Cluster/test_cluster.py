@@ -475,3 +475,33 @@ def test_every_node_answers_metrics_a_prometheus_parser_reads(cluster):
     assert totals[("standups_patches_sent_total", ())] >= 2
     assert totals[("standups_tick_lateness_seconds_count", ())] >= 2
     assert totals[("standups_storage_seconds_count", (("operation", "save"),))] >= 1
+
+
+def test_an_empty_room_gives_its_lock_up_and_its_meeting_waits_paused(cluster):
+    standup = asyncio.run(create_standup(cluster.url, "Left alone"))
+
+    def locks():
+        return int(cluster.psql(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted").strip())
+
+    async def scenario():
+        ana = Person(cluster.url, standup, "Ana")
+        await start_meeting_with_notes(cluster, standup, [ana], ["before leaving"])
+        await asyncio.sleep(1.2)
+        held = await asyncio.to_thread(locks)
+        await ana.stop()
+        # Nobody in it: the room goes, with its lock, whatever its meeting.
+        deadline = time.monotonic() + 5
+        while await asyncio.to_thread(locks) != held - 1:
+            assert time.monotonic() < deadline, "the empty room kept its lock"
+            await asyncio.sleep(0.1)
+        back = Person(cluster.url, standup, "Ana")
+        back.start()
+        while not back.welcomes:
+            await asyncio.sleep(0.05)
+        meeting = back.state["meeting"]
+        assert meeting["isPaused"] and meeting["pausedBecause"] == "everyoneLeft", meeting
+        assert "before leaving" in meeting["transcript"]
+        await back.stop()
+
+    asyncio.run(scenario())

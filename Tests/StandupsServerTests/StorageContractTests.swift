@@ -127,6 +127,10 @@ struct StorageContractTests {
       standupID: id, meetingID: UUID(), secondsElapsed: 120, speakerIndex: 1,
       transcript: "Ana: hi", notes: [Note(author: "Ana", text: "hi", speaker: "Blob")],
       present: ["Ana"], secondsRun: 120)
+    var paused = checkpoint
+    paused.pausedBecause = .everyoneLeft
+    try await storage.saveCheckpoint(id, paused)
+    #expect(try await storage.loadCheckpoint(id) == paused)
     try await storage.saveCheckpoint(id, checkpoint)
     #expect(try await storage.loadCheckpoints() == [checkpoint])
     #expect(try await storage.loadCheckpoint(id) == checkpoint)

@@ -158,7 +158,12 @@ public final class PostgresStorage: Sendable {
         """,
         "CREATE TABLE health (id integer PRIMARY KEY CHECK (id = 1), checked_at timestamptz NOT NULL)",
       ]
-    )
+    ),
+    (
+      "v2: why a meeting was paused",
+      // `everyoneLeft` when its room emptied (and was released); null: it was running.
+      ["ALTER TABLE checkpoint ADD COLUMN paused_because text"]
+    ),
   ]
 
   /// Applies the migrations this database has not had, each in its own transaction; nodes
@@ -331,14 +336,14 @@ public final class PostgresStorage: Sendable {
 
   // MARK: Meetings in progress
 
-  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int)
+  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?)
 
   private func checkpoints(only id: UUID? = nil) async throws -> [MeetingCheckpoint] {
     var checkpoints: [MeetingCheckpoint] = []
     for try await row in try await client.query(
       """
       SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
-        seconds_run
+        seconds_run, paused_because
       FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
       """, logger: logger
     ).decode(CheckpointRow.self) {
@@ -346,7 +351,8 @@ public final class PostgresStorage: Sendable {
         MeetingCheckpoint(
           standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
           transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
-          present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7))
+          present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
+          pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:))))
     }
     return checkpoints
   }
@@ -370,14 +376,15 @@ public final class PostgresStorage: Sendable {
     try await client.query(
       """
       INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
-        notes, present, seconds_run)
+        notes, present, seconds_run, paused_because)
       SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
-        \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun)
+        \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
+        \(checkpoint.pausedBecause?.rawValue)::text
       WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
       ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
         seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
         transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
-        seconds_run = excluded.seconds_run
+        seconds_run = excluded.seconds_run, paused_because = excluded.paused_because
       """, logger: logger)
   }
 
