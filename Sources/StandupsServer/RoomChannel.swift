@@ -26,7 +26,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     case snapshot(reply: @Sendable (Result<(version: Int, state: JSONValue), WireError>) -> Void)
     /// A change could not be numbered (storage kept failing) or encoded, or the room is no
     /// longer this node's to run: the room restarts, everyone reconnects.
-    case restart(why: String, code: CloseCode = .internalError)
+    case restart(why: String, code: CloseCode = .internalError, tell: String? = nil)
     /// The state says the room must close (an effect deleted its standup): once `saves` (the
     /// pieces of work that change queued) are done — or, if they failed, back to `before`.
     case closing(saves: Range<Int>, before: State)
@@ -214,7 +214,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       }
       await closeIfDeleted()
 
-    case .restart(let why, let code):
+    case .restart(let why, let code, let tell):
       guard !broadcaster.isClosed else { return }
       _ = broadcaster.closeVersions()
       if code == .serviceRestart {
@@ -226,9 +226,10 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
       for peer in broadcaster.removeAllPeers() {
         outlet.close(
           peer, code: code,
-          reason: code == .serviceRestart
-            ? "This standup moves to another server: reconnecting."
-            : "The room restarts: reconnect.")
+          reason: tell
+            ?? (code == .serviceRestart
+              ? "This standup moves to another server: reconnecting."
+              : "The room restarts: reconnect."))
       }
       await onClosed(self)
       close()

@@ -310,6 +310,14 @@ final class RoomHub: WebSocketServerDelegate {
         return respond(
           HTTPResponse(status: 503, text: "draining", headers: [("retry-after:", "1")]))
       }
+      // NB: a node cut off from the database can serve no room: the proxy should send their
+      // people elsewhere until its session is back.
+      if let cluster, !cluster.isConnected {
+        return respond(
+          HTTPResponse(
+            status: 503, text: "database_unavailable: this node has no session with the database",
+            headers: [("retry-after:", "1")]))
+      }
       guard let problem = health.problem else {
         return respond(HTTPResponse(status: 200, text: "ok"))
       }
@@ -414,14 +422,20 @@ final class RoomHub: WebSocketServerDelegate {
     let versions = VersionLease(
       room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
       logger: logger, now: { [date = dependencies.date] in date.now })
+    // NB: in a cluster the room writes only while its lock lasts (set once it is taken).
+    let hold = NodeSession.HoldBox()
+    let storage =
+      cluster.map { session in
+        session.storage.roomClient { hold.value.flatMap(session.writeFence) }.timed()
+      } ?? dependencies.storage
     return RoomChannel(
       feature: StandupRoomFeature(
-        standupID: standup.id, storage: dependencies.storage, lobby: notifier, catalog: catalog,
+        standupID: standup.id, storage: storage, lobby: notifier, catalog: catalog,
         health: health, heartbeat: heartbeat, releasesWhenEmpty: cluster != nil),
       initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
       resumeBytes: admission.limits.resumeBytes, versions: versions, outlet: outlet, logger: logger,
       opening: cluster.map {
-        opening(standup.id, session: $0, versions: versions, viaProxy: viaProxy)
+        opening(standup.id, session: $0, versions: versions, hold: hold, viaProxy: viaProxy)
       },
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
@@ -476,7 +490,12 @@ final class RoomHub: WebSocketServerDelegate {
     for room in rooms { await room.store.cancelAllEffects() }
     await heartbeat.flush()
     for room in rooms {
-      room.enqueue(.restart(why: "this node is draining", code: .serviceRestart))
+      room.enqueue(
+        .restart(
+          why: "this node is draining", code: .serviceRestart,
+          tell: cluster == nil
+            ? "The server is restarting: reconnecting."
+            : "This server is restarting: reconnecting to another."))
       await room.closed()
       await room.work.drain()
     }

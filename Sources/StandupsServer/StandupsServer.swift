@@ -117,12 +117,20 @@ public final class StandupsServer: Sendable {
     }
 
     let date = dependencies.date
+    let session = postgres.map { NodeSession(storage: $0, logger: logger) }
+    // NB: every node of a cluster has a lobby of its own, numbered on its own: blocks reserved
+    // by several lobbies under one name would not follow on.
+    let lobbyName =
+      session == nil
+      ? "lobby"
+      : configuration.port == 0
+        ? "lobby@\(session?.nodeID ?? "")"
+        : "lobby@\(ProcessInfo.processInfo.hostName):\(configuration.port)"
     let lobbyVersions = VersionLease(
-      room: "lobby", storage: dependencies.storage, sizes: configuration.versionSizes,
+      room: lobbyName, storage: dependencies.storage, sizes: configuration.versionSizes,
       logger: logger, now: { date.now })
     await lobbyVersions.start()
     let outlet = Outlet()
-    let session = postgres.map { NodeSession(storage: $0, logger: logger) }
     let hub = RoomHub(
       standups: standups, checkpoints: checkpoints, dependencies: dependencies,
       lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes,

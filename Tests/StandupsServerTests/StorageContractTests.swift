@@ -3,6 +3,7 @@ import IdentifiedCollections
 import Logging
 import PostgresNIO
 import StandupsFeatures
+import Synchronization
 import Testing
 
 @testable import StandupsServer
@@ -257,5 +258,76 @@ struct DatabaseURLTests {
       return message.contains("Cannot use the database postgres://standups@127.0.0.1:1/nowhere")
         && message.contains("Is PostgreSQL running there") && !message.contains("pw")
     }
+  }
+}
+
+/// In a cluster a room's writes are fenced by its lock: a node whose session ended (frozen,
+/// cut off) writes nothing for the room on waking, whatever it had queued.
+@Suite(.serialized)
+struct WriteFenceTests {
+  @Test func aNodeThatLostTheRoomsLockWritesNothingForIt() async throws {
+    guard let (_, _, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    let first = NodeSession(storage: storage, logger: Logger(label: "test"))
+    let second = NodeSession(storage: storage, logger: Logger(label: "test"))
+    try await first.start()
+    try await second.start()
+    defer {
+      Task {
+        await first.stop()
+        await second.stop()
+      }
+    }
+    var design = Standup.design
+    try await storage.save(design)
+    let checkpoint = MeetingCheckpoint(
+      standupID: design.id, meetingID: UUID(), secondsElapsed: 30, speakerIndex: 0,
+      transcript: "", secondsRun: 30)
+    try await storage.saveCheckpoint(design.id, checkpoint)
+
+    let hold = try #require(await first.acquire(design.id))
+    #expect(await second.acquire(design.id) == nil)
+    let fence = try #require(first.writeFence(hold))
+    design.title = "Saved by the first node"
+    try await storage.save(design, fence: fence)
+    // NB: both sessions share this storage here; a node has one.
+    storage.clockFence.withLock { $0 = { fence.pid } }
+    try await storage.saveMeetingClocks([
+      MeetingClock(
+        standupID: design.id, meetingID: checkpoint.meetingID, secondsElapsed: 31,
+        speakerIndex: 0, secondsRun: 31)
+    ])
+    #expect(try await storage.loadCheckpoint(design.id)?.secondsRun == 31)
+
+    // PostgreSQL ends the first node's session (as idle_session_timeout does to a frozen
+    // node); the second node takes the room and saves.
+    try await storage.client.query("SELECT pg_terminate_backend(\(fence.pid))")
+    var taken: NodeSession.Hold?
+    for _ in 0..<50 where taken == nil {
+      taken = await second.acquire(design.id)
+      if taken == nil { try await Task.sleep(for: .milliseconds(50)) }
+    }
+    let takenHold = try #require(taken)
+    let secondFence = try #require(second.writeFence(takenHold))
+    design.title = "Saved by the second node"
+    try await storage.save(design, fence: secondFence)
+
+    // The first node wakes with a save and a clock queued: the database refuses the save even
+    // though the node still believes it holds the room, and the clock is not written.
+    var stale = design
+    stale.title = "Queued on the first node"
+    let believing = WriteFence(pid: fence.pid, key: fence.key, holds: { true })
+    await #expect(throws: StorageError.self) { try await storage.save(stale, fence: believing) }
+    await #expect(throws: StorageError.self) {
+      try await storage.delete(design.id, fence: believing)
+    }
+    try await storage.saveMeetingClocks([
+      MeetingClock(
+        standupID: design.id, meetingID: checkpoint.meetingID, secondsElapsed: 40,
+        speakerIndex: 0, secondsRun: 40)
+    ])
+    #expect(try await storage.loadStandup(design.id)?.title == "Saved by the second node")
+    #expect(try await storage.loadCheckpoint(design.id)?.secondsRun == 31)
   }
 }

@@ -67,7 +67,8 @@ extension RoomHub {
   /// - Parameter viaProxy: the proxy chose this node for the room: if another node has it,
   ///   it is asked to hand it on (`wanted`), and the people it closes with 1012 come here.
   func opening(
-    _ roomID: UUID, session: NodeSession, versions: VersionLease, viaProxy: Bool
+    _ roomID: UUID, session: NodeSession, versions: VersionLease,
+    hold held: NodeSession.HoldBox, viaProxy: Bool
   ) -> RoomChannel<StandupRoomFeature>.Opening {
     let elsewhere = WireError(
       .roomMoving, "This standup is served by another server right now. Try again in a moment.")
@@ -97,6 +98,7 @@ extension RoomHub {
           state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
         }
         versions.fence { session.holds(hold) }
+        held.value = hold
         return .owned(state, release: { await session.release(hold) })
       } catch {
         logger.error("Opening room \(roomID) failed: \(error)")

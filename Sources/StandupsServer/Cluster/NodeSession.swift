@@ -54,7 +54,7 @@ final class NodeSession: Sendable {
 
   let nodeID = UUID().uuidString.lowercased()
   private let url: DatabaseURL
-  private let storage: PostgresStorage
+  let storage: PostgresStorage
   private let logger: Logger
   private let state = Mutex(State())
   private let clock = ContinuousClock()
@@ -89,6 +89,12 @@ final class NodeSession: Sendable {
   /// Opens the session (throws if the database cannot be reached) and keeps it: heartbeats,
   /// a watchdog, reconnection, and the notices in both directions.
   func start() async throws {
+    storage.clockFence.withLock { fence in
+      fence = { [weak self] in
+        guard let self, self.isConnected else { return nil }
+        return self.pid
+      }
+    }
     try await connect()
     let keeping = Task { [self] in await keep() }
     let watching = Task { [self] in await watch() }
@@ -155,7 +161,8 @@ final class NodeSession: Sendable {
       }
     } catch {
       if state.withLock({ $0.generation == generation && !$0.stopped }) {
-        logger.warning("Listening for other nodes' notices stopped: \(error)")
+        logger.warning(
+          "Listening for other nodes' notices stopped: \(PostgresStorage.describe(error))")
       }
     }
   }
@@ -225,6 +232,15 @@ final class NodeSession: Sendable {
     var generation: Int
   }
 
+  /// A room's hold, once it is taken.
+  final class HoldBox: Sendable {
+    private let hold = Mutex<Hold?>(nil)
+    var value: Hold? {
+      get { hold.withLock { $0 } }
+      set { hold.withLock { $0 = newValue } }
+    }
+  }
+
   /// Takes a room's lock if no other node holds it.
   func acquire(_ room: UUID) async -> Hold? {
     guard
@@ -280,6 +296,22 @@ final class NodeSession: Sendable {
     ServerMetrics.shared.ownership("released")
     _ = try? await connection.query(
       "SELECT pg_advisory_unlock(\(Self.lockKey(hold.room)))", logger: logger)
+  }
+
+  /// Whether the session is up and trusted now (`/healthz`).
+  var isConnected: Bool {
+    state.withLock { state in
+      guard state.connection != nil, let confirmed = state.confirmed else { return false }
+      return clock.now - confirmed <= Self.trust
+    }
+  }
+
+  /// What lets a room write while `hold` lasts (nil once it is over).
+  func writeFence(_ hold: Hold) -> WriteFence? {
+    guard let pid = state.withLock({ $0.generation == hold.generation ? $0.pid : nil }) else {
+      return nil
+    }
+    return WriteFence(pid: pid, key: Self.lockKey(hold.room), holds: { self.holds(hold) })
   }
 
   /// Rooms locked now.

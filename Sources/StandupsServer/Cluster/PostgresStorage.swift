@@ -3,6 +3,7 @@ import IdentifiedCollections
 import Logging
 import PostgresNIO
 import StandupsFeatures
+import Synchronization
 
 /// Standups in PostgreSQL, through postgres-nio: the storage of a cluster. Every save is one
 /// transaction, committed before it returns (and so before the action is acknowledged).
@@ -12,6 +13,9 @@ import StandupsFeatures
 public final class PostgresStorage: Sendable {
   let client: PostgresClient
   public let url: DatabaseURL
+  /// In a cluster: the backend of this node's session while it is trusted (nil: it is not,
+  /// and no clock is written); the heartbeat writes only the clocks of rooms it holds.
+  let clockFence = Mutex<(@Sendable () -> Int32?)?>(nil)
   let logger: Logger
   private let running: Task<Void, Never>
 
@@ -166,7 +170,7 @@ public final class PostgresStorage: Sendable {
     ),
   ]
 
-  /// Applies the migrations this database has not had, each in its own transaction; nodes
+  /// Applies the migrations this database has not had, all in one transaction; nodes
   /// starting together take turns (a transaction-scoped advisory lock).
   private func migrate() async throws {
     try await client.withTransaction(logger: logger) { connection in
@@ -298,11 +302,11 @@ public final class PostgresStorage: Sendable {
   }
 
   /// Creates or replaces a standup with its attendees and history, in one transaction.
-  public func save(_ standup: Standup) async throws {
+  func save(_ standup: Standup, fence: WriteFence? = nil) async throws {
     let meetings = try standup.meetings.map {
       ($0, try Self.json($0.present), try Self.json($0.notes))
     }
-    try await client.withTransaction(logger: logger) { connection in
+    try await write(fence) { connection in
       try await connection.query(
         """
         INSERT INTO standup (id, title, duration_seconds, theme)
@@ -330,8 +334,29 @@ public final class PostgresStorage: Sendable {
     }
   }
 
-  public func delete(_ id: Standup.ID) async throws {
-    try await client.query("DELETE FROM standup WHERE id = \(id)", logger: logger)
+  func delete(_ id: Standup.ID, fence: WriteFence? = nil) async throws {
+    try await write(fence) { connection in
+      try await connection.query("DELETE FROM standup WHERE id = \(id)", logger: logger)
+    }
+  }
+
+  /// Runs `body` in one transaction. With a fence, only while this node's session holds the
+  /// room's lock — checked in the database first, and against the heartbeat just before the
+  /// commit — so that a node that was frozen or cut off cannot overwrite, on waking, what the
+  /// room's next node saved and acknowledged meanwhile.
+  private func write(
+    _ fence: WriteFence?, _ body: (PostgresConnection) async throws -> Void
+  ) async throws {
+    do {
+      try await client.withTransaction(logger: logger) { connection in
+        if let fence { try await fence.check(on: connection, logger: logger) }
+        try await body(connection)
+        if let fence, !fence.holds() { throw WriteFence.notServed }
+      }
+    } catch let error as PostgresTransactionError {
+      // NB: what went wrong, not postgres-nio's wrapper around it.
+      throw error.closureError ?? error.commitError ?? error.beginError ?? error
+    }
   }
 
   // MARK: Meetings in progress
@@ -363,43 +388,58 @@ public final class PostgresStorage: Sendable {
     try await checkpoints(only: id).first
   }
 
-  public func saveCheckpoint(_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws
-  {
+  func saveCheckpoint(
+    _ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?, fence: WriteFence? = nil
+  ) async throws {
     guard let checkpoint else {
-      try await client.query(
-        "DELETE FROM checkpoint WHERE standup_id = \(standupID)", logger: logger)
+      try await write(fence) { connection in
+        try await connection.query(
+          "DELETE FROM checkpoint WHERE standup_id = \(standupID)", logger: logger)
+      }
       return
     }
     let notes = try Self.json(checkpoint.notes)
     let present = try Self.json(checkpoint.present)
     // NB: only for a standup that still exists (a delete may have won the race).
-    try await client.query(
-      """
-      INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
-        notes, present, seconds_run, paused_because)
-      SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
-        \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
-        \(checkpoint.pausedBecause?.rawValue)::text
-      WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
-      ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
-        seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
-        transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
-        seconds_run = excluded.seconds_run, paused_because = excluded.paused_because
-      """, logger: logger)
+    try await write(fence) { connection in
+      try await connection.query(
+        """
+        INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
+          notes, present, seconds_run, paused_because)
+        SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
+          \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
+          \(checkpoint.pausedBecause?.rawValue)::text
+        WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
+        ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
+          seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
+          transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
+          seconds_run = excluded.seconds_run, paused_because = excluded.paused_because
+        """, logger: logger)
+    }
   }
 
-  /// Every running meeting's clock in one statement (a checkpoint only moves forward).
+  /// Every running meeting's clock in one statement (a checkpoint only moves forward). In a
+  /// cluster, only the rooms whose lock this node's session (`clockFence`) holds.
   public func saveMeetingClocks(_ clocks: [MeetingClock]) async throws {
     guard !clocks.isEmpty else { return }
+    let fence = clockFence.withLock { $0 }
+    let pid = fence?()
+    if fence != nil && pid == nil { return }
+    let keys = clocks.map { WriteFence.halves(NodeSession.lockKey($0.standupID)) }
     try await client.query(
       """
       UPDATE checkpoint SET seconds_elapsed = clock.seconds_elapsed,
         speaker_index = clock.speaker_index, seconds_run = clock.seconds_run
       FROM unnest(\(clocks.map(\.standupID)), \(clocks.map(\.meetingID)),
-        \(clocks.map(\.secondsElapsed)), \(clocks.map(\.speakerIndex)), \(clocks.map(\.secondsRun)))
-        AS clock(standup_id, meeting_id, seconds_elapsed, speaker_index, seconds_run)
+        \(clocks.map(\.secondsElapsed)), \(clocks.map(\.speakerIndex)), \(clocks.map(\.secondsRun)),
+        \(keys.map(\.high)), \(keys.map(\.low)))
+        AS clock(standup_id, meeting_id, seconds_elapsed, speaker_index, seconds_run, high, low)
       WHERE checkpoint.standup_id = clock.standup_id AND checkpoint.meeting_id = clock.meeting_id
         AND checkpoint.seconds_run < clock.seconds_run
+        AND (\(pid)::integer IS NULL OR EXISTS (
+          SELECT 1 FROM pg_locks held WHERE held.locktype = 'advisory' AND held.granted
+            AND held.pid = \(pid)::integer AND held.objsubid = 1
+            AND held.classid = clock.high::oid AND held.objid = clock.low::oid))
       """, logger: logger)
   }
 
@@ -457,5 +497,60 @@ public final class PostgresStorage: Sendable {
         try await Self.said { try await self.saveMeetingClocks(clocks) }
       },
       probe: { try await Self.said { try await self.probe() } })
+  }
+}
+
+/// What lets a node write for a room: its session still holds the room's advisory lock.
+struct WriteFence: Sendable {
+  /// The node session's backend.
+  var pid: Int32
+  var key: Int64
+  /// The session is still trusted (the last heartbeat was recent enough).
+  var holds: @Sendable () -> Bool
+
+  static let notServed = StorageError(
+    "this node no longer serves the standup (another node took it): nothing was written")
+
+  /// An advisory lock's bigint key as `pg_locks` shows it: `classid` and `objid`.
+  static func halves(_ key: Int64) -> (high: Int64, low: Int64) {
+    let bits = UInt64(bitPattern: key)
+    return (Int64(bits >> 32), Int64(bits & 0xffff_ffff))
+  }
+
+  func check(on connection: PostgresConnection, logger: Logger) async throws {
+    let (high, low) = Self.halves(key)
+    var held = 0
+    for try await count in try await connection.query(
+      """
+      SELECT count(*)::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted
+        AND pid = \(pid) AND objsubid = 1 AND classid = \(high)::oid AND objid = \(low)::oid
+      """, logger: logger
+    ).decode(Int.self) {
+      held = count
+    }
+    guard held == 1, holds() else { throw Self.notServed }
+  }
+}
+
+extension PostgresStorage {
+  /// The storage a room of this node uses: its writes fenced by `fence` (nil: the room is not
+  /// this node's any more, and nothing is written).
+  func roomClient(fence: @escaping @Sendable () -> WriteFence?) -> StorageClient {
+    var client = storageClient
+    @Sendable func required() throws -> WriteFence {
+      guard let fence = fence() else { throw WriteFence.notServed }
+      return fence
+    }
+    client.save = { standup in
+      try await Self.said { try await self.save(standup, fence: try required()) }
+    }
+    client.delete = { id in try await Self.said { try await self.delete(id, fence: try required()) }
+    }
+    client.saveCheckpoint = { id, checkpoint in
+      try await Self.said {
+        try await self.saveCheckpoint(id, checkpoint, fence: try required())
+      }
+    }
+    return client
   }
 }
