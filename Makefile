@@ -113,7 +113,7 @@ $(VENV)/bin/kosoku: Makefile
 	$(VENV)/bin/pip install -q --ignore-requires-python axe-selenium-python==3.0.0
 	touch $@
 
-bench: deps
+bench: deps $(VENV)/bin/kosoku
 	$(SWIFT) build -c release --product standups-server
 	$(SWIFT) build -c release --product standups-bench
 	$(SWIFT) run -c release --skip-build standups-bench --output docs/BENCHMARKS.md

@@ -18,9 +18,10 @@ struct Bench: AsyncParsableCommand {
   var idleConnections: [Int] = [2_000, 19_000]
   @Option(help: "Seconds the keepalive scenario measures for (three pings or more: ≥ 90).")
   var keepaliveSeconds = 90
+  @Option(help: "Kills in the failover scenario.") var kills = 10
   @Option(
     help:
-      "Run only this scenario and print its numbers (micro, fan-out, keepalive, many-rooms); for profiling."
+      "Run only this scenario and print its numbers (micro, fan-out, keepalive, many-rooms, proxy, failover); for profiling."
   )
   var only: String?
 
@@ -74,6 +75,16 @@ struct Bench: AsyncParsableCommand {
           mirror: .pooled(mirror)))
     }
 
+    var proxy: [ProxyRun] = []
+    for (peers, load) in [(50, Load.pipelined(inFlight: 4)), (50, .paced(perSecond: 600))] {
+      progress("proxy: one room of \(peers), \(load), straight to a node and through HAProxy")
+      proxy.append(
+        try await ProxyRun.run(
+          binary: binary, peers: peers, load: load, seconds: max(3, seconds / 2), rounds: 3))
+    }
+    progress("failover: kill -9 the node serving a room, \(kills) times")
+    let failover = try FailoverResult.run(binary: binary, kills: kills)
+
     many.append(try await manyRooms())
     progress("idle: \(rooms * peersPerRoom) connections to libwebsockets-test-server")
     let mirrorIdle = try await ManyRooms.mirrorIdle(connections: rooms * peersPerRoom)
@@ -94,6 +105,8 @@ struct Bench: AsyncParsableCommand {
         FanOutRun.report(fanOut),
         ManyRooms.report(many, mirrorIdle: mirrorIdle),
         Keepalive.report(keepalive),
+        ProxyRun.report(proxy),
+        FailoverResult.report(failover),
       ], seconds: seconds)
     try report.write(toFile: output, atomically: true, encoding: .utf8)
     print(report)
@@ -125,9 +138,19 @@ extension Bench {
       let result = try await ManyRooms.run(
         binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
       print(ManyRooms.report([result, result], mirrorIdle: 0))
+    case "proxy":
+      var runs: [ProxyRun] = []
+      for load in [Load.pipelined(inFlight: 4), .paced(perSecond: 600)] {
+        runs.append(
+          try await ProxyRun.run(binary: binary, peers: 50, load: load, seconds: seconds, rounds: 3)
+        )
+      }
+      print(ProxyRun.report(runs))
+    case "failover":
+      print(FailoverResult.report(try FailoverResult.run(binary: binary, kills: kills)))
     default:
       throw ValidationError(
-        "Unknown scenario \(scenario): micro, fan-out, keepalive or many-rooms.")
+        "Unknown scenario \(scenario): micro, fan-out, keepalive, many-rooms, proxy or failover.")
     }
   }
 }
