@@ -57,6 +57,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
   private let outlet: Outlet
   private let logger: Logger
   private let onClosed: @Sendable (RoomChannel) async -> Void
+  private let onBounced: @Sendable (Event) -> Void
 
   init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
@@ -64,6 +65,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     opening: Opening? = nil,
     onJoined: @escaping @Sendable (RoomChannel) -> Void = { _ in },
     onClosed: @escaping @Sendable (RoomChannel) async -> Void = { _ in },
+    onBounced: @escaping @Sendable (Event) -> Void = { _ in },
     onIdle: @escaping @Sendable (RoomChannel) async -> Void
   ) {
     let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
@@ -79,6 +81,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     self.outlet = outlet
     self.logger = logger
     self.onClosed = onClosed
+    self.onBounced = onBounced
     self.store = Store(
       initialState: initialState, reducer: reducer, dependencies: dependencies,
       observer: { _, state, _ in
@@ -167,7 +170,14 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
   }
 
   /// Queues an event; safe from any thread (the transport's service thread included).
-  func enqueue(_ event: Event) { mailbox.yield(event) }
+  ///
+  /// - Returns: false if the room has closed and takes no more events: the caller opens the
+  ///   room anew (or refuses) rather than leave someone waiting for an answer.
+  @discardableResult
+  func enqueue(_ event: Event) -> Bool {
+    if case .terminated = mailbox.yield(event) { return false }
+    return true
+  }
 
   /// Stops taking events (the room was released).
   func close() { mailbox.finish() }
@@ -179,6 +189,18 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     _ event: Event, onJoined: @Sendable (RoomChannel) -> Void,
     onIdle: @Sendable (RoomChannel) async -> Void
   ) async {
+    // NB: what was queued behind a restart or a deletion goes back to the hub, which opens
+    // the room anew (or refuses): nobody waits in a room that closed.
+    if broadcaster.isClosed {
+      switch event {
+      case .join, .request, .snapshot:
+        onJoined(self)
+        onBounced(event)
+      case .message, .leave, .restart, .closing:
+        break
+      }
+      return
+    }
     switch event {
     case .join(let connection, let sender, let since):
       let participant = Participant(
@@ -348,6 +370,7 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     for peer in broadcaster.removeAllPeers() {
       outlet.close(peer, code: closing.code, reason: closing.reason)
     }
+    _ = broadcaster.closeVersions()
     await onClosed(self)
     close()
   }

@@ -258,11 +258,9 @@ final class RoomHub: WebSocketServerDelegate {
       lobby.enqueue(.join(connection, join.sender, since: join.since))
       return
     }
-    guard let channel = arrive(at: roomID, connection: connection, viaProxy: join.viaProxy) else {
-      outlet.close(connection, code: .gone, reason: "This standup was deleted.")
-      return
-    }
-    channel.enqueue(.join(connection, join.sender, since: join.since))
+    deliver(
+      .join(connection, join.sender, since: join.since), to: roomID, connection: connection,
+      viaProxy: join.viaProxy)
   }
 
   func webSocket(_ connection: ConnectionID, received message: InboundMessage) {
@@ -382,9 +380,56 @@ final class RoomHub: WebSocketServerDelegate {
   func enqueue(
     _ event: RoomChannel<StandupRoomFeature>.Event, inRoom roomID: UUID, viaProxy: Bool = false
   ) -> Bool {
-    guard let channel = arrive(at: roomID, viaProxy: viaProxy) else { return false }
-    channel.enqueue(event)
+    deliver(event, to: roomID, viaProxy: viaProxy)
+  }
+
+  /// Hands an arrival (a join or a request) to its room. A room that closed on the way (it
+  /// restarted, moved to another node, or its standup was deleted) is opened anew, so that
+  /// nobody is left waiting in a room that is gone: the new room serves them or refuses them.
+  ///
+  /// - Returns: false if the standup is gone (a join is then closed with 4410).
+  @discardableResult
+  private func deliver(
+    _ event: RoomChannel<StandupRoomFeature>.Event, to roomID: UUID,
+    connection: ConnectionID? = nil, viaProxy: Bool
+  ) -> Bool {
+    // NB: a fresh room takes its first events; more than a few rounds means rooms close as
+    // fast as they open, and the arrival is refused like one for a room being moved.
+    for _ in 0..<4 {
+      guard let channel = arrive(at: roomID, connection: connection, viaProxy: viaProxy) else {
+        if let connection {
+          outlet.close(connection, code: .gone, reason: "This standup was deleted.")
+        }
+        return false
+      }
+      if channel.enqueue(event) { return true }
+      joinProcessed(roomID)
+      remove(channel)
+    }
+    refuseMoving(event)
     return true
+  }
+
+  /// An arrival no room could take: the client retries, as when a room moves.
+  private func refuseMoving(_ event: RoomChannel<StandupRoomFeature>.Event) {
+    let error = WireError(.roomMoving, "This standup's room is restarting. Try again in a moment.")
+    switch event {
+    case .join(let connection, _, _):
+      outlet.close(connection, code: .serviceRestart, reason: "The room restarts: reconnecting.")
+    case .request(_, _, let reply): reply(.failure(error))
+    case .snapshot(let reply): reply(.failure(error))
+    case .message, .leave, .restart, .closing: break
+    }
+  }
+
+  /// What a room that closed still had queued comes back here (see `deliver`).
+  private func bounced(_ event: RoomChannel<StandupRoomFeature>.Event, roomID: UUID) {
+    let connection: ConnectionID?
+    switch event {
+    case .join(let joining, _, _): connection = joining
+    default: connection = nil
+    }
+    deliver(event, to: roomID, connection: connection, viaProxy: false)
   }
 
   // MARK: Rooms
@@ -439,6 +484,7 @@ final class RoomHub: WebSocketServerDelegate {
       },
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
+      onBounced: { [weak self] event in self?.bounced(event, roomID: standup.id) },
       onIdle: { [weak self] channel in self?.release(channel) })
   }
 

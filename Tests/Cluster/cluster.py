@@ -155,7 +155,11 @@ class Cluster:
                 node.process.send_signal(signal.SIGCONT)
             node.stop()
         subprocess.run([str(POSTGRES), "stop", str(self.pg_folder)], timeout=60)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        # NB: STANDUPS_KEEP_CLUSTER=1 keeps the nodes' logs and data to read after a failure.
+        if os.environ.get("STANDUPS_KEEP_CLUSTER"):
+            print(f"The cluster's logs and data are kept in {self.folder}", file=sys.stderr)
+        else:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def __enter__(self):
         try:

@@ -220,7 +220,9 @@ final class NodeSession: Sendable {
     logger.error(
       "Lost the database session (\(reason)): closing every room this node served; people move to another node."
     )
-    connection.close().whenComplete { _ in }
+    // NB: the connection lives until its channel has closed: postgres-nio asserts that
+    // nothing lets go of an open connection (the listening task may hold the last reference).
+    connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     lost()
   }
 
