@@ -110,9 +110,9 @@ extension Room {
       return (.cancelledEditing, nil, .draft(form))
     case .deleteButtonTapped:
       return (.askedToDelete, nil, nil)
-    case .alert(.dismissed):
+    case .destination(.presented(.alert(.dismissed))):
       return (.keptStandup, nil, nil)
-    case .alert(.confirmDeletion):
+    case .destination(.presented(.alert(.confirmDeletion))):
       return (.deletedStandup, nil, .deletion)
     case .undoButtonTapped(_):
       switch before.undo?.restore {
@@ -121,7 +121,7 @@ extension Room {
       case .deletion?: return (.restoredStandup, nil, nil)
       case nil: return nil
       }
-    case .participantJoined, .participantLeft, .meeting, .edit, .focusChanged, .acted,
+    case .participantJoined, .participantLeft, .meeting, .destination, .focusChanged, .acted,
       .undoWindowEnded, .saveFailed:
       return nil
     }

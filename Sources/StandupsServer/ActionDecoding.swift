@@ -75,9 +75,9 @@ enum ActionDecoding {
     case "editButtonTapped":
       return .editButtonTapped
     case "edit.binding":
-      return .edit(.binding(try binding(action)))
+      return .destination(.presented(.edit(.binding(try binding(action)))))
     case "edit.addAttendeeButtonTapped":
-      return .edit(.addAttendeeButtonTapped)
+      return .destination(.presented(.edit(.addAttendeeButtonTapped)))
     case "edit.deleteAttendeesTapped":
       guard let values = action["ids"]?.arrayValue else {
         throw WireError(.invalidValue, "\"ids\" must be a list of attendee ids.")
@@ -89,7 +89,7 @@ enum ActionDecoding {
         }
         ids.append(id)
       }
-      return .edit(.deleteAttendeesTapped(ids: ids))
+      return .destination(.presented(.edit(.deleteAttendeesTapped(ids: ids))))
     case "saveEditButtonTapped":
       return .saveEditButtonTapped
     case "cancelEditButtonTapped":
@@ -97,9 +97,9 @@ enum ActionDecoding {
     case "deleteButtonTapped":
       return .deleteButtonTapped
     case "alert.confirmDeletion":
-      return .alert(.confirmDeletion)
+      return .destination(.presented(.alert(.confirmDeletion)))
     case "alert.dismissed":
-      return .alert(.dismissed)
+      return .destination(.presented(.alert(.dismissed)))
     case "undoButtonTapped":
       guard let seq = try optionalInt(action, "seq") else {
         throw WireError(.invalidValue, "\"seq\" must be the number of the activity to undo.")

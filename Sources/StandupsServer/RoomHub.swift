@@ -8,57 +8,6 @@ import StoreRuntime
 import Synchronization
 import WebSocketTransport
 
-/// Every standup the server knows, readable from the transport's thread (404s, new rooms).
-final class StandupCatalog: Sendable {
-  private let standups: Mutex<IdentifiedArrayOf<Standup>>
-  /// Meetings that were running when the server last stopped, until their room opens.
-  private let checkpoints: Mutex<[Standup.ID: MeetingCheckpoint]>
-
-  init(_ standups: IdentifiedArrayOf<Standup>, checkpoints: [MeetingCheckpoint] = []) {
-    self.standups = Mutex(standups)
-    self.checkpoints = Mutex(
-      Dictionary(checkpoints.map { ($0.standupID, $0) }, uniquingKeysWith: { $1 }))
-  }
-
-  /// The checkpoint of the meeting to restore in a room that opens now, once.
-  func takeCheckpoint(_ id: Standup.ID) -> MeetingCheckpoint? {
-    checkpoints.withLock { $0.removeValue(forKey: id) }
-  }
-  /// A standup saved (or created): rooms open with it from now on.
-  func update(_ standup: Standup) {
-    standups.withLock { $0[id: standup.id] = standup }
-  }
-
-  func remove(_ id: Standup.ID) {
-    _ = standups.withLock { $0.remove(id: id) }
-  }
-  subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
-}
-
-/// Lets rooms tell the lobby what changed, once the lobby exists — and, in a cluster, every
-/// other node's lobby too.
-final class LobbyNotifier: Sendable {
-  private let store = Mutex<Store<Lobby>?>(nil)
-  private let relay = Mutex<(@Sendable (Lobby.Action) -> Void)?>(nil)
-  func attach(_ store: Store<Lobby>) { self.store.withLock { $0 = store } }
-  /// Also tells the other nodes what this node's rooms change.
-  func relay(to relay: @escaping @Sendable (Lobby.Action) -> Void) {
-    self.relay.withLock { $0 = relay }
-  }
-
-  /// This node's lobby, and the other nodes'.
-  func send(_ action: Lobby.Action) async {
-    await receive(action)
-    tellOthers(action)
-  }
-
-  /// Only this node's lobby (what another node said).
-  func receive(_ action: Lobby.Action) async { await store.withLock { $0 }?.send(action) }
-
-  /// Only the other nodes (a change this node's lobby made itself).
-  func tellOthers(_ action: Lobby.Action) { relay.withLock { $0 }?(action) }
-}
-
 /// Routes connections to rooms: decides upgrades, opens rooms on first join, releases them
 /// when they empty.
 final class RoomHub: WebSocketServerDelegate {
@@ -69,7 +18,7 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   /// What an accepted upgrade asked for.
-  private struct JoinRequest: Sendable {
+  struct JoinRequest: Sendable {
     var room: UUID?
     var sender: Sender
     var since: Int?
@@ -105,7 +54,7 @@ final class RoomHub: WebSocketServerDelegate {
   let dependencies: DependencyValues
   let logger: Logger
   let gatekeeper: Gatekeeper
-  private let admission: Admission
+  let admission: Admission
   let shared = Mutex(Shared())
   /// Rooms other nodes of a cluster serve, as they said.
   let remoteRooms = RemoteRooms()
@@ -165,217 +114,6 @@ final class RoomHub: WebSocketServerDelegate {
     return state
   }
 
-  // MARK: WebSocketServerDelegate (service thread)
-
-  func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
-    let viaProxy = cameThroughProxy(request)
-    let request = request.fromClient(trusting: admission.limits.trustedProxies)
-    if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
-    guard gatekeeper.originAllowed(request) else {
-      return .refuse(
-        HTTPResponse(
-          status: 403,
-          text:
-            "Pages from \(request.header("origin") ?? request.header("host") ?? "another site") may not use "
-            + "this server. (Behind a proxy, start it with --public-url; to allow another site, --allowed-origin.)"
-        ))
-    }
-    let room: UUID?
-    if request.path == "/ws/lobby" {
-      room = nil
-    } else if request.path.hasPrefix("/ws/rooms/") {
-      let id = String(request.path.dropFirst("/ws/rooms/".count))
-      // NB: in a cluster, a standup just made on another node may not have been heard of
-      // yet: the room reads it from the database as it opens, and closes if there is none.
-      guard let uuid = UUID(uuidString: id), catalog[uuid] != nil || cluster != nil else {
-        return .refuse(HTTPResponse(status: 404, text: "No standup has the id \"\(id)\"."))
-      }
-      room = uuid
-    } else {
-      return .refuse(
-        HTTPResponse(
-          status: 404, text: "No WebSocket at \(request.path): use /ws/lobby or /ws/rooms/{id}."))
-    }
-    let given = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-    let sender: Sender
-    let credential: Credential
-    switch gatekeeper.identify(request) {
-    case .failure(let refusal):
-      return .refuse(refusal.httpResponse)
-    case .success(.bot(let bot)):
-      guard bot.mayEnter(room) else {
-        return .refuse(
-          HTTPResponse(
-            status: 403,
-            text:
-              "The bot \(bot.name) may not enter \(room.map { "the standup \($0.uuidString)" } ?? "the lobby")."
-          ))
-      }
-      // NB: a bot shows under the name it was added with, whatever ?name= says: a notes bot
-      // must not post as "Deploy" or show up as "Ana".
-      sender = Sender(
-        participantID: UUID().uuidString.lowercased(), name: bot.name, isBot: true,
-        scope: bot.scope,
-        address: request.remoteAddress)
-      credential = .bot(bot.tokenHash)
-    case .success(.person(let sessionName)):
-      let name = sessionName ?? given
-      if sessionName == nil && name.isEmpty {
-        return .refuse(
-          HTTPResponse(status: 400, text: "Add ?name= with your display name (1 to 40 characters).")
-        )
-      }
-      if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
-        return .refuse(HTTPResponse(status: sessionName == nil ? 400 : 409, text: problem))
-      }
-      sender = Sender(
-        participantID: UUID().uuidString.lowercased(), name: name, isBot: false,
-        address: request.remoteAddress)
-      credential = sessionName == nil ? .none : .session
-    }
-    var since: Int?
-    if let text = request.queryValue("since") {
-      guard let value = Int(text) else {
-        return .refuse(HTTPResponse(status: 400, text: "since= must be a version number."))
-      }
-      since = value
-    }
-    return .accept(
-      context: JoinRequest(
-        room: room, sender: sender, since: since, credential: credential, viaProxy: viaProxy))
-  }
-
-  func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
-    let request = request.fromClient(trusting: admission.limits.trustedProxies)
-    admission.opened(connection, address: request.remoteAddress)
-    guard let join = context as? JoinRequest else {
-      outlet.close(connection, code: .policyViolation, reason: "Not a Standups connection")
-      return
-    }
-    shared.withLock { $0.credentials[connection] = join.credential }
-    guard let roomID = join.room else {
-      shared.withLock { $0.routes[connection] = .lobby }
-      lobby.enqueue(.join(connection, join.sender, since: join.since))
-      return
-    }
-    deliver(
-      .join(connection, join.sender, since: join.since), to: roomID, connection: connection,
-      viaProxy: join.viaProxy)
-  }
-
-  func webSocket(_ connection: ConnectionID, received message: InboundMessage) {
-    switch admission.take(connection) {
-    case .accept:
-      break
-    case .refuse:
-      let limit = Int(admission.limits.messagesPerSecond)
-      outlet.send(
-        ServerMessage.error(
-          ref: ClientMessage.ref(of: message),
-          WireError(.rateLimited, "Slow down: at most \(limit) messages a second.")),
-        to: connection)
-      return
-    case .close:
-      outlet.close(
-        connection, code: .policyViolation, reason: "Too many messages: slow down, then reconnect.")
-      return
-    }
-    switch shared.withLock({ $0.routes[connection] }) {
-    case .lobby?: lobby.enqueue(.message(connection, message))
-    case .room(let channel)?: channel.enqueue(.message(connection, message))
-    case nil: break
-    }
-  }
-
-  func webSocketClosed(_ connection: ConnectionID) {
-    admission.closed(connection)
-    let route = shared.withLock { shared in
-      shared.credentials[connection] = nil
-      return shared.routes.removeValue(forKey: connection)
-    }
-    switch route {
-    case .lobby?: lobby.enqueue(.leave(connection))
-    case .room(let channel)?: channel.enqueue(.leave(connection))
-    case nil: break
-    }
-  }
-
-  func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
-    let viaProxy = cameThroughProxy(request)
-    let request = request.fromClient(trusting: admission.limits.trustedProxies)
-    if request.path == "/healthz" {
-      if draining.value {
-        return respond(
-          HTTPResponse(status: 503, text: "draining", headers: [("retry-after:", "1")]))
-      }
-      // NB: a node cut off from the database can serve no room: the proxy should send their
-      // people elsewhere until its session is back.
-      if let cluster, !cluster.isConnected {
-        return respond(
-          HTTPResponse(
-            status: 503, text: "database_unavailable: this node has no session with the database",
-            headers: [("retry-after:", "1")]))
-      }
-      guard let problem = health.problem else {
-        return respond(HTTPResponse(status: 200, text: "ok"))
-      }
-      // NB: while saves fail, each check also tries one, so that health comes back by itself.
-      probeStorage()
-      respond(
-        HTTPResponse(
-          status: 503, text: "storage_unavailable: \(problem)", headers: [("retry-after:", "5")]))
-      return
-    }
-    if request.path == "/metrics" {
-      let counts = outlet.counts
-      return respond(
-        HTTPResponse(
-          status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-          body: ServerMetrics.shared.render(
-            connections: counts.connections, rooms: openRoomCount, slowReaders: counts.slowReaders))
-      )
-    }
-    if request.path.hasPrefix("/ws/") {
-      respond(
-        HTTPResponse(
-          status: 426,
-          text:
-            "\(request.path) is a WebSocket endpoint: connect with a WebSocket client (Upgrade: websocket).",
-          headers: [("upgrade:", "websocket")]))
-      return
-    }
-    if request.path == "/api/session" {
-      SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper)
-      return
-    }
-    BotAPI.handle(request, respond: respond, hub: self, viaProxy: viaProxy)
-  }
-
-  /// Closes the connections whose credentials just ended (4401): every person's when the
-  /// team's secret was rotated, a bot's when it was revoked.
-  func credentialsChanged(_ changes: Gatekeeper.Changes) {
-    let ended = shared.withLock { shared in
-      shared.credentials.compactMap { connection, credential -> (ConnectionID, String)? in
-        switch credential {
-        case .session where changes.sessionsEnded:
-          return (connection, "Your session ended: open your team's new invite link.")
-        case .bot(let hash) where changes.revokedBots.contains(hash):
-          return (connection, "This bot's token was revoked.")
-        default:
-          return nil
-        }
-      }
-    }
-    for (connection, reason) in ended {
-      outlet.close(connection, code: .credentialsEnded, reason: reason)
-    }
-  }
-
-  /// Whether a trusted proxy (HAProxy) sent this request here.
-  func cameThroughProxy(_ request: HTTPRequest) -> Bool {
-    admission.limits.trustedProxies.contains(request.remoteAddress)
-  }
-
   /// Hands an API request to a room (opening it if needed); false if the standup is unknown.
   func enqueue(
     _ event: RoomChannel<StandupRoomFeature>.Event, inRoom roomID: UUID, viaProxy: Bool = false
@@ -389,7 +127,7 @@ final class RoomHub: WebSocketServerDelegate {
   ///
   /// - Returns: false if the standup is gone (a join is then closed with 4410).
   @discardableResult
-  private func deliver(
+  func deliver(
     _ event: RoomChannel<StandupRoomFeature>.Event, to roomID: UUID,
     connection: ConnectionID? = nil, viaProxy: Bool
   ) -> Bool {
@@ -518,7 +256,7 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   /// Tries one small write while saves fail; if it works, storage is healthy again.
-  private func probeStorage() {
+  func probeStorage() {
     Task { [storage = dependencies.storage, health] in
       try? await health.checking(StorageHealth.probe) { try await storage.probe() }
     }

@@ -161,7 +161,9 @@ struct RoomActivityTests {
         $0.activity = Activity(seq: 1, kind: .startedEditing, by: ana)
         $0.activityCount = 1
       }
-      await store.send(.acted(by: ana, .edit(.binding(.set(\.$title, "Retro"))))) {
+      await store.send(
+        .acted(by: ana, .destination(.presented(.edit(.binding(.set(\.$title, "Retro"))))))
+      ) {
         guard case .edit(var form) = $0.destination else { return }
         form.title = "Retro"
         $0.destination = .edit(form)
@@ -191,7 +193,7 @@ struct RoomActivityTests {
       $0.activity = Activity(seq: seq, kind: .askedToDelete, by: ana)
       $0.activityCount = seq
     }
-    await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
+    await store.send(.acted(by: ana, .destination(.presented(.alert(.confirmDeletion))))) {
       $0.destination = nil
       $0.activity = Activity(seq: seq + 1, kind: .deletedStandup, by: ana)
       $0.activityCount = seq + 1
@@ -253,7 +255,7 @@ struct RoomActivityTests {
       $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
       $0.activityCount = 1
     }
-    await store.send(.acted(by: ana, .alert(.confirmDeletion))) {
+    await store.send(.acted(by: ana, .destination(.presented(.alert(.confirmDeletion))))) {
       $0.destination = nil
       $0.isDeleted = true
       $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)

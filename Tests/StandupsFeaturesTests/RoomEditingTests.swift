@@ -31,23 +31,25 @@ struct RoomEditingTests {
     await store.send(.focusChanged(participant: "p1", field: .title)) {
       $0.participants[0].focus = .title
     }
-    await store.send(.edit(.binding(.set(\.$title, "Design sync")))) {
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, "Design sync")))))) {
       guard case .edit(var form) = $0.destination else { return }
       form.title = "Design sync"
       $0.destination = .edit(form)
     }
-    await store.send(.edit(.binding(.set(\.$duration, .seconds(600))))) {
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$duration, .seconds(600))))))) {
       guard case .edit(var form) = $0.destination else { return }
       form.duration = .seconds(600)
       $0.destination = .edit(form)
     }
     let second = standup.attendees[1].id
-    await store.send(.edit(.binding(.set(\.$attendees, \.[nameOf: second], "Robin")))) {
+    await store.send(
+      .destination(.presented(.edit(.binding(.set(\.$attendees, \.[nameOf: second], "Robin")))))
+    ) {
       guard case .edit(var form) = $0.destination else { return }
       form.attendees[id: second]?.name = "Robin"
       $0.destination = .edit(form)
     }
-    await store.send(.edit(.addAttendeeButtonTapped)) {
+    await store.send(.destination(.presented(.edit(.addAttendeeButtonTapped)))) {
       guard case .edit(var form) = $0.destination else { return }
       form.attendees.append(Attendee(id: UUID(0)))
       $0.destination = .edit(form)
@@ -69,38 +71,42 @@ struct RoomEditingTests {
       $0.destination = .edit(StandupForm.State(standup: standup))
     }
     await store.send(
-      .edit(.binding(.set(\.$title, String(repeating: "x", count: 101)))),
+      .destination(.presented(.edit(.binding(.set(\.$title, String(repeating: "x", count: 101)))))),
       rejectedWith: .invalidValue("The title may be at most 100 characters."))
     await store.send(
-      .edit(.binding(.set(\.$title, "Design\r\nReview"))),
+      .destination(.presented(.edit(.binding(.set(\.$title, "Design\r\nReview"))))),
       rejectedWith: .invalidValue(
         "The title cannot contain control characters (such as line breaks) or invisible direction marks."
       ))
     await store.send(
-      .edit(.binding(.set(\.$duration, .seconds(330)))),
+      .destination(.presented(.edit(.binding(.set(\.$duration, .seconds(330)))))),
       rejectedWith: .invalidValue(
         "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."))
     await store.send(
-      .edit(
-        .binding(
-          .set(\.$attendees, \.[nameOf: standup.attendees[0].id], String(repeating: "n", count: 41))
-        )),
+      .destination(
+        .presented(
+          .edit(
+            .binding(
+              .set(
+                \.$attendees, \.[nameOf: standup.attendees[0].id], String(repeating: "n", count: 41)
+              )
+            )))),
       rejectedWith: .invalidValue("An attendee's name may be at most 40 characters."))
     await store.send(
-      .edit(.binding(.set(\.$attendees, \.[nameOf: UUID(999)], "Ghost"))),
+      .destination(.presented(.edit(.binding(.set(\.$attendees, \.[nameOf: UUID(999)], "Ghost"))))),
       rejectedWith: .invalidValue("That field no longer exists: it was removed."))
     await store.send(
       .focusChanged(participant: "p1", field: .attendee(UUID(999))),
       rejectedWith: .invalidValue("That attendee is not in the draft: it was removed."))
     await store.send(
-      .edit(.deleteAttendeesTapped(ids: standup.attendees.map(\.id))),
+      .destination(.presented(.edit(.deleteAttendeesTapped(ids: standup.attendees.map(\.id))))),
       rejectedWith: .invalidAction("A standup keeps at least one attendee."))
     await store.send(
       .startMeetingButtonTapped, rejectedWith: .invalidAction("Close the open form or alert first.")
     )
     await store.send(.cancelEditButtonTapped) { $0.destination = nil }
     await store.send(
-      .edit(.addAttendeeButtonTapped),
+      .destination(.presented(.edit(.addAttendeeButtonTapped))),
       rejectedWith: .invalidAction("Nothing is being edited: tap Edit first."))
   }
 
@@ -117,7 +123,9 @@ struct RoomEditingTests {
     await store.send(.focusChanged(participant: "p2", field: .attendee(ids[3]))) {
       $0.participants[1].focus = .attendee(ids[3])
     }
-    await store.send(.edit(.deleteAttendeesTapped(ids: [ids[1], ids[3]]))) {
+    await store.send(
+      .destination(.presented(.edit(.deleteAttendeesTapped(ids: [ids[1], ids[3]]))))
+    ) {
       guard case .edit(var form) = $0.destination else { return }
       form.attendees = [standup.attendees[0], standup.attendees[2]]
       $0.destination = .edit(form)
@@ -135,10 +143,12 @@ struct RoomEditingTests {
   @Test func deleteNeedsConfirmation() async {
     let store = makeStore()
     await store.send(.deleteButtonTapped) { $0.destination = .alert(.confirmDeletion) }
-    await store.send(.alert(.dismissed)) { $0.destination = nil }
-    await store.send(.alert(.confirmDeletion), rejectedWith: .invalidAction("No alert is showing."))
+    await store.send(.destination(.presented(.alert(.dismissed)))) { $0.destination = nil }
+    await store.send(
+      .destination(.presented(.alert(.confirmDeletion))),
+      rejectedWith: .invalidAction("No alert is showing."))
     await store.send(.deleteButtonTapped) { $0.destination = .alert(.confirmDeletion) }
-    await store.send(.alert(.confirmDeletion)) {
+    await store.send(.destination(.presented(.alert(.confirmDeletion)))) {
       $0.destination = nil
       $0.isDeleted = true
     }
@@ -150,8 +160,10 @@ struct RoomEditingTests {
     await store.send(.editButtonTapped) {
       $0.destination = .edit(StandupForm.State(standup: standup))
     }
-    await store.send(.edit(.binding(.set(\.$attendees, \.[nameOf: standup.attendees[0].id], "  "))))
-    {
+    await store.send(
+      .destination(
+        .presented(.edit(.binding(.set(\.$attendees, \.[nameOf: standup.attendees[0].id], "  ")))))
+    ) {
       guard case .edit(var form) = $0.destination else { return }
       form.attendees[0].name = "  "
       $0.destination = .edit(form)
@@ -159,7 +171,7 @@ struct RoomEditingTests {
     await store.send(
       .saveEditButtonTapped,
       rejectedWith: .invalidValue("A standup needs at least one attendee with a name."))
-    await store.send(.edit(.binding(.set(\.$title, " ")))) {
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, " ")))))) {
       guard case .edit(var form) = $0.destination else { return }
       form.title = " "
       $0.destination = .edit(form)
@@ -175,7 +187,7 @@ struct RoomEditingTests {
     await store.send(.editButtonTapped) {
       $0.destination = .edit(StandupForm.State(standup: standup))
     }
-    await store.send(.edit(.binding(.set(\.$title, "Retro")))) {
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, "Retro")))))) {
       guard case .edit(var form) = $0.destination else { return }
       form.title = "Retro"
       $0.destination = .edit(form)

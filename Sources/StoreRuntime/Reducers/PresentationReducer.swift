@@ -26,6 +26,19 @@ extension Reducer {
     @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
   ) -> PresentationReducer<Self, Child>
   where Child.State == ChildState, Child.Action == ChildAction {
+    ifLet(
+      toChildState, action: toChildAction, absentMessage: { _ in absentMessage }, then: child)
+  }
+
+  /// `ifLet(_:action:absentMessage:then:)`, saying why for each action refused while nothing
+  /// is presented (an enum of destinations: "nothing is being edited", "no alert is showing").
+  public func ifLet<ChildState, ChildAction, Child: Reducer>(
+    _ toChildState: WritableKeyPath<State, ChildState?> & Sendable,
+    action toChildAction: CaseKeyPath<Action, PresentationAction<ChildAction>>,
+    absentMessage: @escaping @Sendable (ChildAction) -> String,
+    @ReducerBuilder<ChildState, ChildAction> then child: () -> Child
+  ) -> PresentationReducer<Self, Child>
+  where Child.State == ChildState, Child.Action == ChildAction {
     PresentationReducer(
       parent: self, child: child().core, toChildState: toChildState,
       toChildAction: AnyCasePath(toChildAction), absentMessage: absentMessage)
@@ -40,7 +53,7 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let child: any Reducer<Child.State, Child.Action>
   let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
   let toChildAction: AnyCasePath<Parent.Action, PresentationAction<Child.Action>>
-  let absentMessage: String
+  let absentMessage: @Sendable (Child.Action) -> String
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
@@ -50,7 +63,7 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
     switch toChildAction.extract(from: action) {
     case .presented(let childAction)?:
       guard var childState = state[keyPath: toChildState], let before else {
-        return .reject(.invalidAction(absentMessage))
+        return .reject(.invalidAction(absentMessage(childAction)))
       }
       let effect = child.reduce(into: &childState, action: childAction)
       if let rejection = effect.rejection { return .reject(rejection) }

@@ -1,0 +1,239 @@
+import CasePaths
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import StoreRuntime
+
+/// A room's logic, whoever acts.
+struct RoomCore: Reducer {
+  typealias State = Room.State
+  typealias Action = Room.Action
+  typealias Destination = Room.Destination
+
+  @Dependency(\.date.now) var now
+  @Dependency(\.uuid) var uuid
+
+  var body: some ReducerOf<Self> {
+    Reduce { state, action in
+      switch action {
+      case .acted, .undoWindowEnded:
+        return .none
+
+      case .saveFailed(let before):
+        state.standup = before.standup
+        state.isDeleted = before.isDeleted
+        // What was said of the refused action is taken back with it (its number stays
+        // used: clients show each number once). An undo it made or used goes: its window
+        // no longer runs.
+        if state.activity != before.activity { state.activity = nil }
+        if state.undo != before.undo { state.undo = nil }
+        if case .edit = before.destination, state.destination == nil {
+          state.destination = before.destination
+        }
+        // The meeting as it was: ended again if the action started it, back (its alert up)
+        // if the action ended it, its speaker, notes and question as they were otherwise.
+        let started = before.meeting != nil && state.meeting == nil
+        state.meeting = before.meeting
+        return started ? .send(.meeting(.presented(.started))) : .none
+
+      case .undoButtonTapped(let seq):
+        guard let undo = state.undo, undo.activity.seq == seq else {
+          return .reject(.stale("That can no longer be undone."))
+        }
+        switch undo.restore {
+        case .deletion:
+          state.undo = nil
+          return .cancel(id: Room.CancelID.undoWindow)
+        case .meeting(var meeting):
+          if let problem = cannotOpen(state) { return .reject(problem) }
+          meeting.alert = nil
+          state.meeting = meeting
+          state.undo = nil
+          return .merge(
+            .cancel(id: Room.CancelID.undoWindow), .send(.meeting(.presented(.started))))
+        case .draft(let form):
+          if let problem = cannotOpen(state) { return .reject(problem) }
+          state.destination = .edit(form)
+          state.undo = nil
+          return .cancel(id: Room.CancelID.undoWindow)
+        }
+      case .participantJoined(let participant):
+        state.participants.append(participant)
+        if let present = state.meeting?.present, !present.contains(participant.name) {
+          state.meeting?.present.append(participant.name)
+        }
+        return .none
+
+      case .participantLeft(let id):
+        state.participants.remove(id: id)
+        guard state.participants.isEmpty else { return .none }
+        // The room emptied: close what was open, and stop the clock until someone resumes.
+        closeDestination(&state)
+        // Nobody is left to undo: a deletion waiting for its window is carried out.
+        if state.undo?.restore == .deletion { state.isDeleted = true }
+        state.undo = nil
+        guard state.meeting != nil else { return .none }
+        return .send(.meeting(.presented(.roomEmptied)))
+
+      case .startMeetingButtonTapped:
+        guard state.meeting == nil else {
+          return .reject(.invalidAction("A meeting is already running."))
+        }
+        if let problem = cannotOpen(state) { return .reject(problem) }
+        guard state.standup.meetingCount < StandupRules.meetingsPerStandup else {
+          return .reject(
+            .quotaExceeded(
+              "This standup has \(StandupRules.meetingsPerStandup) meetings, the most it keeps: "
+                + "download its history and start a new standup.",
+              limit: StandupRules.meetingsPerStandup))
+        }
+        state.meeting = RecordMeeting.State(id: uuid(), standup: state.standup)
+        state.meeting?.present = state.participants.reduce(into: []) { names, person in
+          if !names.contains(person.name) { names.append(person.name) }
+        }
+        return .send(.meeting(.presented(.started)))
+
+      case .meeting(.presented(.alert(.saveAndEnd))):
+        if let meeting = state.meeting {
+          save(meeting, transcript: meeting.transcript, into: &state)
+        }
+        state.meeting = nil
+        return .none
+
+      case .meeting(.presented(.alert(.discard))):
+        state.meeting = nil
+        return .none
+
+      case .meeting(.presented(.delegate(.saveMeeting(let transcript)))):
+        if let meeting = state.meeting {
+          save(meeting, transcript: transcript, into: &state)
+        }
+        return .none
+
+      case .meeting:
+        return .none
+
+      case .editButtonTapped:
+        if let problem = cannotOpen(state) { return .reject(problem) }
+        state.destination = .edit(StandupForm.State(standup: state.standup))
+        return .none
+
+      case .destination(.presented(.edit)):
+        // NB: the form changed the draft (`Destination`); focus follows it (`onChange` below).
+        return .none
+
+      case .saveEditButtonTapped:
+        guard case .edit(let form) = state.destination else {
+          return .reject(.invalidAction(Destination.nothingEdited))
+        }
+        var standup = form.draft
+        standup.title = standup.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !standup.title.isEmpty else {
+          return .reject(.invalidValue("A standup needs a title of 1 to 100 characters."))
+        }
+        standup.attendees = standup.attendees.filter {
+          !$0.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }
+        guard !standup.attendees.isEmpty else {
+          return .reject(.invalidValue("A standup needs at least one attendee with a name."))
+        }
+        for index in standup.attendees.indices {
+          standup.attendees[index].name = standup.attendees[index].name
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        state.standup = standup
+        closeDestination(&state)
+        return .none
+
+      case .cancelEditButtonTapped:
+        guard case .edit = state.destination else {
+          return .reject(.invalidAction("Nothing is being edited."))
+        }
+        closeDestination(&state)
+        return .none
+
+      case .deleteButtonTapped:
+        if let problem = cannotOpen(state) { return .reject(problem) }
+        state.destination = .alert(.confirmDeletion)
+        return .none
+
+      case .destination(.presented(.alert(let alertAction))):
+        guard state.destination == .alert(.confirmDeletion) else {
+          return .reject(.invalidAction(Destination.absentMessage(.alert(alertAction))))
+        }
+        closeDestination(&state)
+        if alertAction == .confirmDeletion { state.isDeleted = true }
+        return .none
+
+      case .destination(.dismiss):
+        closeDestination(&state)
+        return .none
+
+      case .focusChanged(let participantID, let field):
+        guard case .edit(let form) = state.destination else {
+          return .reject(.invalidAction("Nothing is being edited."))
+        }
+        if case .attendee(let id)? = field, form.attendees[id: id] == nil {
+          return .reject(
+            .invalidValue("That attendee is not in the draft: it was removed."))
+        }
+        state.participants[id: participantID]?.focus = field
+        return .none
+      }
+    }
+    .ifLet(\.destination, action: \.destination, absentMessage: Destination.absentMessage) {
+      Destination()
+    }
+    .onChange(of: { $0.destination?.edit?.attendees }) { before, after in
+      Reduce { state, _ in
+        if let before, let after { Self.moveFocus(from: before, to: after, in: &state) }
+        return .none
+      }
+    }
+    .ifLet(\.meeting, action: \.meeting, absentMessage: "No meeting is running.") {
+      RecordMeeting()
+    }
+  }
+
+  /// Why the detail's Edit, Delete and Start are not possible now, if they are not.
+  private func cannotOpen(_ state: State) -> Rejection? {
+    if state.undo?.restore == .deletion {
+      return .invalidAction("This standup is being deleted: Undo keeps it.")
+    }
+    if state.meeting != nil { return .invalidAction("A meeting is running: end it first.") }
+    if state.destination != nil {
+      return .invalidAction("Close the open form or alert first.")
+    }
+    return nil
+  }
+
+  private func closeDestination(_ state: inout State) {
+    state.destination = nil
+    for id in state.participants.ids { state.participants[id: id]?.focus = nil }
+  }
+
+  /// Participants focused on a deleted attendee move to the one now in its place (or the
+  /// last), as the Standups form moves focus.
+  private static func moveFocus(
+    from before: IdentifiedArrayOf<Attendee>, to after: IdentifiedArrayOf<Attendee>,
+    in state: inout State
+  ) {
+    guard before.count != after.count, !after.isEmpty else { return }
+    for participant in state.participants {
+      guard case .attendee(let id)? = participant.focus, after[id: id] == nil,
+        let index = before.index(id: id)
+      else { continue }
+      let removedBefore = before[..<index].filter { after[id: $0.id] == nil }.count
+      let target = after[min(index - removedBefore, after.count - 1)]
+      state.participants[id: participant.id]?.focus = .attendee(target.id)
+    }
+  }
+
+  private func save(_ meeting: RecordMeeting.State, transcript: String, into state: inout State) {
+    guard state.standup.meetings[id: meeting.id] == nil else { return }
+    state.standup.addMeeting(
+      Meeting(
+        id: meeting.id, date: now, transcript: transcript, seconds: meeting.secondsRun,
+        present: meeting.present, notes: meeting.notes))
+  }
+}

@@ -1,0 +1,158 @@
+import DequeModule
+import Foundation
+import JSONPatch
+import StoreRuntime
+import Synchronization
+import WebSocketTransport
+
+extension RoomChannel {
+  /// The versioned document and the peers who see it.
+  final class Broadcaster: Sendable {
+    private struct Shared {
+      var state: State
+      var json: JSONValue
+      var version: Int
+      /// Set when the room closes: no version is issued after.
+      var isClosed = false
+      var peers: [ConnectionID: Sender] = [:]
+      /// The last patches, oldest first, for `since=` resumes, and their size.
+      var recent: Deque<(version: Int, message: OutboundMessage)> = []
+      var recentBytes = 0
+      /// Changes that could not be published (numbered or encoded).
+      var publishFailures = 0
+    }
+
+    static var recentCapacity: Int { 512 }
+    /// The most bytes of patches kept for resumes.
+    private let resumeBytes: Int
+    private let shared: Mutex<Shared>
+    private let versions: VersionLease
+    private let outlet: Outlet
+    private let encode: @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
+
+    init(
+      state: State, json: JSONValue, versions: VersionLease, outlet: Outlet, resumeBytes: Int,
+      encode: @escaping @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
+    ) {
+      shared = Mutex(Shared(state: state, json: json, version: versions.first ?? 0))
+      self.versions = versions
+      self.outlet = outlet
+      self.resumeBytes = resumeBytes
+      self.encode = encode
+    }
+
+    /// Replaces the initial state, before anything is published.
+    func restore(_ state: State, json: JSONValue) {
+      shared.withLock { shared in
+        shared.state = state
+        shared.json = json
+      }
+    }
+
+    /// Numbers the initial state, before anything is published.
+    func begin(at first: Int) {
+      shared.withLock { $0.version = first }
+    }
+
+    /// Stops issuing versions; returns the one after the last issued.
+    func closeVersions() -> Int {
+      shared.withLock { shared in
+        shared.isClosed = true
+        return shared.version + 1
+      }
+    }
+
+    var isClosed: Bool { shared.withLock { $0.isClosed } }
+
+    enum Publication {
+      /// Sent as the next version; carries the previous state.
+      case published(State)
+      case unchanged
+      /// The change could not be numbered: nothing was sent.
+      case outOfVersions
+      /// The state could not be encoded: nothing was sent.
+      case encodingFailed(any Error)
+    }
+
+    var version: Int { shared.withLock { $0.version } }
+    var publishFailures: Int { shared.withLock { $0.publishFailures } }
+    var snapshot: (version: Int, state: JSONValue) { shared.withLock { ($0.version, $0.json) } }
+    var peerCount: Int { shared.withLock { $0.peers.count } }
+    func sender(of connection: ConnectionID) -> Sender? { shared.withLock { $0.peers[connection] } }
+
+    /// Diffs `state` against the last version; if anything changed, numbers the patch and
+    /// sends it to every peer.
+    func publish(_ state: State) -> Publication {
+      // NB: only the store's actor publishes, so the previous version read here cannot move
+      // before the lock below is taken.
+      let previous = shared.withLock { ($0.state, $0.json) }
+      let json: JSONValue
+      do {
+        json = try encode(state, previous)
+      } catch {
+        shared.withLock { $0.publishFailures += 1 }
+        return .encodingFailed(error)
+      }
+      return shared.withLock { shared in
+        let operations = JSONPatch.diff(shared.json, json)
+        guard !operations.isEmpty else { return .unchanged }
+        guard !shared.isClosed, versions.mayIssue(shared.version + 1) else {
+          shared.publishFailures += 1
+          return .outOfVersions
+        }
+        shared.version += 1
+        shared.json = json
+        let old = shared.state
+        shared.state = state
+        let message = OutboundMessage(
+          ServerMessage.patch(version: shared.version, operations: operations))
+        shared.recent.append((shared.version, message))
+        shared.recentBytes += message.count
+        while shared.recent.count > Self.recentCapacity || shared.recentBytes > resumeBytes,
+          let oldest = shared.recent.popFirst()
+        {
+          shared.recentBytes -= oldest.message.count
+        }
+        outlet.send(message, to: shared.peers.keys)
+        ServerMetrics.shared.sent(message.count, to: shared.peers.count)
+        return .published(old)
+      }
+    }
+
+    /// Adds a peer and sends it the state: whole, or as the patches after `since`.
+    func addPeer(_ connection: ConnectionID, sender: Sender, since: Int?, room: String) {
+      shared.withLock { shared in
+        shared.peers[connection] = sender
+        // NB: versions never repeat (each opening of a room has its own reserved range), so
+        // a version this room holds patches after is one it issued.
+        let oldestResumable = (shared.recent.first?.version ?? shared.version + 1) - 1
+        if let since, since >= min(oldestResumable, shared.version), since <= shared.version {
+          outlet.send(
+            ServerMessage.welcome(
+              room: room, you: sender.participantID, version: since, state: nil, resumed: true),
+            to: connection)
+          for patch in shared.recent where patch.version > since {
+            outlet.send(patch.message, to: connection)
+          }
+        } else {
+          outlet.send(
+            ServerMessage.welcome(
+              room: room, you: sender.participantID, version: shared.version, state: shared.json,
+              resumed: false),
+            to: connection)
+        }
+      }
+    }
+
+    func removeAllPeers() -> [ConnectionID] {
+      shared.withLock { shared in
+        defer { shared.peers.removeAll() }
+        return Array(shared.peers.keys)
+      }
+    }
+
+    func removePeer(_ connection: ConnectionID) -> Sender? {
+      shared.withLock { $0.peers.removeValue(forKey: connection) }
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import Dependencies
+import Foundation
+import IdentifiedCollections
+import JSONPatch
+import Logging
+import StandupsFeatures
+import StoreRuntime
+import Synchronization
+import WebSocketTransport
+
+/// Every standup the server knows, readable from the transport's thread (404s, new rooms).
+final class StandupCatalog: Sendable {
+  private let standups: Mutex<IdentifiedArrayOf<Standup>>
+  /// Meetings that were running when the server last stopped, until their room opens.
+  private let checkpoints: Mutex<[Standup.ID: MeetingCheckpoint]>
+
+  init(_ standups: IdentifiedArrayOf<Standup>, checkpoints: [MeetingCheckpoint] = []) {
+    self.standups = Mutex(standups)
+    self.checkpoints = Mutex(
+      Dictionary(checkpoints.map { ($0.standupID, $0) }, uniquingKeysWith: { $1 }))
+  }
+
+  /// The checkpoint of the meeting to restore in a room that opens now, once.
+  func takeCheckpoint(_ id: Standup.ID) -> MeetingCheckpoint? {
+    checkpoints.withLock { $0.removeValue(forKey: id) }
+  }
+  /// A standup saved (or created): rooms open with it from now on.
+  func update(_ standup: Standup) {
+    standups.withLock { $0[id: standup.id] = standup }
+  }
+
+  func remove(_ id: Standup.ID) {
+    _ = standups.withLock { $0.remove(id: id) }
+  }
+  subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
+}
+
+/// Lets rooms tell the lobby what changed, once the lobby exists — and, in a cluster, every
+/// other node's lobby too.
+final class LobbyNotifier: Sendable {
+  private let store = Mutex<Store<Lobby>?>(nil)
+  private let relay = Mutex<(@Sendable (Lobby.Action) -> Void)?>(nil)
+  func attach(_ store: Store<Lobby>) { self.store.withLock { $0 = store } }
+  /// Also tells the other nodes what this node's rooms change.
+  func relay(to relay: @escaping @Sendable (Lobby.Action) -> Void) {
+    self.relay.withLock { $0 = relay }
+  }
+
+  /// This node's lobby, and the other nodes'.
+  func send(_ action: Lobby.Action) async {
+    await receive(action)
+    tellOthers(action)
+  }
+
+  /// Only this node's lobby (what another node said).
+  func receive(_ action: Lobby.Action) async { await store.withLock { $0 }?.send(action) }
+
+  /// Only the other nodes (a change this node's lobby made itself).
+  func tellOthers(_ action: Lobby.Action) { relay.withLock { $0 }?(action) }
+}
