@@ -82,9 +82,19 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // The wire protocol: messages, errors, action decoding, state encoders; no socket.
+    .target(
+      name: "StandupsWire",
+      dependencies: [
+        "JSONPatch", "StandupsFeatures", "StoreRuntime", "WebSocketTransport",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ],
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "StandupsServer",
       dependencies: [
+        "StandupsWire",
         "JSONPatch",
         "StandupsFeatures",
         "StoreRuntime",
@@ -109,6 +119,7 @@ let package = Package(
       name: "standups-server",
       dependencies: [
         "StandupsServer",
+        "StandupsWire",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -119,6 +130,7 @@ let package = Package(
       dependencies: [
         "JSONPatch",
         "StandupsFeatures",
+        "StandupsWire",
         "StandupsServer",
         "StoreRuntime",
         "WebSocketTransport",
@@ -169,9 +181,16 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "StandupsWireTests",
+      dependencies: [
+        "StandupsWire", "StandupsFeatures", "StoreRuntime", "JSONPatch", "WebSocketTransport",
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "StandupsServerTests",
       dependencies: [
-        "StandupsServer", "StandupsFeatures", "JSONPatch", "WebSocketTransport",
+        "StandupsServer", "StandupsWire", "StandupsFeatures", "JSONPatch", "WebSocketTransport",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

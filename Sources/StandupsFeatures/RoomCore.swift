@@ -184,7 +184,7 @@ struct RoomCore: Reducer {
     .ifLet(\.destination, action: \.destination, absentMessage: Destination.absentMessage) {
       Destination()
     }
-    .onChange(of: { $0.destination?.edit?.attendees }) { before, after in
+    .onChange(of: \.destination?.edit?.attendees) { before, after in
       Reduce { state, _ in
         if let before, let after { Self.moveFocus(from: before, to: after, in: &state) }
         return .none

@@ -2,6 +2,7 @@ import Foundation
 import IdentifiedCollections
 import JSONPatch
 import StandupsFeatures
+import StandupsWire
 import WebSocketTransport
 
 /// The HTTP API for bots that cannot hold a socket (and for signed-in people). Every request

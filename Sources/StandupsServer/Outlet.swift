@@ -1,3 +1,4 @@
+import StandupsWire
 import Synchronization
 import WebSocketTransport
 

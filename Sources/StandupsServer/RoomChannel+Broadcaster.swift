@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import JSONPatch
+import StandupsWire
 import StoreRuntime
 import Synchronization
 import WebSocketTransport

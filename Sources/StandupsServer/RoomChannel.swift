@@ -4,6 +4,7 @@ import Foundation
 import JSONPatch
 import Logging
 import StandupsFeatures
+import StandupsWire
 import StoreRuntime
 import Synchronization
 import WebSocketTransport

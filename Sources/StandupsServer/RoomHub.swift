@@ -4,6 +4,7 @@ import IdentifiedCollections
 import JSONPatch
 import Logging
 import StandupsFeatures
+import StandupsWire
 import StoreRuntime
 import Synchronization
 import WebSocketTransport

@@ -2,6 +2,7 @@ import Foundation
 import JSONPatch
 import StandupsFeatures
 import StandupsServer
+import StandupsWire
 import StoreRuntime
 
 /// What one tick of a large room costs the server, without the network.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import StandupsServer
+import StandupsWire
 
 @main
 struct StandupsServerCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import JSONPatch
 import StandupsFeatures
+import StandupsWire
 import Testing
 import WebSocketTransport
 

@@ -2,6 +2,7 @@ import Foundation
 import JSONPatch
 import StandupsFeatures
 import StandupsServer
+import StandupsWire
 import Testing
 import WebSocketTransport
 

@@ -3,6 +3,7 @@ import IdentifiedCollections
 import JSONPatch
 import Logging
 import StandupsFeatures
+import StandupsWire
 import Testing
 
 @testable import StandupsServer

@@ -3,6 +3,7 @@ import IdentifiedCollections
 import Logging
 import PostgresNIO
 import StandupsFeatures
+import StandupsWire
 import Synchronization
 import Testing
 

@@ -50,6 +50,8 @@ struct DestinationTests {
       }
     }
 
+    @Sendable static func nothingShowing(_: Destination.Action) -> String { "Nothing is showing." }
+
     var body: some ReducerOf<Self> {
       Reduce { state, action in
         switch action {
@@ -59,12 +61,13 @@ struct DestinationTests {
         }
         return .none
       }
-      .ifLet(\.destination, action: \.destination, absentMessage: { _ in "Nothing is showing." }) {
+      .ifLet(\.destination, action: \.destination, absentMessage: Self.nothingShowing) {
         Destination()
       }
-      .onChange(of: { $0.destination?.counter }) { old, new in
+      .onChange(of: \.destination?.counter) { old, new in
         Reduce { state, _ in
-          state.changes.append("\(old.map(String.init) ?? "nil") → \(new.map(String.init) ?? "nil")")
+          state.changes.append(
+            "\(old.map(String.init) ?? "nil") → \(new.map(String.init) ?? "nil")")
           return .none
         }
       }

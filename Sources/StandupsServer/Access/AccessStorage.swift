@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StandupsWire
 import Synchronization
 
 /// Where the team's secret and its bots are kept: beside the standups, so that every process

@@ -1,43 +1,12 @@
 import Crypto
 import Foundation
+import StandupsWire
 
 /// A bot allowed in: its name, what it may do, where, and its token's SHA-256 (the token
 /// itself is shown once, when the bot is added, and never stored).
 public struct Bot: Sendable, Equatable {
-  /// What a bot's token allows.
-  public enum Scope: String, Sendable, CaseIterable, Comparable {
-    /// Submit notes during a meeting.
-    case notes
-    /// Also start meetings, move to the next speaker, end them (saving) and resume them.
-    case drive
-    /// Everything a person can do, the lobby included.
-    case admin
-
-    public static func < (a: Scope, b: Scope) -> Bool {
-      a.rank < b.rank
-    }
-
-    private var rank: Int {
-      switch self {
-      case .notes: 0
-      case .drive: 1
-      case .admin: 2
-      }
-    }
-
-    /// The least scope an action needs.
-    static func needed(forRoomAction type: String) -> Scope {
-      switch type {
-      case "meeting.noteSubmitted", "focusChanged":
-        return .notes
-      case "startMeetingButtonTapped", "meeting.nextButtonTapped", "meeting.endMeetingButtonTapped",
-        "meeting.alert.saveAndEnd", "meeting.alert.resume", "meeting.resumeButtonTapped":
-        return .drive
-      default:
-        return .admin
-      }
-    }
-  }
+  /// What a bot's token allows (`BotScope`, a wire value).
+  public typealias Scope = BotScope
 
   public var name: String
   /// Lower-case hex SHA-256 of the token.

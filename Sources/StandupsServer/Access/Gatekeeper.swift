@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StandupsWire
 import Synchronization
 import WebSocketTransport
 

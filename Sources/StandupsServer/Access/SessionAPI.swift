@@ -1,5 +1,6 @@
 import Foundation
 import JSONPatch
+import StandupsWire
 import WebSocketTransport
 
 /// `/api/session`: how a browser signs in with the team's invite.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StandupsFeatures
+import StandupsWire
 import StoreRuntime
 import Synchronization
 import WebSocketTransport

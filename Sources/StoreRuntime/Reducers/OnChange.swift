@@ -3,7 +3,7 @@ extension Reducer {
   /// given the value before and after (TCA's `onChange(of:_:)`).
   ///
   /// ```swift
-  /// .onChange(of: { $0.destination?.edit?.attendees }) { old, new in
+  /// .onChange(of: \.destination?.edit?.attendees) { old, new in
   ///   Reduce { state, _ in moveFocus(from: old, to: new, in: &state); return .none }
   /// }
   /// ```

@@ -4,8 +4,8 @@ import StoreRuntime
 import WebSocketTransport
 
 /// An `error` the server sends back, with the protocol's code and a sentence to act on.
-struct WireError: Error, Equatable, Sendable {
-  enum Code: String, Sendable {
+public struct WireError: Error, Equatable, Sendable {
+  public enum Code: String, Sendable {
     case badJSON = "bad_json"
     case badMessage = "bad_message"
     case unknownAction = "unknown_action"
@@ -23,18 +23,18 @@ struct WireError: Error, Equatable, Sendable {
     case roomMoving = "room_moving"
   }
 
-  var code: Code
-  var message: String
+  public var code: Code
+  public var message: String
   /// The quota passed, for `quota_exceeded`.
-  var limit: Int?
+  public var limit: Int?
 
-  init(_ code: Code, _ message: String, limit: Int? = nil) {
+  public init(_ code: Code, _ message: String, limit: Int? = nil) {
     self.code = code
     self.message = message
     self.limit = limit
   }
 
-  init(_ rejection: Rejection) {
+  public init(_ rejection: Rejection) {
     switch rejection.kind {
     case .invalidValue: code = .invalidValue
     case .invalidAction: code = .invalidAction
@@ -48,7 +48,7 @@ struct WireError: Error, Equatable, Sendable {
 
 extension WireError {
   /// The protocol's `error` message (`limit` only for `quota_exceeded`).
-  func json(ref: String?) -> JSONValue {
+  public func json(ref: String?) -> JSONValue {
     var members: [String: JSONValue] = [
       "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
       "code": .string(code.rawValue), "message": .string(message),
@@ -60,21 +60,36 @@ extension WireError {
 
 /// What a client sent: `{"type":"action","ref":"c-41","action":{...}}`, or a request for a
 /// page of history: `{"type":"history","ref":"h-1","offset":10,"limit":20}`.
-struct ClientMessage: Sendable {
-  var ref: String?
-  var action: [String: JSONValue]
-  var actionType: String
+public struct ClientMessage: Sendable {
+  public var ref: String?
+  public var action: [String: JSONValue]
+  public var actionType: String
   /// Set for a `history` request.
-  var history: HistoryPage?
+  public var history: HistoryPage?
+
+  public init(
+    ref: String?, action: [String: JSONValue], actionType: String, history: HistoryPage? = nil
+  ) {
+    self.ref = ref
+    self.action = action
+    self.actionType = actionType
+    self.history = history
+  }
 
   /// Which saved meetings a `history` request (or `GET …/meetings`) asks for.
-  struct HistoryPage: Sendable, Equatable {
-    static let maximumLimit = 50
-    var offset: Int
-    var limit: Int
+  public struct HistoryPage: Sendable, Equatable {
+    public static let maximumLimit = 50
+    public var offset: Int
+    public var limit: Int
+
+    public init(offset: Int, limit: Int) {
+      self.offset = offset
+      self.limit = limit
+    }
 
     /// Reads `offset` (default 0) and `limit` (default 20, at most 50).
-    static func read(offset: JSONValue?, limit: JSONValue?) throws(WireError) -> HistoryPage {
+    public static func read(offset: JSONValue?, limit: JSONValue?) throws(WireError) -> HistoryPage
+    {
       func number(
         _ value: JSONValue?, _ name: String, default fallback: Int, _ range: ClosedRange<Int>
       )
@@ -95,19 +110,19 @@ struct ClientMessage: Sendable {
   }
 
   /// The `ref` of a message, if it had a usable one, even when the rest is malformed.
-  static func ref(in value: JSONValue?) -> String? {
+  public static func ref(in value: JSONValue?) -> String? {
     guard let ref = value?["ref"]?.stringValue, ref.count <= 64 else { return nil }
     return ref
   }
 
   /// The `ref` of an inbound frame that is not otherwise read (a refused one).
-  static func ref(of message: InboundMessage) -> String? {
+  public static func ref(of message: InboundMessage) -> String? {
     guard case .text(let bytes) = message else { return nil }
     return ref(in: try? JSONValue(parsing: bytes))
   }
 
   /// Reads one inbound frame; throws the protocol's error for anything else.
-  static func parse(_ message: InboundMessage) throws(WireErrorWithRef) -> ClientMessage {
+  public static func parse(_ message: InboundMessage) throws(WireErrorWithRef) -> ClientMessage {
     let bytes: [UInt8]
     switch message {
     case .binary:
@@ -160,18 +175,20 @@ struct ClientMessage: Sendable {
 }
 
 /// A `WireError` with the `ref` of the message it answers.
-struct WireErrorWithRef: Error, Sendable {
-  var ref: String?
-  var error: WireError
-  init(_ ref: String?, _ code: WireError.Code, _ message: String) {
+public struct WireErrorWithRef: Error, Sendable {
+  public var ref: String?
+  public var error: WireError
+  public init(_ ref: String?, _ code: WireError.Code, _ message: String) {
     self.ref = ref
     self.error = WireError(code, message)
   }
 }
 
 /// Server → client messages, encoded once.
-enum ServerMessage {
-  static func welcome(room: String, you: String, version: Int, state: JSONValue?, resumed: Bool)
+public enum ServerMessage {
+  public static func welcome(
+    room: String, you: String, version: Int, state: JSONValue?, resumed: Bool
+  )
     -> OutboundMessage
   {
     var members: [String: JSONValue] = [
@@ -182,7 +199,7 @@ enum ServerMessage {
     return OutboundMessage(JSONValue.object(members).encoded)
   }
 
-  static func patch(version: Int, operations: [PatchOperation]) -> [UInt8] {
+  public static func patch(version: Int, operations: [PatchOperation]) -> [UInt8] {
     // NB: written by hand rather than through a dictionary: this runs once per change per
     // room, and the field order reads better in logs.
     var bytes = Array(#"{"type":"patch","version":"#.utf8)
@@ -194,7 +211,8 @@ enum ServerMessage {
   }
 
   /// A page of saved meetings, answering a `history` request.
-  static func history(ref: String?, offset: Int, page: MeetingPage) throws -> OutboundMessage {
+  public static func history(ref: String?, offset: Int, page: MeetingPage) throws -> OutboundMessage
+  {
     OutboundMessage(
       JSONValue.object([
         "type": "history", "ref": ref.map(JSONValue.string) ?? .null, "offset": .int(offset),
@@ -202,12 +220,12 @@ enum ServerMessage {
       ]).encoded)
   }
 
-  static func ack(ref: String, version: Int) -> OutboundMessage {
+  public static func ack(ref: String, version: Int) -> OutboundMessage {
     OutboundMessage(
       JSONValue.object(["type": "ack", "ref": .string(ref), "version": .int(version)]).encoded)
   }
 
-  static func error(ref: String?, _ error: WireError) -> OutboundMessage {
+  public static func error(ref: String?, _ error: WireError) -> OutboundMessage {
     OutboundMessage(error.json(ref: ref).encoded)
   }
 }

@@ -4,17 +4,17 @@ import StandupsFeatures
 import StoreRuntime
 
 /// Who sent an action: the server fills in what the wire does not carry.
-struct Sender: Sendable {
-  var participantID: String
-  var name: String
-  var isBot: Bool
+public struct Sender: Sendable {
+  public var participantID: String
+  public var name: String
+  public var isBot: Bool
   /// What a bot may do; nil for a person (everything).
-  var scope: Bot.Scope?
+  public var scope: BotScope?
   /// Where it connects from (per-address limits).
-  var address: String
+  public var address: String
 
-  init(
-    participantID: String, name: String, isBot: Bool, scope: Bot.Scope? = nil,
+  public init(
+    participantID: String, name: String, isBot: Bool, scope: BotScope? = nil,
     address: String = ""
   ) {
     self.participantID = participantID
@@ -25,7 +25,7 @@ struct Sender: Sendable {
   }
 
   /// Refuses an action this sender's scope does not allow.
-  func check(_ type: String, needs needed: Bot.Scope) throws(WireError) {
+  public func check(_ type: String, needs needed: BotScope) throws(WireError) {
     guard let scope, scope < needed else { return }
     throw WireError(
       .forbidden,
@@ -33,18 +33,18 @@ struct Sender: Sendable {
   }
 
   /// The name a note is signed with: a bot's says so.
-  var author: String { isBot ? "\(name) (bot)" : name }
+  public var author: String { isBot ? "\(name) (bot)" : name }
 }
 
 /// Turns a wire action (`{"type":"meeting.nextButtonTapped","from":2}`) into a feature action.
-enum ActionDecoding {
-  static func roomAction(_ action: [String: JSONValue], type: String, sender: Sender)
+public enum ActionDecoding {
+  public static func roomAction(_ action: [String: JSONValue], type: String, sender: Sender)
     throws(WireError)
     -> Room.Action
   {
     // NB: decoded first, so that a misspelt action is `unknown_action`, not "needs admin".
     let decoded = try decodeRoomAction(action, type: type, sender: sender)
-    try sender.check(type, needs: Bot.Scope.needed(forRoomAction: type))
+    try sender.check(type, needs: BotScope.needed(forRoomAction: type))
     return decoded
   }
 
@@ -124,7 +124,7 @@ enum ActionDecoding {
     }
   }
 
-  static func lobbyAction(_ action: [String: JSONValue], type: String, sender: Sender)
+  public static func lobbyAction(_ action: [String: JSONValue], type: String, sender: Sender)
     throws(WireError)
     -> Lobby.Action
   {

@@ -1,0 +1,88 @@
+import JSONPatch
+import StandupsWire
+import Testing
+import WebSocketTransport
+
+/// The envelope around actions: what a frame must look like, and what the server answers.
+struct MessageTests {
+  static func text(_ string: String) -> InboundMessage { .text(Array(string.utf8)) }
+
+  static let badFrames: [(String, InboundMessage, String?, WireError.Code, String)] = [
+    ("binary", .binary([1, 2]), nil, .badMessage, "Binary frames are not supported"),
+    ("too large", .tooLarge(limit: 65536), nil, .tooLarge, "A message may be at most 64 KiB."),
+    ("not JSON", text("{"), nil, .badJSON, "The message is not valid JSON"),
+    ("not an object", text("[]"), nil, .badMessage, "A message must be a JSON object."),
+    ("ref not a string", text(#"{"type":"action","ref":5}"#), nil, .badMessage, "\"ref\" must be"),
+    ("no type", text(#"{"ref":"r1"}"#), "r1", .badMessage, "A message needs a \"type\""),
+    (
+      "unknown type", text(#"{"type":"hello","ref":"r2"}"#), "r2", .badMessage,
+      "Unknown message type \"hello\""
+    ),
+    ("no action", text(#"{"type":"action","ref":"r3"}"#), "r3", .badMessage, "\"action\" must be"),
+    (
+      "action without a type", text(#"{"type":"action","ref":"r4","action":{}}"#), "r4",
+      .badMessage, "\"action\" needs a string \"type\""
+    ),
+    (
+      "history past its limit", text(#"{"type":"history","ref":"h","limit":51}"#), "h",
+      .invalidValue, "\"limit\" must be a whole number from 1 to 50."
+    ),
+  ]
+
+  @Test(arguments: badFrames)
+  func aBadFrameIsAnsweredWithItsRefAndCode(
+    _ name: String, _ frame: InboundMessage, _ ref: String?, _ code: WireError.Code,
+    _ message: String
+  ) {
+    do {
+      _ = try ClientMessage.parse(frame)
+      Issue.record("\(name) was read")
+    } catch {
+      #expect(error.ref == ref, "\(name)")
+      #expect(error.error.code == code, "\(name)")
+      #expect(error.error.message.hasPrefix(message), "\(name): \(error.error.message)")
+    }
+  }
+
+  @Test func aGoodFrameIsRead() throws {
+    let action = try ClientMessage.parse(
+      Self.text(#"{"type":"action","ref":"c-1","action":{"type":"editButtonTapped"}}"#))
+    #expect(action.ref == "c-1")
+    #expect(action.actionType == "editButtonTapped")
+    #expect(action.history == nil)
+    let history = try ClientMessage.parse(Self.text(#"{"type":"history","ref":"h-1"}"#))
+    #expect(history.history == ClientMessage.HistoryPage(offset: 0, limit: 20))
+    // A refused frame's ref is found even though nothing else is read.
+    #expect(ClientMessage.ref(of: Self.text(#"{"ref":"x","type":1}"#)) == "x")
+    #expect(ClientMessage.ref(of: .binary([])) == nil)
+  }
+
+  @Test func theServersAnswersHaveTheProtocolsShapes() throws {
+    #expect(
+      try JSONValue(parsing: ServerMessage.ack(ref: "c-1", version: 7).bytes)
+        == ["type": "ack", "ref": "c-1", "version": 7])
+    #expect(
+      try JSONValue(
+        parsing: ServerMessage.error(
+          ref: nil, WireError(.quotaExceeded, "Too many.", limit: 500)
+        ).bytes)
+        == [
+          "type": "error", "ref": nil, "code": "quota_exceeded", "message": "Too many.",
+          "limit": 500,
+        ])
+    // `limit` only where there is one.
+    #expect(WireError(.stale, "Gone.").json(ref: "r")["limit"] == nil)
+    #expect(
+      try JSONValue(parsing: ServerMessage.patch(version: 3, operations: []))
+        == ["type": "patch", "version": 3, "ops": []])
+    #expect(
+      try JSONValue(
+        parsing: ServerMessage.welcome(
+          room: "lobby", you: "p1", version: 9, state: ["a": 1], resumed: true
+        ).bytes)
+        == [
+          "type": "welcome", "room": "lobby", "you": "p1", "version": 9, "state": ["a": 1],
+          "resumed": true,
+        ])
+  }
+}
