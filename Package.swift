@@ -82,6 +82,20 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // Where standups are kept: SQLite (one node) and PostgreSQL (a cluster), one contract.
+    .target(
+      name: "Storage",
+      dependencies: [
+        "StandupsFeatures",
+        .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+      ],
+      swiftSettings: swiftSettings
+    ),
     // The wire protocol: messages, errors, action decoding, state encoders; no socket.
     .target(
       name: "StandupsWire",
@@ -95,6 +109,7 @@ let package = Package(
       name: "StandupsServer",
       dependencies: [
         "StandupsWire",
+        "Storage",
         "JSONPatch",
         "StandupsFeatures",
         "StoreRuntime",
@@ -120,6 +135,7 @@ let package = Package(
       dependencies: [
         "StandupsServer",
         "StandupsWire",
+        "Storage",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -190,7 +206,8 @@ let package = Package(
     .testTarget(
       name: "StandupsServerTests",
       dependencies: [
-        "StandupsServer", "StandupsWire", "StandupsFeatures", "JSONPatch", "WebSocketTransport",
+        "StandupsServer", "StandupsWire", "Storage", "StandupsFeatures", "JSONPatch",
+        "WebSocketTransport",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

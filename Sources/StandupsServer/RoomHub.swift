@@ -5,6 +5,7 @@ import JSONPatch
 import Logging
 import StandupsFeatures
 import StandupsWire
+import Storage
 import StoreRuntime
 import Synchronization
 import WebSocketTransport

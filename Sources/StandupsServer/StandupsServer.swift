@@ -3,6 +3,7 @@ import Dependencies
 import Foundation
 import Logging
 import StandupsFeatures
+import Storage
 import WebSocketTransport
 
 /// How `standups-server` runs.

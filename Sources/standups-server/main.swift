@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StandupsServer
 import StandupsWire
+import Storage
 
 @main
 struct StandupsServerCommand: AsyncParsableCommand {

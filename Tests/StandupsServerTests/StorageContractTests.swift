@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import StandupsFeatures
 import StandupsWire
+import Storage
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import IdentifiedCollections
 import JSONPatch
 import StandupsFeatures
 import StandupsServer
+import Storage
 import Testing
 import WebSocketTransport
 

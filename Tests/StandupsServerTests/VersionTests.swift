@@ -2,6 +2,7 @@ import Foundation
 import JSONPatch
 import Logging
 import StandupsFeatures
+import Storage
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StandupsWire
+import Storage
 import Synchronization
 
 /// Where the team's secret and its bots are kept: beside the standups, so that every process

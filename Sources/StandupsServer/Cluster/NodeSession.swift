@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 import StandupsFeatures
+import Storage
 import Synchronization
 
 /// This node's own session with PostgreSQL: the room locks it holds, and the notices it hears.
@@ -322,13 +323,8 @@ final class NodeSession: Sendable {
   /// The session's backend, named in this node's notices.
   var pid: Int32? { state.withLock { $0.pid } }
 
-  /// A room's advisory lock key: its id's first 64 bits.
-  static func lockKey(_ room: UUID) -> Int64 {
-    let bytes = room.uuid
-    return [bytes.0, bytes.1, bytes.2, bytes.3, bytes.4, bytes.5, bytes.6, bytes.7].reduce(0) {
-      ($0 << 8) | Int64($1)
-    }
-  }
+  /// A room's advisory lock key (`WriteFence.lockKey`).
+  static func lockKey(_ room: UUID) -> Int64 { WriteFence.lockKey(room) }
 
   // MARK: Notices
 

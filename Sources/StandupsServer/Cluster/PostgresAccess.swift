@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import PostgresNIO
 import StandupsWire
+import Storage
 
 extension PostgresStorage {
   /// The team's secret and bots in the same database as the standups: every node (and

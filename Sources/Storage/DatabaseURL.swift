@@ -6,12 +6,12 @@ import PostgresNIO
 /// form `--database` and `STANDUPS_DATABASE_URL` take.
 public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
   public var user: String
-  var password: String?
+  public var password: String?
   public var host: String
   public var port: Int
   public var database: String
   /// `disable`, `prefer` (the default) or `require`.
-  var tlsMode: String
+  public var tlsMode: String
 
   public init(_ text: String) throws(DatabaseURLError) {
     guard let components = URLComponents(string: text),
@@ -54,7 +54,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     return components.string ?? "The database URL"
   }
 
-  var tls: PostgresClient.Configuration.TLS {
+  public var tls: PostgresClient.Configuration.TLS {
     switch tlsMode {
     case "disable": .disable
     case "require": .require(.makeClientConfiguration())
@@ -62,7 +62,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     }
   }
 
-  var clientConfiguration: PostgresClient.Configuration {
+  public var clientConfiguration: PostgresClient.Configuration {
     var configuration = PostgresClient.Configuration(
       host: host, port: port, username: user, password: password, database: database, tls: tls)
     configuration.options.connectTimeout = .seconds(5)
@@ -71,7 +71,7 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     return configuration
   }
 
-  func connectionConfiguration() throws -> PostgresConnection.Configuration {
+  public func connectionConfiguration() throws -> PostgresConnection.Configuration {
     let tls: PostgresConnection.Configuration.TLS =
       switch tlsMode {
       case "disable": .disable
@@ -88,5 +88,5 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
 
 public struct DatabaseURLError: Error, CustomStringConvertible {
   public let description: String
-  init(_ description: String) { self.description = description }
+  public init(_ description: String) { self.description = description }
 }

@@ -6,7 +6,7 @@ import StandupsFeatures
 /// Standups in SQLite, through GRDB: one file in WAL mode, every save one transaction that is
 /// on disk before it returns.
 public final class SQLiteStorage: Sendable {
-  let database: DatabasePool
+  public let database: DatabasePool
   /// Where the file lives.
   public let path: String
 
@@ -379,5 +379,5 @@ public final class SQLiteStorage: Sendable {
 /// A storage problem, said so a person can act on it.
 public struct StorageError: Error, CustomStringConvertible {
   public let description: String
-  init(_ description: String) { self.description = description }
+  public init(_ description: String) { self.description = description }
 }

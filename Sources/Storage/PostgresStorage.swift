@@ -11,12 +11,12 @@ import Synchronization
 /// The same contract as `SQLiteStorage` (the storage tests run against both); the schema is
 /// brought up to date by numbered migrations, one node at a time.
 public final class PostgresStorage: Sendable {
-  let client: PostgresClient
+  public let client: PostgresClient
   public let url: DatabaseURL
   /// In a cluster: the backend of this node's session while it is trusted (nil: it is not,
   /// and no clock is written); the heartbeat writes only the clocks of rooms it holds.
-  let clockFence = Mutex<(@Sendable () -> Int32?)?>(nil)
-  let logger: Logger
+  public let clockFence = Mutex<(@Sendable () -> Int32?)?>(nil)
+  public let logger: Logger
   private let running: Task<Void, Never>
 
   /// Connects, checks that the database answers, and migrates its schema. Throws a message
@@ -50,7 +50,7 @@ public final class PostgresStorage: Sendable {
 
   /// postgres-nio's own logs (each failed connection attempt at `info`): warnings only; what
   /// matters is said by the server, once.
-  static var quietLogger: Logger {
+  public static var quietLogger: Logger {
     var logger = Logger(label: "postgres")
     logger.logLevel = .warning
     return logger
@@ -63,7 +63,7 @@ public final class PostgresStorage: Sendable {
 
   /// Runs `body`, turning a postgres-nio error into one that says what PostgreSQL said (theirs
   /// print a generic text, for fear of leaking a query's values into logs).
-  static func said<T>(_ body: () async throws -> T) async throws -> T {
+  public static func said<T>(_ body: () async throws -> T) async throws -> T {
     do {
       return try await body()
     } catch let error as PSQLError {
@@ -72,7 +72,7 @@ public final class PostgresStorage: Sendable {
   }
 
   /// What went wrong, in PostgreSQL's own words when it said something.
-  static func describe(_ error: any Error) -> String {
+  public static func describe(_ error: any Error) -> String {
     if let error = error as? PSQLError {
       if let message = error.serverInfo?[.message] { return message }
       if let underlying = error.underlying { return "\(error.code): \(underlying)" }
@@ -194,7 +194,7 @@ public final class PostgresStorage: Sendable {
   }
 
   /// Creates or replaces a standup with its attendees and history, in one transaction.
-  func save(_ standup: Standup, fence: WriteFence? = nil) async throws {
+  public func save(_ standup: Standup, fence: WriteFence? = nil) async throws {
     let meetings = try standup.meetings.map {
       ($0, try Self.json($0.present), try Self.json($0.notes))
     }
@@ -226,7 +226,7 @@ public final class PostgresStorage: Sendable {
     }
   }
 
-  func delete(_ id: Standup.ID, fence: WriteFence? = nil) async throws {
+  public func delete(_ id: Standup.ID, fence: WriteFence? = nil) async throws {
     try await write(fence) { connection in
       try await connection.query("DELETE FROM standup WHERE id = \(id)", logger: logger)
     }
@@ -280,7 +280,7 @@ public final class PostgresStorage: Sendable {
     try await checkpoints(only: id).first
   }
 
-  func saveCheckpoint(
+  public func saveCheckpoint(
     _ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?, fence: WriteFence? = nil
   ) async throws {
     guard let checkpoint else {
@@ -317,7 +317,7 @@ public final class PostgresStorage: Sendable {
     let fence = clockFence.withLock { $0 }
     let pid = fence?()
     if fence != nil && pid == nil { return }
-    let keys = clocks.map { WriteFence.halves(NodeSession.lockKey($0.standupID)) }
+    let keys = clocks.map { WriteFence.halves(WriteFence.lockKey($0.standupID)) }
     try await client.query(
       """
       UPDATE checkpoint SET seconds_elapsed = clock.seconds_elapsed,
