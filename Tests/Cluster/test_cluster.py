@@ -191,13 +191,18 @@ def test_rooms_spread_over_the_nodes_and_every_lobby_shows_every_room(cluster):
             state = (await receive(lobby))["state"]
             index = next(i for i, s in enumerate(state["standups"]) if s["id"] == standups[0])
             visitor = Person(cluster.url, standups[0], "Visitor")
-            started = time.monotonic()
             visitor.start()
             while state["standups"][index]["live"]["participants"] != 2:
-                message = await receive(lobby, 1.5)
+                message = await receive(lobby, 10)
                 for op in message.get("ops", []):
                     apply(state, op)
-            assert time.monotonic() - started < 1.0
+            seen = time.monotonic()
+            # NB: from the moment the visitor is in the room (its welcome), not from when it
+            # began to connect through the proxy.
+            while not visitor.welcomes:
+                assert time.monotonic() - seen < 10, visitor.closes
+                await asyncio.sleep(0.01)
+            assert seen - visitor.welcomes[0][0] < 1.0, seen - visitor.welcomes[0][0]
             await visitor.stop()
         # While people are in them, the rooms are where the proxy sent them.
         for standup in standups:
@@ -357,7 +362,7 @@ def test_a_rolling_restart_drains_a_node_and_the_meeting_goes_on(cluster):
         owner.signal(signal.SIGTERM)
         # /healthz says so at once, and the proxy stops sending people there.
         status = await asyncio.to_thread(
-            wait_until, lambda: health(owner.port)[0] == 503 and health(owner.port), 2, "draining")
+            wait_until, lambda: health(owner.port)[0] == 503 and health(owner.port), 5, "draining")
         assert status == (503, "draining")
         while not all(p.socket is not None and p.welcomes[-1][0] > stopped for p in people):
             assert time.monotonic() - stopped < 10, [p.closes for p in people]
