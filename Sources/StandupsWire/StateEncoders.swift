@@ -38,7 +38,10 @@ public struct RoomStateEncoder: Sendable {
 /// Encodes the lobby for the wire, reusing the summaries of the standups that did not change.
 ///
 /// Every join and leave in any room changes the lobby (who is in each room), so with many
-/// rooms the lobby must not encode every standup again for each.
+/// rooms the lobby must not encode every standup again for each. When only presence changed
+/// — the standups are the very values of the last version — it looks only at the rooms'
+/// presence and encodes the summaries whose presence changed: no summary of a quiet room is
+/// built or compared.
 public struct LobbyStateEncoder: Sendable {
   public init() {}
 
@@ -46,23 +49,37 @@ public struct LobbyStateEncoder: Sendable {
     -> JSONValue
   {
     guard case .object(var members) = previous.json,
-      case .array(let oldSummaries)? = members["standups"],
-      oldSummaries.count == previous.state.standups.count
+      case .array(var summaries)? = members["standups"],
+      summaries.count == previous.state.standups.count
     else { return try JSONValue(encoding: state) }
     let old = previous.state
-    var summaries: [JSONValue] = []
-    summaries.reserveCapacity(state.standups.count)
-    for standup in state.standups {
-      let summary = Lobby.Summary(standup, live: state.live[standup.id])
-      if let index = old.standups.index(id: standup.id),
-        Lobby.Summary(old.standups[index], live: old.live[standup.id]) == summary
-      {
-        summaries.append(oldSummaries[index])
-      } else {
-        summaries.append(try JSONValue(encoding: summary))
+    if state.standups == old.standups {
+      for id in Self.changedKeys(state.live, old.live) {
+        guard let index = state.standups.index(id: id) else { continue }
+        summaries[index] = try JSONValue(
+          encoding: Lobby.Summary(state.standups[index], live: state.live[id]))
+      }
+    } else {
+      summaries = try state.standups.map { standup in
+        let summary = Lobby.Summary(standup, live: state.live[standup.id])
+        if let index = old.standups.index(id: standup.id),
+          Lobby.Summary(old.standups[index], live: old.live[standup.id]) == summary
+        {
+          return summaries[index]
+        }
+        return try JSONValue(encoding: summary)
       }
     }
     members["standups"] = .array(summaries)
     return .object(members)
+  }
+
+  /// The rooms whose presence is not what it was (came, went, or changed).
+  static func changedKeys(
+    _ new: [Standup.ID: Lobby.Live], _ old: [Standup.ID: Lobby.Live]
+  ) -> [Standup.ID] {
+    var changed = new.compactMap { id, live in old[id] == live ? nil : id }
+    for id in old.keys where new[id] == nil { changed.append(id) }
+    return changed
   }
 }
