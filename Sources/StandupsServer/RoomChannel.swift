@@ -31,6 +31,14 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     /// The state says the room must close (an effect deleted its standup): once `saves` (the
     /// pieces of work that change queued) are done — or, if they failed, back to `before`.
     case closing(saves: Range<Int>, before: State)
+
+    /// Someone arriving (a join, an HTTP request or snapshot), counted until handled.
+    var isArrival: Bool {
+      switch self {
+      case .join, .request, .snapshot: true
+      case .message, .leave, .restart, .closing: false
+      }
+    }
   }
 
   /// How a room of a cluster opens: it takes the room's lock, and reads the room as saved.
@@ -190,16 +198,12 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     _ event: Event, onJoined: @Sendable (RoomChannel) -> Void,
     onIdle: @Sendable (RoomChannel) async -> Void
   ) async {
-    // NB: what was queued behind a restart or a deletion goes back to the hub, which opens
-    // the room anew (or refuses): nobody waits in a room that closed.
-    if broadcaster.isClosed {
-      switch event {
-      case .join, .request, .snapshot:
-        onJoined(self)
-        onBounced(event)
-      case .message, .leave, .restart, .closing:
-        break
-      }
+    // NB: an arrival queued behind a restart or a deletion goes back to the hub, which opens
+    // the room anew (or refuses): nobody waits in a room that closed. (Frames are not
+    // checked: their connection was closed with the room.)
+    if event.isArrival, broadcaster.isClosed {
+      onJoined(self)
+      onBounced(event)
       return
     }
     switch event {
