@@ -60,12 +60,13 @@ public struct LobbyStateEncoder: Sendable {
           encoding: Lobby.Summary(state.standups[index], live: state.live[id]))
       }
     } else {
+      let oldSummaries = summaries
       summaries = try state.standups.map { standup in
         let summary = Lobby.Summary(standup, live: state.live[standup.id])
         if let index = old.standups.index(id: standup.id),
           Lobby.Summary(old.standups[index], live: old.live[standup.id]) == summary
         {
-          return summaries[index]
+          return oldSummaries[index]
         }
         return try JSONValue(encoding: summary)
       }
