@@ -1,19 +1,25 @@
 import StandupsWire
+import StoreRuntime
 import Synchronization
 import WebSocketTransport
 
 /// Where rooms send bytes: the transport, once it exists.
+///
+/// Sends from a shard wake the transport once, when the shard's batch is done: rooms whose
+/// timers fired together hand all their frames over with one wake-up.
 final class Outlet: Sendable {
   private let server = Mutex<WebSocketServer?>(nil)
 
   func attach(_ server: WebSocketServer) { self.server.withLock { $0 = server } }
 
   func send(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
-    server.withLock { $0 }?.send(message, to: connections)
+    guard let server = server.withLock({ $0 }) else { return }
+    server.send(message, to: connections, wake: .deferred)
+    Shard.atEndOfBatch(ObjectIdentifier(server)) { server.wakeIfDeferred() }
   }
 
   func send(_ message: OutboundMessage, to connection: ConnectionID) {
-    server.withLock { $0 }?.send(message, to: connection)
+    send(message, to: CollectionOfOne(connection))
   }
 
   func close(_ connection: ConnectionID, code: CloseCode, reason: String) {

@@ -111,7 +111,9 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
         }
       })
     let reserved = versions.first != nil
-    let handler = Task { [self] in
+    // NB: the room's events are handled on its store's shard, so handing one to the store
+    // (`store.perform`) does not change threads.
+    let handler = Task(executorPreference: store.shard) { [self] in
       var release: (@Sendable () async -> Void)?
       switch await opening?.acquire() {
       case .owned(let saved, let releasing)?:
@@ -288,8 +290,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     }
     guard let sender = broadcaster.sender(of: connection) else { return }
     if let page = message.history {
-      // NB: off the mailbox: a read from storage must not hold up the room.
-      Task { [feature, outlet, logger] in
+      // NB: off the mailbox and off the shard: a read from storage must not hold up rooms.
+      Task(executorPreference: globalConcurrentExecutor) { [feature, outlet, logger] in
         do {
           guard let found = try await feature.history(page) else {
             throw WireError(.badMessage, "Only a standup's room has a history to page through.")

@@ -19,7 +19,8 @@ final class SerialQueue: Sendable {
       let previous = shared.tail
       let number = shared.count
       shared.count += 1
-      shared.tail = Task { [self] in
+      // NB: on the global pool, never a room's shard: saves wait on storage.
+      shared.tail = Task(executorPreference: globalConcurrentExecutor) { [self] in
         await previous?.value
         do {
           try await operation()

@@ -39,11 +39,18 @@ final class StandupCatalog: Sendable {
 /// other node's lobby too.
 final class LobbyNotifier: Sendable {
   private let store = Mutex<Store<Lobby>?>(nil)
-  private let relay = Mutex<(@Sendable (Lobby.Action) -> Void)?>(nil)
+  // NB: the closure sits in a class: a closure read out of a generic `Mutex` comes back
+  // behind two more reabstraction thunks on every read (the `inout` is reabstracted both
+  // ways and written back), so each relay would cost more than the last.
+  private final class Relay: Sendable {
+    let send: @Sendable (Lobby.Action) -> Void
+    init(send: @escaping @Sendable (Lobby.Action) -> Void) { self.send = send }
+  }
+  private let relay = Mutex<Relay?>(nil)
   func attach(_ store: Store<Lobby>) { self.store.withLock { $0 = store } }
   /// Also tells the other nodes what this node's rooms change.
   func relay(to relay: @escaping @Sendable (Lobby.Action) -> Void) {
-    self.relay.withLock { $0 = relay }
+    self.relay.withLock { $0 = Relay(send: relay) }
   }
 
   /// This node's lobby, and the other nodes'.
@@ -56,5 +63,5 @@ final class LobbyNotifier: Sendable {
   func receive(_ action: Lobby.Action) async { await store.withLock { $0 }?.send(action) }
 
   /// Only the other nodes (a change this node's lobby made itself).
-  func tellOthers(_ action: Lobby.Action) { relay.withLock { $0 }?(action) }
+  func tellOthers(_ action: Lobby.Action) { relay.withLock { $0 }?.send(action) }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import StandupsFeatures
 import Storage
+import StoreRuntime
 import WebSocketTransport
 
 /// How `standups-server` runs.
@@ -69,7 +70,8 @@ public final class StandupsServer: Sendable {
     dependencies prepare: (inout DependencyValues) -> Void = { _ in }
   ) async throws -> StandupsServer {
     var dependencies = DependencyValues()
-    dependencies.continuousClock = ScheduledClock.shared
+    dependencies.continuousClock = ShardClock()
+    Shard.observeWakeUps { ServerMetrics.shared.timerWoke(late: $0) }
     dependencies.uuid = UUIDGenerator { UUID() }
     dependencies.date = DateGenerator { Date() }
     let access: AccessStorage

@@ -15,7 +15,17 @@ public final class PostgresStorage: Sendable {
   public let url: DatabaseURL
   /// In a cluster: the backend of this node's session while it is trusted (nil: it is not,
   /// and no clock is written); the heartbeat writes only the clocks of rooms it holds.
-  public let clockFence = Mutex<(@Sendable () -> Int32?)?>(nil)
+  public func fenceClocks(by session: @escaping @Sendable () -> Int32?) {
+    clockFence.withLock { $0 = ClockFence(session: session) }
+  }
+  // NB: the closure sits in a class: a closure read out of a generic `Mutex` comes back
+  // behind two more reabstraction thunks on every read (the `inout` is reabstracted both
+  // ways and written back), so each call would cost more than the last.
+  private final class ClockFence: Sendable {
+    let session: @Sendable () -> Int32?
+    init(session: @escaping @Sendable () -> Int32?) { self.session = session }
+  }
+  private let clockFence = Mutex<ClockFence?>(nil)
   public let logger: Logger
   private let running: Task<Void, Never>
 
@@ -311,11 +321,11 @@ public final class PostgresStorage: Sendable {
   }
 
   /// Every running meeting's clock in one statement (a checkpoint only moves forward). In a
-  /// cluster, only the rooms whose lock this node's session (`clockFence`) holds.
+  /// cluster, only the rooms whose lock this node's session (`fenceClocks`) holds.
   public func saveMeetingClocks(_ clocks: [MeetingClock]) async throws {
     guard !clocks.isEmpty else { return }
     let fence = clockFence.withLock { $0 }
-    let pid = fence?()
+    let pid = fence?.session()
     if fence != nil && pid == nil { return }
     let keys = clocks.map { WriteFence.halves(WriteFence.lockKey($0.standupID)) }
     try await client.query(

@@ -11,8 +11,10 @@ public enum ActionOrigin: Sendable, Equatable {
 
 /// Holds a feature's state, reduces actions one at a time, and runs their effects.
 ///
-/// Effects are tasks owned by this store: each one inherits the store's dependencies, and
-/// its cancellation ids are scoped to this store alone. `observer` is called on the store's
+/// The store runs on a `Shard`: its actor is isolated to the shard's thread, and its effects
+/// are tasks that prefer the same shard, so an effect's action reaches the store without
+/// changing threads. Effects are owned by this store: each one inherits the store's
+/// dependencies, and its cancellation ids are scoped to this store alone. `observer` is called on the store's
 /// actor after every action that was reduced (not rejected), with the new state — the
 /// server broadcasts its patches from there, in order.
 ///
@@ -26,6 +28,10 @@ public actor Store<R: Reducer> {
 
   /// The current state.
   public private(set) var state: R.State
+  /// The thread this store and its effects run on; nil for a `TestStore`'s, which runs on
+  /// the main actor's executor like the test itself, its effects on the global executor
+  /// (both serial under `withMainSerialExecutor`, so that tests are deterministic).
+  public nonisolated let shard: Shard?
   /// `reducer.core`: its body, built once.
   private let reducer: any Reducer<R.State, R.Action>
   private let dependencies: DependencyValues
@@ -34,19 +40,36 @@ public actor Store<R: Reducer> {
 
   /// - Parameters:
   ///   - dependencies: what the reducer and its effects see; defaults to the caller's.
+  ///   - shard: where the store and its effects run; by default the next one in turn.
   ///   - observer: called after each reduced action, on this actor.
   public init(
     initialState: R.State, reducer: R,
     dependencies: DependencyValues = DependencyValues._current,
+    shard: Shard = .next(),
     observer: Observer? = nil
   ) {
+    self.init(
+      initialState: initialState, reducer: reducer, dependencies: dependencies, on: shard,
+      observer: observer)
+  }
+
+  /// A store on `shard`, or for a `TestStore` (nil) on the main actor's executor.
+  init(
+    initialState: R.State, reducer: R, dependencies: DependencyValues, on shard: Shard?,
+    observer: Observer?
+  ) {
     self.state = initialState
+    self.shard = shard
     self.reducer = DependencyValues.$_current.withValue(dependencies) { reducer.core }
     self.dependencies = dependencies
     self.observer = observer
   }
 
   deinit { effects.cancelAll() }
+
+  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    shard?.asUnownedSerialExecutor() ?? MainActor.sharedUnownedExecutor
+  }
 
   /// Reduces `action` (and any actions its effects send synchronously) and starts its
   /// effects. Returns the rejection if the reducer refused it; the state is then unchanged.
@@ -111,7 +134,7 @@ public actor Store<R: Reducer> {
     let task = withDependencies {
       $0 = dependencies
     } operation: {
-      Task(priority: run.priority) {
+      Task(executorPreference: shard, priority: run.priority) {
         await run.operation(
           Send { action in await weakStore.value?.receive(action, fromEffect: id) })
         effects.finish(id)

@@ -57,7 +57,7 @@ public final class TestStore<R: Reducer> where R.State: Equatable {
     self.recorder = recorder
     self.state = initialState
     self.store = Store(
-      initialState: initialState, reducer: reducer, dependencies: dependencies,
+      initialState: initialState, reducer: reducer, dependencies: dependencies, on: nil,
       observer: { action, state, origin in recorder.append(action, state, origin) })
   }
 

@@ -21,6 +21,8 @@ final class OutboundQueues: Sendable {
     /// Every connection ever closed for falling behind.
     var fellBehindCount = 0
     var context: ContextHandle?
+    /// A send deferred its wake-up to the next `wakeIfDeferred()`.
+    var wakeDeferred = false
   }
 
   private let state = Mutex(State())
@@ -45,8 +47,9 @@ final class OutboundQueues: Sendable {
     _ = state.withLock { $0.outboxes.removeValue(forKey: id) }
   }
 
-  /// Queues the same message for every connection in `ids`; unknown ids are skipped.
-  func send(_ message: OutboundMessage, to ids: some Sequence<UInt64>) {
+  /// Queues the same message for every connection in `ids`; unknown ids are skipped. With
+  /// `deferWake`, the service thread is woken by the next `wakeIfDeferred()` instead.
+  func send(_ message: OutboundMessage, to ids: some Sequence<UInt64>, deferWake: Bool = false) {
     state.withLock { state in
       var wakes = false
       for id in ids {
@@ -67,7 +70,21 @@ final class OutboundQueues: Sendable {
           wakes = true
         }
       }
-      if wakes, let context = state.context { lws_cancel_service(context.pointer) }
+      guard wakes else { return }
+      if deferWake {
+        state.wakeDeferred = true
+      } else if let context = state.context {
+        lws_cancel_service(context.pointer)
+      }
+    }
+  }
+
+  /// Wakes the service thread if a deferred send asked for it since the last wake-up.
+  func wakeIfDeferred() {
+    state.withLock { state in
+      guard state.wakeDeferred else { return }
+      state.wakeDeferred = false
+      if let context = state.context { lws_cancel_service(context.pointer) }
     }
   }
 

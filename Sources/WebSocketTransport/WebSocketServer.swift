@@ -71,14 +71,31 @@ public final class WebSocketServer: Sendable {
     engine.start()
   }
 
+  /// When the service thread is woken to write what was queued.
+  public enum Wake: Sendable {
+    /// At once.
+    case now
+    /// At the next `wakeIfDeferred()`: a producer that queues many messages in a batch
+    /// wakes the service thread once for all of them. The producer must call it.
+    case deferred
+  }
+
   /// Queues `message` for every listed WebSocket; ids that are gone are skipped.
-  public func send(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
-    engine.queues.send(message, to: connections.lazy.map(\.rawValue))
+  public func send(
+    _ message: OutboundMessage, to connections: some Sequence<ConnectionID>, wake: Wake = .now
+  ) {
+    engine.queues.send(message, to: connections.lazy.map(\.rawValue), deferWake: wake == .deferred)
   }
 
   /// Queues `message` for one WebSocket.
-  public func send(_ message: OutboundMessage, to connection: ConnectionID) {
-    engine.queues.send(message, to: CollectionOfOne(connection.rawValue))
+  public func send(_ message: OutboundMessage, to connection: ConnectionID, wake: Wake = .now) {
+    engine.queues.send(
+      message, to: CollectionOfOne(connection.rawValue), deferWake: wake == .deferred)
+  }
+
+  /// Wakes the service thread if a `.deferred` send left something for it to write.
+  public func wakeIfDeferred() {
+    engine.queues.wakeIfDeferred()
   }
 
   /// Closes a WebSocket with a code and reason, after what is already queued for it.

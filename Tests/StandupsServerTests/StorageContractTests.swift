@@ -294,7 +294,7 @@ struct WriteFenceTests {
     design.title = "Saved by the first node"
     try await storage.save(design, fence: fence)
     // NB: both sessions share this storage here; a node has one.
-    storage.clockFence.withLock { $0 = { fence.pid } }
+    storage.fenceClocks { fence.pid }
     try await storage.saveMeetingClocks([
       MeetingClock(
         standupID: design.id, meetingID: checkpoint.meetingID, secondsElapsed: 31,

@@ -2,8 +2,9 @@ import CasePathsCore
 import Clocks
 import ConcurrencyExtras
 import Dependencies
-import StoreRuntime
 import Testing
+
+@testable import StoreRuntime
 
 @MainActor
 @Suite(.serialized)
@@ -56,7 +57,9 @@ struct EffectTests {
         } operation: {
           DependencyValues._current
         },
-        observer: { action, _, _ in if action == .tick { continuation.yield(1) } })
+        // NB: on the main executor, as the test is: each timer is asleep on the test clock
+        // before the test advances it.
+        on: nil, observer: { action, _, _ in if action == .tick { continuation.yield(1) } })
       let second = Store(
         initialState: Ticker.State(id: 2), reducer: Ticker(),
         dependencies: withDependencies {
@@ -64,7 +67,7 @@ struct EffectTests {
         } operation: {
           DependencyValues._current
         },
-        observer: { action, _, _ in if action == .tick { continuation.yield(2) } })
+        on: nil, observer: { action, _, _ in if action == .tick { continuation.yield(2) } })
       await first.send(.started)
       await second.send(.started)
       // Cancelling "timer" in the first store leaves the second store's "timer" running.

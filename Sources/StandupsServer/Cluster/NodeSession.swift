@@ -90,11 +90,9 @@ final class NodeSession: Sendable {
   /// Opens the session (throws if the database cannot be reached) and keeps it: heartbeats,
   /// a watchdog, reconnection, and the notices in both directions.
   func start() async throws {
-    storage.clockFence.withLock { fence in
-      fence = { [weak self] in
-        guard let self, self.isConnected else { return nil }
-        return self.pid
-      }
+    storage.fenceClocks { [weak self] in
+      guard let self, self.isConnected else { return nil }
+      return self.pid
     }
     try await connect()
     let keeping = Task { [self] in await keep() }

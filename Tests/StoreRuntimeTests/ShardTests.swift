@@ -1,0 +1,119 @@
+import ConcurrencyExtras
+import Dependencies
+import Foundation
+import StoreRuntime
+import Testing
+
+@Suite struct ShardTests {
+  /// Jobs enqueued one after the other run in that order, each on the shard's own thread.
+  @Test func tasksThatPreferAShardRunThereInOrder() async {
+    let shard = Shard(name: "test-order")
+    let seen = LockIsolated<[(Int, Bool)]>([])
+    let tasks = (0..<200).map { index in
+      Task(executorPreference: shard) {
+        seen.withValue { $0.append((index, Shard.current === shard)) }
+      }
+    }
+    for task in tasks { await task.value }
+    let result = seen.value
+    #expect(result.map(\.0) == Array(0..<200))
+    #expect(result.allSatisfy { $0.1 })
+    #expect(Shard.current == nil, "The test's own thread is no shard.")
+  }
+
+  /// A store is isolated to its shard, and its effects run there too.
+  @Test func aStoreAndItsEffectsRunOnItsShard() async {
+    let shard = Shard(name: "test-store")
+    let (names, continuation) = AsyncStream<String?>.makeStream()
+    let store = Store(
+      initialState: 0,
+      reducer: Reduce<Int, Int> { state, action in
+        state += action
+        return .run { _ in continuation.yield(Shard.current?.name) }
+      },
+      shard: shard,
+      observer: { _, _, _ in continuation.yield(Shard.current?.name) })
+    await store.send(1)
+    var iterator = names.makeAsyncIterator()
+    #expect(await iterator.next() == "test-store", "The observer runs on the store's actor.")
+    #expect(await iterator.next() == "test-store", "The effect prefers the store's shard.")
+    #expect(await store.state == 1)
+  }
+
+  /// Sleepers wake in deadline order, whatever order they went to sleep in.
+  @Test func sleepersWakeInDeadlineOrder() async throws {
+    let shard = Shard(name: "test-sleep")
+    let woke = LockIsolated<[Int]>([])
+    let start = ContinuousClock.now
+    let tasks = [30, 10, 20].map { milliseconds in
+      Task(executorPreference: shard) {
+        try await ShardClock().sleep(until: start + .milliseconds(milliseconds))
+        #expect(ContinuousClock.now >= start + .milliseconds(milliseconds), "Never early.")
+        woke.withValue { $0.append(milliseconds) }
+      }
+    }
+    for task in tasks { try await task.value }
+    #expect(woke.value == [10, 20, 30])
+  }
+
+  /// A sleep from another thread with a deadline earlier than the one the shard waits for
+  /// wakes the shard (the shard's timers are real time: these sleep for milliseconds).
+  @Test func anEarlierDeadlineWakesAShardWaitingForALaterOne() async throws {
+    let shard = Shard(name: "test-earlier")
+    let late = Task { try await shard.sleep(until: .now + .seconds(30)) }
+    try await Task.sleep(for: .milliseconds(20))  // the shard now waits for the late one
+    let start = ContinuousClock.now
+    try await shard.sleep(until: start + .milliseconds(10))
+    #expect(ContinuousClock.now - start < .seconds(5))
+    late.cancel()
+    await #expect(throws: CancellationError.self) { try await late.value }
+  }
+
+  /// A cancelled sleep ends at once with `CancellationError`, long before its deadline, on
+  /// the shard or off it, and also when it was cancelled before it began.
+  @Test func aCancelledSleepEndsAtOnce() async {
+    let shard = Shard(name: "test-cancel")
+    let onShard = Task(executorPreference: shard) {
+      try await ShardClock().sleep(until: .now + .seconds(3600))
+    }
+    onShard.cancel()
+    await #expect(throws: CancellationError.self) { try await onShard.value }
+    let offShard = Task { try await shard.sleep(until: .now + .seconds(3600)) }
+    offShard.cancel()
+    await #expect(throws: CancellationError.self) { try await offShard.value }
+    let early = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      try await shard.sleep(until: .now + .seconds(3600))
+    }
+    await #expect(throws: CancellationError.self) { try await early.value }
+  }
+
+  /// Work that several jobs of one batch ask for at its end runs once, after all of them.
+  @Test func aHookAskedForByManyJobsOfABatchRunsOnceAfterThem() async {
+    let shard = Shard(name: "test-batch")
+    let log = LockIsolated<[String]>([])
+    let key = ObjectIdentifier(Shard.self)
+    let done = await withCheckedContinuation { (finished: CheckedContinuation<[String], Never>) in
+      // NB: jobs enqueued from a job of the shard all run before the shard looks for hooks.
+      Task(executorPreference: shard) {
+        for index in 0..<10 {
+          Task(executorPreference: shard) {
+            log.withValue { $0.append("job \(index)") }
+            Shard.atEndOfBatch(key) {
+              log.withValue { $0.append("hook") }
+              finished.resume(returning: log.value)
+            }
+          }
+        }
+      }
+    }
+    #expect(done == (0..<10).map { "job \($0)" } + ["hook"])
+  }
+
+  /// Off a shard, a hook runs at once.
+  @Test func offAShardAHookRunsAtOnce() {
+    let ran = LockIsolated(false)
+    Shard.atEndOfBatch(ObjectIdentifier(Shard.self)) { ran.withValue { $0 = true } }
+    #expect(ran.value)
+  }
+}
