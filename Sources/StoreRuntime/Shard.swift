@@ -46,9 +46,16 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
   /// Has every shard call `observer` with how late it woke each sleeper (for metrics).
   public static func observeWakeUps(_ observer: @escaping @Sendable (Duration) -> Void) {
-    wakeObserver.withLock { $0 = observer }
+    wakeObserver.withLock { $0 = WakeObserver(call: observer) }
   }
-  private static let wakeObserver = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+  // NB: the closure sits in a class: a closure read out of a generic `Mutex` comes back
+  // behind two more reabstraction thunks on every read (the `inout` is reabstracted both
+  // ways and written back), so each call would cost more than the last.
+  private final class WakeObserver: Sendable {
+    let call: @Sendable (Duration) -> Void
+    init(call: @escaping @Sendable (Duration) -> Void) { self.call = call }
+  }
+  private static let wakeObserver = Mutex<WakeObserver?>(nil)
 
   private struct Sleeper: Comparable {
     var deadline: ContinuousClock.Instant
@@ -203,7 +210,7 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
         for continuation in due { continuation.resume() }
         due.removeAll(keepingCapacity: true)
         if !lateness.isEmpty, let observer = Self.wakeObserver.withLock({ $0 }) {
-          for late in lateness { observer(late) }
+          for late in lateness { observer.call(late) }
         }
         lateness.removeAll(keepingCapacity: true)
         for job in jobs {
