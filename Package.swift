@@ -7,6 +7,10 @@ let swiftSettings: [SwiftSetting] = [
   .swiftLanguageMode(.v6),
   // Imports say exactly which module a member comes from.
   .enableUpcomingFeature("MemberImportVisibility"),
+  // Release builds specialize the store runtime's generic reducers (`Scope`, `ifLet`,
+  // `onChange`, `Effect`) for the features that use them, across module boundaries:
+  // without it every tick looked up generic metadata and key paths at run time.
+  .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
 
 let package = Package(

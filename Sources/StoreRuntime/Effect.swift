@@ -90,7 +90,10 @@ public struct Effect<Action: Sendable>: Sendable {
   }
 
   public func merge(with other: Self) -> Self {
-    Self(items: items + other.items, rejection: rejection ?? other.rejection)
+    // NB: most actions start nothing: merging nothing copies no array.
+    if other.isNone { return self }
+    if isNone { return other }
+    return Self(items: items + other.items, rejection: rejection ?? other.rejection)
   }
 
   /// Marks the run effects in here with `id`, so `.cancel(id:)` stops them; with

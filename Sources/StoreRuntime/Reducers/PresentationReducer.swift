@@ -41,7 +41,8 @@ extension Reducer {
   where Child.State == ChildState, Child.Action == ChildAction {
     PresentationReducer(
       parent: self, child: child().core, toChildState: toChildState,
-      toChildAction: AnyCasePath(toChildAction), absentMessage: absentMessage)
+      toChildAction: AnyCasePath(toChildAction), absentMessage: absentMessage,
+      identify: PresentationID.identifier(for: ChildState.self))
   }
 }
 
@@ -54,10 +55,12 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
   let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
   let toChildAction: AnyCasePath<Parent.Action, PresentationAction<Child.Action>>
   let absentMessage: @Sendable (Child.Action) -> String
+  /// The identity of a presented child, worked out once for its type.
+  let identify: @Sendable (Child.State) -> PresentationID
 
   public func reduce(into state: inout Parent.State, action: Parent.Action) -> Effect<Parent.Action>
   {
-    let before = state[keyPath: toChildState].map(PresentationID.init)
+    let before = state[keyPath: toChildState].map(identify)
     var childEffect = Effect<Parent.Action>.none
 
     switch toChildAction.extract(from: action) {
@@ -78,7 +81,7 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
     let parentEffect = parent.reduce(into: &state, action: action)
     if parentEffect.rejection != nil { return parentEffect }
 
-    let after = state[keyPath: toChildState].map(PresentationID.init)
+    let after = state[keyPath: toChildState].map(identify)
     // NB: the child's own effects start first, then whatever it had running is cancelled if
     // it went away, and only then the parent's effects run (which may present a new child).
     var dismissal = Effect<Parent.Action>.none
@@ -89,6 +92,8 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
   private func presented(_ effect: Effect<Child.Action>, id: PresentationID) -> Effect<
     Parent.Action
   > {
+    // NB: most child actions (a meeting's tick) start nothing: nothing to wrap.
+    guard !effect.isNone else { return .none }
     let toChildAction = toChildAction
     return effect.map { toChildAction.embed(.presented($0)) }
       .wrappingRuns { operation, send in
@@ -109,10 +114,21 @@ struct PresentationID: Hashable, @unchecked Sendable {
   let type: ObjectIdentifier
   let id: AnyHashable?
 
-  init<State>(_ state: State) {
-    type = ObjectIdentifier(State.self)
-    id = (state as? any Identifiable).map { Self.identity(of: $0) }
+  /// How to tell apart presentations of `State`, decided once: whether `State` is
+  /// `Identifiable` is a dynamic cast, too slow to make on every action.
+  static func identifier<State>(for _: State.Type) -> @Sendable (State) -> PresentationID {
+    let type = ObjectIdentifier(State.self)
+    guard let identifiable = State.self as? any Identifiable.Type else {
+      return { _ in PresentationID(type: type, id: nil) }
+    }
+    return identifier(identifiable, for: State.self)
   }
 
-  private static func identity(of value: some Identifiable) -> AnyHashable { AnyHashable(value.id) }
+  private static func identifier<Child: Identifiable, State>(
+    _: Child.Type, for _: State.Type
+  ) -> @Sendable (State) -> PresentationID {
+    let type = ObjectIdentifier(State.self)
+    // NB: `Child` is `State` (it was cast from it above), so the cast always succeeds.
+    return { state in PresentationID(type: type, id: (state as? Child).map { AnyHashable($0.id) }) }
+  }
 }
