@@ -120,11 +120,18 @@ extension Bench {
     case "micro":
       print(Micro.report(Micro.run()))
     case "fan-out":
-      let result = try await FanOut.standups(
-        binary: binary, peers: 50, load: .pipelined(inFlight: 4), seconds: seconds)
-      print(
-        "\(Int(result.rate)) deliveries/s, \(String(format: "%.2f", result.cpuPerThousand)) ms CPU per 1 000"
-      )
+      // NB: the C server in the same run, taking turns: only the ratio is comparable.
+      for peers in [50, 500] {
+        let load = Load.pipelined(inFlight: 4)
+        let ours = try await FanOut.standups(
+          binary: binary, peers: peers, load: load, seconds: seconds)
+        let mirror = try await FanOut.mirror(peers: peers, load: load, seconds: seconds)
+        print(
+          "\(peers) peers: standups \(Int(ours.rate)) deliveries/s, \(String(format: "%.2f", ours.cpuPerThousand)) ms CPU per 1 000; "
+            + "lws-mirror \(Int(mirror.rate)) deliveries/s, \(String(format: "%.2f", mirror.cpuPerThousand)) ms; "
+            + "ratio \(String(format: "%.2f", ours.cpuPerThousand / mirror.cpuPerThousand))×"
+        )
+      }
     case "keepalive":
       var runs: [KeepaliveResult] = []
       for connections in idleConnections {

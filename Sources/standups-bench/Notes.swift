@@ -32,15 +32,16 @@ enum Notes {
       key paths and case paths at run time on every action, more than the rest of a tick;
       the store now builds it once (`Reducer.core`), and so do `Scope` and `ifLet` for their
       children.
-    - **Sleeps wait in one heap.** `ContinuousClock.sleep` on Linux is a dispatch timer
-      per sleep: arming it wakes dispatch's manager thread, and firing it wakes it again
-      before a pool thread runs the meeting. The server's clock (`ScheduledClock`) keeps
-      every sleep in one heap that one thread serves, so a tick wakes that thread and a pool
-      thread, and the manager thread not at all (profiled: pool-thread switches per tick
-      from about 3 to 1.6). What is left in the many-rooms run is mostly the service
-      thread's sends (about 60 % of the server's CPU there) and lws's keep-alive pings to
-      connections that send nothing (333 pings and pongs a second here); the reduce, diff
-      and encode of a tick are microseconds.
+    - **Sleeps wait on the shard that runs the meeting.** `ContinuousClock.sleep` on Linux
+      is a dispatch timer per sleep: arming it wakes dispatch's manager thread, and firing
+      it wakes it again before a pool thread runs the meeting. Rooms, their effects and
+      their sleeps now run on shards (one thread per core, `StoreRuntime/Shard`): the shard
+      keeps its sleepers in a heap and wakes them from its own loop, so a tick goes from its
+      timer to its frames being queued on one thread, and the transport is woken once per
+      batch of ticks. What is left in the many-rooms run is mostly the service thread's
+      sends (the kernel's `send` to 10 000 loopback sockets a second) and the tick's reduce
+      and encode on the shards; keep-alive pings no longer cost more per connection as
+      connections grow (the keepalive wheel).
     - **What is left at 50 peers** (about 1.4×): each action is also decoded, reduced in
       the room's actor, diffed, encoded and acknowledged, with two thread hops (service
       thread → room → service thread), and that cost is spread over 50 deliveries. At 500
