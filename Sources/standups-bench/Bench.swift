@@ -45,6 +45,8 @@ struct Bench: AsyncParsableCommand {
 
     progress("micro: reduce + encode + diff + patch for a 50-attendee standup with 100 meetings")
     let micro = Micro.run()
+    progress("micro: one change to a lobby of 100, 500 and 5 000 standups")
+    let lobby = LobbyMicro.run()
 
     var fanOut: [FanOutRun] = []
     // NB: this machine's speed drifts by half over minutes, so the two servers take turns,
@@ -102,6 +104,7 @@ struct Bench: AsyncParsableCommand {
         Targets.report(
           micro: micro, fanOut: fanOut, many: ManyRooms.combined(many), keepalive: keepalive),
         Micro.report(micro),
+        LobbyMicro.report(lobby),
         FanOutRun.report(fanOut),
         ManyRooms.report(many, mirrorIdle: mirrorIdle),
         Keepalive.report(keepalive),
@@ -119,6 +122,7 @@ extension Bench {
     switch scenario {
     case "micro":
       print(Micro.report(Micro.run()))
+      print(LobbyMicro.report(LobbyMicro.run()))
     case "fan-out":
       // NB: the C server in the same run, taking turns: only the ratio is comparable.
       for peers in [50, 500] {

@@ -9,7 +9,7 @@ extension Reducer {
   /// ```
   ///
   /// If this reducer rejects the action, nothing changed and `reducer` does not run.
-  public func onChange<Value: Equatable>(
+  public func onChange<Value: Equatable & Sendable>(
     of toValue: @escaping @Sendable (State) -> Value,
     @ReducerBuilder<State, Action> _ reducer:
       @escaping @Sendable (

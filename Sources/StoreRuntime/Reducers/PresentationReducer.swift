@@ -118,13 +118,13 @@ struct PresentationID: Hashable, @unchecked Sendable {
   /// `Identifiable` is a dynamic cast, too slow to make on every action.
   static func identifier<State>(for _: State.Type) -> @Sendable (State) -> PresentationID {
     let type = ObjectIdentifier(State.self)
-    guard let identifiable = State.self as? any Identifiable.Type else {
+    guard let identifiable = State.self as? any (Identifiable & Sendable).Type else {
       return { _ in PresentationID(type: type, id: nil) }
     }
     return identifier(identifiable, for: State.self)
   }
 
-  private static func identifier<Child: Identifiable, State>(
+  private static func identifier<Child: Identifiable & Sendable, State>(
     _: Child.Type, for _: State.Type
   ) -> @Sendable (State) -> PresentationID {
     let type = ObjectIdentifier(State.self)
