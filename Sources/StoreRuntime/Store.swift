@@ -14,9 +14,9 @@ public enum ActionOrigin: Sendable, Equatable {
 /// The store runs on a `Shard`: its actor is isolated to the shard's thread, and its effects
 /// are tasks that prefer the same shard, so an effect's action reaches the store without
 /// changing threads. Effects are owned by this store: each one inherits the store's
-/// dependencies, and its cancellation ids are scoped to this store alone. `observer` is called on the store's
-/// actor after every action that was reduced (not rejected), with the new state — the
-/// server broadcasts its patches from there, in order.
+/// dependencies, and its cancellation ids are scoped to this store alone. `observer` is
+/// called on the store's actor after every action that was reduced (not rejected), with the
+/// new state — the server broadcasts its patches from there, in order.
 ///
 /// ```swift
 /// let store = Store(initialState: Counter.State(), reducer: Counter())
