@@ -83,6 +83,7 @@ let package = Package(
         .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "DependenciesMacros", package: "swift-dependencies"),
+        .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
       ],
       swiftSettings: swiftSettings
@@ -106,6 +107,7 @@ let package = Package(
       name: "StandupsWire",
       dependencies: [
         "JSONPatch", "StandupsFeatures", "StoreRuntime", "WebSocketTransport",
+        .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
       ],
       swiftSettings: swiftSettings
@@ -124,6 +126,7 @@ let package = Package(
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "DequeModule", package: "swift-collections"),
         .product(name: "GRDB", package: "GRDB.swift"),
+        .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "HeapModule", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
@@ -156,6 +159,7 @@ let package = Package(
         "StoreRuntime",
         "WebSocketTransport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
       ],
       swiftSettings: swiftSettings
@@ -189,6 +193,7 @@ let package = Package(
       name: "StandupsFeaturesTests",
       dependencies: [
         "StandupsFeatures", "StoreRuntime",
+        .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Dependencies", package: "swift-dependencies"),
@@ -205,6 +210,8 @@ let package = Package(
       name: "StandupsWireTests",
       dependencies: [
         "StandupsWire", "StandupsFeatures", "StoreRuntime", "JSONPatch", "WebSocketTransport",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
       ],
       swiftSettings: swiftSettings
     ),
@@ -213,6 +220,7 @@ let package = Package(
       dependencies: [
         "StandupsServer", "StandupsWire", "Storage", "StandupsFeatures", "JSONPatch",
         "WebSocketTransport",
+        .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -65,8 +65,15 @@ public enum JSONPatch {
   /// `id` members are diffed by id, so an edit to one element is a change at that element's
   /// path and an insertion is one `add`; other arrays are diffed by position.
   public static func diff(_ old: JSONValue, _ new: JSONValue) -> [PatchOperation] {
+    diff(old, new, at: JSONPointer())
+  }
+
+  /// The operations that turn `old`, found at `path` in a document, into `new`.
+  public static func diff(_ old: JSONValue, _ new: JSONValue, at path: JSONPointer)
+    -> [PatchOperation]
+  {
     var operations: [PatchOperation] = []
-    diff(old, new, at: JSONPointer(), into: &operations)
+    diff(old, new, at: path, into: &operations)
     return operations
   }
 

@@ -1,6 +1,7 @@
 import CasePaths
 import Dependencies
 import Foundation
+import HashTreeCollections
 import IdentifiedCollections
 import StoreRuntime
 
@@ -10,7 +11,13 @@ public struct Lobby: Reducer {
     /// In creation order, without their meetings (`Standup.withoutHistory`): the lobby's
     /// size does not grow with history.
     public var standups: IdentifiedArrayOf<Standup>
-    public var live: [Standup.ID: Live] = [:]
+    /// Who is in each room that has anyone in it.
+    ///
+    /// NB: a persistent hash tree, not a `Dictionary`: the store keeps the state before each
+    /// action (to roll back a rejected one) and the room keeps its last published version, so
+    /// every change writes to a shared value. A tree copies only the path to what changed,
+    /// O(log n); a dictionary would copy every room's presence for each join.
+    public var live: TreeDictionary<Standup.ID, Live> = [:]
 
     public init(standups: IdentifiedArrayOf<Standup> = []) {
       self.standups = IdentifiedArray(uniqueElements: standups.map(\.withoutHistory))

@@ -29,11 +29,16 @@ extension RoomChannel {
     private let shared: Mutex<Shared>
     private let versions: VersionLease
     private let outlet: Outlet
-    private let encode: @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
+    private let encode: Encode
+    /// `RoomFeature.encode`: the new state, the last version's state and JSON (changed in
+    /// place), the action between them; returns the patch.
+    typealias Encode =
+      @Sendable (State, State, inout JSONValue, Feature.R.Action) throws
+      -> [PatchOperation]
 
     init(
       state: State, json: JSONValue, versions: VersionLease, outlet: Outlet, resumeBytes: Int,
-      encode: @escaping @Sendable (State, (state: State, json: JSONValue)) throws -> JSONValue
+      encode: @escaping Encode
     ) {
       shared = Mutex(Shared(state: state, json: json, version: versions.first ?? 0))
       self.versions = versions
@@ -81,28 +86,27 @@ extension RoomChannel {
     var peerCount: Int { shared.withLock { $0.peers.count } }
     func sender(of connection: ConnectionID) -> Sender? { shared.withLock { $0.peers[connection] } }
 
-    /// Diffs `state` against the last version; if anything changed, numbers the patch and
-    /// sends it to every peer.
-    func publish(_ state: State) -> Publication {
-      // NB: only the store's actor publishes, so the previous version read here cannot move
-      // before the lock below is taken.
-      let previous = shared.withLock { ($0.state, $0.json) }
-      let json: JSONValue
-      do {
-        json = try encode(state, previous)
-      } catch {
-        shared.withLock { $0.publishFailures += 1 }
-        return .encodingFailed(error)
-      }
-      return shared.withLock { shared in
-        let operations = JSONPatch.diff(shared.json, json)
+    /// Encodes `state` (after `action`) over the last version; if anything changed, numbers
+    /// the patch and sends it to every peer.
+    func publish(_ state: State, after action: Feature.R.Action) -> Publication {
+      shared.withLock { shared in
+        // NB: the last version's JSON becomes the new one in place, under the lock, so that
+        // a change to one part of a large state copies nothing else.
+        let operations: [PatchOperation]
+        do {
+          operations = try encode(state, shared.state, &shared.json, action)
+        } catch {
+          shared.publishFailures += 1
+          return .encodingFailed(error)
+        }
         guard !operations.isEmpty else { return .unchanged }
         guard !shared.isClosed, versions.mayIssue(shared.version + 1) else {
           shared.publishFailures += 1
+          // The change is not sent, so the document stays the last version's.
+          shared.json = (try? JSONValue(encoding: shared.state)) ?? .null
           return .outOfVersions
         }
         shared.version += 1
-        shared.json = json
         let old = shared.state
         shared.state = state
         let message = OutboundMessage(

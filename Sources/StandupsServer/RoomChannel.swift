@@ -80,7 +80,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
     let broadcaster = Broadcaster(
       state: initialState, json: initialJSON, versions: versions, outlet: outlet,
-      resumeBytes: resumeBytes, encode: { try feature.encode($0, previous: $1) })
+      resumeBytes: resumeBytes,
+      encode: { try feature.encode($0, previous: $1, json: &$2, after: $3) })
     let work = work
     let (events, mailbox) = AsyncStream<Event>.makeStream()
     self.feature = feature
@@ -93,8 +94,8 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     self.onBounced = onBounced
     self.store = Store(
       initialState: initialState, reducer: reducer, dependencies: dependencies,
-      observer: { _, state, _ in
-        switch broadcaster.publish(state) {
+      observer: { action, state, _ in
+        switch broadcaster.publish(state, after: action) {
         case .published(let old):
           let first = work.count
           feature.stateDidChange(from: old, to: state, work: work)

@@ -28,15 +28,21 @@ protocol RoomFeature: Sendable {
   func isIdle(_ state: R.State) -> Bool
   /// Set when the room must close everyone (its standup was deleted).
   func closing(_ state: R.State) -> (code: CloseCode, reason: String)?
-  /// The state as JSON, reusing the parts of `previous` that did not change.
-  func encode(_ state: R.State, previous: (state: R.State, json: JSONValue)) throws -> JSONValue
+  /// Turns `json`, the encoding of `previous`, into the encoding of `state` (the state after
+  /// `action`), and returns the patch between them; leaves `json` untouched if it throws
+  /// (`StateEncoding`).
+  func encode(
+    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action
+  ) throws -> [PatchOperation]
 }
 
 extension RoomFeature {
   func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
 
-  func encode(_ state: R.State, previous: (state: R.State, json: JSONValue)) throws -> JSONValue {
-    try JSONValue(encoding: state)
+  func encode(
+    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action
+  ) throws -> [PatchOperation] {
+    try StateEncoding.whole(state, json: &json)
   }
 }
 
@@ -123,10 +129,10 @@ struct StandupRoomFeature: RoomFeature {
     state.isDeleted ? (.gone, "This standup was deleted.") : nil
   }
 
-  func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws
-    -> JSONValue
-  {
-    try RoomStateEncoder().encode(state, previous: previous)
+  func encode(
+    _ state: Room.State, previous: Room.State, json: inout JSONValue, after action: Room.Action
+  ) throws -> [PatchOperation] {
+    try RoomStateEncoder().encode(state, previous: previous, json: &json)
   }
 
   /// What a checkpoint records a change of: a meeting starting or ending, a new speaker, a
@@ -210,10 +216,10 @@ struct LobbyFeature: RoomFeature {
 
   func isIdle(_ state: Lobby.State) -> Bool { false }
 
-  func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws
-    -> JSONValue
-  {
-    try LobbyStateEncoder().encode(state, previous: previous)
+  func encode(
+    _ state: Lobby.State, previous: Lobby.State, json: inout JSONValue, after action: Lobby.Action
+  ) throws -> [PatchOperation] {
+    try LobbyStateEncoder().encode(state, previous: previous, json: &json, after: action)
   }
 
   func closing(_ state: Lobby.State) -> (code: CloseCode, reason: String)? { nil }

@@ -1,5 +1,6 @@
 import Dependencies
 import Foundation
+import HashTreeCollections
 import IdentifiedCollections
 import JSONPatch
 import Logging

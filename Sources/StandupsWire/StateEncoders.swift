@@ -1,86 +1,223 @@
+import HashTreeCollections
 import IdentifiedCollections
 import JSONPatch
 import StandupsFeatures
 
-/// Encodes a room's state for the wire, reusing what did not change since the last version.
-///
-/// A tick changes only `meeting`: the standup (with its history) is encoded again only when
-/// it changed, and the unchanged parts are the very values of the last version, so diffing
-/// them against it is an identity check.
-public struct RoomStateEncoder: Sendable {
-  public init() {}
-
-  public func encode(_ state: Room.State, previous: (state: Room.State, json: JSONValue)) throws
-    -> JSONValue
+/// Turns the last version's JSON into a new state's, and says how, without diffing the parts
+/// it knows did not change. Every encoder here has the same contract:
+/// - `json` is the encoding of `previous`; afterwards it is the encoding of `state`, and the
+///   operations returned turn the one into the other (RFC 6902);
+/// - when it throws, `json` is untouched.
+public enum StateEncoding {
+  /// Encodes `state` whole and diffs it against `json`.
+  public static func whole(_ state: some Encodable, json: inout JSONValue) throws
+    -> [PatchOperation]
   {
-    guard case .object(var members) = previous.json else { return try JSONValue(encoding: state) }
-    let old = previous.state
-    if state.standup != old.standup { members["standup"] = try JSONValue(encoding: state.standup) }
-    if state.participants != old.participants {
-      members["participants"] = try JSONValue(encoding: state.participants)
-    }
-    if state.destination != old.destination {
-      members["destination"] = try state.destination.map { try JSONValue(encoding: $0) } ?? .null
-    }
-    if state.meeting != old.meeting {
-      members["meeting"] = try state.meeting.map { try JSONValue(encoding: $0) } ?? .null
-    }
-    if state.activity != old.activity {
-      members["activity"] = try state.activity.map { try JSONValue(encoding: $0) } ?? .null
-    }
-    if state.undo?.activity != old.undo?.activity {
-      members["undo"] = try state.undo.map { try JSONValue(encoding: $0.activity) } ?? .null
-    }
-    return .object(members)
+    let new = try JSONValue(encoding: state)
+    let operations = JSONPatch.diff(json, new)
+    json = new
+    return operations
   }
 }
 
-/// Encodes the lobby for the wire, reusing the summaries of the standups that did not change.
+/// Encodes a room's state for the wire, encoding and diffing only the members that changed.
 ///
-/// Every join and leave in any room changes the lobby (who is in each room), so with many
-/// rooms the lobby must not encode every standup again for each. When only presence changed
-/// — the standups are the very values of the last version — it looks only at the rooms'
-/// presence and encodes the summaries whose presence changed: no summary of a quiet room is
-/// built or compared.
+/// A tick changes only `meeting`: the standup (with its history) is encoded again only when
+/// it changed, and the members that did not change are not looked at.
+public struct RoomStateEncoder: Sendable {
+  public init() {}
+
+  public func encode(_ state: Room.State, previous old: Room.State, json: inout JSONValue) throws
+    -> [PatchOperation]
+  {
+    guard case .object(var members) = json else {
+      return try StateEncoding.whole(state, json: &json)
+    }
+    var changed: [(key: String, value: JSONValue)] = []
+    if state.standup != old.standup {
+      changed.append(("standup", try JSONValue(encoding: state.standup)))
+    }
+    if state.participants != old.participants {
+      changed.append(("participants", try JSONValue(encoding: state.participants)))
+    }
+    if state.destination != old.destination {
+      changed.append(
+        ("destination", try state.destination.map { try JSONValue(encoding: $0) } ?? .null))
+    }
+    if state.meeting != old.meeting {
+      changed.append(("meeting", try state.meeting.map { try JSONValue(encoding: $0) } ?? .null))
+    }
+    if state.activity != old.activity {
+      changed.append(("activity", try state.activity.map { try JSONValue(encoding: $0) } ?? .null))
+    }
+    if state.undo?.activity != old.undo?.activity {
+      changed.append(("undo", try state.undo.map { try JSONValue(encoding: $0.activity) } ?? .null))
+    }
+    var operations: [PatchOperation] = []
+    // NB: in the order of `JSONPatch.diff`, so that a patch reads the same as before.
+    for (key, value) in changed.sorted(by: { $0.key < $1.key }) {
+      let path = JSONPointer(tokens: [key])
+      if let oldValue = members[key] {
+        operations += JSONPatch.diff(oldValue, value, at: path)
+      } else {
+        operations.append(.add(path: path, value: value))
+      }
+      members[key] = value
+    }
+    json = .object(members)
+    return operations
+  }
+}
+
+/// Encodes the lobby for the wire, costing what an action changed, not what the lobby holds.
+///
+/// Every join and leave in any room changes the lobby (who is in each room), and a team may
+/// keep hundreds of standups: so the lobby neither encodes nor compares the summaries an
+/// action did not touch.
+/// - An action that names its standup (someone came or went, a standup was saved, deleted or
+///   added) rebuilds that one summary and writes the patch for it: nothing else is compared,
+///   and the summaries change in place (the last version's JSON is not copied).
+/// - Anything else (a refused save taking back what it added) reuses the summaries whose
+///   standup and presence did not change, and diffs the result.
+///
+/// Debug builds check every patch against a whole encoding.
 public struct LobbyStateEncoder: Sendable {
   public init() {}
 
-  public func encode(_ state: Lobby.State, previous: (state: Lobby.State, json: JSONValue)) throws
-    -> JSONValue
-  {
-    guard case .object(var members) = previous.json,
-      case .array(var summaries)? = members["standups"],
-      summaries.count == previous.state.standups.count
-    else { return try JSONValue(encoding: state) }
-    let old = previous.state
-    if state.standups == old.standups {
-      for id in Self.changedKeys(state.live, old.live) {
-        guard let index = state.standups.index(id: id) else { continue }
-        summaries[index] = try JSONValue(
-          encoding: Lobby.Summary(state.standups[index], live: state.live[id]))
+  /// - Parameter action: the action that turned `previous` into `state`, if known.
+  public func encode(
+    _ state: Lobby.State, previous old: Lobby.State, json: inout JSONValue,
+    after action: Lobby.Action? = nil
+  ) throws -> [PatchOperation] {
+    #if DEBUG
+      let before = json
+      defer {
+        assert(
+          json == (try? JSONValue(encoding: state)),
+          "The lobby's encoding after \(String(describing: action)) is not the whole encoding.")
       }
-    } else {
-      let oldSummaries = summaries
-      summaries = try state.standups.map { standup in
-        let summary = Lobby.Summary(standup, live: state.live[standup.id])
-        if let index = old.standups.index(id: standup.id),
-          Lobby.Summary(old.standups[index], live: old.live[standup.id]) == summary
-        {
-          return oldSummaries[index]
-        }
-        return try JSONValue(encoding: summary)
-      }
+    #endif
+    guard Self.summaryCount(json) == old.standups.count else {
+      return try StateEncoding.whole(state, json: &json)
     }
-    members["standups"] = .array(summaries)
-    return .object(members)
+    if let action, let change = try Self.change(after: action, state, old) {
+      let operations = Self.apply(change, to: &json)
+      #if DEBUG
+        assert(
+          (try? JSONPatch.apply(operations, to: before)) == json,
+          "The lobby's patch after \(String(describing: action)) does not rebuild its encoding.")
+      #endif
+      return operations
+    }
+    let reused = try Self.reusingUnchanged(state, old, json["standups"]?.arrayValue ?? [])
+    let new = JSONValue.object(["standups": .array(reused)])
+    let operations = JSONPatch.diff(json, new)
+    json = new
+    return operations
   }
 
-  /// The rooms whose presence is not what it was (came, went, or changed).
-  static func changedKeys(
-    _ new: [Standup.ID: Lobby.Live], _ old: [Standup.ID: Lobby.Live]
-  ) -> [Standup.ID] {
-    var changed = new.compactMap { id, live in old[id] == live ? nil : id }
-    for id in old.keys where new[id] == nil { changed.append(id) }
-    return changed
+  /// What an action did to the list of summaries.
+  enum Change {
+    case nothing
+    case replace(index: Int, summary: JSONValue)
+    case remove(index: Int)
+    case append(summary: JSONValue)
+  }
+
+  private static let standupsPath = JSONPointer(tokens: ["standups"])
+
+  /// What `action` changed, found from the action alone: only the summary it names is built.
+  /// Nil when the action names no single summary, or the lobby is not the shape the action
+  /// leaves (then the whole lobby is looked at).
+  static func change(after action: Lobby.Action, _ state: Lobby.State, _ old: Lobby.State)
+    throws -> Change?
+  {
+    switch action {
+    case .roomActivityChanged(let id, _):
+      return try summaryChange(of: id, state, old)
+    case .standupChanged(let standup):
+      return try summaryChange(of: standup.id, state, old)
+    case .standupDeleted(let id):
+      guard let index = old.standups.index(id: id), state.standups[id: id] == nil,
+        state.standups.count == old.standups.count - 1
+      else { return nil }
+      return .remove(index: index)
+    case .addStandupSubmitted:
+      guard state.standups.count == old.standups.count + 1, let added = state.standups.last,
+        old.standups[id: added.id] == nil
+      else { return nil }
+      return .append(
+        summary: try JSONValue(encoding: Lobby.Summary(added, live: state.live[added.id])))
+    case .saveFailed:
+      return nil
+    }
+  }
+
+  /// The summary of one standup that kept its place, built again.
+  private static func summaryChange(of id: Standup.ID, _ state: Lobby.State, _ old: Lobby.State)
+    throws -> Change?
+  {
+    guard state.standups.count == old.standups.count else { return nil }
+    guard let index = state.standups.index(id: id) else {
+      // A room the lobby does not list: the lobby ignores it.
+      return old.standups.index(id: id) == nil ? .nothing : nil
+    }
+    guard old.standups.index(id: id) == index else { return nil }
+    return .replace(
+      index: index,
+      summary: try JSONValue(encoding: Lobby.Summary(state.standups[index], live: state.live[id])))
+  }
+
+  /// Applies `change` to the summaries in `json`, in place, and returns its patch.
+  static func apply(_ change: Change, to json: inout JSONValue) -> [PatchOperation] {
+    if case .nothing = change { return [] }
+    // NB: taken out of `json` so that this is their only owner: changing one summary then
+    // copies neither the members nor the list of summaries.
+    guard case .object(var members) = json else { return [] }
+    json = .null
+    guard case .array(var summaries)? = members.removeValue(forKey: "standups") else {
+      json = .object(members)
+      return []
+    }
+    let operations: [PatchOperation]
+    switch change {
+    case .nothing:
+      operations = []
+    case .replace(let index, let summary):
+      operations = JSONPatch.diff(summaries[index], summary, at: standupsPath.appending(index))
+      summaries[index] = summary
+    case .remove(let index):
+      summaries.remove(at: index)
+      operations = [.remove(path: standupsPath.appending(index))]
+    case .append(let summary):
+      summaries.append(summary)
+      operations = [.add(path: standupsPath.appending(summaries.count - 1), value: summary)]
+    }
+    members["standups"] = .array(summaries)
+    json = .object(members)
+    return operations
+  }
+
+  /// How many summaries `json` holds (nil: not a lobby's shape).
+  ///
+  /// NB: a function of its own so that nothing else holds the list of summaries while they
+  /// change in place.
+  private static func summaryCount(_ json: JSONValue) -> Int? {
+    json["standups"]?.arrayValue?.count
+  }
+
+  /// Every summary, reusing the encoding of those whose standup and presence are unchanged.
+  static func reusingUnchanged(
+    _ state: Lobby.State, _ old: Lobby.State, _ summaries: [JSONValue]
+  ) throws -> [JSONValue] {
+    try state.standups.map { standup in
+      let summary = Lobby.Summary(standup, live: state.live[standup.id])
+      if let index = old.standups.index(id: standup.id),
+        Lobby.Summary(old.standups[index], live: old.live[standup.id]) == summary
+      {
+        return summaries[index]
+      }
+      return try JSONValue(encoding: summary)
+    }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HashTreeCollections
 import IdentifiedCollections
 import JSONPatch
 import Logging
@@ -12,12 +13,6 @@ import Testing
   /// Every way a room's state changes, one after the other: the reused encoding must be
   /// exactly the whole encoding each time.
   @Test func reusingUnchangedPartsGivesTheSameJSONAsEncodingItAll() throws {
-    let feature = StandupRoomFeature(
-      standupID: Standup.design.id, storage: .inMemory(), lobby: LobbyNotifier(),
-      catalog: StandupCatalog([]),
-      health: StorageHealth(logger: Logger(label: "test")),
-      heartbeat: MeetingHeartbeat(
-        storage: .inMemory(), health: StorageHealth(logger: Logger(label: "test"))))
     var state = Room.State(standup: .design)
     var steps: [(String, (inout Room.State) -> Void)] = [
       ("join", { $0.participants.append(Participant(id: "p1", name: "Ana")) }),
@@ -49,12 +44,16 @@ import Testing
     for tick in 1...3 {
       steps.insert(("tick \(tick)", { $0.meeting?.secondsElapsed += 1 }), at: 8)
     }
-    var previous = (state: state, json: try JSONValue(encoding: state))
+    var previous = state
+    var json = try JSONValue(encoding: state)
     for (name, change) in steps {
       change(&state)
-      let reused = try feature.encode(state, previous: previous)
-      #expect(reused == (try JSONValue(encoding: state)), "after \(name)")
-      previous = (state, reused)
+      let before = json
+      let patch = try RoomStateEncoder().encode(state, previous: previous, json: &json)
+      #expect(json == (try JSONValue(encoding: state)), "after \(name)")
+      #expect(try JSONPatch.apply(patch, to: before) == json, "after \(name)")
+      #expect(patch == JSONPatch.diff(before, json), "after \(name)")
+      previous = state
     }
   }
 }
@@ -105,17 +104,19 @@ import Testing
       ),
       ("empty", { $0.live[design] = nil }),
     ]
-    var previous = (state: state, json: try JSONValue(encoding: state))
+    var previous = state
+    var json = try JSONValue(encoding: state)
     for (name, change) in steps {
       change(&state)
-      let reused = try LobbyStateEncoder().encode(state, previous: previous)
-      #expect(reused == (try JSONValue(encoding: state)), "after \(name)")
-      previous = (state, reused)
+      let before = json
+      let patch = try LobbyStateEncoder().encode(state, previous: previous, json: &json)
+      #expect(json == (try JSONValue(encoding: state)), "after \(name)")
+      #expect(try JSONPatch.apply(patch, to: before) == json, "after \(name)")
+      previous = state
     }
     // A join in one room: one operation, on that room's summary only.
     state.live[others[2].id] = Lobby.Live(participants: 1, meetingRunning: false)
-    let operations = JSONPatch.diff(
-      previous.json, try LobbyStateEncoder().encode(state, previous: previous))
+    let operations = try LobbyStateEncoder().encode(state, previous: previous, json: &json)
     #expect(operations.count == 1)
     #expect(operations.first?.json["path"] == "/standups/2/live")
   }
