@@ -184,7 +184,10 @@ struct RoomCore: Reducer {
     .ifLet(\.destination, action: \.destination, absentMessage: Destination.absentMessage) {
       Destination()
     }
-    .onChange(of: \.destination?.edit?.attendees) { before, after in
+    // NB: a closure, not the key path `\.destination?.edit?.attendees`: it is read twice on
+    // every action the room takes (each tick), and a key path through an enum's case is
+    // looked up at run time.
+    .onChange(of: { Self.editedAttendees($0) }) { before, after in
       Reduce { state, _ in
         if let before, let after { Self.moveFocus(from: before, to: after, in: &state) }
         return .none
@@ -193,6 +196,12 @@ struct RoomCore: Reducer {
     .ifLet(\.meeting, action: \.meeting, absentMessage: "No meeting is running.") {
       RecordMeeting()
     }
+  }
+
+  /// The attendees of the form being edited, if one is.
+  static func editedAttendees(_ state: State) -> IdentifiedArrayOf<Attendee>? {
+    guard case .edit(let form)? = state.destination else { return nil }
+    return form.attendees
   }
 
   /// Why the detail's Edit, Delete and Start are not possible now, if they are not.

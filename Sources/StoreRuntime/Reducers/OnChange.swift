@@ -34,6 +34,6 @@ public struct OnChangeReducer<Base: Reducer, Value: Equatable>: Reducer {
     guard effect.rejection == nil else { return effect }
     let new = toValue(state)
     guard old != new else { return effect }
-    return .merge(effect, reducer(old, new).reduce(into: &state, action: action))
+    return effect.merge(with: reducer(old, new).reduce(into: &state, action: action))
   }
 }

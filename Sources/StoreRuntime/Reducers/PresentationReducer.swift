@@ -86,7 +86,8 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
     // it went away, and only then the parent's effects run (which may present a new child).
     var dismissal = Effect<Parent.Action>.none
     if let before, before != after { dismissal = .cancel(id: before) }
-    return .merge(childEffect, dismissal, parentEffect)
+    // NB: chained, not `.merge(…)`: a variadic call allocates an array on every action.
+    return childEffect.merge(with: dismissal).merge(with: parentEffect)
   }
 
   private func presented(_ effect: Effect<Child.Action>, id: PresentationID) -> Effect<
@@ -128,7 +129,11 @@ struct PresentationID: Hashable, @unchecked Sendable {
     _: Child.Type, for _: State.Type
   ) -> @Sendable (State) -> PresentationID {
     let type = ObjectIdentifier(State.self)
-    // NB: `Child` is `State` (it was cast from it above), so the cast always succeeds.
-    return { state in PresentationID(type: type, id: (state as? Child).map { AnyHashable($0.id) }) }
+    precondition(Child.self == State.self)
+    // NB: `Child` is `State` (checked above), so this is no conversion at all; a dynamic cast
+    // (`as? Child`) would copy the whole child state on every action.
+    return { state in
+      PresentationID(type: type, id: AnyHashable(unsafeBitCast(state, to: Child.self).id))
+    }
   }
 }
