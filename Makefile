@@ -61,7 +61,7 @@ cluster: deps $(VENV)/bin/kosoku
 # `swift format` (in the toolchain) with the committed .swift-format: 2 spaces, 100 columns,
 # no force unwraps or try! outside Tests/ and the bench (their own .swift-format allows them).
 # `swift format --in-place --recursive Sources Tests examples Package.swift` fixes layout.
-SWIFT_SOURCES = Sources Tests examples Package.swift Fuzz/Package.swift Fuzz/Sources/json-fuzz Fuzz/Sources/patch-fuzz Fuzz/Sources/FuzzDriver
+SWIFT_SOURCES = Sources Tests examples Package.swift Fuzz/Package.swift Fuzz/Sources/json-fuzz Fuzz/Sources/patch-fuzz Fuzz/Sources/FuzzDriver Fuzz/Targets
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
 
@@ -76,30 +76,52 @@ test: deps lint $(VENV)/bin/kosoku
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
 	  $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Cluster Tests/Browser
-	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000"
+	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000" FUZZ_WIRE_LIMIT="-seed=1 -runs=15000" \
+	  FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
 
-# libFuzzer (in the toolchain) over the JSON parser and JSON Patch: Fuzz/ is a package of its
-# own built into .build-fuzz, so that the sanitizers reach only that code. Each target runs
-# FUZZ_SECONDS on a copy of its seed corpus (Fuzz/corpus/…) under build/fuzz/; a failure keeps
-# the input that caused it there (crash-…, timeout-…) and fails the target. `make test` runs
-# a fixed seed and number of runs (about 15 s each), so that it is the same run every time;
-# `make fuzz` explores anew (add what it finds to Fuzz/corpus with its fix).
+# libFuzzer (in the toolchain), with AddressSanitizer, over four targets:
+# - json, patch: the JSON parser and JSON Patch. Fuzz/ is a package of its own, built into
+#   .build-fuzz, so that the sanitizers reach only that code.
+# - wire: frames through parsing, action decoding and the room's and lobby's reducers;
+#   http: bytes on a connection to the transport's HTTP server. These are targets of the main
+#   package that exist only with STANDUPS_FUZZ=1, built into .build-fuzz-main with the
+#   project's own modules instrumented (not the packages they use, nor macros).
+# Each target runs on a copy of its seed corpus (Fuzz/corpus/…) under build/fuzz/; a failure
+# (a crash, a hang past -timeout, a leak) keeps the input that caused it there (crash-…,
+# timeout-…, leak-…) and fails. `make test` runs a fixed seed and number of runs (about 15 s
+# each; the http target, whose server is threads, a fixed time), so that it is the same run
+# every time; `make fuzz` explores anew, FUZZ_SECONDS each (add what it finds to Fuzz/corpus
+# with its fix).
 FUZZ_SECONDS ?= 60
 FUZZ_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
+FUZZ_WIRE_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
+FUZZ_HTTP_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
+# NB: Swift's crash reporter can hang under libFuzzer, which reports crashes itself. The
+# suppressions are for Swift's weak-reference side tables (see the file).
+FUZZ_ENV = SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp
+# $(call run-fuzz,target,binary,limit,options)
+define run-fuzz
+	@mkdir -p build/fuzz/$(1) && cp Fuzz/corpus/$(1)/* build/fuzz/$(1)/
+	@echo "Fuzzing $(1) ($(3))"
+	@$(FUZZ_ENV) $(2) build/fuzz/$(1) $(3) $(4) -rss_limit_mb=2048 -artifact_prefix=build/fuzz/ \
+	  > build/fuzz/$(1).log 2>&1; \
+	status=$$?; grep -E "^Done|Precondition|Fatal|ERROR" build/fuzz/$(1).log; \
+	[ $$status = 0 ] || { echo "$(1)-fuzz failed: see build/fuzz/$(1).log"; exit 1; }
+endef
 fuzz:
 	mkdir -p build/fuzz
 	cd Fuzz && $(SWIFT) build --scratch-path ../.build-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > ../build/fuzz/build.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" ../build/fuzz/build.log; exit 1; }
-	@for target in json patch; do \
-	  mkdir -p build/fuzz/$$target && cp Fuzz/corpus/$$target/* build/fuzz/$$target/; \
-	  echo "Fuzzing $$target ($(FUZZ_LIMIT))"; \
-	  .build-fuzz/debug/$$target-fuzz build/fuzz/$$target -dict=Fuzz/json.dict \
-	    $(FUZZ_LIMIT) -max_len=4096 -timeout=5 -rss_limit_mb=2048 \
-	    -artifact_prefix=build/fuzz/ > build/fuzz/$$target.log 2>&1; \
-	  status=$$?; grep -E "^Done|Precondition|Fatal|ERROR" build/fuzz/$$target.log; \
-	  [ $$status = 0 ] || { echo "$$target-fuzz failed: see build/fuzz/$$target.log"; exit 1; }; \
-	done
+	STANDUPS_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz-main --product wire-fuzz \
+	  > build/fuzz/build-main.log 2>&1 \
+	  && STANDUPS_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz-main --product http-fuzz \
+	  >> build/fuzz/build-main.log 2>&1 \
+	  || { grep -v "Cannot export local symbol" build/fuzz/build-main.log; exit 1; }
+	$(call run-fuzz,json,.build-fuzz/debug/json-fuzz,$(FUZZ_LIMIT),-dict=Fuzz/json.dict -max_len=4096 -timeout=5)
+	$(call run-fuzz,patch,.build-fuzz/debug/patch-fuzz,$(FUZZ_LIMIT),-dict=Fuzz/json.dict -max_len=4096 -timeout=5)
+	$(call run-fuzz,wire,.build-fuzz-main/debug/wire-fuzz,$(FUZZ_WIRE_LIMIT),-dict=Fuzz/wire.dict -max_len=4096 -timeout=10)
+	$(call run-fuzz,http,.build-fuzz-main/debug/http-fuzz,$(FUZZ_HTTP_LIMIT),-max_len=8192 -timeout=30)
 
 # From PyPI, in a git-ignored virtualenv: the browser tests' driver, Python's websockets (a
 # strict third-party client), jsonschema and PyYAML (the contract in docs/asyncapi.yaml), axe-core

@@ -1,17 +1,25 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+/// `make fuzz` builds with STANDUPS_FUZZ=1 (into .build-fuzz): the project's own modules are
+/// then instrumented for libFuzzer and AddressSanitizer — not the packages they use, nor their
+/// macros — and the fuzz targets over the wire protocol and the HTTP path exist
+/// (`Fuzz/Targets`). The JSON parser and JSON Patch have a package of their own (`Fuzz/`).
+let fuzzing = Context.environment["STANDUPS_FUZZ"] == "1"
+let fuzzSettings: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []
+
 /// Settings every target shares.
-let swiftSettings: [SwiftSetting] = [
-  // Swift 6 language mode: strict concurrency checking is an error, not a warning.
-  .swiftLanguageMode(.v6),
-  // Imports say exactly which module a member comes from.
-  .enableUpcomingFeature("MemberImportVisibility"),
-  // Release builds specialize the store runtime's generic reducers (`Scope`, `ifLet`,
-  // `onChange`, `Effect`) for the features that use them, across module boundaries:
-  // without it every tick looked up generic metadata and key paths at run time.
-  .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
-]
+let swiftSettings: [SwiftSetting] =
+  [
+    // Swift 6 language mode: strict concurrency checking is an error, not a warning.
+    .swiftLanguageMode(.v6),
+    // Imports say exactly which module a member comes from.
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // Release builds specialize the store runtime's generic reducers (`Scope`, `ifLet`,
+    // `onChange`, `Effect`) for the features that use them, across module boundaries:
+    // without it every tick looked up generic metadata and key paths at run time.
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
+  ] + fuzzSettings
 
 let package = Package(
   name: "standups",
@@ -229,3 +237,28 @@ let package = Package(
     ),
   ]
 )
+
+if fuzzing {
+  package.targets += [
+    .target(name: "FuzzDriver", path: "Fuzz/Sources/FuzzDriver"),
+    .executableTarget(
+      name: "wire-fuzz",
+      dependencies: [
+        "FuzzDriver", "JSONPatch", "StandupsFeatures", "StandupsWire", "StoreRuntime",
+        "WebSocketTransport",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+      ],
+      path: "Fuzz/Targets/wire-fuzz",
+      swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])],
+      linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    ),
+    .executableTarget(
+      name: "http-fuzz",
+      dependencies: ["FuzzDriver", "WebSocketTransport"],
+      path: "Fuzz/Targets/http-fuzz",
+      swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])],
+      linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    ),
+  ]
+}

@@ -8,9 +8,8 @@ import WebSocketTransport
 /// action type with values of the wrong kind — read the way a room reads them. The inputs
 /// come from a fixed seed, so a failure names an input that fails again.
 ///
-/// (libFuzzer covers the JSON parser and JSON Patch in `Fuzz/`; this module's decoding needs
-/// StandupsFeatures and its macros, which the sanitizer build does not take, so it is
-/// explored here instead.)
+/// (libFuzzer explores the same path, and the reducers after it, in `make fuzz`'s wire target,
+/// `Fuzz/Targets/wire-fuzz`; this test is the same seeded run everywhere, in every test run.)
 struct RandomInputTests {
   /// SplitMix64: small, fast, and the same sequence everywhere.
   struct Generator: RandomNumberGenerator {
