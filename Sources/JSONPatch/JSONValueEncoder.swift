@@ -17,7 +17,11 @@ final class JSONValueEncoding: Encoder {
 
   init(codingPath: [any CodingKey]) { self.codingPath = codingPath }
 
-  static func encode(_ value: some Encodable, codingPath: [any CodingKey]) throws -> JSONValue {
+  /// - Parameter codingPath: built only for a value with containers of its own (it is an
+  ///   array of existentials: building one for every field was a good part of the cost).
+  static func encode(_ value: some Encodable, codingPath: @autoclosure () -> [any CodingKey])
+    throws -> JSONValue
+  {
     switch value {
     case let date as Date: return .string(date.formatted(.iso8601))
     case let uuid as UUID: return .string(uuid.uuidString)
@@ -25,7 +29,7 @@ final class JSONValueEncoding: Encoder {
     case let int as Int: return .int(int)
     case let bool as Bool: return .bool(bool)
     default:
-      let encoder = JSONValueEncoding(codingPath: codingPath)
+      let encoder = JSONValueEncoding(codingPath: codingPath())
       try value.encode(to: encoder)
       return encoder.storage?.value ?? .object([:])
     }
@@ -92,6 +96,21 @@ final class JSONValueEncoding: Encoder {
     mutating func encode(_ value: some Encodable, forKey key: Key) throws {
       set(
         Box(.value(try JSONValueEncoding.encode(value, codingPath: codingPath + [key]))), for: key)
+    }
+
+    // NB: the plain values a hand-written `encode(to:)` writes most, without the casts of
+    // the generic path.
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+      set(Box(.value(.int(value))), for: key)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+      set(Box(.value(.string(value))), for: key)
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+      set(Box(.value(.bool(value))), for: key)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+      set(Box(.value(.double(value))), for: key)
     }
 
     mutating func encodeIfPresent(_ value: (some Encodable)?, forKey key: Key) throws {
