@@ -21,6 +21,9 @@ extension RoomChannel {
       var recentBytes = 0
       /// Changes that could not be published (numbered or encoded).
       var publishFailures = 0
+      /// Set while a change is unpublished: the state is then more than one action past the
+      /// last version, so the next encoding must not go by its action alone.
+      var isBehind = false
     }
 
     static var recentCapacity: Int { 512 }
@@ -33,7 +36,7 @@ extension RoomChannel {
     /// `RoomFeature.encode`: the new state, the last version's state and JSON (changed in
     /// place), the action between them; returns the patch.
     typealias Encode =
-      @Sendable (State, State, inout JSONValue, Feature.R.Action) throws
+      @Sendable (State, State, inout JSONValue, Feature.R.Action?) throws
       -> [PatchOperation]
 
     init(
@@ -90,22 +93,31 @@ extension RoomChannel {
     /// the patch and sends it to every peer.
     func publish(_ state: State, after action: Feature.R.Action) -> Publication {
       shared.withLock { shared in
+        let action = shared.isBehind ? nil : action
+        guard !shared.isClosed, versions.mayIssue(shared.version + 1) else {
+          // Nothing can be sent, so the document stays the last version's: whether anything
+          // changed is found on a copy.
+          var unsent = shared.json
+          do {
+            guard !(try encode(state, shared.state, &unsent, action)).isEmpty else {
+              return .unchanged
+            }
+          } catch {
+            return failed(&shared, .encodingFailed(error))
+          }
+          return failed(&shared, .outOfVersions)
+        }
         // NB: the last version's JSON becomes the new one in place, under the lock, so that
-        // a change to one part of a large state copies nothing else.
+        // a change to one part of a large state copies nothing else. An encoder that throws
+        // leaves it as it was.
         let operations: [PatchOperation]
         do {
           operations = try encode(state, shared.state, &shared.json, action)
         } catch {
-          shared.publishFailures += 1
-          return .encodingFailed(error)
+          return failed(&shared, .encodingFailed(error))
         }
         guard !operations.isEmpty else { return .unchanged }
-        guard !shared.isClosed, versions.mayIssue(shared.version + 1) else {
-          shared.publishFailures += 1
-          // The change is not sent, so the document stays the last version's.
-          shared.json = (try? JSONValue(encoding: shared.state)) ?? .null
-          return .outOfVersions
-        }
+        shared.isBehind = false
         shared.version += 1
         let old = shared.state
         shared.state = state
@@ -122,6 +134,13 @@ extension RoomChannel {
         ServerMetrics.shared.sent(message.count, to: shared.peers.count)
         return .published(old)
       }
+    }
+
+    /// A change that was not published: counted, and the next one compares whole states.
+    private func failed(_ shared: inout Shared, _ publication: Publication) -> Publication {
+      shared.publishFailures += 1
+      shared.isBehind = true
+      return publication
     }
 
     /// Adds a peer and sends it the state: whole, or as the patches after `since`.

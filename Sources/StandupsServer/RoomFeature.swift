@@ -28,11 +28,11 @@ protocol RoomFeature: Sendable {
   func isIdle(_ state: R.State) -> Bool
   /// Set when the room must close everyone (its standup was deleted).
   func closing(_ state: R.State) -> (code: CloseCode, reason: String)?
-  /// Turns `json`, the encoding of `previous`, into the encoding of `state` (the state after
-  /// `action`), and returns the patch between them; leaves `json` untouched if it throws
-  /// (`StateEncoding`).
+  /// Turns `json`, the encoding of `previous`, into the encoding of `state`, and returns the
+  /// patch between them; leaves `json` untouched if it throws (`StateEncoding`). `action` is
+  /// what turned `previous` into `state`, when one action did.
   func encode(
-    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action
+    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action?
   ) throws -> [PatchOperation]
 }
 
@@ -40,7 +40,7 @@ extension RoomFeature {
   func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
 
   func encode(
-    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action
+    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action?
   ) throws -> [PatchOperation] {
     try StateEncoding.whole(state, json: &json)
   }
@@ -130,7 +130,7 @@ struct StandupRoomFeature: RoomFeature {
   }
 
   func encode(
-    _ state: Room.State, previous: Room.State, json: inout JSONValue, after action: Room.Action
+    _ state: Room.State, previous: Room.State, json: inout JSONValue, after action: Room.Action?
   ) throws -> [PatchOperation] {
     try RoomStateEncoder().encode(state, previous: previous, json: &json)
   }
@@ -217,7 +217,7 @@ struct LobbyFeature: RoomFeature {
   func isIdle(_ state: Lobby.State) -> Bool { false }
 
   func encode(
-    _ state: Lobby.State, previous: Lobby.State, json: inout JSONValue, after action: Lobby.Action
+    _ state: Lobby.State, previous: Lobby.State, json: inout JSONValue, after action: Lobby.Action?
   ) throws -> [PatchOperation] {
     try LobbyStateEncoder().encode(state, previous: previous, json: &json, after: action)
   }

@@ -80,34 +80,40 @@ public struct RoomStateEncoder: Sendable {
 /// - Anything else (a refused save taking back what it added) reuses the summaries whose
 ///   standup and presence did not change, and diffs the result.
 ///
-/// Debug builds check every patch against a whole encoding.
+/// Debug builds check every encoding and patch against a whole encoding.
 public struct LobbyStateEncoder: Sendable {
   public init() {}
 
-  /// - Parameter action: the action that turned `previous` into `state`, if known.
+  /// - Parameter action: the one action that turned `previous` into `state`, if known (nil
+  ///   after changes that were not published: the whole lobby is then compared).
   public func encode(
     _ state: Lobby.State, previous old: Lobby.State, json: inout JSONValue,
     after action: Lobby.Action? = nil
   ) throws -> [PatchOperation] {
     #if DEBUG
       let before = json
-      defer {
-        assert(
-          json == (try? JSONValue(encoding: state)),
-          "The lobby's encoding after \(String(describing: action)) is not the whole encoding.")
-      }
+      let operations = try encodeUnchecked(state, previous: old, json: &json, after: action)
+      assert(
+        json == (try? JSONValue(encoding: state)),
+        "The lobby's encoding after \(String(describing: action)) is not the whole encoding.")
+      assert(
+        (try? JSONPatch.apply(operations, to: before)) == json,
+        "The lobby's patch after \(String(describing: action)) does not rebuild its encoding.")
+      return operations
+    #else
+      return try encodeUnchecked(state, previous: old, json: &json, after: action)
     #endif
+  }
+
+  private func encodeUnchecked(
+    _ state: Lobby.State, previous old: Lobby.State, json: inout JSONValue,
+    after action: Lobby.Action?
+  ) throws -> [PatchOperation] {
     guard Self.summaryCount(json) == old.standups.count else {
       return try StateEncoding.whole(state, json: &json)
     }
     if let action, let change = try Self.change(after: action, state, old) {
-      let operations = Self.apply(change, to: &json)
-      #if DEBUG
-        assert(
-          (try? JSONPatch.apply(operations, to: before)) == json,
-          "The lobby's patch after \(String(describing: action)) does not rebuild its encoding.")
-      #endif
-      return operations
+      return Self.apply(change, to: &json)
     }
     let reused = try Self.reusingUnchanged(state, old, json["standups"]?.arrayValue ?? [])
     let new = JSONValue.object(["standups": .array(reused)])

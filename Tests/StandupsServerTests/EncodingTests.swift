@@ -121,3 +121,52 @@ import Testing
     #expect(operations.first?.json["path"] == "/standups/2/live")
   }
 }
+
+@Suite struct BroadcasterTests {
+  typealias Broadcaster = RoomChannel<LobbyFeature>.Broadcaster
+
+  /// A join that could not be numbered (the room was not this node's for a moment) is not
+  /// lost: the next patch carries it too, although the lobby's encoder goes by the action.
+  func isPublished(_ publication: Broadcaster.Publication) -> Bool {
+    if case .published = publication { return true }
+    return false
+  }
+
+  @Test func aChangeThatCouldNotBeSentIsInTheNextPatch() async throws {
+    let rooms = (0..<3).map { index in
+      Standup(
+        id: UUID(), attendees: [Attendee(id: UUID(), name: "A")], duration: .seconds(300),
+        theme: .teal, title: "Team \(index)")
+    }
+    var state = Lobby.State(standups: IdentifiedArray(uniqueElements: rooms))
+    let versions = VersionLease(
+      room: "lobby", storage: .inMemory(), sizes: .init(block: 100, lowWater: 10),
+      logger: Logger(label: "test"))
+    let first = await versions.start()
+    let holds = Flag()
+    holds.set(true)
+    versions.fence { holds.value }
+    let broadcaster = Broadcaster(
+      state: state, json: try JSONValue(encoding: state), versions: versions, outlet: Outlet(),
+      resumeBytes: 1 << 20,
+      encode: { try LobbyStateEncoder().encode($0, previous: $1, json: &$2, after: $3) })
+    broadcaster.begin(at: first)
+
+    func join(_ index: Int) -> Broadcaster.Publication {
+      let live = Lobby.Live(participants: 1, meetingRunning: false, people: ["P\(index)"])
+      state.live[rooms[index].id] = live
+      return broadcaster.publish(state, after: .roomActivityChanged(rooms[index].id, live))
+    }
+    #expect(isPublished(join(0)))
+    let sent = broadcaster.snapshot
+    holds.set(false)
+    let refused = join(1)
+    #expect(!isPublished(refused))
+    #expect(broadcaster.snapshot.version == sent.version)
+    #expect(broadcaster.snapshot.state == sent.state, "The document stays the last version's")
+    holds.set(true)
+    #expect(isPublished(join(2)))
+    #expect(broadcaster.snapshot.version == sent.version + 1)
+    #expect(broadcaster.snapshot.state == (try JSONValue(encoding: state)))
+  }
+}

@@ -96,10 +96,21 @@ final class Connection {
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    let connect = {
+      withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          Glibc.connect(self.fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
       }
+    }
+    // NB: libFuzzer's timer (SIGALRM, every second) interrupts calls: a connect it interrupts
+    // goes on in the background, and is done once the socket is writable.
+    var connected = connect()
+    while connected != 0, errno == EINTR || errno == EALREADY {
+      var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+      _ = poll(&ready, 1, 1000)
+      connected = connect()
+      if connected != 0, errno == EISCONN { connected = 0 }
     }
     precondition(connected == 0, "Cannot connect to the server: errno \(errno)")
   }
@@ -113,6 +124,7 @@ final class Connection {
       var sent = 0
       while sent < buffer.count {
         let count = Glibc.send(fd, start + sent, buffer.count - sent, Int32(MSG_NOSIGNAL))
+        if count < 0, errno == EINTR { continue }
         if count <= 0 { return }
         sent += count
       }

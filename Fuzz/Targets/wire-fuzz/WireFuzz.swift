@@ -1,9 +1,12 @@
 // Frames, one per line, read the way the server reads them: each is parsed or refused with a
 // message, from a person or from a bot whose scope it must respect. The actions that decode
 // are reduced in order on a room (with no meeting, with a meeting running, with the edit form
-// open) and on the lobby, so that sequences (edit the title, then save) are explored. What a
-// reducer accepts leaves a state that encodes, and a standup whose title and names keep the
-// rules a person is held to. Built by `make fuzz` (STANDUPS_FUZZ=1 in Package.swift).
+// open) and on the lobby, so that sequences (edit the title, then save) are explored; lines
+// like `{"lobby":"live","index":0,"people":2}` (or "changed", "deleted") are what rooms tell
+// the lobby. What a reducer accepts leaves a state whose title and names keep the rules a
+// person is held to, and the room's encoder turns the last version's JSON into the new
+// state's with a patch that rebuilds it exactly, as a room publishes. Built by `make fuzz`
+// (STANDUPS_FUZZ=1 in Package.swift).
 import Dependencies
 import Foundation
 import FuzzDriver
@@ -12,35 +15,76 @@ import JSONPatch
 import StandupsFeatures
 import StandupsWire
 import StoreRuntime
+import Synchronization
 import WebSocketTransport
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let lines = UnsafeBufferPointer(start: data, count: size).split(separator: 0x0A).prefix(8)
-  let messages = lines.enumerated().compactMap { index, line in
-    read(Array(line)).map { (message: $0, sender: senders[index % senders.count]) }
+  let inputs = lines.enumerated().compactMap { index, line in
+    read(Array(line), from: senders[index % senders.count])
   }
-  guard !messages.isEmpty else { return 0 }
+  guard !inputs.isEmpty else { return 0 }
   withDependencies {
     $0.uuid = .incrementing
     $0.date = .constant(Date(timeIntervalSince1970: 1_800_000_000))
   } operation: {
     for start in rooms {
-      var state = start
-      for (message, sender) in messages { reduceRoom(&state, message, from: sender) }
+      var published = Published(state: start)
+      for case .frame(let message, let sender) in inputs {
+        reduceRoom(&published, message, from: sender)
+      }
     }
-    var state = lobbyState
-    for (message, sender) in messages { reduceLobby(&state, message, from: sender) }
+    var published = Published(state: lobbyState)
+    for input in inputs { reduceLobby(&published, input) }
   }
   return 0
 }
 
-/// The frame as a message, or nil if it is refused (with a message, as it must be).
-private func read(_ bytes: [UInt8]) -> ClientMessage? {
+/// A line of input: a frame from a sender, or what a room tells the lobby.
+private enum Input {
+  case frame(ClientMessage, Sender)
+  case room(kind: String, index: Int, number: Int)
+}
+
+/// A state and its last version's JSON, as a room keeps them.
+private struct Published<State: Encodable> {
+  var state: State
+  var json: JSONValue
+  init(state: State) {
+    self.state = state
+    guard let json = try? JSONValue(encoding: state) else {
+      fatalError("A start that does not encode")
+    }
+    self.json = json
+  }
+
+  /// Moves to `next` through `encode`, as a room publishes, and checks the patch.
+  mutating func publish(
+    _ next: State, _ encode: (State, State, inout JSONValue) throws -> [PatchOperation]
+  ) {
+    let before = json
+    guard let patch = try? encode(next, state, &json) else {
+      fatalError("An accepted action left a state that does not encode")
+    }
+    precondition(json == (try? JSONValue(encoding: next)), "The encoding is not the whole one")
+    precondition((try? JSONPatch.apply(patch, to: before)) == json, "The patch does not rebuild it")
+    state = next
+  }
+}
+
+/// The line as an input, or nil if it is refused (with a message, as it must be).
+private func read(_ bytes: [UInt8], from sender: Sender) -> Input? {
+  if case .object(let members)? = try? JSONValue(parsing: bytes),
+    let kind = members["lobby"]?.stringValue
+  {
+    return .room(
+      kind: kind, index: members["index"]?.intValue ?? 0, number: members["people"]?.intValue ?? 0)
+  }
   do {
     let message = try ClientMessage.parse(.text(bytes))
     precondition((message.ref?.count ?? 0) <= 64, "A message keeps a long ref")
-    return message.history == nil ? message : nil
+    return message.history == nil ? .frame(message, sender) : nil
   } catch {
     precondition(!error.error.message.isEmpty, "A refusal without a message")
     precondition((error.ref?.count ?? 0) <= 64, "A refusal echoes a long ref")
@@ -48,7 +92,9 @@ private func read(_ bytes: [UInt8]) -> ClientMessage? {
   }
 }
 
-private func reduceRoom(_ state: inout Room.State, _ message: ClientMessage, from sender: Sender) {
+private func reduceRoom(
+  _ published: inout Published<Room.State>, _ message: ClientMessage, from sender: Sender
+) {
   let action: Room.Action
   do {
     action = try ActionDecoding.roomAction(message.action, type: message.actionType, sender: sender)
@@ -62,28 +108,52 @@ private func reduceRoom(_ state: inout Room.State, _ message: ClientMessage, fro
       "\(message.actionType) got past a bot's scope")
   }
   // NB: as the store does: a rejected action leaves the state as it was.
-  var next = state
+  var next = published.state
   let effect = room.reduce(
     into: &next, action: .acted(by: Actor(id: sender.participantID, name: sender.author), action))
   guard effect.rejection == nil else { return }
   check(next.standup)
-  precondition(
-    (try? JSONValue(encoding: next)) != nil, "An accepted action left a room that does not encode")
-  state = next
+  published.publish(next) { try RoomStateEncoder().encode($0, previous: $1, json: &$2) }
 }
 
-private func reduceLobby(_ state: inout Lobby.State, _ message: ClientMessage, from sender: Sender)
-{
-  guard
-    let action = try? ActionDecoding.lobbyAction(
-      message.action, type: message.actionType, sender: sender)
-  else { return }
-  var next = state
+private func reduceLobby(_ published: inout Published<Lobby.State>, _ input: Input) {
+  let action: Lobby.Action
+  switch input {
+  case .frame(let message, let sender):
+    guard
+      let decoded = try? ActionDecoding.lobbyAction(
+        message.action, type: message.actionType, sender: sender)
+    else { return }
+    action = decoded
+  case .room(let kind, let index, let number):
+    let standups = published.state.standups
+    // NB: an index past the end names a room the lobby does not list.
+    let id = standups.indices.contains(index) ? standups[index].id : UUID(index)
+    switch kind {
+    case "live":
+      action = .roomActivityChanged(
+        id,
+        number < 0
+          ? nil
+          : Lobby.Live(
+            participants: number, meetingRunning: number.isMultiple(of: 2),
+            people: (0..<min(number, 5)).map { "P\($0)" }))
+    case "changed":
+      guard var standup = standups[id: id] else { return }
+      standup.title = "Renamed \(number)"
+      action = .standupChanged(standup)
+    case "deleted":
+      action = .standupDeleted(id)
+    default:
+      return
+    }
+  }
+  var next = published.state
   guard lobby.reduce(into: &next, action: action).rejection == nil else { return }
   for standup in next.standups { check(standup) }
-  precondition(
-    (try? JSONValue(encoding: next)) != nil, "An accepted action left a lobby that does not encode")
-  state = next
+  published.publish(next) {
+    try LobbyStateEncoder().encode($0, previous: $1, json: &$2, after: action)
+  }
 }
 
 /// What every saved standup keeps, whoever changed it.
@@ -108,13 +178,22 @@ private let senders = [
 private let room = Room().core
 private let lobby = Lobby().core
 
+/// NB: ids far from those an input's `.incrementing` uuids take (0, 1, 2, …), so that nothing
+/// an action adds collides with them.
 private let standup = Standup(
-  id: UUID(0), attendees: [Attendee(id: UUID(1), name: "Ana"), Attendee(id: UUID(2), name: "Ben")],
+  id: UUID(1000),
+  attendees: [Attendee(id: UUID(1001), name: "Ana"), Attendee(id: UUID(1002), name: "Ben")],
   duration: .seconds(300), theme: .sky, title: "Design")
 
 /// A room with everyone in it: as it is, with a meeting running, with the edit form open.
 private let rooms: [Room.State] = withDependencies {
-  $0.uuid = .incrementing
+  let counter = Mutex(2000)
+  $0.uuid = UUIDGenerator {
+    counter.withLock { count in
+      count += 1
+      return UUID(count)
+    }
+  }
   $0.date = .constant(Date(timeIntervalSince1970: 1_800_000_000))
 } operation: {
   var idle = Room.State(standup: standup)
