@@ -76,7 +76,7 @@ test: deps lint $(VENV)/bin/kosoku
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
 	  $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Cluster Tests/Browser
-	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000" FUZZ_WIRE_LIMIT="-seed=1 -runs=15000" \
+	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000" FUZZ_WIRE_LIMIT="-seed=1 -runs=8000" \
 	  FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
 
 # libFuzzer (in the toolchain), with AddressSanitizer, over four targets:

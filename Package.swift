@@ -238,27 +238,25 @@ let package = Package(
   ]
 )
 
+/// A libFuzzer target in `Fuzz/Targets/<name>`; its entry point is `<name>_main`
+/// (`Fuzz/Sources/FuzzDriver`).
+func fuzzTarget(_ name: String, using dependencies: [Target.Dependency]) -> Target {
+  .executableTarget(
+    name: name, dependencies: ["FuzzDriver"] + dependencies, path: "Fuzz/Targets/\(name)",
+    swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])],
+    linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])])
+}
+
 if fuzzing {
   package.targets += [
     .target(name: "FuzzDriver", path: "Fuzz/Sources/FuzzDriver"),
-    .executableTarget(
-      name: "wire-fuzz",
-      dependencies: [
-        "FuzzDriver", "JSONPatch", "StandupsFeatures", "StandupsWire", "StoreRuntime",
-        "WebSocketTransport",
+    fuzzTarget(
+      "wire-fuzz",
+      using: [
+        "JSONPatch", "StandupsFeatures", "StandupsWire", "StoreRuntime", "WebSocketTransport",
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
-      ],
-      path: "Fuzz/Targets/wire-fuzz",
-      swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])],
-      linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    ),
-    .executableTarget(
-      name: "http-fuzz",
-      dependencies: ["FuzzDriver", "WebSocketTransport"],
-      path: "Fuzz/Targets/http-fuzz",
-      swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])],
-      linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    ),
+      ]),
+    fuzzTarget("http-fuzz", using: ["WebSocketTransport"]),
   ]
 }
