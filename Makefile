@@ -88,7 +88,7 @@ test: deps lint $(VENV)/bin/kosoku
 #   project's own modules instrumented (not the packages they use, nor macros).
 # Each target runs on a copy of its seed corpus (Fuzz/corpus/…) under build/fuzz/; a failure
 # (a crash, a hang past -timeout, a leak) keeps the input that caused it there (crash-…,
-# timeout-…, leak-…) and fails. `make test` runs a fixed seed and number of runs (about 15 s
+# timeout-…, leak-…) and fails. `make test` runs a fixed seed and number of runs (10 to 25 s
 # each; the http target, whose server is threads, a fixed time), so that it is the same run
 # every time; `make fuzz` explores anew, FUZZ_SECONDS each (add what it finds to Fuzz/corpus
 # with its fix).

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// `make fuzz` builds with STANDUPS_FUZZ=1 (into .build-fuzz): the project's own modules are
+/// `make fuzz` builds with STANDUPS_FUZZ=1 (into .build-fuzz-main): the project's own modules are
 /// then instrumented for libFuzzer and AddressSanitizer — not the packages they use, nor their
 /// macros — and the fuzz targets over the wire protocol and the HTTP path exist
 /// (`Fuzz/Targets`). The JSON parser and JSON Patch have a package of their own (`Fuzz/`).

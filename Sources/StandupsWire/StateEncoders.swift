@@ -33,29 +33,9 @@ public struct RoomStateEncoder: Sendable {
     guard case .object(var members) = json else {
       return try StateEncoding.whole(state, json: &json)
     }
-    var changed: [(key: String, value: JSONValue)] = []
-    if state.standup != old.standup {
-      changed.append(("standup", try JSONValue(encoding: state.standup)))
-    }
-    if state.participants != old.participants {
-      changed.append(("participants", try JSONValue(encoding: state.participants)))
-    }
-    if state.destination != old.destination {
-      changed.append(
-        ("destination", try state.destination.map { try JSONValue(encoding: $0) } ?? .null))
-    }
-    if state.meeting != old.meeting {
-      changed.append(("meeting", try state.meeting.map { try JSONValue(encoding: $0) } ?? .null))
-    }
-    if state.activity != old.activity {
-      changed.append(("activity", try state.activity.map { try JSONValue(encoding: $0) } ?? .null))
-    }
-    if state.undo?.activity != old.undo?.activity {
-      changed.append(("undo", try state.undo.map { try JSONValue(encoding: $0.activity) } ?? .null))
-    }
     var operations: [PatchOperation] = []
-    // NB: in the order of `JSONPatch.diff`, so that a patch reads the same as before.
-    for (key, value) in changed.sorted(by: { $0.key < $1.key }) {
+    /// Replaces one member in `members` and adds its patch.
+    func replace(_ key: String, with value: JSONValue) {
       let path = JSONPointer(tokens: [key])
       if let oldValue = members[key] {
         operations += JSONPatch.diff(oldValue, value, at: path)
@@ -63,6 +43,27 @@ public struct RoomStateEncoder: Sendable {
         operations.append(.add(path: path, value: value))
       }
       members[key] = value
+    }
+    // NB: members in the order of their keys, as `JSONPatch.diff` writes them. `json` is
+    // assigned only at the end, so that it is untouched if an encoding throws.
+    if state.activity != old.activity {
+      replace("activity", with: try state.activity.map { try JSONValue(encoding: $0) } ?? .null)
+    }
+    if state.destination != old.destination {
+      replace(
+        "destination", with: try state.destination.map { try JSONValue(encoding: $0) } ?? .null)
+    }
+    if state.meeting != old.meeting {
+      replace("meeting", with: try state.meeting.map { try JSONValue(encoding: $0) } ?? .null)
+    }
+    if state.participants != old.participants {
+      replace("participants", with: try JSONValue(encoding: state.participants))
+    }
+    if state.standup != old.standup {
+      replace("standup", with: try JSONValue(encoding: state.standup))
+    }
+    if state.undo?.activity != old.undo?.activity {
+      replace("undo", with: try state.undo.map { try JSONValue(encoding: $0.activity) } ?? .null)
     }
     json = .object(members)
     return operations
