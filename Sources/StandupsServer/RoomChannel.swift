@@ -9,12 +9,15 @@ import StoreRuntime
 import Synchronization
 import WebSocketTransport
 
-/// One room: a store, its versioned JSON, the peers who see it, and recent patches.
+/// One room: one actor that owns its store, its versioned document, the peers who see it,
+/// recent patches, and the saves it awaits before an acknowledgment.
 ///
-/// Everything a room does happens in order: peers' joins, messages and leaves go through one
-/// mailbox; state changes (from actions or effects) are diffed, numbered and sent inside the
-/// store's actor, so every peer gets every version exactly once, in order.
-final class RoomChannel<Feature: RoomFeature>: Sendable {
+/// The actor runs on its shard (its `unownedExecutor`), like its effects: an effect's action,
+/// a frame's action and the patch that follows run on one thread, with nothing to lock.
+/// Events (joins, frames, leaves, requests) are handled one at a time, in the order they
+/// came; one that waits for storage holds the next ones back (`inbox`), but not the effects:
+/// a meeting keeps ticking while a save is on its way.
+actor RoomChannel<Feature: RoomFeature> {
   typealias State = Feature.R.State
 
   enum Event: Sendable {
@@ -31,12 +34,14 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     /// The state says the room must close (an effect deleted its standup): once `saves` (the
     /// pieces of work that change queued) are done — or, if they failed, back to `before`.
     case closing(saves: Range<Int>, before: State)
+    /// The room was closed: after what came before, the versions it did not use go back.
+    case finish
 
     /// Someone arriving (a join, an HTTP request or snapshot), counted until handled.
     var isArrival: Bool {
       switch self {
       case .join, .request, .snapshot: true
-      case .message, .leave, .restart, .closing: false
+      case .message, .leave, .restart, .closing, .finish: false
       }
     }
   }
@@ -53,20 +58,41 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     var acquire: @Sendable () async -> Outcome
   }
 
-  let feature: Feature
-  let store: Store<Feature.R>
+  nonisolated let feature: Feature
   /// When the room was made (a cluster hands a room on only after it had it a while).
-  let openedAt = ContinuousClock.now
-  let work = SerialQueue()
-  private let broadcaster: Broadcaster
-  private let versions: VersionLease
-  private let mailbox: AsyncStream<Event>.Continuation
-  /// The task that handles the mailbox; it ends once the mailbox is closed and emptied.
-  private let handler = Mutex<Task<Void, Never>?>(nil)
-  private let outlet: Outlet
-  private let logger: Logger
-  private let onClosed: @Sendable (RoomChannel) async -> Void
-  private let onBounced: @Sendable (Event) -> Void
+  nonisolated let openedAt = ContinuousClock.now
+  /// The thread the room and its effects run on.
+  nonisolated let shard: Shard
+  nonisolated let versions: VersionLease
+  nonisolated let outlet: Outlet
+  nonisolated let logger: Logger
+  let hooks: Hooks
+  /// Whether `enqueue` takes events (false once the room was closed).
+  private nonisolated let accepting = Atomic<Bool>(true)
+
+  var core: StoreCore<Feature.R>
+  var document: Document
+  /// Events waiting for the one being handled (it awaits storage, or the room's opening).
+  private var inbox: Deque<Event> = []
+  private var isHandling = false
+  /// Set once the room stopped (`.finish`): it only turns arrivals back to the hub.
+  private var isStopping = false
+  /// Set once it has also given its versions and its lock back (`closed()` returns).
+  private var isFinished = false
+  private var finishWaiters: [CheckedContinuation<Void, Never>] = []
+  /// What a room that is not this node's answers everything with.
+  private var refusal: (code: CloseCode, reason: String, error: WireError)?
+  /// Called once the room stopped, if it holds a cluster's lock.
+  private var release: (@Sendable () async -> Void)?
+  var saves = Saves()
+
+  /// What the room tells its hub.
+  struct Hooks: Sendable {
+    var onJoined: @Sendable (RoomChannel) -> Void = { _ in }
+    var onClosed: @Sendable (RoomChannel) async -> Void = { _ in }
+    var onBounced: @Sendable (Event) -> Void = { _ in }
+    var onIdle: @Sendable (RoomChannel) async -> Void
+  }
 
   init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
@@ -77,319 +103,211 @@ final class RoomChannel<Feature: RoomFeature>: Sendable {
     onBounced: @escaping @Sendable (Event) -> Void = { _ in },
     onIdle: @escaping @Sendable (RoomChannel) async -> Void
   ) {
-    let initialJSON = (try? JSONValue(encoding: initialState)) ?? .null
-    let broadcaster = Broadcaster(
-      state: initialState, json: initialJSON, versions: versions, outlet: outlet,
-      resumeBytes: resumeBytes,
-      encode: { try feature.encode($0, previous: $1, json: &$2, after: $3) })
-    let work = work
-    let (events, mailbox) = AsyncStream<Event>.makeStream()
+    let shard = Shard.next()
+    let owner = WeakOwner<RoomChannel>()
     self.feature = feature
-    self.broadcaster = broadcaster
+    self.shard = shard
     self.versions = versions
-    self.mailbox = mailbox
     self.outlet = outlet
     self.logger = logger
-    self.onClosed = onClosed
-    self.onBounced = onBounced
-    self.store = Store(
-      initialState: initialState, reducer: reducer, dependencies: dependencies,
-      observer: { action, state, _ in
-        switch broadcaster.publish(state, after: action) {
-        case .published(let old):
-          let first = work.count
-          feature.stateDidChange(from: old, to: state, work: work)
-          if feature.closing(old) == nil && feature.closing(state) != nil {
-            mailbox.yield(.closing(saves: first..<work.count, before: old))
-          }
-        case .unchanged: break
-        case .outOfVersions where !versions.fenceHolds:
-          mailbox.yield(
-            .restart(why: "it is no longer this node's to run", code: .serviceRestart))
-        case .outOfVersions: mailbox.yield(.restart(why: "it ran out of versions"))
-        case .encodingFailed(let error):
-          mailbox.yield(.restart(why: "its state could not be encoded (\(error))"))
-        }
-      })
-    let reserved = versions.first != nil
-    // NB: the room's events are handled on its store's shard, so handing one to the store
-    // (`store.perform`) does not change threads.
-    let handler = Task(executorPreference: store.shard) { [self] in
-      var release: (@Sendable () async -> Void)?
-      switch await opening?.acquire() {
-      case .owned(let saved, let releasing)?:
-        release = releasing
-        if let saved { await restore(saved) }
-      case .refused(let code, let reason, let error)?:
-        _ = broadcaster.closeVersions()
-        await onClosed(self)
-        close()
-        for await event in events {
-          refuse(event, code: code, reason: reason, error: error, onJoined: onJoined)
-        }
-        return
-      case nil:
-        break
-      }
-      // NB: a room's store changes only through its mailbox, so nothing is numbered before
-      // its first block of versions is reserved here. (The lobby's store also takes the
-      // rooms' notices directly; its block is reserved before it opens.)
-      if !reserved { broadcaster.begin(at: await versions.start()) }
-      for await event in events {
-        await handle(event, onJoined: onJoined, onIdle: onIdle)
-      }
-      await finishVersions()
-      await release?()
-    }
-    self.handler.withLock { $0 = handler }
+    self.hooks = Hooks(
+      onJoined: onJoined, onClosed: onClosed, onBounced: onBounced, onIdle: onIdle)
+    self.core = StoreCore(
+      initialState: initialState, reducer: reducer, dependencies: dependencies, shard: shard,
+      deliver: { action, effect in await owner.value?.receive(action, fromEffect: effect) })
+    self.document = Document(
+      state: initialState, json: (try? JSONValue(encoding: initialState)) ?? .null,
+      versions: versions, outlet: outlet, resumeBytes: resumeBytes,
+      encode: { try feature.encode($0, previous: $1, json: &$2, after: $3) })
+    owner.set(self)
+    // NB: the opening is the first job on the room's shard, so every event comes after it.
+    Task(executorPreference: shard) { await self.open(opening) }
   }
 
-  /// Waits until every event queued before `close` is handled and the versions are given back.
-  func closed() async {
-    await handler.withLock { $0 }?.value
-  }
+  nonisolated var unownedExecutor: UnownedSerialExecutor { shard.asUnownedSerialExecutor() }
 
-  /// No version is issued after this; what was reserved past the last one is given back.
-  private func finishVersions() async {
-    await versions.finish(next: broadcaster.closeVersions())
-  }
-
-  /// Opens with what was saved rather than what this node knew (before anything is sent).
-  private func restore(_ state: State) async {
-    await store.restore(state)
-    broadcaster.restore(state, json: (try? JSONValue(encoding: state)) ?? .null)
-  }
-
-  /// A room that is not this node's: joins are closed so that clients go elsewhere, requests
-  /// answered with `error`.
-  private func refuse(
-    _ event: Event, code: CloseCode, reason: String, error: WireError,
-    onJoined: @Sendable (RoomChannel) -> Void
-  ) {
-    switch event {
-    case .join(let connection, _, _):
-      outlet.close(connection, code: code, reason: reason)
-      onJoined(self)
-    case .request(_, _, let reply):
-      reply(.failure(error))
-      onJoined(self)
-    case .snapshot(let reply):
-      reply(.failure(error))
-      onJoined(self)
-    case .message, .leave, .restart, .closing:
-      break
-    }
-  }
+  // MARK: Events
 
   /// Queues an event; safe from any thread (the transport's service thread included).
   ///
   /// - Returns: false if the room has closed and takes no more events: the caller opens the
   ///   room anew (or refuses) rather than leave someone waiting for an answer.
   @discardableResult
-  func enqueue(_ event: Event) -> Bool {
-    if case .terminated = mailbox.yield(event) { return false }
+  nonisolated func enqueue(_ event: Event) -> Bool {
+    guard accepting.load(ordering: .acquiring) else { return false }
+    post(event)
     return true
   }
 
-  /// Stops taking events (the room was released).
-  func close() { mailbox.finish() }
+  /// Stops taking events (the room was released); what was queued is still handled.
+  nonisolated func close() {
+    guard accepting.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    post(.finish)
+  }
 
-  var peerCount: Int { broadcaster.peerCount }
-  var version: Int { broadcaster.version }
+  /// Hands `event` to the room on its shard. Tasks start on a shard in the order they were
+  /// made, so events are handled in the order they were posted.
+  private nonisolated func post(_ event: Event) {
+    Task(executorPreference: shard) { await self.arrive(event) }
+  }
 
-  private func handle(
-    _ event: Event, onJoined: @Sendable (RoomChannel) -> Void,
-    onIdle: @Sendable (RoomChannel) async -> Void
-  ) async {
-    // NB: an arrival queued behind a restart or a deletion goes back to the hub, which opens
-    // the room anew (or refuses): nobody waits in a room that closed. (Frames are not
-    // checked: their connection was closed with the room.)
-    if event.isArrival, broadcaster.isClosed {
-      onJoined(self)
-      onBounced(event)
-      return
-    }
-    switch event {
-    case .join(let connection, let sender, let since):
-      let participant = Participant(
-        id: sender.participantID, name: sender.name, isBot: sender.isBot)
-      await store.perform { [feature, broadcaster] store in
-        if let action = feature.joined(participant) { store.send(action) }
-        broadcaster.addPeer(connection, sender: sender, since: since, room: feature.roomName)
-      }
-      onJoined(self)
-
-    case .message(let connection, let inbound):
-      await receive(inbound, from: connection)
-
-    case .request(let message, let sender, let reply):
-      let result = await perform(message, from: sender)
-      ServerMetrics.shared.action(result)
-      reply(result)
-      await closeIfDeleted()
-      await releaseIfUnused(onIdle: onIdle)
-      onJoined(self)
-
-    case .snapshot(let reply):
-      reply(.success(broadcaster.snapshot))
-      await releaseIfUnused(onIdle: onIdle)
-      onJoined(self)
-
-    case .closing(let saves, let before):
-      // NB: nobody is told the standup is gone before storage says so.
-      await work.drain()
-      guard work.takeFailures(in: saves).isEmpty else {
-        await store.perform { [feature] store in _ = store.send(feature.rollback(to: before)) }
-        return
-      }
-      await closeIfDeleted()
-
-    case .restart(let why, let code, let tell):
-      guard !broadcaster.isClosed else { return }
-      _ = broadcaster.closeVersions()
-      if code == .serviceRestart {
-        logger.notice("Room \(feature.roomName) closes: \(why). Everyone in it reconnects.")
-      } else {
-        logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")
-      }
-      await store.cancelAllEffects()
-      for peer in broadcaster.removeAllPeers() {
-        outlet.close(
-          peer, code: code,
-          reason: tell
-            ?? (code == .serviceRestart
-              ? "This standup moves to another server: reconnecting."
-              : "The room restarts: reconnect."))
-      }
-      await onClosed(self)
-      close()
-
-    case .leave(let connection):
-      let idle = await store.perform { [feature, broadcaster] store in
-        guard let sender = broadcaster.removePeer(connection) else { return false }
-        if let action = feature.left(sender.participantID) { store.send(action) }
-        guard broadcaster.peerCount == 0 else { return false }
-        // NB: the reducer was told first (a running meeting pauses); now nothing may tick.
-        store.cancelAllEffects()
-        return feature.isIdle(store.state)
-      }
-      if idle {
-        await work.drain()
-        await onIdle(self)
-      }
+  /// Waits until every event queued before `close` is handled and the versions are given back.
+  func closed() async {
+    guard !isFinished else { return }
+    // NB: the body may run after a hop, when the room has finished meanwhile.
+    await withCheckedContinuation { waiter in
+      if isFinished { waiter.resume() } else { finishWaiters.append(waiter) }
     }
   }
 
-  private func receive(_ inbound: InboundMessage, from connection: ConnectionID) async {
-    let message: ClientMessage
-    do {
-      message = try ClientMessage.parse(inbound)
-    } catch {
-      ServerMetrics.shared.action(error.error.code.rawValue)
-      outlet.send(ServerMessage.error(ref: error.ref, error.error), to: connection)
-      return
+  private func arrive(_ event: Event) async {
+    inbox.append(event)
+    await handleInbox()
+  }
+
+  private func handleInbox() async {
+    guard !isHandling else { return }
+    isHandling = true
+    while let event = inbox.popFirst() { await handle(event) }
+    isHandling = false
+  }
+
+  private func open(_ opening: Opening?) async {
+    isHandling = true
+    switch await opening?.acquire() {
+    case .owned(let saved, let releasing)?:
+      release = releasing
+      if let saved {
+        // Opens with what was saved rather than what this node knew (before anything is sent).
+        core.restore(saved)
+        document.restore(saved, json: (try? JSONValue(encoding: saved)) ?? .null)
+      }
+    case .refused(let code, let reason, let error)?:
+      refusal = (code, reason, error)
+      _ = document.closeVersions()
+      await hooks.onClosed(self)
+      close()
+    case nil:
+      break
     }
-    guard let sender = broadcaster.sender(of: connection) else { return }
-    if let page = message.history {
-      // NB: off the mailbox and off the shard: a read from storage must not hold up rooms.
-      Task(executorPreference: globalConcurrentExecutor) { [feature, outlet, logger] in
+    // NB: a room's store changes only through its events, so nothing is numbered before its
+    // first block of versions is reserved here. (The lobby's store also takes the rooms'
+    // notices directly; its block is reserved before it opens.)
+    if refusal == nil, versions.first == nil { document.begin(at: await versions.start()) }
+    isHandling = false
+    await handleInbox()
+  }
+
+  /// The room stopped: no version is issued after, what was reserved past the last one is
+  /// given back, and a cluster's lock is released.
+  func finish() async {
+    guard !isStopping else { return }
+    isStopping = true
+    if refusal == nil {
+      await versions.finish(next: document.closeVersions())
+      await release?()
+    }
+    isFinished = true
+    for waiter in finishWaiters { waiter.resume() }
+    finishWaiters = []
+  }
+
+  // MARK: The store
+
+  /// Reduces an action that did not come from a peer (the lobby hears from rooms this way).
+  @discardableResult
+  func send(_ action: Feature.R.Action) -> Rejection? {
+    core.send(action) { action, state, _ in didChange(after: action, state) }
+  }
+
+  private func receive(_ action: Feature.R.Action, fromEffect effect: EffectID) {
+    core.receive(action, fromEffect: effect) { action, state, _ in didChange(after: action, state) }
+  }
+
+  /// Reads the current state.
+  func read<T: Sendable>(_ body: @Sendable (State) -> T) -> T { body(core.state) }
+
+  /// Stops every effect (a room emptied, moving or draining).
+  func cancelAllEffects() { core.cancelAllEffects() }
+
+  /// After each reduced action: publishes the change and starts the work it needs.
+  private func didChange(after action: Feature.R.Action, _ state: State) {
+    switch document.publish(state, after: action) {
+    case .published(let old):
+      let first = saves.count
+      var work = RoomWork()
+      feature.stateDidChange(from: old, to: state, work: &work)
+      start(work)
+      if feature.closing(old) == nil && feature.closing(state) != nil {
+        post(.closing(saves: first..<saves.count, before: old))
+      }
+    case .unchanged: break
+    case .outOfVersions where !versions.fenceHolds:
+      post(.restart(why: "it is no longer this node's to run", code: .serviceRestart))
+    case .outOfVersions: post(.restart(why: "it ran out of versions"))
+    case .encodingFailed(let error):
+      post(.restart(why: "its state could not be encoded (\(error))"))
+    }
+  }
+
+  // MARK: Saves
+
+  /// The pieces of work changes queued (saves, and the notices that follow them): run in
+  /// order, off the shard, each numbered; the errors of those that failed are kept (the last
+  /// 64) until the room asks for them.
+  struct Saves {
+    /// How many pieces were queued so far: the number the next one gets.
+    fileprivate(set) var count = 0
+    fileprivate var tail: Task<Void, Never>?
+    fileprivate var failures: [Int: any Error] = [:]
+  }
+
+  private func start(_ work: RoomWork) {
+    guard !work.pieces.isEmpty else { return }
+    let first = saves.count
+    saves.count += work.pieces.count
+    let previous = saves.tail
+    // NB: on the global pool, never the room's shard: saves wait on storage.
+    saves.tail = Task(executorPreference: globalConcurrentExecutor) {
+      await previous?.value
+      var failed: [(Int, any Error)] = []
+      for (offset, piece) in work.pieces.enumerated() {
         do {
-          guard let found = try await feature.history(page) else {
-            throw WireError(.badMessage, "Only a standup's room has a history to page through.")
-          }
-          outlet.send(
-            try ServerMessage.history(ref: message.ref, offset: page.offset, page: found),
-            to: connection)
-        } catch let error as WireError {
-          outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
+          try await piece()
         } catch {
-          logger.error("Reading the history of \(feature.roomName) failed: \(error)")
-          outlet.send(
-            ServerMessage.error(
-              ref: message.ref,
-              WireError(
-                .storageUnavailable, "The history could not be read. Try again in a moment.")),
-            to: connection)
+          failed.append((first + offset, error))
         }
       }
-      return
+      if !failed.isEmpty { await self.record(failed) }
     }
-    let result = await perform(message, from: sender)
-    ServerMetrics.shared.action(result)
-    switch result {
-    case .success(let version):
-      if let ref = message.ref {
-        outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
-      }
-    case .failure(let error):
-      outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
-    }
-    await closeIfDeleted()
   }
 
-  /// Decodes and reduces one action; once accepted, waits until what it changed is saved.
-  /// Returns the version right after the action, or the error to answer with.
-  private func perform(_ message: ClientMessage, from sender: Sender) async -> Result<
-    Int, WireError
-  > {
-    let action: Feature.R.Action
-    do {
-      action = try feature.decode(message, sender: sender)
-    } catch {
-      return .failure(error)
+  private func record(_ failed: [(Int, any Error)]) {
+    for (number, error) in failed { saves.failures[number] = error }
+    while saves.failures.count > 64, let oldest = saves.failures.keys.min() {
+      saves.failures[oldest] = nil
     }
-    let (rejection, version, before, saves, unpublished) = await store.perform {
-      [broadcaster, work] store in
-      let before = store.state
-      let first = work.count
-      let failures = broadcaster.publishFailures
-      let rejection = store.send(action)
-      return (
-        rejection, broadcaster.version, before, first..<work.count,
-        broadcaster.publishFailures != failures
-      )
-    }
-    if let rejection { return .failure(WireError(rejection)) }
-    guard !unpublished else {
-      // The change could not be numbered or encoded: the room restarts without it.
-      return .failure(
-        WireError(
-          .storageUnavailable, "The room could not record this change and restarts: reconnect."))
-    }
-    // NB: what the action changed is saved before it is acknowledged.
-    await work.drain()
-    guard work.takeFailures(in: saves).isEmpty else {
-      // Not saved: undo it for everyone, and say so instead of acknowledging it.
-      await store.perform { [feature] store in _ = store.send(feature.rollback(to: before)) }
-      return .failure(
-        WireError(
-          .storageUnavailable,
-          "The server could not save this change, so it was undone. Try again in a moment."))
-    }
-    return .success(version)
   }
 
-  /// After an action that deleted the standup: everyone is closed, the room goes away.
-  private func closeIfDeleted() async {
-    guard let closing = await store.perform({ [feature] store in feature.closing(store.state) })
-    else { return }
-    // NB: closes queue behind what each peer already has queued: the ack comes first.
-    await store.cancelAllEffects()
-    for peer in broadcaster.removeAllPeers() {
-      outlet.close(peer, code: closing.code, reason: closing.reason)
-    }
-    _ = broadcaster.closeVersions()
-    await onClosed(self)
-    close()
+  /// Returns once everything queued so far has run.
+  func savesDone() async {
+    await saves.tail?.value
   }
 
-  /// After a request from outside (HTTP): release the room if nobody is in it.
-  private func releaseIfUnused(onIdle: @Sendable (RoomChannel) async -> Void) async {
-    guard broadcaster.peerCount == 0 else { return }
-    let idle = await store.perform { [feature] store in feature.isIdle(store.state) }
-    if idle {
-      await work.drain()
-      await onIdle(self)
-    }
+  /// The errors of the pieces numbered in `range` that failed (they are forgotten).
+  func takeFailures(in range: Range<Int>) -> [any Error] {
+    range.compactMap { saves.failures.removeValue(forKey: $0) }
+  }
+
+  var isRefusing: (code: CloseCode, reason: String, error: WireError)? { refusal }
+  var hasStopped: Bool { isStopping }
+}
+
+/// What a change asks a room to do after it (saves, then notices), in order, off the shard.
+/// A piece that throws marks the change as not saved: it is refused and rolled back.
+struct RoomWork {
+  private(set) var pieces: [@Sendable () async throws -> Void] = []
+  mutating func enqueue(_ piece: @escaping @Sendable () async throws -> Void) {
+    pieces.append(piece)
   }
 }

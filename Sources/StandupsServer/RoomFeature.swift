@@ -16,9 +16,10 @@ protocol RoomFeature: Sendable {
   func joined(_ participant: Participant) -> R.Action?
   func left(_ participantID: String) -> R.Action?
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
-  /// Called after each change, in order: queue saves and notifications on `work`. A save
-  /// that fails throws, so that the action that caused it is refused and rolled back.
-  func stateDidChange(from old: R.State, to new: R.State, work: SerialQueue)
+  /// Called after each change, in order: queue saves and notifications on `work` (they run
+  /// in order, off the room's shard). A save that fails throws, so that the action that
+  /// caused it is refused and rolled back.
+  func stateDidChange(from old: R.State, to new: R.State, work: inout RoomWork)
   /// What undoes what an action changed that could not be saved (`before`: the state before
   /// it), keeping what a person typed.
   func rollback(to before: R.State) -> R.Action
@@ -73,7 +74,7 @@ struct StandupRoomFeature: RoomFeature {
       try ActionDecoding.roomAction(message.action, type: message.actionType, sender: sender))
   }
 
-  func stateDidChange(from old: Room.State, to new: Room.State, work: SerialQueue) {
+  func stateDidChange(from old: Room.State, to new: Room.State, work: inout RoomWork) {
     if new.isDeleted && !old.isDeleted {
       work.enqueue { [storage, health, lobby, catalog, standupID] in
         try await health.checking("Deleting a standup") { try await storage.delete(standupID) }
@@ -195,7 +196,7 @@ struct LobbyFeature: RoomFeature {
     return action
   }
 
-  func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: SerialQueue) {
+  func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: inout RoomWork) {
     // Most changes are someone coming or going in a room: nothing to save.
     guard old.standups.count != new.standups.count else { return }
     // NB: rooms keep the catalog up to date as they save; here only what the lobby adds or

@@ -104,7 +104,7 @@ final class RoomHub: WebSocketServerDelegate {
       reducer: Lobby(), dependencies: dependencies, resumeBytes: limits.resumeBytes,
       versions: lobbyVersions, outlet: outlet, logger: logger,
       onIdle: { _ in })
-    notifier.attach(lobby.store)
+    notifier.attach(lobby)
     if let cluster { joinCluster(cluster) }
   }
 
@@ -159,7 +159,7 @@ final class RoomHub: WebSocketServerDelegate {
       outlet.close(connection, code: .serviceRestart, reason: "The room restarts: reconnecting.")
     case .request(_, _, let reply): reply(.failure(error))
     case .snapshot(let reply): reply(.failure(error))
-    case .message, .leave, .restart, .closing: break
+    case .message, .leave, .restart, .closing, .finish: break
     }
   }
 
@@ -249,8 +249,9 @@ final class RoomHub: WebSocketServerDelegate {
   private func release(_ channel: RoomChannel<StandupRoomFeature>) {
     let roomID = channel.feature.standupID
     let released = shared.withLock { shared -> Bool in
-      guard shared.rooms[roomID] === channel, shared.pendingJoins[roomID] == nil,
-        channel.peerCount == 0
+      // NB: the room asks from inside its handling of an event, with nobody in it: it takes
+      // its next event (a join) only after this returns.
+      guard shared.rooms[roomID] === channel, shared.pendingJoins[roomID] == nil
       else { return false }
       shared.rooms[roomID] = nil
       return true
@@ -274,7 +275,7 @@ final class RoomHub: WebSocketServerDelegate {
     draining.set(true)
     try? await Task.sleep(for: grace)
     let rooms = shared.withLock { Array($0.rooms.values) }
-    for room in rooms { await room.store.cancelAllEffects() }
+    for room in rooms { await room.cancelAllEffects() }
     await heartbeat.flush()
     for room in rooms {
       room.enqueue(
@@ -284,7 +285,7 @@ final class RoomHub: WebSocketServerDelegate {
             ? "The server is restarting: reconnecting."
             : "This server is restarting: reconnecting to another."))
       await room.closed()
-      await room.work.drain()
+      await room.savesDone()
     }
   }
 
@@ -297,14 +298,14 @@ final class RoomHub: WebSocketServerDelegate {
   func stopAll() async {
     let rooms = shared.withLock { Array($0.rooms.values) }
     for room in rooms {
-      await room.store.cancelAllEffects()
+      await room.cancelAllEffects()
       room.close()
       await room.closed()
-      await room.work.drain()
+      await room.savesDone()
     }
     await heartbeat.stop()
     lobby.close()
     await lobby.closed()
-    await lobby.work.drain()
+    await lobby.savesDone()
   }
 }

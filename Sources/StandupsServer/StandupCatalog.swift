@@ -38,7 +38,7 @@ final class StandupCatalog: Sendable {
 /// Lets rooms tell the lobby what changed, once the lobby exists — and, in a cluster, every
 /// other node's lobby too.
 final class LobbyNotifier: Sendable {
-  private let store = Mutex<Store<Lobby>?>(nil)
+  private let lobby = Mutex<RoomChannel<LobbyFeature>?>(nil)
   // NB: the closure sits in a class: a closure read out of a generic `Mutex` comes back
   // behind two more reabstraction thunks on every read (the `inout` is reabstracted both
   // ways and written back), so each relay would cost more than the last.
@@ -47,7 +47,7 @@ final class LobbyNotifier: Sendable {
     init(send: @escaping @Sendable (Lobby.Action) -> Void) { self.send = send }
   }
   private let relay = Mutex<Relay?>(nil)
-  func attach(_ store: Store<Lobby>) { self.store.withLock { $0 = store } }
+  func attach(_ lobby: RoomChannel<LobbyFeature>) { self.lobby.withLock { $0 = lobby } }
   /// Also tells the other nodes what this node's rooms change.
   func relay(to relay: @escaping @Sendable (Lobby.Action) -> Void) {
     self.relay.withLock { $0 = Relay(send: relay) }
@@ -60,7 +60,7 @@ final class LobbyNotifier: Sendable {
   }
 
   /// Only this node's lobby (what another node said).
-  func receive(_ action: Lobby.Action) async { await store.withLock { $0 }?.send(action) }
+  func receive(_ action: Lobby.Action) async { await lobby.withLock { $0 }?.send(action) }
 
   /// Only the other nodes (a change this node's lobby made itself).
   func tellOthers(_ action: Lobby.Action) { relay.withLock { $0 }?.send(action) }

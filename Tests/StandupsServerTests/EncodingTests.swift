@@ -122,12 +122,12 @@ import Testing
   }
 }
 
-@Suite struct BroadcasterTests {
-  typealias Broadcaster = RoomChannel<LobbyFeature>.Broadcaster
+@Suite struct DocumentTests {
+  typealias Document = RoomChannel<LobbyFeature>.Document
 
   /// A join that could not be numbered (the room was not this node's for a moment) is not
   /// lost: the next patch carries it too, although the lobby's encoder goes by the action.
-  func isPublished(_ publication: Broadcaster.Publication) -> Bool {
+  func isPublished(_ publication: Document.Publication) -> Bool {
     if case .published = publication { return true }
     return false
   }
@@ -146,27 +146,27 @@ import Testing
     let holds = Flag()
     holds.set(true)
     versions.fence { holds.value }
-    let broadcaster = Broadcaster(
+    var document = Document(
       state: state, json: try JSONValue(encoding: state), versions: versions, outlet: Outlet(),
       resumeBytes: 1 << 20,
       encode: { try LobbyStateEncoder().encode($0, previous: $1, json: &$2, after: $3) })
-    broadcaster.begin(at: first)
+    document.begin(at: first)
 
-    func join(_ index: Int) -> Broadcaster.Publication {
+    func join(_ index: Int) -> Document.Publication {
       let live = Lobby.Live(participants: 1, meetingRunning: false, people: ["P\(index)"])
       state.live[rooms[index].id] = live
-      return broadcaster.publish(state, after: .roomActivityChanged(rooms[index].id, live))
+      return document.publish(state, after: .roomActivityChanged(rooms[index].id, live))
     }
     #expect(isPublished(join(0)))
-    let sent = broadcaster.snapshot
+    let sent = document.snapshot
     holds.set(false)
     let refused = join(1)
     #expect(!isPublished(refused))
-    #expect(broadcaster.snapshot.version == sent.version)
-    #expect(broadcaster.snapshot.state == sent.state, "The document stays the last version's")
+    #expect(document.snapshot.version == sent.version)
+    #expect(document.snapshot.state == sent.state, "The document stays the last version's")
     holds.set(true)
     #expect(isPublished(join(2)))
-    #expect(broadcaster.snapshot.version == sent.version + 1)
-    #expect(broadcaster.snapshot.state == (try JSONValue(encoding: state)))
+    #expect(document.snapshot.version == sent.version + 1)
+    #expect(document.snapshot.state == (try JSONValue(encoding: state)))
   }
 }

@@ -147,7 +147,7 @@ extension RoomHub {
       // A node (re)joined: it hears who is in this node's rooms.
       let rooms = shared.withLock { Array($0.rooms.values) }
       for room in rooms {
-        let live = await room.store.perform { StandupRoomFeature.live($0.state) }
+        let live = await room.read { StandupRoomFeature.live($0) }
         notifier.tellOthers(.roomActivityChanged(room.feature.standupID, live))
       }
     }
@@ -160,7 +160,7 @@ extension RoomHub {
     guard let room = shared.withLock({ $0.rooms[id] }),
       ContinuousClock.now - room.openedAt >= .seconds(2)
     else { return }
-    await room.store.cancelAllEffects()
+    await room.cancelAllEffects()
     await heartbeat.flush()
     room.enqueue(
       .restart(why: "the proxy now sends its people to another node", code: .serviceRestart))

@@ -1,0 +1,220 @@
+import Foundation
+import JSONPatch
+import Logging
+import StandupsFeatures
+import StandupsWire
+import StoreRuntime
+import WebSocketTransport
+
+extension RoomChannel {
+  func handle(_ event: Event) async {
+    if let refusal = isRefusing {
+      refuse(event, code: refusal.code, reason: refusal.reason, error: refusal.error)
+      if case .finish = event { await finish() }
+      return
+    }
+    // NB: an arrival queued behind a restart or a deletion goes back to the hub, which opens
+    // the room anew (or refuses): nobody waits in a room that closed. (Frames are not
+    // checked: their connection was closed with the room.)
+    if event.isArrival, document.isClosed || hasStopped {
+      hooks.onJoined(self)
+      hooks.onBounced(event)
+      return
+    }
+    guard !hasStopped else { return }
+    switch event {
+    case .join(let connection, let sender, let since):
+      let participant = Participant(
+        id: sender.participantID, name: sender.name, isBot: sender.isBot)
+      if let action = feature.joined(participant) { send(action) }
+      document.addPeer(connection, sender: sender, since: since, room: feature.roomName)
+      hooks.onJoined(self)
+
+    case .message(let connection, let inbound):
+      await receive(inbound, from: connection)
+
+    case .request(let message, let sender, let reply):
+      let result = await perform(message, from: sender)
+      ServerMetrics.shared.action(result)
+      reply(result)
+      await closeIfDeleted()
+      await releaseIfUnused()
+      hooks.onJoined(self)
+
+    case .snapshot(let reply):
+      reply(.success(document.snapshot))
+      await releaseIfUnused()
+      hooks.onJoined(self)
+
+    case .closing(let saves, let before):
+      // NB: nobody is told the standup is gone before storage says so.
+      await savesDone()
+      guard takeFailures(in: saves).isEmpty else {
+        send(feature.rollback(to: before))
+        return
+      }
+      await closeIfDeleted()
+
+    case .restart(let why, let code, let tell):
+      guard !document.isClosed else { return }
+      _ = document.closeVersions()
+      if code == .serviceRestart {
+        logger.notice("Room \(feature.roomName) closes: \(why). Everyone in it reconnects.")
+      } else {
+        logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")
+      }
+      cancelAllEffects()
+      for peer in document.removeAllPeers() {
+        outlet.close(
+          peer, code: code,
+          reason: tell
+            ?? (code == .serviceRestart
+              ? "This standup moves to another server: reconnecting."
+              : "The room restarts: reconnect."))
+      }
+      await hooks.onClosed(self)
+      close()
+
+    case .leave(let connection):
+      guard let sender = document.removePeer(connection) else { return }
+      if let action = feature.left(sender.participantID) { send(action) }
+      guard document.peers.isEmpty else { return }
+      // NB: the reducer was told first (a running meeting pauses); now nothing may tick.
+      cancelAllEffects()
+      if feature.isIdle(core.state) {
+        await savesDone()
+        await hooks.onIdle(self)
+      }
+
+    case .finish:
+      await finish()
+    }
+  }
+
+  /// A room that is not this node's: joins are closed so that clients go elsewhere, requests
+  /// answered with `error`.
+  private func refuse(_ event: Event, code: CloseCode, reason: String, error: WireError) {
+    switch event {
+    case .join(let connection, _, _):
+      outlet.close(connection, code: code, reason: reason)
+      hooks.onJoined(self)
+    case .request(_, _, let reply):
+      reply(.failure(error))
+      hooks.onJoined(self)
+    case .snapshot(let reply):
+      reply(.failure(error))
+      hooks.onJoined(self)
+    case .message, .leave, .restart, .closing, .finish:
+      break
+    }
+  }
+
+  private func receive(_ inbound: InboundMessage, from connection: ConnectionID) async {
+    let message: ClientMessage
+    do {
+      message = try ClientMessage.parse(inbound)
+    } catch {
+      ServerMetrics.shared.action(error.error.code.rawValue)
+      outlet.send(ServerMessage.error(ref: error.ref, error.error), to: connection)
+      return
+    }
+    guard let sender = document.peers[connection] else { return }
+    if let page = message.history {
+      readHistory(page, ref: message.ref, for: connection)
+      return
+    }
+    let result = await perform(message, from: sender)
+    ServerMetrics.shared.action(result)
+    switch result {
+    case .success(let version):
+      if let ref = message.ref {
+        outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
+      }
+    case .failure(let error):
+      outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
+    }
+    await closeIfDeleted()
+  }
+
+  /// Sends a page of history, read off the shard: a read from storage must not hold up rooms,
+  /// nor this room's next events.
+  private nonisolated func readHistory(
+    _ page: ClientMessage.HistoryPage, ref: String?, for connection: ConnectionID
+  ) {
+    Task(executorPreference: globalConcurrentExecutor) { [feature, outlet, logger] in
+      do {
+        guard let found = try await feature.history(page) else {
+          throw WireError(.badMessage, "Only a standup's room has a history to page through.")
+        }
+        outlet.send(
+          try ServerMessage.history(ref: ref, offset: page.offset, page: found), to: connection)
+      } catch let error as WireError {
+        outlet.send(ServerMessage.error(ref: ref, error), to: connection)
+      } catch {
+        logger.error("Reading the history of \(feature.roomName) failed: \(error)")
+        outlet.send(
+          ServerMessage.error(
+            ref: ref,
+            WireError(
+              .storageUnavailable, "The history could not be read. Try again in a moment.")),
+          to: connection)
+      }
+    }
+  }
+
+  /// Decodes and reduces one action; once accepted, waits until what it changed is saved.
+  /// Returns the version right after the action, or the error to answer with.
+  private func perform(_ message: ClientMessage, from sender: Sender) async -> Result<
+    Int, WireError
+  > {
+    let action: Feature.R.Action
+    do {
+      action = try feature.decode(message, sender: sender)
+    } catch {
+      return .failure(error)
+    }
+    let before = core.state
+    let first = saves.count
+    let failures = document.publishFailures
+    if let rejection = send(action) { return .failure(WireError(rejection)) }
+    let version = document.version
+    let pieces = first..<saves.count
+    guard document.publishFailures == failures else {
+      // The change could not be numbered or encoded: the room restarts without it.
+      return .failure(
+        WireError(
+          .storageUnavailable, "The room could not record this change and restarts: reconnect."))
+    }
+    // NB: what the action changed is saved before it is acknowledged.
+    await savesDone()
+    guard takeFailures(in: pieces).isEmpty else {
+      // Not saved: undo it for everyone, and say so instead of acknowledging it.
+      send(feature.rollback(to: before))
+      return .failure(
+        WireError(
+          .storageUnavailable,
+          "The server could not save this change, so it was undone. Try again in a moment."))
+    }
+    return .success(version)
+  }
+
+  /// After an action that deleted the standup: everyone is closed, the room goes away.
+  private func closeIfDeleted() async {
+    guard let closing = feature.closing(core.state) else { return }
+    // NB: closes queue behind what each peer already has queued: the ack comes first.
+    cancelAllEffects()
+    for peer in document.removeAllPeers() {
+      outlet.close(peer, code: closing.code, reason: closing.reason)
+    }
+    _ = document.closeVersions()
+    await hooks.onClosed(self)
+    close()
+  }
+
+  /// After a request from outside (HTTP): release the room if nobody is in it.
+  private func releaseIfUnused() async {
+    guard document.peers.isEmpty, feature.isIdle(core.state) else { return }
+    await savesDone()
+    await hooks.onIdle(self)
+  }
+}
