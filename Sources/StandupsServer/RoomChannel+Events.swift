@@ -37,14 +37,15 @@ extension RoomChannel {
       let result = await perform(message, from: sender)
       ServerMetrics.shared.action(result)
       reply(result)
+      // NB: the request is no longer on its way to the room before the room asks to go.
+      hooks.onJoined(self)
       await closeIfDeleted()
       await releaseIfUnused()
-      hooks.onJoined(self)
 
     case .snapshot(let reply):
       reply(.success(document.snapshot))
-      await releaseIfUnused()
       hooks.onJoined(self)
+      await releaseIfUnused()
 
     case .closing(let saves, let before):
       // NB: nobody is told the standup is gone before storage says so.

@@ -133,6 +133,8 @@ actor RoomChannel<Feature: RoomFeature> {
   /// - Returns: false if the room has closed and takes no more events: the caller opens the
   ///   room anew (or refuses) rather than leave someone waiting for an answer.
   @discardableResult
+  /// NB: an event can still land after `.finish` if `close()` runs between the check and the
+  /// post; the room then turns arrivals back to the hub and drops frames and leaves.
   nonisolated func enqueue(_ event: Event) -> Bool {
     guard accepting.load(ordering: .acquiring) else { return false }
     post(event)
@@ -198,11 +200,14 @@ actor RoomChannel<Feature: RoomFeature> {
     await handleInbox()
   }
 
-  /// The room stopped: no version is issued after, what was reserved past the last one is
+  /// The room stopped (only from its `.finish` event, after everything queued before it):
+  /// no version is issued after, what was reserved past the last one is
   /// given back, and a cluster's lock is released.
   func finish() async {
     guard !isStopping else { return }
     isStopping = true
+    // NB: nothing ticks in a room that stopped (one released while a bot's meeting ran).
+    core.cancelAllEffects()
     if refusal == nil {
       await versions.finish(next: document.closeVersions())
       await release?()

@@ -292,8 +292,8 @@ final class RoomHub: WebSocketServerDelegate {
   /// Rooms open right now (tests, metrics).
   var openRoomCount: Int { shared.withLock { $0.rooms.count } }
 
-  /// Shutdown, once the transport is closed: every room stops its effects, handles what is
-  /// still in its mailbox (the leaves), saves, and gives back the versions it did not use;
+  /// Shutdown, once the transport is closed: every room stops its effects, handles the
+  /// events still queued for it (the leaves), saves, and gives back the versions it did not use;
   /// then the lobby does the same.
   func stopAll() async {
     let rooms = shared.withLock { Array($0.rooms.values) }

@@ -98,6 +98,25 @@ struct BotTests {
     await server.stop()
   }
 
+  /// A room opened only to answer the HTTP API goes again once it has answered, like one
+  /// that its last person left; a meeting running in it (started by a bot) keeps it.
+  @Test func aRoomOpenedOnlyForARequestIsReleasedAfterIt() async throws {
+    let server = try await TestServer.start()
+    let id = Standup.design.id.uuidString
+    let read = try http(port: server.port, "GET", "/api/rooms/\(id)", token: "bot-secret-0002")
+    #expect(read.status == 200)
+    try await eventually("The room stayed open after a read.") { server.server.openRoomCount == 0 }
+
+    let started = try http(
+      port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
+      body: #"{"type":"startMeetingButtonTapped"}"#)
+    #expect(started.status == 200)
+    #expect(server.server.openRoomCount == 1, "A running meeting keeps its room")
+    let ana = try await server.room(name: "Ana")
+    #expect(ana.state?["meeting"] != nil)
+    await server.stop()
+  }
+
   @Test func badTokenConfigurationIsRefusedWithTheEntryNamed() throws {
     #expect { try BotTokens(flags: ["no-separator"], environment: nil) } throws: {
       "\($0)".contains("no-separator")

@@ -336,3 +336,17 @@ func parseHTTP(_ text: String) -> HTTPAnswer {
   }
   return HTTPAnswer(status: status, headers: headers, body: String(text[end.upperBound...]))
 }
+
+/// Checks every 5 ms until `check` holds; records `failure` and throws after `timeout`.
+func eventually(
+  _ failure: String, timeout: Duration = .seconds(5),
+  sourceLocation: SourceLocation = #_sourceLocation, _ check: () throws -> Bool
+) async throws {
+  let deadline = ContinuousClock.now + timeout
+  while ContinuousClock.now < deadline {
+    if try check() { return }
+    try await Task.sleep(for: .milliseconds(5))
+  }
+  Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
+  throw CancellationError()
+}

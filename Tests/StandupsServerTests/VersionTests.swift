@@ -58,7 +58,7 @@ import Testing
     let last = try #require(ana.version)
     #expect(last == 3)
     ana.close()
-    while server.server.openRoomCount > 0 { try await Task.sleep(for: .milliseconds(5)) }
+    try await eventually("The emptied room was not released.") { server.server.openRoomCount == 0 }
     let ben = try await server.room(name: "Ben")
     #expect(try #require(ben.version) > last)
     await server.stop()
