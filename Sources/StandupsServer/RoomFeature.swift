@@ -100,8 +100,8 @@ struct StandupRoomFeature: RoomFeature {
     if let meeting = new.meeting, meeting.secondsElapsed != old.meeting?.secondsElapsed {
       heartbeat.note(standupID, meeting)
     }
-    let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
     if Self.checkpointMoment(old.meeting) != Self.checkpointMoment(new.meeting) {
+      let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
       work.enqueue { [storage, health, standupID, standupUnsaved] in
         // NB: a meeting whose saving failed keeps its checkpoint (it comes back after a restart).
         if checkpoint == nil && standupUnsaved.value { return }
@@ -110,6 +110,11 @@ struct StandupRoomFeature: RoomFeature {
         }
       }
     }
+    // NB: a tick changes neither who is in the room nor whether a meeting runs: the lobby's
+    // summary is built only when one of those changed (arrays that share storage compare
+    // at once).
+    guard new.participants != old.participants || (new.meeting == nil) != (old.meeting == nil)
+    else { return }
     let live = Self.live(new)
     if live != Self.live(old) {
       work.enqueue { [lobby, standupID] in await lobby.send(.roomActivityChanged(standupID, live)) }
