@@ -127,8 +127,10 @@ struct StandupRoomFeature: RoomFeature {
     try await storage.loadMeetings(standupID, page.offset, page.limit)
   }
 
+  /// An open form is a draft someone is typing (a bot over HTTP: people's forms close when
+  /// the last of them leaves): it keeps its room, in a cluster too.
   func isIdle(_ state: Room.State) -> Bool {
-    releasesWhenEmpty || (state.meeting == nil && state.undo == nil)
+    state.destination == nil && (releasesWhenEmpty || (state.meeting == nil && state.undo == nil))
   }
 
   func closing(_ state: Room.State) -> (code: CloseCode, reason: String)? {

@@ -99,13 +99,30 @@ struct BotTests {
   }
 
   /// A room opened only to answer the HTTP API goes again once it has answered, like one
-  /// that its last person left; a meeting running in it (started by a bot) keeps it.
+  /// that its last person left; a form a bot opened (its draft) or a meeting it started
+  /// keeps it.
   @Test func aRoomOpenedOnlyForARequestIsReleasedAfterIt() async throws {
     let server = try await TestServer.start()
     let id = Standup.design.id.uuidString
     let read = try http(port: server.port, "GET", "/api/rooms/\(id)", token: "bot-secret-0002")
     #expect(read.status == 200)
     try await eventually("The room stayed open after a read.") { server.server.openRoomCount == 0 }
+
+    func post(_ action: String) throws -> Int {
+      try http(
+        port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
+        body: action
+      ).status
+    }
+    #expect(try post(#"{"type":"editButtonTapped"}"#) == 200)
+    #expect(server.server.openRoomCount == 1, "An open form keeps its room")
+    #expect(try post(#"{"type":"edit.binding","path":"/title","value":"Design review"}"#) == 200)
+    #expect(try post(#"{"type":"saveEditButtonTapped"}"#) == 200)
+    try await eventually("The room stayed open after its form was saved.") {
+      server.server.openRoomCount == 0
+    }
+    let saved = try http(port: server.port, "GET", "/api/rooms/\(id)", token: "bot-secret-0002")
+    #expect(saved.json?["state"]?["standup"]?["title"] == "Design review")
 
     let started = try http(
       port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
