@@ -130,11 +130,12 @@ actor RoomChannel<Feature: RoomFeature> {
 
   /// Queues an event; safe from any thread (the transport's service thread included).
   ///
+  /// An event can still land after `.finish` if `close()` runs between the check and the
+  /// post; the room then turns arrivals back to the hub and drops frames and leaves.
+  ///
   /// - Returns: false if the room has closed and takes no more events: the caller opens the
   ///   room anew (or refuses) rather than leave someone waiting for an answer.
   @discardableResult
-  /// NB: an event can still land after `.finish` if `close()` runs between the check and the
-  /// post; the room then turns arrivals back to the hub and drops frames and leaves.
   nonisolated func enqueue(_ event: Event) -> Bool {
     guard accepting.load(ordering: .acquiring) else { return false }
     post(event)
@@ -201,8 +202,8 @@ actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// The room stopped (only from its `.finish` event, after everything queued before it):
-  /// no version is issued after, what was reserved past the last one is
-  /// given back, and a cluster's lock is released.
+  /// nothing ticks, no version is issued after, what was reserved past the last one is given
+  /// back, and a cluster's lock is released.
   func finish() async {
     guard !isStopping else { return }
     isStopping = true
