@@ -120,9 +120,22 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // A room: one actor that owns its store, its versioned document, its peers and the saves
+    // it awaits; the server says what a room is (`RoomFeature`) and where frames go (`Outlet`).
+    .target(
+      name: "RoomRuntime",
+      dependencies: [
+        "JSONPatch", "StandupsFeatures", "StandupsWire", "StoreRuntime", "WebSocketTransport",
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "DequeModule", package: "swift-collections"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: swiftSettings
+    ),
     .target(
       name: "StandupsServer",
       dependencies: [
+        "RoomRuntime",
         "StandupsWire",
         "Storage",
         "JSONPatch",
@@ -224,9 +237,22 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "RoomRuntimeTests",
+      dependencies: [
+        "RoomRuntime", "StandupsWire", "StandupsFeatures", "StoreRuntime", "JSONPatch",
+        "WebSocketTransport",
+        .product(name: "Clocks", package: "swift-clocks"),
+        .product(name: "Dependencies", package: "swift-dependencies"),
+        .product(name: "HashTreeCollections", package: "swift-collections"),
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "StandupsServerTests",
       dependencies: [
-        "StandupsServer", "StandupsWire", "Storage", "StandupsFeatures", "JSONPatch",
+        "RoomRuntime", "StandupsServer", "StandupsWire", "Storage", "StandupsFeatures", "JSONPatch",
         "WebSocketTransport",
         .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),

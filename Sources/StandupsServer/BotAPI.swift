@@ -1,6 +1,7 @@
 import Foundation
 import IdentifiedCollections
 import JSONPatch
+import RoomRuntime
 import StandupsFeatures
 import StandupsWire
 import WebSocketTransport

@@ -3,6 +3,7 @@ import Foundation
 import IdentifiedCollections
 import JSONPatch
 import Logging
+import RoomRuntime
 import StandupsFeatures
 import StandupsWire
 import StoreRuntime
@@ -172,7 +173,7 @@ extension RoomHub {
       return
     }
     if request.path == "/metrics" {
-      let counts = outlet.counts
+      let counts = transportCounts
       return respond(
         HTTPResponse(
           status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",

@@ -4,6 +4,7 @@ import HashTreeCollections
 import IdentifiedCollections
 import JSONPatch
 import Logging
+import RoomRuntime
 import StandupsFeatures
 import StandupsWire
 import Storage
@@ -49,6 +50,8 @@ final class RoomHub: WebSocketServerDelegate {
   let lobby: RoomChannel<LobbyFeature>
   let catalog: StandupCatalog
   let outlet: Outlet
+  /// The transport, once it exists (`/metrics` reads its counts).
+  private let transport = Mutex<WebSocketServer?>(nil)
   let notifier: LobbyNotifier
   /// This node's session with the cluster's database; nil for a single node.
   let cluster: NodeSession?
@@ -102,10 +105,21 @@ final class RoomHub: WebSocketServerDelegate {
         creations: FailedAttempts(limit: limits.standupsPerMinutePerAddress)),
       initialState: Self.lobbyState(standups, checkpoints),
       reducer: Lobby(), dependencies: dependencies, resumeBytes: limits.resumeBytes,
-      versions: lobbyVersions, outlet: outlet, logger: logger,
+      versions: lobbyVersions, outlet: outlet, metrics: .server, logger: logger,
       onIdle: { _ in })
     notifier.attach(lobby)
     if let cluster { joinCluster(cluster) }
+  }
+
+  /// Rooms send their frames through `transport` from now on.
+  func attach(_ transport: WebSocketServer) {
+    self.transport.withLock { $0 = transport }
+    outlet.attach(transport)
+  }
+
+  /// WebSockets open now, and those closed so far for reading too slowly (`/metrics`).
+  var transportCounts: (connections: Int, slowReaders: Int) {
+    transport.withLock { $0 }.map { ($0.webSocketCount, $0.slowReaderCount) } ?? (0, 0)
   }
 
   /// The lobby at startup: a standup with a meeting to restore shows it running.
@@ -219,7 +233,8 @@ final class RoomHub: WebSocketServerDelegate {
         standupID: standup.id, storage: storage, lobby: notifier, catalog: catalog,
         health: health, heartbeat: heartbeat, releasesWhenEmpty: cluster != nil),
       initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
-      resumeBytes: admission.limits.resumeBytes, versions: versions, outlet: outlet, logger: logger,
+      resumeBytes: admission.limits.resumeBytes, versions: versions, outlet: outlet,
+      metrics: .server, logger: logger,
       opening: cluster.map {
         opening(standup.id, session: $0, versions: versions, hold: hold, viaProxy: viaProxy)
       },

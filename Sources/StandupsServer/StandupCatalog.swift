@@ -3,6 +3,7 @@ import Foundation
 import IdentifiedCollections
 import JSONPatch
 import Logging
+import RoomRuntime
 import StandupsFeatures
 import StoreRuntime
 import Synchronization

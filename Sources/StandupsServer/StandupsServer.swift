@@ -2,6 +2,7 @@ import Clocks
 import Dependencies
 import Foundation
 import Logging
+import RoomRuntime
 import StandupsFeatures
 import Storage
 import StoreRuntime
@@ -170,7 +171,7 @@ public final class StandupsServer: Sendable {
     } catch {
       throw ServerStartError(description: "\(error)")
     }
-    outlet.attach(transport)
+    hub.attach(transport)
     let scheme = configuration.tls == nil ? "http" : "https"
     let base =
       configuration.publicURL

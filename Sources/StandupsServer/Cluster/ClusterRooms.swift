@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import RoomRuntime
 import StandupsFeatures
 import StandupsWire
 import StoreRuntime

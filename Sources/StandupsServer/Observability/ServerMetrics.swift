@@ -1,5 +1,6 @@
 import CoreMetrics
 import Prometheus
+import RoomRuntime
 import Synchronization
 
 /// What this process counts, answered at `/metrics` in the Prometheus text format.
@@ -121,4 +122,11 @@ extension CoreMetrics.Timer {
     let (seconds, attoseconds) = duration.components
     recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
   }
+}
+
+extension RoomMetrics {
+  /// Rooms count into `ServerMetrics.shared`.
+  static let server = RoomMetrics(
+    actionAnswered: { ServerMetrics.shared.action($0) },
+    patchSent: { ServerMetrics.shared.sent($0, to: $1) })
 }

@@ -24,9 +24,7 @@ extension RoomChannel {
     guard !hasStopped else { return }
     switch event {
     case .join(let connection, let sender, let since):
-      let participant = Participant(
-        id: sender.participantID, name: sender.name, isBot: sender.isBot)
-      if let action = feature.joined(participant) { send(action) }
+      if let action = feature.joined(sender) { send(action) }
       document.addPeer(connection, sender: sender, since: since, room: feature.roomName)
       hooks.onJoined(self)
 
@@ -35,7 +33,7 @@ extension RoomChannel {
 
     case .request(let message, let sender, let reply):
       let result = await perform(message, from: sender)
-      ServerMetrics.shared.action(result)
+      answered(result)
       reply(result)
       // NB: the request is no longer on its way to the room before the room asks to go.
       hooks.onJoined(self)
@@ -115,7 +113,7 @@ extension RoomChannel {
     do {
       message = try ClientMessage.parse(inbound)
     } catch {
-      ServerMetrics.shared.action(error.error.code.rawValue)
+      metrics.actionAnswered(error.error.code.rawValue)
       outlet.send(ServerMessage.error(ref: error.ref, error.error), to: connection)
       return
     }
@@ -125,7 +123,7 @@ extension RoomChannel {
       return
     }
     let result = await perform(message, from: sender)
-    ServerMetrics.shared.action(result)
+    answered(result)
     switch result {
     case .success(let version):
       if let ref = message.ref {
@@ -217,5 +215,12 @@ extension RoomChannel {
     guard document.peers.isEmpty, feature.isIdle(core.state) else { return }
     await savesDone()
     await hooks.onIdle(self)
+  }
+
+  private func answered(_ result: Result<Int, WireError>) {
+    switch result {
+    case .success: metrics.actionAnswered("ok")
+    case .failure(let error): metrics.actionAnswered(error.code.rawValue)
+    }
   }
 }

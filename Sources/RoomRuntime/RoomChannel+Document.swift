@@ -30,6 +30,7 @@ extension RoomChannel {
     private let resumeBytes: Int
     private let versions: VersionLease
     private let outlet: Outlet
+    private let metrics: RoomMetrics
     private let encode: Encode
     /// `RoomFeature.encode`: the new state, the last version's state and JSON (changed in
     /// place), the action between them; returns the patch.
@@ -38,14 +39,15 @@ extension RoomChannel {
       -> [PatchOperation]
 
     init(
-      state: State, json: JSONValue, versions: VersionLease, outlet: Outlet, resumeBytes: Int,
-      encode: @escaping Encode
+      state: State, json: JSONValue, versions: VersionLease, outlet: Outlet,
+      metrics: RoomMetrics = RoomMetrics(), resumeBytes: Int, encode: @escaping Encode
     ) {
       self.state = state
       self.json = json
       self.version = versions.first ?? 0
       self.versions = versions
       self.outlet = outlet
+      self.metrics = metrics
       self.resumeBytes = resumeBytes
       self.encode = encode
     }
@@ -116,7 +118,7 @@ extension RoomChannel {
         recentBytes -= oldest.message.count
       }
       outlet.send(message, to: peers.keys)
-      ServerMetrics.shared.sent(message.count, to: peers.count)
+      if !peers.isEmpty { metrics.patchSent(message.count, peers.count) }
       return .published(old)
     }
 

@@ -2,50 +2,12 @@ import Foundation
 import IdentifiedCollections
 import JSONPatch
 import Logging
+import RoomRuntime
 import StandupsFeatures
 import StandupsWire
 import StoreRuntime
 import Synchronization
 import WebSocketTransport
-
-/// What the server needs to know of a feature to run it as a room.
-protocol RoomFeature: Sendable {
-  associatedtype R: Reducer where R.State: Encodable & Equatable
-  /// The `room` field of `welcome`: a standup id, or `lobby`.
-  var roomName: String { get }
-  func joined(_ participant: Participant) -> R.Action?
-  func left(_ participantID: String) -> R.Action?
-  func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
-  /// Called after each change, in order: queue saves and notifications on `work` (they run
-  /// in order, off the room's shard). A save that fails throws, so that the action that
-  /// caused it is refused and rolled back.
-  func stateDidChange(from old: R.State, to new: R.State, work: inout RoomWork)
-  /// What undoes what an action changed that could not be saved (`before`: the state before
-  /// it), keeping what a person typed.
-  func rollback(to before: R.State) -> R.Action
-  /// A page of saved history, for rooms that have one (nil: this room has none).
-  func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage?
-  /// Whether the room may be released once empty (nothing left that must survive).
-  func isIdle(_ state: R.State) -> Bool
-  /// Set when the room must close everyone (its standup was deleted).
-  func closing(_ state: R.State) -> (code: CloseCode, reason: String)?
-  /// Turns `json`, the encoding of `previous`, into the encoding of `state`, and returns the
-  /// patch between them; leaves `json` untouched if it throws (`StateEncoding`). `action` is
-  /// what turned `previous` into `state`, when one action did.
-  func encode(
-    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action?
-  ) throws -> [PatchOperation]
-}
-
-extension RoomFeature {
-  func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
-
-  func encode(
-    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action?
-  ) throws -> [PatchOperation] {
-    try StateEncoding.whole(state, json: &json)
-  }
-}
 
 /// One standup's room.
 struct StandupRoomFeature: RoomFeature {
@@ -65,7 +27,10 @@ struct StandupRoomFeature: RoomFeature {
 
   var roomName: String { standupID.uuidString }
 
-  func joined(_ participant: Participant) -> Room.Action? { .participantJoined(participant) }
+  func joined(_ sender: Sender) -> Room.Action? {
+    .participantJoined(
+      Participant(id: sender.participantID, name: sender.name, isBot: sender.isBot))
+  }
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
 
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Room.Action {
@@ -185,7 +150,7 @@ struct LobbyFeature: RoomFeature {
 
   var roomName: String { "lobby" }
 
-  func joined(_ participant: Participant) -> Lobby.Action? { nil }
+  func joined(_ sender: Sender) -> Lobby.Action? { nil }
   func left(_ participantID: String) -> Lobby.Action? { nil }
 
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Lobby.Action {

@@ -8,12 +8,17 @@ import Synchronization
 /// No version of a room is ever issued twice — across restarts and crashes too — and they
 /// stay small: a room that closes gives back what it did not use, so its next opening goes
 /// on from there; after a crash the next opening starts past the whole reservation.
-final class VersionLease: Sendable {
-  struct Sizes: Sendable {
+package final class VersionLease: Sendable {
+  package struct Sizes: Sendable {
     /// Versions reserved at a time.
-    var block = 10_000
+    package var block: Int
     /// When fewer are left than this, the next block is reserved.
-    var lowWater = 5_000
+    package var lowWater: Int
+
+    package init(block: Int = 10_000, lowWater: Int = 5_000) {
+      self.block = block
+      self.lowWater = lowWater
+    }
   }
 
   private struct State {
@@ -32,7 +37,7 @@ final class VersionLease: Sendable {
     var fence: (@Sendable () -> Bool)?
   }
 
-  let room: String
+  package let room: String
   private let storage: StorageClient
   private let sizes: Sizes
   private let logger: Logger
@@ -40,7 +45,7 @@ final class VersionLease: Sendable {
   private let now: @Sendable () -> Date
   private let state = Mutex(State())
 
-  init(
+  package init(
     room: String, storage: StorageClient, sizes: Sizes = Sizes(), logger: Logger,
     now: @escaping @Sendable () -> Date = Date.init
   ) {
@@ -52,14 +57,14 @@ final class VersionLease: Sendable {
   }
 
   /// The room's first version, once `start` has reserved it.
-  var first: Int? { state.withLock { $0.first } }
+  package var first: Int? { state.withLock { $0.first } }
 
   /// Reserves the first block (once) and returns the room's first version.
   ///
   /// If storage fails, the versions come from the clock instead: microseconds since 1970,
   /// past any reserved version by about 10^15, so the two never meet.
   @discardableResult
-  func start() async -> Int {
+  package func start() async -> Int {
     if let first = self.first { return first }
     do {
       let first = try await storage.reserveVersions(room, sizes.block)
@@ -82,16 +87,16 @@ final class VersionLease: Sendable {
   }
 
   /// From now on a version is issued only while `holds` says the room is still this node's.
-  func fence(by holds: @escaping @Sendable () -> Bool) {
+  package func fence(by holds: @escaping @Sendable () -> Bool) {
     state.withLock { $0.fence = holds }
   }
 
   /// Whether the room is still this node's (true outside a cluster).
-  var fenceHolds: Bool { (state.withLock { $0.fence })?() ?? true }
+  package var fenceHolds: Bool { (state.withLock { $0.fence })?() ?? true }
 
   /// Whether `version` is reserved for this opening, so it may be issued. Reserves the next
   /// block, in the background, once few are left.
-  func mayIssue(_ version: Int) -> Bool {
+  package func mayIssue(_ version: Int) -> Bool {
     state.withLock { state in
       if let fence = state.fence, !fence() { return false }
       guard !state.fromClock else { return !state.finished }
@@ -106,7 +111,7 @@ final class VersionLease: Sendable {
   }
 
   /// Waits for the reservation of the next block, if one is under way.
-  func settle() async {
+  package func settle() async {
     await state.withLock { $0.extending }?.value
   }
 
@@ -135,7 +140,7 @@ final class VersionLease: Sendable {
 
   /// The room is closing after issuing versions below `next`: nothing more is issued, and
   /// what was reserved past it is given back.
-  func finish(next: Int) async {
+  package func finish(next: Int) async {
     let end = state.withLock { state -> Int? in
       guard !state.finished else { return nil }
       state.finished = true

@@ -17,10 +17,10 @@ import WebSocketTransport
 /// Events (joins, frames, leaves, requests) are handled one at a time, in the order they
 /// came; one that waits for storage holds the next ones back (`inbox`), but not the effects:
 /// a meeting keeps ticking while a save is on its way.
-actor RoomChannel<Feature: RoomFeature> {
-  typealias State = Feature.R.State
+package actor RoomChannel<Feature: RoomFeature> {
+  package typealias State = Feature.R.State
 
-  enum Event: Sendable {
+  package enum Event: Sendable {
     case join(ConnectionID, Sender, since: Int?)
     case message(ConnectionID, InboundMessage)
     case leave(ConnectionID)
@@ -47,25 +47,28 @@ actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// How a room of a cluster opens: it takes the room's lock, and reads the room as saved.
-  struct Opening: Sendable {
-    enum Outcome: Sendable {
+  package struct Opening: Sendable {
+    package enum Outcome: Sendable {
       /// The room is this node's: open it with `state` (nil: as given), and call `release`
       /// once it has closed.
       case owned(State?, release: @Sendable () async -> Void)
       /// Not this node's (or gone): every event is refused, joins closed with `code`.
       case refused(code: CloseCode, reason: String, error: WireError)
     }
-    var acquire: @Sendable () async -> Outcome
+    package var acquire: @Sendable () async -> Outcome
+
+    package init(acquire: @escaping @Sendable () async -> Outcome) { self.acquire = acquire }
   }
 
-  nonisolated let feature: Feature
+  package nonisolated let feature: Feature
   /// When the room was made (a cluster hands a room on only after it had it a while).
-  nonisolated let openedAt = ContinuousClock.now
+  package nonisolated let openedAt = ContinuousClock.now
   /// The thread the room and its effects run on.
-  nonisolated let shard: Shard
-  nonisolated let versions: VersionLease
+  package nonisolated let shard: Shard
+  package nonisolated let versions: VersionLease
   nonisolated let outlet: Outlet
   nonisolated let logger: Logger
+  nonisolated let metrics: RoomMetrics
   let hooks: Hooks
   /// Whether `enqueue` takes events (false once the room was closed).
   private nonisolated let accepting = Atomic<Bool>(true)
@@ -94,10 +97,11 @@ actor RoomChannel<Feature: RoomFeature> {
     var onIdle: @Sendable (RoomChannel) async -> Void
   }
 
-  init(
+  package init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
-    resumeBytes: Int = 256 * 1024, versions: VersionLease, outlet: Outlet, logger: Logger,
-    opening: Opening? = nil,
+    resumeBytes: Int = 256 * 1024, versions: VersionLease, outlet: Outlet,
+    metrics: RoomMetrics = RoomMetrics(),
+    logger: Logger, opening: Opening? = nil,
     onJoined: @escaping @Sendable (RoomChannel) -> Void = { _ in },
     onClosed: @escaping @Sendable (RoomChannel) async -> Void = { _ in },
     onBounced: @escaping @Sendable (Event) -> Void = { _ in },
@@ -109,6 +113,7 @@ actor RoomChannel<Feature: RoomFeature> {
     self.shard = shard
     self.versions = versions
     self.outlet = outlet
+    self.metrics = metrics
     self.logger = logger
     self.hooks = Hooks(
       onJoined: onJoined, onClosed: onClosed, onBounced: onBounced, onIdle: onIdle)
@@ -117,14 +122,14 @@ actor RoomChannel<Feature: RoomFeature> {
       deliver: { action, effect in await owner.value?.receive(action, fromEffect: effect) })
     self.document = Document(
       state: initialState, json: (try? JSONValue(encoding: initialState)) ?? .null,
-      versions: versions, outlet: outlet, resumeBytes: resumeBytes,
+      versions: versions, outlet: outlet, metrics: metrics, resumeBytes: resumeBytes,
       encode: { try feature.encode($0, previous: $1, json: &$2, after: $3) })
     owner.set(self)
     // NB: the opening is the first job on the room's shard, so every event comes after it.
     Task(executorPreference: shard) { await self.open(opening) }
   }
 
-  nonisolated var unownedExecutor: UnownedSerialExecutor { shard.asUnownedSerialExecutor() }
+  package nonisolated var unownedExecutor: UnownedSerialExecutor { shard.asUnownedSerialExecutor() }
 
   // MARK: Events
 
@@ -136,14 +141,14 @@ actor RoomChannel<Feature: RoomFeature> {
   /// - Returns: false if the room has closed and takes no more events: the caller opens the
   ///   room anew (or refuses) rather than leave someone waiting for an answer.
   @discardableResult
-  nonisolated func enqueue(_ event: Event) -> Bool {
+  package nonisolated func enqueue(_ event: Event) -> Bool {
     guard accepting.load(ordering: .acquiring) else { return false }
     post(event)
     return true
   }
 
   /// Stops taking events (the room was released); what was queued is still handled.
-  nonisolated func close() {
+  package nonisolated func close() {
     guard accepting.exchange(false, ordering: .acquiringAndReleasing) else { return }
     post(.finish)
   }
@@ -155,7 +160,7 @@ actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// Waits until every event queued before `close` is handled and the versions are given back.
-  func closed() async {
+  package func closed() async {
     guard !isFinished else { return }
     // NB: the body may run after a hop, when the room has finished meanwhile.
     await withCheckedContinuation { waiter in
@@ -222,7 +227,7 @@ actor RoomChannel<Feature: RoomFeature> {
 
   /// Reduces an action that did not come from a peer (the lobby hears from rooms this way).
   @discardableResult
-  func send(_ action: Feature.R.Action) -> Rejection? {
+  package func send(_ action: Feature.R.Action) -> Rejection? {
     core.send(action) { action, state, _ in didChange(after: action, state) }
   }
 
@@ -231,10 +236,13 @@ actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// Reads the current state.
-  func read<T: Sendable>(_ body: @Sendable (State) -> T) -> T { body(core.state) }
+  package func read<T: Sendable>(_ body: @Sendable (State) -> T) -> T { body(core.state) }
 
   /// Stops every effect (a room emptied, moving or draining).
-  func cancelAllEffects() { core.cancelAllEffects() }
+  package func cancelAllEffects() { core.cancelAllEffects() }
+
+  /// Effects running now (tests).
+  var runningEffectCount: Int { core.runningEffectCount }
 
   /// After each reduced action: publishes the change and starts the work it needs.
   private func didChange(after action: Feature.R.Action, _ state: State) {
@@ -296,7 +304,7 @@ actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// Returns once everything queued so far has run.
-  func savesDone() async {
+  package func savesDone() async {
     await saves.tail?.value
   }
 
@@ -307,13 +315,4 @@ actor RoomChannel<Feature: RoomFeature> {
 
   var isRefusing: (code: CloseCode, reason: String, error: WireError)? { refusal }
   var hasStopped: Bool { isStopping }
-}
-
-/// What a change asks a room to do after it (saves, then notices), in order, off the shard.
-/// A piece that throws marks the change as not saved: it is refused and rolled back.
-struct RoomWork {
-  private(set) var pieces: [@Sendable () async throws -> Void] = []
-  mutating func enqueue(_ piece: @escaping @Sendable () async throws -> Void) {
-    pieces.append(piece)
-  }
 }

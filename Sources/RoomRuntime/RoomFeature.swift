@@ -1,0 +1,60 @@
+import JSONPatch
+import StandupsFeatures
+import StandupsWire
+import StoreRuntime
+import WebSocketTransport
+
+/// What the runtime needs to know of a feature to run it as a room: how the wire's messages
+/// become its actions, what a change must save, and how its state is encoded.
+package protocol RoomFeature: Sendable {
+  associatedtype R: Reducer where R.State: Encodable & Equatable
+  /// The `room` field of `welcome`: a standup id, or `lobby`.
+  var roomName: String { get }
+  /// What a peer arriving (`joined`) or leaving does to the state, if anything.
+  func joined(_ sender: Sender) -> R.Action?
+  func left(_ participantID: String) -> R.Action?
+  func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
+  /// Called after each change, in order: queue saves and notifications on `work` (they run
+  /// in order, off the room's shard). A save that fails throws, so that the action that
+  /// caused it is refused and rolled back.
+  func stateDidChange(from old: R.State, to new: R.State, work: inout RoomWork)
+  /// What undoes what an action changed that could not be saved (`before`: the state before
+  /// it), keeping what a person typed.
+  func rollback(to before: R.State) -> R.Action
+  /// A page of saved history, for rooms that have one (nil: this room has none).
+  func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage?
+  /// Whether the room may be released once empty (nothing left that must survive).
+  func isIdle(_ state: R.State) -> Bool
+  /// Set when the room must close everyone (its standup was deleted).
+  func closing(_ state: R.State) -> (code: CloseCode, reason: String)?
+  /// Turns `json`, the encoding of `previous`, into the encoding of `state`, and returns the
+  /// patch between them; leaves `json` untouched if it throws (`StateEncoding`). `action` is
+  /// what turned `previous` into `state`, when one action did.
+  func encode(
+    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action?
+  ) throws -> [PatchOperation]
+}
+
+extension RoomFeature {
+  package func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
+
+  /// The whole state, compared with the last version's (a feature with an encoder of its own
+  /// that goes by the action costs less per change).
+  package func encode(
+    _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action?
+  ) throws -> [PatchOperation] {
+    try StateEncoding.whole(state, json: &json)
+  }
+}
+
+/// What a change asks a room to do after it (saves, then notices), in order, off the shard.
+/// A piece that throws marks the change as not saved: it is refused and rolled back.
+package struct RoomWork {
+  package private(set) var pieces: [@Sendable () async throws -> Void] = []
+
+  package init() {}
+
+  package mutating func enqueue(_ piece: @escaping @Sendable () async throws -> Void) {
+    pieces.append(piece)
+  }
+}
