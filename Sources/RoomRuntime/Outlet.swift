@@ -3,7 +3,7 @@ import Synchronization
 import WebSocketTransport
 
 /// Where an outlet's frames go: the WebSocket server (`WebSocketServer`), or a test's recorder.
-package protocol FrameSink: AnyObject, Sendable {
+public protocol FrameSink: AnyObject, Sendable {
   /// Queues `message` for every listed connection, without waking the writer: `flush` does.
   func queue(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>)
   /// Hands what was queued to the writer (one wake-up for a batch of sends).
@@ -13,35 +13,35 @@ package protocol FrameSink: AnyObject, Sendable {
 }
 
 extension WebSocketServer: FrameSink {
-  package func queue(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
+  public func queue(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
     send(message, to: connections, wake: .deferred)
   }
 
-  package func flush() { wakeIfDeferred() }
+  public func flush() { wakeIfDeferred() }
 }
 
 /// Where rooms send bytes: the transport, once it exists.
 ///
 /// Sends from a shard wake the transport once, when the shard's batch is done: rooms whose
 /// timers fired together hand all their frames over with one wake-up.
-package final class Outlet: Sendable {
+public final class Outlet: Sendable {
   private let sink = Mutex<(any FrameSink)?>(nil)
 
-  package init() {}
+  public init() {}
 
-  package func attach(_ sink: any FrameSink) { self.sink.withLock { $0 = sink } }
+  public func attach(_ sink: any FrameSink) { self.sink.withLock { $0 = sink } }
 
-  package func send(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
+  public func send(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
     guard let sink = sink.withLock({ $0 }) else { return }
     sink.queue(message, to: connections)
     Shard.atEndOfBatch(ObjectIdentifier(sink)) { sink.flush() }
   }
 
-  package func send(_ message: OutboundMessage, to connection: ConnectionID) {
+  public func send(_ message: OutboundMessage, to connection: ConnectionID) {
     send(message, to: CollectionOfOne(connection))
   }
 
-  package func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
+  public func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
     sink.withLock { $0 }?.close(connection, code: code, reason: reason)
   }
 }

@@ -17,10 +17,10 @@ import WebSocketTransport
 /// Events (joins, frames, leaves, requests) are handled one at a time, in the order they
 /// came; one that waits for storage holds the next ones back (`inbox`), but not the effects:
 /// a meeting keeps ticking while a save is on its way.
-package actor RoomChannel<Feature: RoomFeature> {
-  package typealias State = Feature.R.State
+public actor RoomChannel<Feature: RoomFeature> {
+  public typealias State = Feature.R.State
 
-  package enum Event: Sendable {
+  public enum Event: Sendable {
     case join(ConnectionID, Sender, since: Int?)
     case message(ConnectionID, InboundMessage)
     case leave(ConnectionID)
@@ -47,25 +47,25 @@ package actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// How a room of a cluster opens: it takes the room's lock, and reads the room as saved.
-  package struct Opening: Sendable {
-    package enum Outcome: Sendable {
+  public struct Opening: Sendable {
+    public enum Outcome: Sendable {
       /// The room is this node's: open it with `state` (nil: as given), and call `release`
       /// once it has closed.
       case owned(State?, release: @Sendable () async -> Void)
       /// Not this node's (or gone): every event is refused, joins closed with `code`.
       case refused(code: CloseCode, reason: String, error: WireError)
     }
-    package var acquire: @Sendable () async -> Outcome
+    public var acquire: @Sendable () async -> Outcome
 
-    package init(acquire: @escaping @Sendable () async -> Outcome) { self.acquire = acquire }
+    public init(acquire: @escaping @Sendable () async -> Outcome) { self.acquire = acquire }
   }
 
-  package nonisolated let feature: Feature
+  public nonisolated let feature: Feature
   /// When the room was made (a cluster hands a room on only after it had it a while).
-  package nonisolated let openedAt = ContinuousClock.now
+  public nonisolated let openedAt = ContinuousClock.now
   /// The thread the room and its effects run on.
-  package nonisolated let shard: Shard
-  package nonisolated let versions: VersionLease
+  public nonisolated let shard: Shard
+  public nonisolated let versions: VersionLease
   nonisolated let outlet: Outlet
   nonisolated let logger: Logger
   nonisolated let metrics: RoomMetrics
@@ -97,7 +97,7 @@ package actor RoomChannel<Feature: RoomFeature> {
     var onIdle: @Sendable (RoomChannel) async -> Void
   }
 
-  package init(
+  public init(
     feature: Feature, initialState: State, reducer: Feature.R, dependencies: DependencyValues,
     resumeBytes: Int = 256 * 1024, versions: VersionLease, outlet: Outlet,
     metrics: RoomMetrics = RoomMetrics(),
@@ -129,7 +129,7 @@ package actor RoomChannel<Feature: RoomFeature> {
     Task(executorPreference: shard) { await self.open(opening) }
   }
 
-  package nonisolated var unownedExecutor: UnownedSerialExecutor { shard.asUnownedSerialExecutor() }
+  public nonisolated var unownedExecutor: UnownedSerialExecutor { shard.asUnownedSerialExecutor() }
 
   // MARK: Events
 
@@ -141,14 +141,14 @@ package actor RoomChannel<Feature: RoomFeature> {
   /// - Returns: false if the room has closed and takes no more events: the caller opens the
   ///   room anew (or refuses) rather than leave someone waiting for an answer.
   @discardableResult
-  package nonisolated func enqueue(_ event: Event) -> Bool {
+  public nonisolated func enqueue(_ event: Event) -> Bool {
     guard accepting.load(ordering: .acquiring) else { return false }
     post(event)
     return true
   }
 
   /// Stops taking events (the room was released); what was queued is still handled.
-  package nonisolated func close() {
+  public nonisolated func close() {
     guard accepting.exchange(false, ordering: .acquiringAndReleasing) else { return }
     post(.finish)
   }
@@ -160,7 +160,7 @@ package actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// Waits until every event queued before `close` is handled and the versions are given back.
-  package func closed() async {
+  public func closed() async {
     guard !isFinished else { return }
     // NB: the body may run after a hop, when the room has finished meanwhile.
     await withCheckedContinuation { waiter in
@@ -227,7 +227,7 @@ package actor RoomChannel<Feature: RoomFeature> {
 
   /// Reduces an action that did not come from a peer (the lobby hears from rooms this way).
   @discardableResult
-  package func send(_ action: Feature.R.Action) -> Rejection? {
+  public func send(_ action: Feature.R.Action) -> Rejection? {
     core.send(action) { action, state, _ in didChange(after: action, state) }
   }
 
@@ -236,10 +236,10 @@ package actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// Reads the current state.
-  package func read<T: Sendable>(_ body: @Sendable (State) -> T) -> T { body(core.state) }
+  public func read<T: Sendable>(_ body: @Sendable (State) -> T) -> T { body(core.state) }
 
   /// Stops every effect (a room emptied, moving or draining).
-  package func cancelAllEffects() { core.cancelAllEffects() }
+  public func cancelAllEffects() { core.cancelAllEffects() }
 
   /// Effects running now (tests).
   var runningEffectCount: Int { core.runningEffectCount }
@@ -304,7 +304,7 @@ package actor RoomChannel<Feature: RoomFeature> {
   }
 
   /// Returns once everything queued so far has run.
-  package func savesDone() async {
+  public func savesDone() async {
     await saves.tail?.value
   }
 

@@ -6,7 +6,7 @@ import WebSocketTransport
 
 /// What the runtime needs to know of a feature to run it as a room: how the wire's messages
 /// become its actions, what a change must save, and how its state is encoded.
-package protocol RoomFeature: Sendable {
+public protocol RoomFeature: Sendable {
   associatedtype R: Reducer where R.State: Encodable & Equatable
   /// The `room` field of `welcome`: a standup id, or `lobby`.
   var roomName: String { get }
@@ -36,11 +36,11 @@ package protocol RoomFeature: Sendable {
 }
 
 extension RoomFeature {
-  package func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
+  public func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
 
   /// The whole state, compared with the last version's (a feature with an encoder of its own
   /// that goes by the action costs less per change).
-  package func encode(
+  public func encode(
     _ state: R.State, previous: R.State, json: inout JSONValue, after action: R.Action?
   ) throws -> [PatchOperation] {
     try StateEncoding.whole(state, json: &json)
@@ -49,12 +49,12 @@ extension RoomFeature {
 
 /// What a change asks a room to do after it (saves, then notices), in order, off the shard.
 /// A piece that throws marks the change as not saved: it is refused and rolled back.
-package struct RoomWork {
-  package private(set) var pieces: [@Sendable () async throws -> Void] = []
+public struct RoomWork: Sendable {
+  public private(set) var pieces: [@Sendable () async throws -> Void] = []
 
-  package init() {}
+  public init() {}
 
-  package mutating func enqueue(_ piece: @escaping @Sendable () async throws -> Void) {
+  public mutating func enqueue(_ piece: @escaping @Sendable () async throws -> Void) {
     pieces.append(piece)
   }
 }

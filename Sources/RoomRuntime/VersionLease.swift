@@ -8,14 +8,14 @@ import Synchronization
 /// No version of a room is ever issued twice — across restarts and crashes too — and they
 /// stay small: a room that closes gives back what it did not use, so its next opening goes
 /// on from there; after a crash the next opening starts past the whole reservation.
-package final class VersionLease: Sendable {
-  package struct Sizes: Sendable {
+public final class VersionLease: Sendable {
+  public struct Sizes: Sendable {
     /// Versions reserved at a time.
-    package var block: Int
+    public var block: Int
     /// When fewer are left than this, the next block is reserved.
-    package var lowWater: Int
+    public var lowWater: Int
 
-    package init(block: Int = 10_000, lowWater: Int = 5_000) {
+    public init(block: Int = 10_000, lowWater: Int = 5_000) {
       self.block = block
       self.lowWater = lowWater
     }
@@ -37,7 +37,7 @@ package final class VersionLease: Sendable {
     var fence: (@Sendable () -> Bool)?
   }
 
-  package let room: String
+  public let room: String
   private let storage: StorageClient
   private let sizes: Sizes
   private let logger: Logger
@@ -45,7 +45,7 @@ package final class VersionLease: Sendable {
   private let now: @Sendable () -> Date
   private let state = Mutex(State())
 
-  package init(
+  public init(
     room: String, storage: StorageClient, sizes: Sizes = Sizes(), logger: Logger,
     now: @escaping @Sendable () -> Date = Date.init
   ) {
@@ -57,14 +57,14 @@ package final class VersionLease: Sendable {
   }
 
   /// The room's first version, once `start` has reserved it.
-  package var first: Int? { state.withLock { $0.first } }
+  public var first: Int? { state.withLock { $0.first } }
 
   /// Reserves the first block (once) and returns the room's first version.
   ///
   /// If storage fails, the versions come from the clock instead: microseconds since 1970,
   /// past any reserved version by about 10^15, so the two never meet.
   @discardableResult
-  package func start() async -> Int {
+  public func start() async -> Int {
     if let first = self.first { return first }
     do {
       let first = try await storage.reserveVersions(room, sizes.block)
@@ -87,16 +87,16 @@ package final class VersionLease: Sendable {
   }
 
   /// From now on a version is issued only while `holds` says the room is still this node's.
-  package func fence(by holds: @escaping @Sendable () -> Bool) {
+  public func fence(by holds: @escaping @Sendable () -> Bool) {
     state.withLock { $0.fence = holds }
   }
 
   /// Whether the room is still this node's (true outside a cluster).
-  package var fenceHolds: Bool { (state.withLock { $0.fence })?() ?? true }
+  public var fenceHolds: Bool { (state.withLock { $0.fence })?() ?? true }
 
   /// Whether `version` is reserved for this opening, so it may be issued. Reserves the next
   /// block, in the background, once few are left.
-  package func mayIssue(_ version: Int) -> Bool {
+  public func mayIssue(_ version: Int) -> Bool {
     state.withLock { state in
       if let fence = state.fence, !fence() { return false }
       guard !state.fromClock else { return !state.finished }
@@ -111,7 +111,7 @@ package final class VersionLease: Sendable {
   }
 
   /// Waits for the reservation of the next block, if one is under way.
-  package func settle() async {
+  public func settle() async {
     await state.withLock { $0.extending }?.value
   }
 
@@ -140,7 +140,7 @@ package final class VersionLease: Sendable {
 
   /// The room is closing after issuing versions below `next`: nothing more is issued, and
   /// what was reserved past it is given back.
-  package func finish(next: Int) async {
+  public func finish(next: Int) async {
     let end = state.withLock { state -> Int? in
       guard !state.finished else { return nil }
       state.finished = true

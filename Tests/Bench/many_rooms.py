@@ -31,10 +31,10 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server():
+def start_server(server=SERVER):
     data = tempfile.mkdtemp(prefix="standups-rooms-")
     process = subprocess.Popen(
-        [str(SERVER), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public"),
+        [str(server), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public"),
          "--max-connections-per-address", "20000", "--messages-per-second", "100000",
          "--creations-per-minute", "100000", "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -91,8 +91,9 @@ async def main():
     parser.add_argument("--rooms", type=int, default=500)
     parser.add_argument("--peers", type=int, default=20)
     parser.add_argument("--seconds", type=int, default=90)
+    parser.add_argument("--server", default=str(SERVER), help="the server binary (to compare builds)")
     arguments = parser.parse_args()
-    process, port = start_server()
+    process, port = start_server(arguments.server)
     try:
         ids = await create_standups(port, arguments.rooms)
         peers = []
