@@ -47,14 +47,14 @@ public struct RoomStateEncoder: Sendable {
     // NB: members in the order of their keys, as `JSONPatch.diff` writes them. `json` is
     // assigned only at the end, so that it is untouched if an encoding throws.
     if state.activity != old.activity {
-      replace("activity", with: try state.activity.map { try JSONValue(encoding: $0) } ?? .null)
+      replace("activity", with: state.activity?.wireJSON ?? .null)
     }
     if state.destination != old.destination {
       replace(
         "destination", with: try state.destination.map { try JSONValue(encoding: $0) } ?? .null)
     }
     if state.meeting != old.meeting {
-      replace("meeting", with: try state.meeting.map { try JSONValue(encoding: $0) } ?? .null)
+      replace("meeting", with: state.meeting?.wireJSON ?? .null)
     }
     if state.participants != old.participants {
       replace("participants", with: try JSONValue(encoding: state.participants))
@@ -63,7 +63,7 @@ public struct RoomStateEncoder: Sendable {
       replace("standup", with: try JSONValue(encoding: state.standup))
     }
     if state.undo?.activity != old.undo?.activity {
-      replace("undo", with: try state.undo.map { try JSONValue(encoding: $0.activity) } ?? .null)
+      replace("undo", with: state.undo?.activity.wireJSON ?? .null)
     }
     json = .object(members)
     return operations

@@ -1,0 +1,34 @@
+import JSONPatch
+import StandupsFeatures
+
+// The wire shapes of what changes in a room on almost every action and tick — the last
+// activity and the running meeting — built as JSON directly rather than through `Encoder`
+// (which costs a keyed container, a box per member and dynamic casts each time). Each one
+// is exactly its `Encodable` encoding: `WireShapeTests` compares them.
+
+extension Activity {
+  /// `{"by":{"id","name"},"detail","kind","seq"}` (`detail` null when there is none), as
+  /// `Encodable` writes it.
+  public var wireJSON: JSONValue {
+    .object([
+      "by": .object(["id": .string(by.id), "name": .string(by.name)]),
+      "detail": detail.map(JSONValue.string) ?? .null,
+      "kind": .string(kind.rawValue), "seq": .int(seq),
+    ])
+  }
+}
+
+extension RecordMeeting.State {
+  /// What the page shows of a meeting, as `encode(to:)` writes it.
+  public var wireJSON: JSONValue {
+    .object([
+      "alert": alert.map { .string($0.rawValue) } ?? .null,
+      "isPaused": .bool(isPaused),
+      "pausedBecause": pausedBecause.map { .string($0.rawValue) } ?? .null,
+      "secondsElapsed": .int(secondsElapsed),
+      "secondsPerSpeaker": .int(secondsPerSpeaker),
+      "speakerIndex": .int(speakerIndex),
+      "transcript": .string(transcript),
+    ])
+  }
+}
