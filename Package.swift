@@ -237,6 +237,16 @@ let package = Package(
       swiftSettings: swiftSettings
     ),
     .testTarget(
+      name: "StorageTests",
+      dependencies: [
+        "Storage", "StandupsFeatures",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ],
+      swiftSettings: swiftSettings
+    ),
+    .testTarget(
       name: "RoomRuntimeTests",
       dependencies: [
         "RoomRuntime", "StandupsWire", "StandupsFeatures", "StoreRuntime", "JSONPatch",

@@ -1,0 +1,176 @@
+import Foundation
+import IdentifiedCollections
+import StandupsFeatures
+import Storage
+import Testing
+
+/// What every storage keeps, the same way: in memory, SQLite and PostgreSQL.
+@Suite(.serialized)
+struct StorageContractTests {
+  @Test(arguments: StorageKind.allCases)
+  func savesLoadsEditsAndDeletesStandupsInCreationOrder(_ kind: StorageKind) async throws {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    var design = Standup.design
+    design.meetings = [
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "Ana: later",
+        seconds: 300, present: ["Ana", "Ben"],
+        notes: [Note(author: "Ana", text: "ship it", speaker: "Ana")]),
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_251_600), transcript: "Ben: earlier"),
+    ]
+    let ops = Standup(
+      id: UUID(), attendees: [Attendee(id: UUID(), name: "Cy")], duration: .seconds(900),
+      theme: .navy, title: "Ops — “quoted” ✓")
+    try await storage.save(design)
+    try await storage.save(ops)
+    #expect(try await storage.load() == [design, ops])
+    #expect(try await storage.loadStandup(ops.id) == ops)
+    #expect(try await storage.loadStandup(UUID()) == nil)
+
+    // An edit replaces the attendees and keeps the standup's place.
+    design.title = "Design sync"
+    design.attendees.remove(at: 1)
+    design.attendees.append(Attendee(id: UUID(), name: "Dee"))
+    design.meetings.insert(
+      Meeting(id: UUID(), date: Date(timeIntervalSince1970: 1_795_400_000), transcript: ""), at: 0)
+    try await storage.save(design)
+    #expect(try await storage.load() == [design, ops])
+    #expect(try await storage.loadStandup(design.id) == design)
+
+    try await storage.delete(design.id)
+    try await storage.delete(design.id)
+    #expect(try await storage.load() == [ops])
+  }
+
+  @Test(arguments: StorageKind.allCases)
+  func aStandupLoadsWithItsRecentMeetingsAndPagesTheRest(_ kind: StorageKind) async throws {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    var design = Standup.design
+    try await storage.save(design)
+    let meetings = (0..<13).map { index in
+      Meeting(
+        id: UUID(), date: Date(timeIntervalSince1970: 1_795_000_000 + Double(index) * 86_400),
+        transcript: "Ana: day \(index)", seconds: 60 + index, present: ["Ana"],
+        notes: [Note(author: "Ana", text: "day \(index)", speaker: "Blob")])
+    }
+    for meeting in meetings {
+      design.addMeeting(meeting)
+      try await storage.save(design)
+    }
+    #expect(try await storage.load() == [design])
+    #expect(try await storage.loadStandup(design.id) == design)
+    let newestFirst = Array(meetings.reversed())
+    #expect(
+      try await storage.loadMeetings(design.id, 10, 20)
+        == MeetingPage(meetings: Array(newestFirst[10...]), total: 13))
+    #expect(
+      try await storage.loadMeetings(design.id, 0, 2)
+        == MeetingPage(meetings: Array(newestFirst[..<2]), total: 13))
+  }
+
+  @Test(arguments: StorageKind.allCases)
+  func aRunningMeetingsCheckpointMovesOnlyForwardAndGoesWithItsStandup(_ kind: StorageKind)
+    async throws
+  {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    let id = Standup.design.id
+    try await storage.save(.design)
+    let checkpoint = MeetingCheckpoint(
+      standupID: id, meetingID: UUID(), secondsElapsed: 120, speakerIndex: 1,
+      transcript: "Ana: hi", notes: [Note(author: "Ana", text: "hi", speaker: "Blob")],
+      present: ["Ana"], secondsRun: 120)
+    var paused = checkpoint
+    paused.pausedBecause = .everyoneLeft
+    try await storage.saveCheckpoint(id, paused)
+    #expect(try await storage.loadCheckpoint(id) == paused)
+    try await storage.saveCheckpoint(id, checkpoint)
+    #expect(try await storage.loadCheckpoints() == [checkpoint])
+    #expect(try await storage.loadCheckpoint(id) == checkpoint)
+
+    // The heartbeat moves the clock on, never back, and only for the same meeting.
+    try await storage.saveMeetingClocks([
+      MeetingClock(
+        standupID: id, meetingID: checkpoint.meetingID, secondsElapsed: 125, speakerIndex: 2,
+        secondsRun: 125),
+      MeetingClock(
+        standupID: UUID(), meetingID: UUID(), secondsElapsed: 9, speakerIndex: 0, secondsRun: 9),
+    ])
+    try await storage.saveMeetingClocks([
+      MeetingClock(
+        standupID: id, meetingID: checkpoint.meetingID, secondsElapsed: 121, speakerIndex: 1,
+        secondsRun: 121),
+      MeetingClock(
+        standupID: id, meetingID: UUID(), secondsElapsed: 500, speakerIndex: 0, secondsRun: 500),
+    ])
+    var moved = checkpoint
+    moved.secondsElapsed = 125
+    moved.speakerIndex = 2
+    moved.secondsRun = 125
+    #expect(try await storage.loadCheckpoint(id) == moved)
+
+    try await storage.saveCheckpoint(id, nil)
+    #expect(try await storage.loadCheckpoints() == [])
+    // Not kept for a standup that is gone.
+    try await storage.saveCheckpoint(id, checkpoint)
+    try await storage.delete(id)
+    #expect(try await storage.loadCheckpoints() == [])
+    try await storage.saveCheckpoint(id, checkpoint)
+    #expect(try await storage.loadCheckpoint(id) == nil)
+  }
+
+  @Test(arguments: StorageKind.allCases)
+  func reservesEachRoomsVersionsOnceAndTakesBackOnlyTheLastBlock(_ kind: StorageKind)
+    async throws
+  {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    #expect(try await storage.reserveVersions("lobby", 10) == 1)
+    #expect(try await storage.reserveVersions("lobby", 10) == 11)
+    #expect(try await storage.reserveVersions("room", 5) == 1)
+    #expect(try await storage.reserveVersions("lobby", 10) == 21)
+    // Giving back the unused end of the last reservation: the next one starts there…
+    try await storage.returnVersions("lobby", 24, 31)
+    #expect(try await storage.reserveVersions("lobby", 10) == 24)
+    // …but not once something was reserved since (that reservation ends elsewhere).
+    try await storage.returnVersions("lobby", 25, 31)
+    #expect(try await storage.reserveVersions("lobby", 10) == 34)
+    // Nodes reserving at once get blocks that never overlap.
+    let firsts = try await withThrowingTaskGroup(of: Int.self) { group in
+      for _ in 0..<20 { group.addTask { try await storage.reserveVersions("busy", 100) } }
+      return try await group.reduce(into: [Int]()) { $0.append($1) }
+    }
+    #expect(firsts.sorted() == Array(stride(from: 1, to: 2_001, by: 100)))
+    try await storage.probe()
+  }
+}
+
+struct DatabaseURLTests {
+  @Test func readsTheFormTheOptionTakesAndNeverPrintsThePassword() throws {
+    let url = try DatabaseURL("postgres://ana:s%40cret@db.internal:6432/standups?sslmode=require")
+    #expect(url.user == "ana")
+    #expect(url.host == "db.internal")
+    #expect(url.port == 6432)
+    #expect(url.database == "standups")
+    #expect("\(url)" == "postgres://ana@db.internal:6432/standups")
+    #expect(try DatabaseURL("postgresql://ana@localhost/db").port == 5432)
+  }
+
+  @Test(arguments: [
+    ("mysql://ana@host/db", "is not a PostgreSQL URL"),
+    ("postgres://host/db", "names no user"),
+    ("postgres://ana@host", "names no database"),
+    ("postgres://ana@host/db?sslmode=verify-full", "sslmode=verify-full is not supported"),
+    ("postgres://ana:hunter2@", "names no host"),
+  ])
+  func refusesWhatItCannotUseSayingWhy(_ text: String, _ problem: String) {
+    #expect {
+      _ = try DatabaseURL(text)
+    } throws: { error in
+      "\(error)".contains(problem) && !"\(error)".contains("hunter2")
+    }
+  }
+}
