@@ -236,10 +236,22 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // What several test targets share (fixtures, a throwaway PostgreSQL database).
+    .target(
+      name: "Fixtures",
+      dependencies: [
+        "Storage", "StandupsFeatures",
+        .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+      ],
+      path: "Tests/Fixtures",
+      swiftSettings: swiftSettings
+    ),
     .testTarget(
       name: "StorageTests",
       dependencies: [
-        "Storage", "StandupsFeatures",
+        "Fixtures", "Storage", "StandupsFeatures",
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -262,7 +274,8 @@ let package = Package(
     .testTarget(
       name: "StandupsServerTests",
       dependencies: [
-        "RoomRuntime", "StandupsServer", "StandupsWire", "Storage", "StandupsFeatures", "JSONPatch",
+        "Fixtures", "RoomRuntime", "StandupsServer", "StandupsWire", "Storage", "StandupsFeatures",
+        "JSONPatch",
         "WebSocketTransport",
         .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),

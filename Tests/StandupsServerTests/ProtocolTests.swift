@@ -1,3 +1,4 @@
+import Fixtures
 import Foundation
 import JSONPatch
 import StandupsFeatures

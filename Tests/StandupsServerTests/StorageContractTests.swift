@@ -1,3 +1,4 @@
+import Fixtures
 import Foundation
 import IdentifiedCollections
 import Logging
@@ -33,20 +34,7 @@ enum StorageKind: String, CaseIterable, CustomTestStringConvertible {
       let storage = try SQLiteStorage(directory: temporaryDirectory())
       return (storage.client, storage.access, storage)
     case .postgres:
-      guard let text = Self.databaseURL else {
-        try #require(
-          ProcessInfo.processInfo.environment["STANDUPS_REQUIRE_POSTGRES"] != "1",
-          "STANDUPS_TEST_DATABASE_URL is not set: run these tests with scripts/with-postgres")
-        return nil
-      }
-      let base = try DatabaseURL(text)
-      let admin = try await PostgresStorage(url: base, logger: Logger(label: "test"))
-      let name = "contract_" + UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(16)
-      try await admin.client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
-      admin.close()
-      var url = base
-      url.database = name
-      let storage = try await PostgresStorage(url: url, logger: Logger(label: "test"))
+      guard let storage = try await throwawayDatabase(prefix: "contract") else { return nil }
       return (storage.storageClient, storage.access, storage)
     }
   }

@@ -1,3 +1,4 @@
+import Fixtures
 import Foundation
 import IdentifiedCollections
 import JSONPatch
@@ -6,12 +7,6 @@ import StandupsServer
 import Storage
 import Testing
 import WebSocketTransport
-
-func temporaryDirectory() -> String {
-  let url = FileManager.default.temporaryDirectory.appendingPathComponent("standups-\(UUID())")
-  try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  return url.path
-}
 
 @Suite(.serialized)
 struct DataDirectoryTests {

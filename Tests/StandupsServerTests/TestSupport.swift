@@ -1,3 +1,4 @@
+import Fixtures
 import Foundation
 import IdentifiedCollections
 import JSONPatch
@@ -213,17 +214,6 @@ final class FrameLog: Sendable {
       file.write(Data(line + Array("\n".utf8)))
     }
   }
-}
-
-extension Standup {
-  static let design = Standup(
-    id: UUID(uuidString: "DEADBEEF-0000-4000-8000-000000000001")!,
-    attendees: [
-      Attendee(id: UUID(uuidString: "A0000000-0000-4000-8000-000000000001")!, name: "Blob"),
-      Attendee(id: UUID(uuidString: "A0000000-0000-4000-8000-000000000002")!, name: "Blob Jr"),
-      Attendee(id: UUID(uuidString: "A0000000-0000-4000-8000-000000000003")!, name: "Blob Sr"),
-    ],
-    duration: .seconds(300), theme: .orange, title: "Design")
 }
 
 /// Sends a raw HTTP request and returns the status code (for refusals before the upgrade).
