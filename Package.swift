@@ -263,6 +263,9 @@ let package = Package(
       dependencies: [
         "RoomRuntime", "StandupsWire", "StandupsFeatures", "StoreRuntime", "JSONPatch",
         "WebSocketTransport",
+        // NB: without it, what the store runtime reports never reaches Swift Testing.
+        .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
+        .product(name: "CasePaths", package: "swift-case-paths"),
         .product(name: "Clocks", package: "swift-clocks"),
         .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "HashTreeCollections", package: "swift-collections"),

@@ -5,7 +5,8 @@ import WebSocketTransport
 /// Where an outlet's frames go: the WebSocket server (`WebSocketServer`), or a test's recorder.
 public protocol FrameSink: AnyObject, Sendable {
   /// Queues `message` for every listed connection, without waking the writer: `flush` does.
-  func queue(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>)
+  /// (An array, not any sequence: a call through the protocol is not specialized.)
+  func queue(_ message: OutboundMessage, to connections: [ConnectionID])
   /// Hands what was queued to the writer (one wake-up for a batch of sends).
   func flush()
   /// Closes a connection after what is already queued for it.
@@ -13,7 +14,7 @@ public protocol FrameSink: AnyObject, Sendable {
 }
 
 extension WebSocketServer: FrameSink {
-  public func queue(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
+  public func queue(_ message: OutboundMessage, to connections: [ConnectionID]) {
     send(message, to: connections, wake: .deferred)
   }
 
@@ -33,7 +34,7 @@ public final class Outlet: Sendable {
 
   public func send(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
     guard let sink = sink.withLock({ $0 }) else { return }
-    sink.queue(message, to: connections)
+    sink.queue(message, to: Array(connections))
     Shard.atEndOfBatch(ObjectIdentifier(sink)) { sink.flush() }
   }
 

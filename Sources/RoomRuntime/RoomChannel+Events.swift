@@ -7,10 +7,27 @@ import StoreRuntime
 import WebSocketTransport
 
 extension RoomChannel {
-  func handle(_ event: Event) async {
+  func handle(_ job: Job) async {
+    switch job {
+    case .event(let event):
+      await handle(event)
+    case .closing(let saves, let before):
+      guard isRefusing == nil, !hasStopped else { return }
+      // NB: nobody is told the standup is gone before storage says so.
+      await savesDone()
+      guard takeFailures(in: saves).isEmpty else {
+        send(feature.rollback(to: before))
+        return
+      }
+      await closeIfDeleted()
+    case .finish:
+      await finish()
+    }
+  }
+
+  private func handle(_ event: Event) async {
     if let refusal = isRefusing {
       refuse(event, code: refusal.code, reason: refusal.reason, error: refusal.error)
-      if case .finish = event { await finish() }
       return
     }
     // NB: an arrival queued behind a restart or a deletion goes back to the hub, which opens
@@ -45,15 +62,6 @@ extension RoomChannel {
       hooks.onJoined(self)
       await releaseIfUnused()
 
-    case .closing(let saves, let before):
-      // NB: nobody is told the standup is gone before storage says so.
-      await savesDone()
-      guard takeFailures(in: saves).isEmpty else {
-        send(feature.rollback(to: before))
-        return
-      }
-      await closeIfDeleted()
-
     case .restart(let why, let code, let tell):
       guard !document.isClosed else { return }
       _ = document.closeVersions()
@@ -84,9 +92,6 @@ extension RoomChannel {
         await savesDone()
         await hooks.onIdle(self)
       }
-
-    case .finish:
-      await finish()
     }
   }
 
@@ -103,7 +108,7 @@ extension RoomChannel {
     case .snapshot(let reply):
       reply(.failure(error))
       hooks.onJoined(self)
-    case .message, .leave, .restart, .closing, .finish:
+    case .message, .leave, .restart:
       break
     }
   }

@@ -31,19 +31,25 @@ public actor RoomChannel<Feature: RoomFeature> {
     /// A change could not be numbered (storage kept failing) or encoded, or the room is no
     /// longer this node's to run: the room restarts, everyone reconnects.
     case restart(why: String, code: CloseCode = .internalError, tell: String? = nil)
-    /// The state says the room must close (an effect deleted its standup): once `saves` (the
-    /// pieces of work that change queued) are done — or, if they failed, back to `before`.
-    case closing(saves: Range<Int>, before: State)
-    /// The room was closed: after what came before, the versions it did not use go back.
-    case finish
 
     /// Someone arriving (a join, an HTTP request or snapshot), counted until handled.
     var isArrival: Bool {
       switch self {
       case .join, .request, .snapshot: true
-      case .message, .leave, .restart, .closing, .finish: false
+      case .message, .leave, .restart: false
       }
     }
+  }
+
+  /// What the room's inbox holds: the events others send, and the room's own steps, which
+  /// only the room posts.
+  enum Job: Sendable {
+    case event(Event)
+    /// The state says the room must close (an effect deleted its standup): once `saves` (the
+    /// pieces of work that change queued) are done — or, if they failed, back to `before`.
+    case closing(saves: Range<Int>, before: State)
+    /// The room was closed: after what came before, the versions it did not use go back.
+    case finish
   }
 
   /// How a room of a cluster opens: it takes the room's lock, and reads the room as saved.
@@ -64,8 +70,8 @@ public actor RoomChannel<Feature: RoomFeature> {
   /// When the room was made (a cluster hands a room on only after it had it a while).
   public nonisolated let openedAt = ContinuousClock.now
   /// The thread the room and its effects run on.
-  public nonisolated let shard: Shard
-  public nonisolated let versions: VersionLease
+  nonisolated let shard: Shard
+  nonisolated let versions: VersionLease
   nonisolated let outlet: Outlet
   nonisolated let logger: Logger
   nonisolated let metrics: RoomMetrics
@@ -76,7 +82,7 @@ public actor RoomChannel<Feature: RoomFeature> {
   var core: StoreCore<Feature.R>
   var document: Document
   /// Events waiting for the one being handled (it awaits storage, or the room's opening).
-  private var inbox: Deque<Event> = []
+  private var inbox: Deque<Job> = []
   private var isHandling = false
   /// Set once the room stopped (`.finish`): it only turns arrivals back to the hub.
   private var isStopping = false
@@ -143,7 +149,7 @@ public actor RoomChannel<Feature: RoomFeature> {
   @discardableResult
   public nonisolated func enqueue(_ event: Event) -> Bool {
     guard accepting.load(ordering: .acquiring) else { return false }
-    post(event)
+    post(.event(event))
     return true
   }
 
@@ -153,10 +159,10 @@ public actor RoomChannel<Feature: RoomFeature> {
     post(.finish)
   }
 
-  /// Hands `event` to the room on its shard. Tasks start on a shard in the order they were
-  /// made, so events are handled in the order they were posted.
-  private nonisolated func post(_ event: Event) {
-    Task(executorPreference: shard) { await self.arrive(event) }
+  /// Hands `job` to the room on its shard. Tasks start on a shard in the order they were
+  /// made, so jobs are handled in the order they were posted.
+  private nonisolated func post(_ job: Job) {
+    Task(executorPreference: shard) { await self.arrive(job) }
   }
 
   /// Waits until every event queued before `close` is handled and the versions are given back.
@@ -168,15 +174,15 @@ public actor RoomChannel<Feature: RoomFeature> {
     }
   }
 
-  private func arrive(_ event: Event) async {
-    inbox.append(event)
+  private func arrive(_ job: Job) async {
+    inbox.append(job)
     await handleInbox()
   }
 
   private func handleInbox() async {
     guard !isHandling else { return }
     isHandling = true
-    while let event = inbox.popFirst() { await handle(event) }
+    while let job = inbox.popFirst() { await handle(job) }
     isHandling = false
   }
 
@@ -257,10 +263,10 @@ public actor RoomChannel<Feature: RoomFeature> {
       }
     case .unchanged: break
     case .outOfVersions where !versions.fenceHolds:
-      post(.restart(why: "it is no longer this node's to run", code: .serviceRestart))
-    case .outOfVersions: post(.restart(why: "it ran out of versions"))
+      post(.event(.restart(why: "it is no longer this node's to run", code: .serviceRestart)))
+    case .outOfVersions: post(.event(.restart(why: "it ran out of versions")))
     case .encodingFailed(let error):
-      post(.restart(why: "its state could not be encoded (\(error))"))
+      post(.event(.restart(why: "its state could not be encoded (\(error))")))
     }
   }
 

@@ -173,7 +173,7 @@ final class RoomHub: WebSocketServerDelegate {
       outlet.close(connection, code: .serviceRestart, reason: "The room restarts: reconnecting.")
     case .request(_, _, let reply): reply(.failure(error))
     case .snapshot(let reply): reply(.failure(error))
-    case .message, .leave, .restart, .closing, .finish: break
+    case .message, .leave, .restart: break
     }
   }
 

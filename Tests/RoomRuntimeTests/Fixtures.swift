@@ -93,7 +93,7 @@ final class Recorder: FrameSink {
   private let frames = Mutex<[ConnectionID: [JSONValue]]>([:])
   private let closes = Mutex<[ConnectionID: CloseCode]>([:])
 
-  func queue(_ message: OutboundMessage, to connections: some Sequence<ConnectionID>) {
+  func queue(_ message: OutboundMessage, to connections: [ConnectionID]) {
     let json = (try? JSONValue(parsing: message.bytes)) ?? .null
     frames.withLock { frames in
       for connection in connections { frames[connection, default: []].append(json) }
@@ -116,6 +116,22 @@ final class Recorder: FrameSink {
 extension JSONValue {
   var type: String? { self["type"]?.stringValue }
   var version: Int? { self["version"]?.intValue }
+}
+
+/// What a room counted (`RoomMetrics`): each action's outcome, each patch's peers.
+final class Counts: Sendable {
+  private let state = Mutex<(outcomes: [String], patchPeers: [Int])>(([], []))
+  var outcomes: [String] { state.withLock { $0.outcomes } }
+  var patchPeers: [Int] { state.withLock { $0.patchPeers } }
+
+  var metrics: RoomMetrics {
+    RoomMetrics(
+      actionAnswered: { outcome in self.state.withLock { $0.outcomes.append(outcome) } },
+      patchSent: { bytes, peers in
+        precondition(bytes > 0)
+        self.state.withLock { $0.patchPeers.append(peers) }
+      })
+  }
 }
 
 /// A boolean a test and a room share.

@@ -21,6 +21,7 @@ import WebSocketTransport
     var storage: StorageClient
     /// Set once the room said it is idle (its last peer left).
     var idle: Switch
+    var counts: Counts
   }
 
   func open(_ feature: TallyRoom = TallyRoom(), clock: TestClock<Duration> = TestClock())
@@ -31,6 +32,7 @@ import WebSocketTransport
     outlet.attach(frames)
     let storage = StorageClient.inMemory()
     let idle = Switch(false)
+    let counts = Counts()
     let room = RoomChannel(
       feature: feature, initialState: Tally.State(), reducer: Tally(),
       dependencies: withDependencies {
@@ -41,8 +43,9 @@ import WebSocketTransport
       versions: VersionLease(
         room: "tally", storage: storage, sizes: .init(block: 100, lowWater: 10),
         logger: testLogger),
-      outlet: outlet, logger: testLogger, onIdle: { _ in idle.set(true) })
-    return Harness(room: room, frames: frames, storage: storage, idle: idle)
+      outlet: outlet, metrics: counts.metrics, logger: testLogger,
+      onIdle: { _ in idle.set(true) })
+    return Harness(room: room, frames: frames, storage: storage, idle: idle, counts: counts)
   }
 
   func person(_ id: String) -> Sender { Sender(participantID: id, name: id, isBot: false) }
@@ -85,6 +88,9 @@ import WebSocketTransport
     #expect(bens.first?.version == first + 1)
     #expect(bens.first?["state"]?["people"] == ["ana", "ben"])
     #expect(bens.last == anas[2])
+    // Counted: one action answered, and the patches to the peers each reached.
+    #expect(harness.counts.outcomes == ["ok"])
+    #expect(harness.counts.patchPeers == [1, 2])
   }
 
   @Test func anActionTheReducerRefusesChangesNothingAndSaysWhy() async throws {
@@ -102,6 +108,7 @@ import WebSocketTransport
 
     harness.room.enqueue(.message(ana, action("shrugged", ref: "a5")))
     #expect(try await answer(to: "a5", on: ana, in: harness)["code"] == "unknown_action")
+    #expect(harness.counts.outcomes == ["ok", "ok", "ok", "invalid_action", "unknown_action"])
   }
 
   @Test func aChangeThatCannotBeSavedIsUndoneForEveryoneAndNotAcknowledged() async throws {
@@ -150,6 +157,8 @@ import WebSocketTransport
     harness.room.enqueue(.leave(ana))
     try await eventually("the room never said it was idle") { harness.idle.isOn }
     #expect(await harness.room.runningEffectCount == 0)
+    // (What shows it: no effect runs. The state is read too, though a tick on its way to
+    // the room when the clock moved could still land after the read.)
     let seconds = await harness.room.read(\.seconds)
     await clock.advance(by: .seconds(5))
     #expect(await harness.room.read(\.seconds) == seconds)

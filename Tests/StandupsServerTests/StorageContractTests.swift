@@ -21,10 +21,6 @@ enum StorageKind: String, CaseIterable, CustomTestStringConvertible {
 
   var testDescription: String { rawValue }
 
-  static var databaseURL: String? {
-    ProcessInfo.processInfo.environment["STANDUPS_TEST_DATABASE_URL"]
-  }
-
   /// A fresh, empty storage with its access (nil: PostgreSQL is not available here).
   func make() async throws -> (storage: StorageClient, access: AccessStorage, keep: Any)? {
     switch self {
