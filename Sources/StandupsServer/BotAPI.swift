@@ -24,6 +24,7 @@ enum BotAPI {
   static func handle(
     _ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub, viaProxy: Bool = false
   ) {
+    let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     let sender: Sender
     var bot: Bot?
     switch hub.gatekeeper.identify(request) {
@@ -49,13 +50,18 @@ enum BotAPI {
       sender = Sender(
         participantID: "api:\(UUID().uuidString.lowercased())", name: name, isBot: false,
         address: request.remoteAddress)
+    case .success(.person(nil)) where request.method == "GET" && isHistoryDownload(parts):
+      // NB: an open server has no sessions; the page's download links need none, as joining
+      // the room needs none.
+      sender = Sender(
+        participantID: "api:\(UUID().uuidString.lowercased())", name: "", isBot: false,
+        address: request.remoteAddress)
     case .success(.person(nil)):
       return respond(
         response(
           for: WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."),
           ref: nil))
     }
-    let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     let isRoom = parts.count >= 3 && parts[0] == "api" && parts[1] == "rooms"
     let roomID = isRoom ? UUID(uuidString: parts[2]) : nil
     if let bot, isRoom || parts == ["api", "standups"], !bot.mayEnter(roomID) {
@@ -145,6 +151,12 @@ enum BotAPI {
     }
   }
 
+  /// `/api/rooms/{id}/history.md` or `…/history.csv`.
+  static func isHistoryDownload(_ parts: [String]) -> Bool {
+    parts.count == 4 && parts[0] == "api" && parts[1] == "rooms"
+      && HistoryFormat(rawValue: parts[3]) != nil
+  }
+
   /// The files a standup's history downloads as.
   enum HistoryFormat: String {
     case markdown = "history.md"
@@ -188,8 +200,10 @@ enum BotAPI {
 
   /// A bare action (`{"type":"meeting.noteSubmitted",...}`) becomes an action message.
   static func wrapped(_ body: [UInt8]) -> [UInt8] {
+    // NB: a `history` message is a message, not a bare action: it is refused as such, with
+    // where to read history over HTTP.
     guard let json = try? JSONValue(parsing: body), case .object(let members) = json,
-      let type = members["type"]?.stringValue, type != "action"
+      let type = members["type"]?.stringValue, type != "action", type != "history"
     else { return body }
     return JSONValue.object(["type": "action", "action": json]).encoded
   }

@@ -289,5 +289,12 @@ public final class StandupsServer: Sendable {
     guard FileManager.default.isWritableFile(atPath: path) else {
       throw ServerStartError(description: "The data directory \(path) is not writable.")
     }
+    // NB: a folder that was there already is tightened too (group and others lose access),
+    // when it is the server's to change.
+    let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+    if let mode = (attributes?[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
+      try? FileManager.default.setAttributes(
+        [.posixPermissions: mode & 0o700], ofItemAtPath: path)
+    }
   }
 }

@@ -81,6 +81,9 @@ struct AccessTests {
     let api = try httpResponse(port: server.port, "GET", "/api/standups")
     #expect(api.status == 401)
     #expect(api.json?["code"] == "unauthorized")
+    let download = try httpResponse(
+      port: server.port, "GET", "/api/rooms/\(Standup.design.id.uuidString)/history.md")
+    #expect(download.status == 401)
     let session = try httpResponse(port: server.port, "GET", "/api/session")
     #expect(session.status == 200)
     #expect(session.json?["signedIn"] == false)
@@ -127,16 +130,25 @@ struct AccessTests {
       #expect(answer.status == 400, "\(name) was accepted")
       #expect(answer.json?["code"] == "invalid_value")
     }
-    // Renaming needs the session, not the invite.
+    // Renaming needs the session, not the invite, and — a cookie goes along with any request
+    // — a page that says where it is, as other changes do.
     let cookie = try signIn(server, name: "Ana")
-    let renamed = try httpResponse(
+    let unsigned = try httpResponse(
       port: server.port, "POST", "/api/session", headers: ["Cookie": cookie],
+      body: #"{"name":"Ana B"}"#)
+    #expect(unsigned.status == 403)
+    #expect(unsigned.json?["code"] == "forbidden")
+    let renamed = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"],
       body: #"{"name":"Ana B"}"#)
     #expect(renamed.status == 200)
     #expect(renamed.json?["name"] == "Ana B")
     #expect(
-      try httpResponse(port: server.port, "POST", "/api/session", body: #"{"name":"Eve"}"#).status
-        == 401)
+      try httpResponse(
+        port: server.port, "POST", "/api/session",
+        headers: ["Origin": "http://127.0.0.1:\(server.port)"], body: #"{"name":"Eve"}"#
+      ).status == 401)
     await server.stop()
   }
 
@@ -331,6 +343,14 @@ struct AccessTests {
     ana.close()
     // Bot names stay reserved in open mode.
     #expect(await refusal(server, "\(room)?name=CI") == 400)
+    // The page's history downloads need no credential, as joining needs none; the rest of
+    // the HTTP API is for bots (a token).
+    let id = Standup.design.id.uuidString
+    #expect(try httpResponse(port: server.port, "GET", "/api/rooms/\(id)/history.md").status == 200)
+    #expect(
+      try httpResponse(port: server.port, "GET", "/api/rooms/\(id)/history.csv").status == 200)
+    #expect(try httpResponse(port: server.port, "GET", "/api/rooms/\(id)").status == 401)
+    #expect(try httpResponse(port: server.port, "GET", "/api/standups").status == 401)
     await server.stop()
   }
 }

@@ -27,6 +27,21 @@ struct DataDirectoryTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == garbage)
   }
 
+  /// The folder holds the team's secret: one that was there already, open to others, is
+  /// closed to them when the server starts.
+  @Test func anExistingDataDirectoryIsTightenedTo0700() async throws {
+    let directory = temporaryDirectory()
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.dataDirectory = directory
+    configuration.publicDirectory = nil
+    let server = try await StandupsServer.start(configuration: configuration)
+    let mode = try FileManager.default.attributesOfItem(atPath: directory)[.posixPermissions]
+    #expect((mode as? NSNumber)?.intValue == 0o700)
+    await server.shutdown()
+  }
+
   @Test func aDataDirectoryThatCannotBeUsedStopsTheServer() async throws {
     let blocker = temporaryDirectory() + "/a-file"
     _ = FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))

@@ -76,7 +76,13 @@ enum SessionAPI {
         return BotAPI.response(for: refusal)
       }
     } else {
-      // Renaming: the current session stands in for the invite.
+      // Renaming: the current session stands in for the invite. NB: a cookie goes along with
+      // any request, so, as for changes through the room API, the page must say where it is.
+      guard request.header("origin") != nil else {
+        return BotAPI.response(
+          for: WireError(.forbidden, "Changes need a page of this server's own origin."),
+          ref: nil)
+      }
       switch gatekeeper.identify(request) {
       case .failure(let refusal): return BotAPI.response(for: refusal)
       case .success(.person(_?)): break
