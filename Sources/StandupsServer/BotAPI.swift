@@ -36,6 +36,10 @@ enum BotAPI {
         participantID: "bot:\(identified.name)", name: identified.name, isBot: true,
         scope: identified.scope, address: request.remoteAddress)
     case .success(.person(let name?)):
+      // NB: a name a bot took since the session began is the bot's now, here as on a socket.
+      if let problem = TextRules.problem(withDisplayName: name, botNames: hub.gatekeeper.botNames) {
+        return respond(response(for: WireError(.invalidValue, problem), ref: nil, status: 409))
+      }
       // NB: a browser's cookie goes along on any request to this server: changes need a page
       // of our own origin (SameSite=Lax already keeps the cookie off other sites' POSTs).
       guard

@@ -251,6 +251,33 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// A name a bot is given later is the bot's: a session under it acts no more, over HTTP as
+  /// on a socket.
+  @Test func aNameABotTakesLaterCannotActOverHTTP() async throws {
+    let (server, access) = try await Self.teamServer()
+    let cookie = try signIn(server, name: "Maxi")
+    let page = ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"]
+    let actions = "/api/rooms/\(Standup.design.id.uuidString)/actions"
+    let start = try httpResponse(
+      port: server.port, "POST", actions, headers: page,
+      body: #"{"type":"startMeetingButtonTapped"}"#)
+    #expect(start.status == 200)
+    try await access.addBot(
+      Bot(name: "maxi", tokenHash: Bot.hash(token: "stb_maxi"), scope: .notes, createdAt: Date()))
+    try await eventually("the server never learnt of the new bot") {
+      await refusal(server, room, headers: ["Cookie": cookie]) == 409
+    }
+    let note = try httpResponse(
+      port: server.port, "POST", actions, headers: page,
+      body: #"{"type":"meeting.noteSubmitted","text":"still me"}"#)
+    #expect(note.status == 409)
+    #expect(note.json?["code"] == "invalid_value")
+    #expect(
+      try httpResponse(port: server.port, "GET", "/api/standups", headers: ["Cookie": cookie])
+        .status == 409)
+    await server.stop()
+  }
+
   @Test func aRevokedTokenIsRefusedAndItsConnectionsClosed() async throws {
     let (server, access) = try await Self.teamServer()
     let notes = try await join(server, room, headers: ["Authorization": "Bearer stb_notes"])
