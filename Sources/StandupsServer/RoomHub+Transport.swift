@@ -162,14 +162,20 @@ extension RoomHub {
             status: 503, text: "database_unavailable: this node has no session with the database",
             headers: [("retry-after:", "1")]))
       }
-      guard let problem = health.problem else {
+      guard health.problem != nil else {
         return respond(HTTPResponse(status: 200, text: "ok"))
       }
-      // NB: while saves fail, each check also tries one, so that health comes back by itself.
-      probeStorage()
-      respond(
-        HTTPResponse(
-          status: 503, text: "storage_unavailable: \(problem)", headers: [("retry-after:", "5")]))
+      // NB: while saves fail, each check first tries one, and answers with what it found: the
+      // first check after storage recovered says so.
+      Task { [health] in
+        await probeStorage()
+        guard let problem = health.problem else {
+          return respond(HTTPResponse(status: 200, text: "ok"))
+        }
+        respond(
+          HTTPResponse(
+            status: 503, text: "storage_unavailable: \(problem)", headers: [("retry-after:", "5")]))
+      }
       return
     }
     if request.path == "/metrics" {

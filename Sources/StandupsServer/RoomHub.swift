@@ -275,10 +275,8 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   /// Tries one small write while saves fail; if it works, storage is healthy again.
-  func probeStorage() {
-    Task { [storage = dependencies.storage, health] in
-      try? await health.checking(StorageHealth.probe) { try await storage.probe() }
-    }
+  func probeStorage() async {
+    try? await health.checking(StorageHealth.probe) { try await dependencies.storage.probe() }
   }
 
   /// Stops taking rooms and hands the open ones on: timers stop, meeting clocks are written,

@@ -21,9 +21,13 @@ final class StorageHealth: Sendable {
 
   init(logger: Logger) { self.logger = logger }
 
-  /// What fails right now (`"Saving a standup failed: disk full"`), or nil when saves work.
+  /// What fails right now (`"Saving a standup failed: disk full"`), or nil when saves work:
+  /// a save people asked for rather than the probe's, when both fail.
   var problem: String? {
-    shared.withLock { shared in shared.problems.keys.min().flatMap { shared.problems[$0] } }
+    shared.withLock { shared in
+      let saves = shared.problems.filter { $0.key != Self.probe }
+      return saves.keys.min().flatMap { saves[$0] } ?? shared.problems[Self.probe]
+    }
   }
 
   /// A save failed: remember it for `/healthz` and log it, once per cause per minute.
