@@ -189,6 +189,8 @@ public final class StandupsServer: Sendable {
           hub.credentialsChanged(changes)
           if failing { logger.notice("The team's secret and bots can be read again.") }
           failing = false
+        } catch is CancellationError {
+          return  // shutting down
         } catch {
           // NB: once per outage; the last credentials read stay in force meanwhile.
           if !failing { logger.error("Cannot re-read the team's secret and bots: \(error)") }
