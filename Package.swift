@@ -261,7 +261,7 @@ let package = Package(
     .testTarget(
       name: "RoomRuntimeTests",
       dependencies: [
-        "RoomRuntime", "StandupsWire", "StandupsFeatures", "StoreRuntime", "JSONPatch",
+        "Fixtures", "RoomRuntime", "StandupsWire", "StandupsFeatures", "StoreRuntime", "JSONPatch",
         "WebSocketTransport",
         // NB: without it, what the store runtime reports never reaches Swift Testing.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),

@@ -1,6 +1,7 @@
 import CasePaths
 import Clocks
 import Dependencies
+import Fixtures
 import Foundation
 import JSONPatch
 import Logging
@@ -140,20 +141,6 @@ final class Switch: Sendable {
   init(_ value: Bool) { state = Mutex(value) }
   var isOn: Bool { state.withLock { $0 } }
   func set(_ value: Bool) { state.withLock { $0 = value } }
-}
-
-/// Waits until `check` holds, polling; records `failure` and throws at the deadline.
-func eventually(
-  _ failure: String, timeout: Duration = .seconds(5),
-  sourceLocation: SourceLocation = #_sourceLocation, _ check: () async throws -> Bool
-) async throws {
-  let deadline = ContinuousClock.now + timeout
-  while ContinuousClock.now < deadline {
-    if try await check() { return }
-    try await Task.sleep(for: .milliseconds(5))
-  }
-  Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
-  throw CancellationError()
 }
 
 let testLogger = Logger(label: "room-runtime-tests")

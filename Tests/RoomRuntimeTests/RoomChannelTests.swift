@@ -1,5 +1,6 @@
 import Clocks
 import Dependencies
+import Fixtures
 import Foundation
 import JSONPatch
 import StandupsFeatures
