@@ -77,7 +77,7 @@ extension RoomHub {
       sender = Sender(
         participantID: UUID().uuidString.lowercased(), name: name, isBot: false,
         address: request.remoteAddress)
-      credential = sessionName == nil ? .none : .session
+      credential = sessionName.map { .session(name: $0) } ?? .none
     }
     var since: Int?
     if let text = request.queryValue("since") {
@@ -211,6 +211,12 @@ extension RoomHub {
         switch credential {
         case .session where changes.sessionsEnded:
           return (connection, "Your session ended: open your team's new invite link.")
+        case .session(let name) where changes.newBotNames.contains(name.lowercased()):
+          // NB: a bot's name is the bot's alone, also for someone who had it before.
+          return (
+            connection,
+            "A bot now has your name: open your team's invite link and choose another."
+          )
         case .bot(let hash) where changes.revokedBots.contains(hash):
           return (connection, "This bot's token was revoked.")
         default:

@@ -34,7 +34,8 @@ final class RoomHub: WebSocketServerDelegate {
   /// What let a connection in, so that it can be closed when that ends.
   enum Credential: Sendable, Equatable {
     case none
-    case session
+    /// A person's session, under this name.
+    case session(name: String)
     /// A bot's token hash.
     case bot(String)
   }

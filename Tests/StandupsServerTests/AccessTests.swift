@@ -252,7 +252,7 @@ struct AccessTests {
   }
 
   /// A name a bot is given later is the bot's: a session under it acts no more, over HTTP as
-  /// on a socket.
+  /// on a socket, and the socket it had open is closed.
   @Test func aNameABotTakesLaterCannotActOverHTTP() async throws {
     let (server, access) = try await Self.teamServer()
     let cookie = try signIn(server, name: "Maxi")
@@ -262,8 +262,18 @@ struct AccessTests {
       port: server.port, "POST", actions, headers: page,
       body: #"{"type":"startMeetingButtonTapped"}"#)
     #expect(start.status == 200)
+    let socket = try await join(server, room, headers: page)
     try await access.addBot(
       Bot(name: "maxi", tokenHash: Bot.hash(token: "stb_maxi"), scope: .notes, createdAt: Date()))
+    // The socket Maxi had open is closed, saying why.
+    let closed = try await socket.waitUntilClosed()
+    #expect(closed.code == 4401)
+    #expect(closed.reason.contains("A bot now has your name"))
+    // The page, asking who it is, is told to sign in under another name.
+    let session = try httpResponse(
+      port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
+    #expect(session.json?["signedIn"] == false)
+    #expect(session.json?["reason"]?.stringValue?.contains("A bot now has your name") == true)
     try await eventually("the server never learnt of the new bot") {
       await refusal(server, room, headers: ["Cookie": cookie]) == 409
     }

@@ -44,6 +44,8 @@ public final class Gatekeeper: Sendable {
     var sessionsEnded = false
     /// Token hashes of bots that are gone.
     var revokedBots: Set<String> = []
+    /// The names, lower-cased, of bots that are new: people under them must go.
+    var newBotNames: Set<String> = []
   }
 
   private struct Credentials {
@@ -111,6 +113,8 @@ public final class Gatekeeper: Sendable {
       var changes = Changes()
       changes.sessionsEnded = credentials.secret != secret
       changes.revokedBots = Set(credentials.bots.keys).subtracting(bots.keys)
+      changes.newBotNames = Set(bots.values.map { $0.name.lowercased() })
+        .subtracting(credentials.bots.values.map { $0.name.lowercased() })
       credentials = Credentials(secret: secret, bots: bots)
       return changes
     }

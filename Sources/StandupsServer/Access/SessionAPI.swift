@@ -37,6 +37,14 @@ enum SessionAPI {
           .encoded)
     case .failure(let refusal):
       return BotAPI.response(for: refusal)
+    case .success(.person(let name?))
+    where TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) != nil:
+      // NB: signed in under a name a bot was given since: the page asks for another one.
+      return .json(
+        JSONValue.object([
+          "open": false, "signedIn": false,
+          "reason": "A bot now has your name: open your team's invite link and choose another.",
+        ]).encoded)
     case .success(.person(let name)):
       let expires = gatekeeper.sessionCookie(in: request)
         .flatMap { cookie -> Date? in
