@@ -27,8 +27,14 @@ struct RoomCore: Reducer {
         // no longer runs.
         if state.activity != before.activity { state.activity = nil }
         if state.undo != before.undo { state.undo = nil }
-        if case .edit = before.destination, state.destination == nil {
+        // A draft the action opened, changed or closed is as it was before it: its change
+        // was not saved either.
+        switch (before.destination, state.destination) {
+        case (.edit, .edit), (.edit, nil), (nil, .edit):
           state.destination = before.destination
+          Self.keepFocus(inDraftOf: &state)
+        default:
+          break
         }
         // The meeting as it was: ended again if the action started it, back (its alert up)
         // if the action ended it, its speaker, notes and question as they were otherwise.
@@ -67,8 +73,9 @@ struct RoomCore: Reducer {
       case .participantLeft(let id):
         state.participants.remove(id: id)
         guard state.participants.isEmpty else { return .none }
-        // The room emptied: close what was open, and stop the clock until someone resumes.
-        closeDestination(&state)
+        // The room emptied: an alert closes (nobody is there to answer it), a draft stays
+        // open for whoever comes back (it is saved), and the clock stops until someone resumes.
+        if case .alert = state.destination { closeDestination(&state) }
         // Nobody is left to undo: a deletion waiting for its window is carried out.
         if state.undo?.restore == .deletion { state.isDeleted = true }
         state.undo = nil
@@ -214,6 +221,20 @@ struct RoomCore: Reducer {
       return .invalidAction("Close the open form or alert first.")
     }
     return nil
+  }
+
+  /// Focus stays only on a field of the open draft.
+  private static func keepFocus(inDraftOf state: inout State) {
+    let attendees = state.editForm?.attendees
+    for participant in state.participants {
+      let stays =
+        switch participant.focus {
+        case nil: true
+        case .title: attendees != nil
+        case .attendee(let id): attendees?[id: id] != nil
+        }
+      if !stays { state.participants[id: participant.id]?.focus = nil }
+    }
   }
 
   private func closeDestination(_ state: inout State) {

@@ -29,6 +29,14 @@ public struct StorageClient: Sendable {
   /// Records where a running meeting is (nil: no meeting runs any more).
   public var saveCheckpoint:
     @Sendable (_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws -> Void
+  /// Every open edit form's saved draft (what a starting server opens rooms with).
+  public var loadDrafts: @Sendable () async throws -> [StandupDraft]
+  /// One standup's saved draft, if its edit form is open.
+  public var loadDraft: @Sendable (_ id: Standup.ID) async throws -> StandupDraft?
+  /// Records an open edit form's draft (nil: the form closed, saved or cancelled); only for
+  /// a standup that still exists.
+  public var saveDraft:
+    @Sendable (_ standupID: Standup.ID, _ draft: StandupDraft?) async throws -> Void
   /// Reserves the next `count` versions of a room (`lobby` or a standup id): versions no
   /// earlier reservation got, in this run or any other. Returns the first.
   public var reserveVersions: @Sendable (_ room: String, _ count: Int) async throws -> Int
@@ -153,6 +161,7 @@ extension StorageClient: TestDependencyKey {
   public static func inMemory(_ standups: [Standup] = []) -> StorageClient {
     let storage = Mutex(standups)
     let checkpoints = Mutex<[Standup.ID: MeetingCheckpoint]>([:])
+    let drafts = Mutex<[Standup.ID: StandupDraft]>([:])
     let versions = Mutex(VersionReservations())
     // NB: kept with every meeting; `load` gives the recent ones, as SQLite does.
     @Sendable func recent(_ standup: Standup) -> Standup {
@@ -190,6 +199,7 @@ extension StorageClient: TestDependencyKey {
       delete: { id in
         storage.withLock { $0.removeAll { $0.id == id } }
         checkpoints.withLock { $0[id] = nil }
+        drafts.withLock { $0[id] = nil }
       },
       loadCheckpoints: { checkpoints.withLock { Array($0.values) } },
       loadCheckpoint: { id in checkpoints.withLock { $0[id] } },
@@ -197,6 +207,12 @@ extension StorageClient: TestDependencyKey {
         // NB: only for a standup that still exists, as the databases do.
         let exists = storage.withLock { $0.contains { $0.id == id } }
         checkpoints.withLock { $0[id] = exists ? checkpoint : nil }
+      },
+      loadDrafts: { drafts.withLock { Array($0.values) } },
+      loadDraft: { id in drafts.withLock { $0[id] } },
+      saveDraft: { id, draft in
+        let exists = storage.withLock { $0.contains { $0.id == id } }
+        drafts.withLock { $0[id] = exists ? draft : nil }
       },
       reserveVersions: { room, count in versions.withLock { $0.reserve(room, count) } },
       returnVersions: { room, next, end in

@@ -48,9 +48,14 @@ struct StandupRoomFeature: RoomFeature {
       }
       return
     }
+    // NB: what is typed in the edit form is saved too (its draft), so that nothing typed and
+    // acknowledged is lost; a draft that closed is forgotten once what closed it is saved.
+    let form = new.editForm
+    let draftChanged = old.editForm != form
     if old.standup != new.standup {
       let standup = new.standup
-      work.enqueue { [storage, health, lobby, catalog, standupUnsaved] in
+      let draft = draftChanged ? Optional(form?.savedDraft) : nil
+      work.enqueue { [storage, health, lobby, catalog, standupUnsaved, standupID] in
         do {
           try await health.checking("Saving a standup") { try await storage.save(standup) }
         } catch {
@@ -60,6 +65,18 @@ struct StandupRoomFeature: RoomFeature {
         standupUnsaved.set(false)
         catalog.update(standup)
         await lobby.send(.standupChanged(standup))
+        if let draft {
+          try await health.checking("Saving a draft") {
+            try await storage.saveDraft(standupID, draft)
+          }
+        }
+      }
+    } else if draftChanged {
+      let draft = form?.savedDraft
+      work.enqueue { [storage, health, standupID] in
+        try await health.checking("Saving a draft") {
+          try await storage.saveDraft(standupID, draft)
+        }
       }
     }
     if let meeting = new.meeting, meeting.secondsElapsed != old.meeting?.secondsElapsed {
@@ -92,10 +109,12 @@ struct StandupRoomFeature: RoomFeature {
     try await storage.loadMeetings(standupID, page.offset, page.limit)
   }
 
-  /// An open form is a draft someone is typing (a bot over HTTP: people's forms close when
-  /// the last of them leaves): it keeps its room, in a cluster too.
+  /// A room with a meeting, an undo window or an open form stays (its meeting ticks again, its
+  /// undo can still be used, its draft is there when people come back); a cluster's room
+  /// goes once empty: its meeting and draft are saved, and open again on the next node.
   func isIdle(_ state: Room.State) -> Bool {
-    state.destination == nil && (releasesWhenEmpty || (state.meeting == nil && state.undo == nil))
+    releasesWhenEmpty
+      || (state.meeting == nil && state.undo == nil && state.destination == nil)
   }
 
   func closing(_ state: Room.State) -> (code: CloseCode, reason: String)? {

@@ -77,7 +77,8 @@ final class RoomHub: WebSocketServerDelegate {
 
   /// - Parameter lobbyVersions: the lobby's versions, already reserved (`start`ed).
   init(
-    standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
+    standups: [Standup], checkpoints: [MeetingCheckpoint] = [], drafts: [StandupDraft] = [],
+    dependencies: DependencyValues,
     lobbyVersions: VersionLease, versionSizes: VersionLease.Sizes = .init(),
     undoWindow: Duration = .seconds(10),
     gatekeeper: Gatekeeper, limits: ServerLimits = ServerLimits(), outlet: Outlet,
@@ -93,7 +94,7 @@ final class RoomHub: WebSocketServerDelegate {
     self.gatekeeper = gatekeeper
     self.admission = Admission(limits: limits)
     let catalog = StandupCatalog(
-      IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints)
+      IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints, drafts: drafts)
     let notifier = LobbyNotifier()
     self.catalog = catalog
     self.notifier = notifier
@@ -219,6 +220,9 @@ final class RoomHub: WebSocketServerDelegate {
     var state = Room.State(standup: standup)
     if cluster == nil, let checkpoint = catalog.takeCheckpoint(standup.id) {
       state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+    }
+    if cluster == nil, state.meeting == nil, let draft = catalog.takeDraft(standup.id) {
+      state.destination = .edit(StandupForm.State(restoring: draft, standup: standup))
     }
     let versions = VersionLease(
       room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,

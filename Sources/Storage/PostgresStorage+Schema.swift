@@ -76,6 +76,19 @@ extension PostgresStorage {
       // `everyoneLeft` when its room emptied (and was released); null: it was running.
       ["ALTER TABLE checkpoint ADD COLUMN paused_because text"]
     ),
+    (
+      "v3: drafts",
+      // An open edit form's draft (`StandupDraft`'s body as JSON), until it is saved or
+      // cancelled.
+      [
+        """
+        CREATE TABLE draft (
+          standup_id uuid PRIMARY KEY REFERENCES standup ON DELETE CASCADE,
+          body text NOT NULL,
+          saved_at timestamptz NOT NULL)
+        """
+      ]
+    ),
   ]
 
   /// Applies the migrations this database has not had, all in one transaction; nodes

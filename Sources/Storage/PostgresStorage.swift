@@ -246,7 +246,7 @@ public final class PostgresStorage: Sendable {
   /// room's lock — checked in the database first, and against the heartbeat just before the
   /// commit — so that a node that was frozen or cut off cannot overwrite, on waking, what the
   /// room's next node saved and acknowledged meanwhile.
-  private func write(
+  func write(
     _ fence: WriteFence?, _ body: (PostgresConnection) async throws -> Void
   ) async throws {
     do {
@@ -389,6 +389,9 @@ public final class PostgresStorage: Sendable {
       saveCheckpoint: { id, checkpoint in
         try await Self.said { try await self.saveCheckpoint(id, checkpoint) }
       },
+      loadDrafts: { try await Self.said { try await self.loadDrafts() } },
+      loadDraft: { id in try await Self.said { try await self.loadDraft(id) } },
+      saveDraft: { id, draft in try await Self.said { try await self.saveDraft(id, draft) } },
       reserveVersions: { room, count in
         try await Self.said { try await self.reserveVersions(room, count) }
       },

@@ -122,6 +122,15 @@ public final class SQLiteStorage: Sendable {
         table.add(column: "pausedBecause", .text)
       }
     }
+    migrator.registerMigration("v8: drafts") { db in
+      // An open edit form's draft (`StandupDraft`'s body as JSON), until it is saved or
+      // cancelled.
+      try db.create(table: "draft") { table in
+        table.belongsTo("standup", onDelete: .cascade).notNull().unique()
+        table.column("body", .text).notNull()
+        table.column("savedAt", .datetime).notNull()
+      }
+    }
     return migrator
   }
 
@@ -371,6 +380,9 @@ public final class SQLiteStorage: Sendable {
       loadCheckpoints: { try await self.loadCheckpoints() },
       loadCheckpoint: { try await self.loadCheckpoint($0) },
       saveCheckpoint: { try await self.saveCheckpoint($0, $1) },
+      loadDrafts: { try await self.loadDrafts() },
+      loadDraft: { try await self.loadDraft($0) },
+      saveDraft: { try await self.saveDraft($0, $1) },
       reserveVersions: { try await self.reserveVersions($0, $1) },
       returnVersions: { try await self.returnVersions($0, next: $1, end: $2) },
       saveMeetingClocks: { try await self.saveMeetingClocks($0) },

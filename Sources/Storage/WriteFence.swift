@@ -70,6 +70,9 @@ extension PostgresStorage {
         try await self.saveCheckpoint(id, checkpoint, fence: try required())
       }
     }
+    client.saveDraft = { id, draft in
+      try await Self.said { try await self.saveDraft(id, draft, fence: try required()) }
+    }
     return client
   }
 }

@@ -87,6 +87,23 @@ def test_a_page_put_away_leaves_the_room_and_comes_back(server, ana, ben):
     text_in(ben, ".presence", "Ana")
 
 
+def test_a_draft_typed_just_before_leaving_is_there_for_whoever_comes_next(server, ana, ben):
+    room = both_in_a_room(server, ana, ben)
+    ben.get(server)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    title.send_keys(Keys.CONTROL, "a")
+    # Typed and gone at once: the typing had no pause to be sent on its own.
+    title.send_keys("Planning, not yet saved")
+    ana.get(server + "favicon.svg")
+    # Nobody is in the room now; the draft waits there, unsaved, for the next person.
+    ben.get(room)
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Planning, not yet saved")
+    text_in(ben, ".room-title", "Design")
+    assert collect_console_errors(ben) == []
+
+
 def test_escape_on_the_name_prompt_keeps_asking():
     # An --open server asks for a name; Escape must not leave a page that never connects.
     data = tempfile.mkdtemp(prefix="standups-open-")

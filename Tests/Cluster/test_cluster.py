@@ -530,3 +530,41 @@ def test_an_empty_room_gives_its_lock_up_and_its_meeting_waits_paused(cluster):
         await back.stop()
 
     asyncio.run(scenario())
+
+
+def test_an_open_draft_survives_its_node_s_kill_9_and_its_room_emptying(cluster):
+    standup = asyncio.run(create_standup(cluster.url, "Drafted"))
+
+    async def scenario():
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
+        typed = await ana.act("type", {"type": "edit.binding", "path": "/title", "value": "Drafted, v2"})
+        assert typed["type"] == "ack", typed
+        owner = await asyncio.to_thread(owner_of, cluster, standup)
+        welcomes = len(ana.welcomes)
+        owner.kill()
+        deadline = time.monotonic() + 10
+        while len(ana.welcomes) == welcomes:
+            assert time.monotonic() < deadline, ana.closes
+            await asyncio.sleep(0.05)
+        # On another node, the form is open with what was typed; the standup is unchanged.
+        assert ana.state["destination"]["edit"]["draft"]["title"] == "Drafted, v2"
+        assert ana.state["standup"]["title"] == "Drafted"
+        await ana.stop()
+        # Nobody in it: the room goes; whoever opens it next finds the draft.
+        ben = Person(cluster.url, standup, "Ben")
+        ben.start()
+        while not ben.welcomes:
+            assert time.monotonic() < deadline + 10, ben.closes
+            await asyncio.sleep(0.05)
+        assert ben.state["destination"]["edit"]["draft"]["title"] == "Drafted, v2"
+        assert (await ben.act("save", {"type": "saveEditButtonTapped"}))["type"] == "ack"
+        assert ben.state["standup"]["title"] == "Drafted, v2"
+        await ben.stop()
+        return owner
+
+    owner = asyncio.run(scenario())
+    assert cluster.psql(f"SELECT count(*) FROM draft WHERE standup_id = '{standup}'").strip() == "0"
+    owner.start()
+    wait_until(lambda: health(cluster.proxy_port)[0] == 200, 10, "the proxy is healthy")

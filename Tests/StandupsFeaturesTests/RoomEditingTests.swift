@@ -207,6 +207,63 @@ struct RoomEditingTests {
     }
   }
 
+  @Test func aDraftChangeThatCouldNotBeSavedIsTakenBackAndFocusFollowsTheDraft() async {
+    let standup = Standup.mock()
+    let store = makeStore(standup)
+    let opened = store.state
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    let saved = store.state
+    await store.send(.destination(.presented(.edit(.addAttendeeButtonTapped)))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.attendees.append(Attendee(id: UUID(0)))
+      $0.destination = .edit(form)
+    }
+    await store.send(.focusChanged(participant: "p1", field: .attendee(UUID(0)))) {
+      $0.participants[0].focus = .attendee(UUID(0))
+    }
+    await store.send(.focusChanged(participant: "p2", field: .title)) {
+      $0.participants[1].focus = .title
+    }
+    // The new attendee was not saved: it goes, and Ana's focus on it with it.
+    await store.send(.saveFailed(before: saved)) {
+      $0.destination = saved.destination
+      $0.participants[0].focus = nil
+    }
+    // Opening the form was not saved either: it closes, and nobody is focused on it.
+    await store.send(.saveFailed(before: opened)) {
+      $0.destination = nil
+      $0.participants[1].focus = nil
+    }
+  }
+
+  @Test func whenEveryoneLeavesTheDraftStaysOpenButAnAlertCloses() async {
+    let standup = Standup.mock()
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, "Retro")))))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.title = "Retro"
+      $0.destination = .edit(form)
+    }
+    await store.send(.focusChanged(participant: "p1", field: .title)) {
+      $0.participants[0].focus = .title
+    }
+    await store.send(.participantLeft("p1")) { $0.participants.remove(id: "p1") }
+    // The draft is there for whoever comes back (the server saves it).
+    await store.send(.participantLeft("p2")) { $0.participants = [] }
+    await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+    await store.send(.cancelEditButtonTapped) { $0.destination = nil }
+    await store.send(.deleteButtonTapped) { $0.destination = .alert(.confirmDeletion) }
+    await store.send(.participantLeft("p1")) {
+      $0.participants = []
+      $0.destination = nil
+    }
+  }
+
   @Test func aStandupKeepsAtMost5000Meetings() async {
     var standup = Standup.mock()
     standup.olderMeetingCount = StandupRules.meetingsPerStandup

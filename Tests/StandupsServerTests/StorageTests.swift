@@ -197,6 +197,64 @@ struct CrashTests {
     #expect(again.state?["meeting"]?["pausedBecause"] == "serverRestarted")
   }
 
+  /// What is typed in the shared edit form is saved before it is acknowledged: the draft is
+  /// open again with it after everyone left, after a kill, until it is saved or cancelled.
+  @Test func anAcknowledgedDraftComesBackAfterEveryoneLeftAndAfterAKill() async throws {
+    let directory = temporaryDirectory()
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    var server = try ChildServer(dataDirectory: directory)
+    let lobby = try await connect(client, server.port, "/ws/lobby?name=Ana")
+    _ = try await lobby.act(
+      "addStandupSubmitted",
+      [
+        "standup": [
+          "title": "Design", "duration": 300, "theme": "teal", "attendees": [["name": "A"]],
+        ]
+      ])
+    let id = try #require(lobby.state?["standups"]?[0]?["id"]?.stringValue)
+    let ana = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
+    try await ana.act("editButtonTapped")
+    try await ana.act("edit.binding", ["path": "/title", "value": "Design review"])
+    try await ana.act("edit.addAttendeeButtonTapped")
+    let added = try #require(
+      ana.state?["destination"]?["edit"]?["draft"]?["attendees"]?[1]?["id"]?.stringValue)
+    #expect(
+      try await ana.act(
+        "edit.binding", ["path": .string("/attendees/\(added)/name"), "value": "Cleo"])[
+          "type"] == "ack")
+    ana.connection.close()
+    _ = try await lobby.waitForState { $0["standups"]?[0]?["live"] == .null }
+
+    // Everyone left: the form is still open, as it was.
+    let ben = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ben")
+    let draft = ben.state?["destination"]?["edit"]?["draft"]
+    #expect(draft?["title"] == "Design review")
+    #expect(draft?["attendees"]?[1]?["name"] == "Cleo")
+    #expect(
+      try await ben.act("edit.binding", ["path": "/title", "value": "Design review, v2"])["type"]
+        == "ack")
+    server.kill()
+
+    server = try ChildServer(dataDirectory: directory)
+    let again = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ben")
+    let restored = again.state?["destination"]?["edit"]?["draft"]
+    #expect(restored?["title"] == "Design review, v2")
+    #expect(restored?["attendees"]?[1]?["name"] == "Cleo")
+    // Still a draft: the standup is as saved until someone saves the form.
+    #expect(again.state?["standup"]?["title"] == "Design")
+    #expect(try await again.act("saveEditButtonTapped")["type"] == "ack")
+    server.stop()
+
+    // Saved, the draft is gone: the room opens without a form.
+    server = try ChildServer(dataDirectory: directory)
+    defer { server.kill() }
+    let saved = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ben")
+    #expect(saved.state?["destination"] == .null)
+    #expect(saved.state?["standup"]?["title"] == "Design review, v2")
+    #expect(saved.state?["standup"]?["attendees"]?[1]?["name"] == "Cleo")
+  }
+
   /// A clean stop gives back what the rooms did not use: after a restart each room's
   /// versions go on right after its last one, so they stay small.
   @Test func afterACleanStopVersionsGoOnWhereTheyStopped() async throws {

@@ -124,6 +124,43 @@ struct StorageContractTests {
   }
 
   @Test(arguments: StorageKind.allCases)
+  func anOpenFormsDraftIsKeptAsTypedUntilItClosesAndGoesWithItsStandup(_ kind: StorageKind)
+    async throws
+  {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    let id = Standup.design.id
+    try await storage.save(.design)
+    #expect(try await storage.loadDrafts() == [])
+    #expect(try await storage.loadDraft(id) == nil)
+
+    // Kept exactly as typed: blank names, spaces, an unsaved length and theme.
+    var form = StandupForm.State(standup: .design)
+    form.title = "  Design — draft 2 "
+    form.duration = .seconds(1200)
+    form.theme = .navy
+    form.attendees.append(Attendee(id: UUID()))
+    form.attendees[0].name = "Ana (lead)"
+    try await storage.saveDraft(id, form.savedDraft)
+    #expect(try await storage.loadDraft(id) == form.savedDraft)
+    form.title = "Design"
+    try await storage.saveDraft(id, form.savedDraft)
+    #expect(try await storage.loadDrafts() == [form.savedDraft])
+    #expect(
+      StandupForm.State(restoring: try #require(try await storage.loadDraft(id)), standup: .design)
+        == form)
+
+    // A closed form leaves nothing; nor does a standup that is gone.
+    try await storage.saveDraft(id, nil)
+    #expect(try await storage.loadDrafts() == [])
+    try await storage.saveDraft(id, form.savedDraft)
+    try await storage.delete(id)
+    #expect(try await storage.loadDrafts() == [])
+    try await storage.saveDraft(id, form.savedDraft)
+    #expect(try await storage.loadDraft(id) == nil)
+  }
+
+  @Test(arguments: StorageKind.allCases)
   func reservesEachRoomsVersionsOnceAndTakesBackOnlyTheLastBlock(_ kind: StorageKind)
     async throws
   {

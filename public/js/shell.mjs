@@ -39,8 +39,10 @@ export function isShowing(screen) {
   return screen === screens;
 }
 
-/** The page is put away: its connection leaves the room, keeping what to resume from. */
+/** The page is put away: its connection leaves the room, keeping what to resume from. Typing
+ * that still waits for its pause goes out first: it reaches the server before the close. */
 export function suspend() {
+  current?.view?.flushEdits?.();
   current?.connection.suspend();
 }
 

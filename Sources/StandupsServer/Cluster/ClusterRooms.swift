@@ -99,6 +99,9 @@ extension RoomHub {
         if let checkpoint = try await storage.loadCheckpoint(roomID) {
           state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
         }
+        if state.meeting == nil, let draft = try await storage.loadDraft(roomID) {
+          state.destination = .edit(StandupForm.State(restoring: draft, standup: standup))
+        }
         versions.fence { session.holds(hold) }
         held.value = hold
         return .owned(state, release: { await session.release(hold) })

@@ -27,6 +27,13 @@ extension StorageClient {
           try await base.saveCheckpoint(id, checkpoint)
         }
       },
+      loadDrafts: { try await metrics.timeStorage("load_drafts") { try await base.loadDrafts() } },
+      loadDraft: { id in
+        try await metrics.timeStorage("load_draft") { try await base.loadDraft(id) }
+      },
+      saveDraft: { id, draft in
+        try await metrics.timeStorage("save_draft") { try await base.saveDraft(id, draft) }
+      },
       reserveVersions: { room, count in
         try await metrics.timeStorage("reserve_versions") {
           try await base.reserveVersions(room, count)
