@@ -9,8 +9,8 @@ import StoreRuntime
 public struct Lobby: Reducer {
   public struct State: Equatable, Sendable, Encodable {
     /// In creation order, without their meetings (`Standup.withoutHistory`): the lobby's
-    /// size does not grow with history.
-    public var standups: IdentifiedArrayOf<Standup>
+    /// size does not grow with history. A change costs what it changed (`StandupList`).
+    public var standups: StandupList
     /// Who is in each room that has anyone in it.
     ///
     /// NB: a persistent hash tree, not a `Dictionary`: the store keeps the state before each
@@ -19,8 +19,8 @@ public struct Lobby: Reducer {
     /// O(log n); a dictionary would copy every room's presence for each join.
     public var live: TreeDictionary<Standup.ID, Live> = [:]
 
-    public init(standups: IdentifiedArrayOf<Standup> = []) {
-      self.standups = IdentifiedArray(uniqueElements: standups.map(\.withoutHistory))
+    public init(standups: some Sequence<Standup> = [Standup]()) {
+      self.standups = StandupList(standups.lazy.map(\.withoutHistory))
     }
 
     private enum CodingKeys: String, CodingKey { case standups }
