@@ -18,6 +18,7 @@ public struct StandupForm: Reducer {
     @BindingState public var attendees: IdentifiedArrayOf<Attendee>
     /// Carried through unchanged: editing never touches history.
     public let meetings: IdentifiedArrayOf<Meeting>
+    public let olderMeetingCount: Int
 
     public init(standup: Standup) {
       id = standup.id
@@ -26,13 +27,14 @@ public struct StandupForm: Reducer {
       theme = standup.theme
       attendees = standup.attendees
       meetings = standup.meetings
+      olderMeetingCount = standup.olderMeetingCount
     }
 
     /// The draft as a standup, exactly as it is now.
     public var draft: Standup {
       Standup(
         id: id, attendees: attendees, duration: duration, meetings: meetings, theme: theme,
-        title: title)
+        title: title, olderMeetingCount: olderMeetingCount)
     }
 
     public func encode(to encoder: any Encoder) throws { try draft.encode(to: encoder) }

@@ -76,7 +76,7 @@ struct RoomEditingTests {
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$title, "Design\r\nReview"))))),
       rejectedWith: .invalidValue(
-        "The title cannot contain control characters (such as line breaks) or invisible direction marks."
+        "The title cannot contain control characters (such as line breaks), invisible direction marks, or more than 16 marks stacked on one character."
       ))
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$duration, .seconds(330)))))),
@@ -262,6 +262,25 @@ struct RoomEditingTests {
       $0.participants = []
       $0.destination = nil
     }
+  }
+
+  @Test func savingTheFormKeepsTheCountOfOlderMeetings() async {
+    var standup = Standup.mock()
+    standup.olderMeetingCount = 7
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, "Retro")))))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.title = "Retro"
+      $0.destination = .edit(form)
+    }
+    await store.send(.saveEditButtonTapped) {
+      $0.destination = nil
+      $0.standup.title = "Retro"
+    }
+    #expect(store.state.standup.olderMeetingCount == 7)
   }
 
   @Test func aStandupKeepsAtMost5000Meetings() async {
