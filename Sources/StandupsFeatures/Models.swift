@@ -178,9 +178,14 @@ public enum StandupRules {
   /// none of the invisible marks that make text read differently from what it is: direction
   /// overrides and isolates (U+202A–202E, U+2066–2069, U+200E/F, U+061C) and zero-width
   /// spaces (U+200B, U+2060, U+FEFF). The joiners that emoji and many scripts need (U+200C,
-  /// U+200D), soft hyphens and emoji tag characters stay allowed.
+  /// U+200D), soft hyphens and emoji tag characters stay allowed. No character stacks more
+  /// than `scalarsPerCharacter` code points: lengths count characters, so without it one
+  /// "character" could carry kilobytes of combining marks.
   public static func isPlainText(_ text: String) -> Bool {
-    text.unicodeScalars.allSatisfy { scalar in
+    guard text.allSatisfy({ $0.unicodeScalars.count <= scalarsPerCharacter }) else {
+      return false
+    }
+    return text.unicodeScalars.allSatisfy { scalar in
       switch scalar.properties.generalCategory {
       case .control, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned:
         return false
@@ -196,9 +201,13 @@ public enum StandupRules {
     [0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0xFEFF, 0xFFF9, 0xFFFA, 0xFFFB]
       + Array(0x202A...0x202E) + Array(0x2060...0x2064) + Array(0x2066...0x206F))
 
+  /// The most code points one character may stack (the longest emoji sequences take 10).
+  public static let scalarsPerCharacter = 16
+
   /// The end of the sentence that refuses text which is not plain.
   public static let notPlain =
-    "cannot contain control characters (such as line breaks) or invisible direction marks."
+    "cannot contain control characters (such as line breaks), invisible direction marks, "
+    + "or more than 16 marks stacked on one character."
 
   public static func validateDuration(seconds: Int) -> String? {
     durationSeconds.contains(seconds) && seconds % 60 == 0

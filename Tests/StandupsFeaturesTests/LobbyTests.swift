@@ -47,17 +47,19 @@ struct LobbyTests {
     await store.send(
       new(title: String(repeating: "x", count: 101)),
       rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
-    // Control characters and invisible direction marks are refused in titles and names.
-    for bad in ["Design\nPlanning", "Design\u{0}", "\u{202E}ngiseD", "De\u{200B}sign"] {
+    // Control characters and invisible direction marks are refused in titles and names; so
+    // is one character stacking 17 code points (a length counts characters, not bytes).
+    let stacked = "e" + String(repeating: "\u{301}", count: 16)
+    for bad in ["Design\nPlanning", "Design\u{0}", "\u{202E}ngiseD", "De\u{200B}sign", stacked] {
       await store.send(
         new(title: bad),
         rejectedWith: .invalidValue(
-          "The title cannot contain control characters (such as line breaks) or invisible direction marks."
+          "The title cannot contain control characters (such as line breaks), invisible direction marks, or more than 16 marks stacked on one character."
         ))
       await store.send(
         new(names: ["Ana", bad]),
         rejectedWith: .invalidValue(
-          "An attendee's name cannot contain control characters (such as line breaks) or invisible direction marks."
+          "An attendee's name cannot contain control characters (such as line breaks), invisible direction marks, or more than 16 marks stacked on one character."
         ))
     }
     for seconds in [240, 330, 1860] {
@@ -79,6 +81,14 @@ struct LobbyTests {
       rejectedWith: .invalidValue(
         "Unknown theme \"beige\": use one of bubblegum, buttercup, indigo, lavender, magenta, navy, orange, oxblood, periwinkle, poppy, purple, seafoam, sky, tan, teal, yellow."
       ))
+  }
+
+  @Test func emojiSequencesAndAccentsArePlainText() {
+    // The longest emoji sequences (10 code points), a flag of tags, combining accents.
+    for text in ["👩🏽‍❤️‍💋‍👨🏻", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "Zoë", "e\u{301}\u{302}", "नमस्ते"] {
+      #expect(StandupRules.isPlainText(text), "\(text)")
+    }
+    #expect(!StandupRules.isPlainText("e" + String(repeating: "\u{301}", count: 16)))
   }
 
   @Test func roomsReportActivityAndChanges() async {

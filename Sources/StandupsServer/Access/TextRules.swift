@@ -12,7 +12,8 @@ enum TextRules {
       return "Your name must be 1 to 40 characters."
     }
     guard isPlain(name) else {
-      return "Your name cannot contain control or direction-changing characters."
+      return "Your name cannot contain control or direction-changing characters, "
+        + "or more than 16 marks on one character."
     }
     let lowered = name.lowercased()
     if botNames.contains(lowered) || lowered.contains("(bot)") {
