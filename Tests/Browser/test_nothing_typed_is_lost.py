@@ -104,6 +104,39 @@ def test_a_draft_typed_just_before_leaving_is_there_for_whoever_comes_next(serve
     assert collect_console_errors(ben) == []
 
 
+def test_typing_then_going_back_to_the_lobby_keeps_what_was_typed(server, ana, ben):
+    room = both_in_a_room(server, ana, ben)
+    ben.get(server)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    title.send_keys(Keys.CONTROL, "a")
+    title.send_keys("Typed, then back")
+    # Straight back to the lobby, inside the app: the typing goes before the room is left,
+    # and leaving is no failure to report there.
+    ana.find_element(By.CSS_SELECTOR, ".back").click()
+    text_in(ana, "#status", "Live")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    ben.get(room)
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Typed, then back")
+    assert toasts(ana) == []
+
+
+def test_typing_when_the_connection_drops_is_sent_once_it_is_back(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    title.send_keys(Keys.CONTROL, "a")
+    title.send_keys("Typed as the network went")
+    # The socket drops before the typing's pause is over: it cannot be sent then.
+    ana.execute_script("window.standupsConnection.socket.close()")
+    text_in(ana, "#status", "Live")
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Typed as the network went")
+    assert toasts(ana) == []
+
+
 def test_escape_on_the_name_prompt_keeps_asking():
     # An --open server asks for a name; Escape must not leave a page that never connects.
     data = tempfile.mkdtemp(prefix="standups-open-")

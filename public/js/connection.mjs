@@ -59,7 +59,7 @@ export class RoomConnection {
         this.handlers.onStatus?.("live");
         this.remember();
         // A whole state (not resumed) may be a room opened afresh: its numbers start over.
-        this.handlers.onState?.(this.state, this.you, { whole: !message.resumed });
+        this.handlers.onState?.(this.state, this.you, { whole: !message.resumed, welcome: true });
         break;
       case "patch":
         if (message.version !== this.version + 1) {

@@ -1,6 +1,6 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
-import { app } from "./shell.mjs";
+import { app, toast } from "./shell.mjs";
 import { themeSwatches } from "./views.mjs";
 
 export const edit = {
@@ -38,12 +38,25 @@ export const edit = {
       if (!waiting) return Promise.resolve(true);
       clearTimeout(waiting.timer);
       view.pending.delete(path);
-      return send({ type: "edit.binding", path, value: waiting.value });
+      const { connection } = view;
+      return connection.send({ type: "edit.binding", path, value: waiting.value }).catch((error) => {
+        // Not sent, or its answer lost with the connection: it goes again once the room is
+        // back (`resendTyping`), unless typing went on meanwhile. Setting a field to what was
+        // typed twice changes nothing more.
+        if (error.code === "offline") {
+          if (!view.pending.has(path)) view.pending.set(path, { value: waiting.value });
+        } else if (!connection.closed) {
+          toast(error.message);
+        }
+        return null;
+      });
     };
     /** Sends what typing still waits for; resolves false if any of it was refused. */
     view.flushEdits = async () =>
       (await Promise.all([...view.pending.keys()].map(flushOne))).every((ack) => ack !== null);
     view.typeLater = later;
+    /** Back in the room after a drop: what could not be sent goes now. */
+    view.resendTyping = () => view.pending.size && view.flushEdits();
     const focus = (field) => send({ type: "focusChanged", field });
     const title = form.querySelector(".title");
     title.addEventListener("input", () => later("/title", title.value));

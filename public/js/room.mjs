@@ -93,6 +93,7 @@ class RoomView {
     this.announce(previous, state, you);
     this.renderUndo(state, you);
     PARTS[mode].render(this, state);
+    if (arrival.welcome && mode === "edit") this.resendTyping?.();
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

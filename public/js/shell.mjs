@@ -22,8 +22,15 @@ export function reroute() {
 /** Counts screens, so that one whose `await` finishes after the next began does nothing. */
 let screens = 0;
 
+/** Typing that still waits for its pause goes out now: it reaches the server before the
+ * close that follows (leaving the room, putting the page away). */
+function sendPendingTyping() {
+  current?.view?.flushEdits?.();
+}
+
 /** Closes the screen's connection: a new screen comes. */
 export function leave() {
+  sendPendingTyping();
   current?.connection.close();
   current = null;
 }
@@ -39,10 +46,9 @@ export function isShowing(screen) {
   return screen === screens;
 }
 
-/** The page is put away: its connection leaves the room, keeping what to resume from. Typing
- * that still waits for its pause goes out first: it reaches the server before the close. */
+/** The page is put away: its connection leaves the room, keeping what to resume from. */
 export function suspend() {
-  current?.view?.flushEdits?.();
+  sendPendingTyping();
   current?.connection.suspend();
 }
 
@@ -218,12 +224,13 @@ export function connect(path, name, view) {
   return connection;
 }
 
-/** Sends an action; shows the server's refusal as a toast. */
+/** Sends an action; shows the server's refusal as a toast (not once the page closed the
+ * connection itself: leaving a room is no failure to report on the next screen). */
 export async function act(connection, action) {
   try {
     return await connection.send(action);
   } catch (error) {
-    toast(error.message);
+    if (!connection.closed) toast(error.message);
     return null;
   }
 }
