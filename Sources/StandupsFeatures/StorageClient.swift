@@ -15,7 +15,8 @@ public struct StorageClient: Sendable {
   /// of a cluster opens a room with, whatever its own lobby has heard so far.
   public var loadStandup: @Sendable (_ id: Standup.ID) async throws -> Standup?
   /// Creates or replaces a standup; its meetings are added or updated, never removed (the
-  /// older ones are not in `meetings`).
+  /// older ones are not in `meetings`). Its draft, if one was saved, is forgotten in the same
+  /// write: the standup saved replaces it.
   public var save: @Sendable (_ standup: Standup) async throws -> Void
   /// A page of a standup's saved meetings, newest first, and how many there are in all.
   public var loadMeetings:
@@ -29,8 +30,6 @@ public struct StorageClient: Sendable {
   /// Records where a running meeting is (nil: no meeting runs any more).
   public var saveCheckpoint:
     @Sendable (_ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?) async throws -> Void
-  /// Every open edit form's saved draft (what a starting server opens rooms with).
-  public var loadDrafts: @Sendable () async throws -> [StandupDraft]
   /// One standup's saved draft, if its edit form is open.
   public var loadDraft: @Sendable (_ id: Standup.ID) async throws -> StandupDraft?
   /// Records an open edit form's draft (nil: the form closed, saved or cancelled); only for
@@ -188,6 +187,7 @@ extension StorageClient: TestDependencyKey {
             standups.append(merged)
           }
         }
+        drafts.withLock { $0[standup.id] = nil }
       },
       loadMeetings: { id, offset, limit in
         storage.withLock { standups in
@@ -208,7 +208,6 @@ extension StorageClient: TestDependencyKey {
         let exists = storage.withLock { $0.contains { $0.id == id } }
         checkpoints.withLock { $0[id] = exists ? checkpoint : nil }
       },
-      loadDrafts: { drafts.withLock { Array($0.values) } },
       loadDraft: { id in drafts.withLock { $0[id] } },
       saveDraft: { id, draft in
         let exists = storage.withLock { $0.contains { $0.id == id } }

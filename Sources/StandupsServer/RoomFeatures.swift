@@ -21,9 +21,6 @@ struct StandupRoomFeature: RoomFeature {
   /// In a cluster, a room goes as soon as nobody is in it, meeting or not: what must survive
   /// is in the database, and the room's lock must be free for the node people go to next.
   var releasesWhenEmpty = false
-  /// Set while the last save of the standup failed: a meeting that ended meanwhile keeps
-  /// its checkpoint, so that it comes back rather than being lost.
-  let standupUnsaved = Flag()
 
   var roomName: String { standupID.uuidString }
 
@@ -49,20 +46,23 @@ struct StandupRoomFeature: RoomFeature {
       return
     }
     // NB: what is typed in the edit form is saved too (its draft), so that nothing typed and
-    // acknowledged is lost; a draft that closed is forgotten once what closed it is saved.
+    // acknowledged is lost. Saving the standup forgets its draft in the same transaction, so
+    // a form that closed with a save is gone exactly when the standup is saved.
     let form = new.editForm
-    let draftChanged = old.editForm != form
-    if old.standup != new.standup {
+    // Set if this change's standup could not be saved: a meeting it ended keeps its
+    // checkpoint (the room puts the meeting back; so does a restart).
+    let standupFailed = old.standup != new.standup ? Flag() : nil
+    if let standupFailed {
       let standup = new.standup
-      let draft = draftChanged ? Optional(form?.savedDraft) : nil
-      work.enqueue { [storage, health, lobby, catalog, standupUnsaved, standupID] in
+      // NB: a form still open (a refused save put it back) is written again after it.
+      let draft = form?.savedDraft
+      work.enqueue { [storage, health, lobby, catalog, standupID] in
         do {
           try await health.checking("Saving a standup") { try await storage.save(standup) }
         } catch {
-          standupUnsaved.set(true)
+          standupFailed.set(true)
           throw error
         }
-        standupUnsaved.set(false)
         catalog.update(standup)
         await lobby.send(.standupChanged(standup))
         if let draft {
@@ -71,7 +71,7 @@ struct StandupRoomFeature: RoomFeature {
           }
         }
       }
-    } else if draftChanged {
+    } else if old.editForm != form {
       let draft = form?.savedDraft
       work.enqueue { [storage, health, standupID] in
         try await health.checking("Saving a draft") {
@@ -84,9 +84,8 @@ struct StandupRoomFeature: RoomFeature {
     }
     if Self.checkpointMoment(old.meeting) != Self.checkpointMoment(new.meeting) {
       let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
-      work.enqueue { [storage, health, standupID, standupUnsaved] in
-        // NB: a meeting whose saving failed keeps its checkpoint (it comes back after a restart).
-        if checkpoint == nil && standupUnsaved.value { return }
+      work.enqueue { [storage, health, standupID] in
+        if checkpoint == nil, standupFailed?.value == true { return }
         try await health.checking("Saving a meeting's progress") {
           try await storage.saveCheckpoint(standupID, checkpoint)
         }
@@ -143,6 +142,18 @@ struct StandupRoomFeature: RoomFeature {
         meetingID: $0.id, speakerIndex: $0.speakerIndex, transcript: $0.transcript,
         isPaused: $0.isPaused, present: $0.present)
     }
+  }
+
+  /// The room as saved: its standup, with the meeting that was running (back paused) or the
+  /// edit form that was open (with its draft). What every room opens with, on any node.
+  static func savedState(of standup: Standup, storage: StorageClient) async throws -> Room.State {
+    var state = Room.State(standup: standup)
+    if let checkpoint = try await storage.loadCheckpoint(standup.id) {
+      state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+    } else if let draft = try await storage.loadDraft(standup.id) {
+      state.destination = .edit(StandupForm.State(restoring: draft, standup: standup))
+    }
+    return state
   }
 
   static func live(_ state: Room.State) -> Lobby.Live? {

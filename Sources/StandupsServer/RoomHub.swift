@@ -77,8 +77,7 @@ final class RoomHub: WebSocketServerDelegate {
 
   /// - Parameter lobbyVersions: the lobby's versions, already reserved (`start`ed).
   init(
-    standups: [Standup], checkpoints: [MeetingCheckpoint] = [], drafts: [StandupDraft] = [],
-    dependencies: DependencyValues,
+    standups: [Standup], checkpoints: [MeetingCheckpoint] = [], dependencies: DependencyValues,
     lobbyVersions: VersionLease, versionSizes: VersionLease.Sizes = .init(),
     undoWindow: Duration = .seconds(10),
     gatekeeper: Gatekeeper, limits: ServerLimits = ServerLimits(), outlet: Outlet,
@@ -94,7 +93,7 @@ final class RoomHub: WebSocketServerDelegate {
     self.gatekeeper = gatekeeper
     self.admission = Admission(limits: limits)
     let catalog = StandupCatalog(
-      IdentifiedArray(uniqueElements: standups), checkpoints: checkpoints, drafts: drafts)
+      IdentifiedArray(uniqueElements: standups))
     let notifier = LobbyNotifier()
     self.catalog = catalog
     self.notifier = notifier
@@ -217,13 +216,6 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   private func makeRoom(_ standup: Standup, viaProxy: Bool) -> RoomChannel<StandupRoomFeature> {
-    var state = Room.State(standup: standup)
-    if cluster == nil, let checkpoint = catalog.takeCheckpoint(standup.id) {
-      state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
-    }
-    if cluster == nil, state.meeting == nil, let draft = catalog.takeDraft(standup.id) {
-      state.destination = .edit(StandupForm.State(restoring: draft, standup: standup))
-    }
     let versions = VersionLease(
       room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
       logger: logger, now: { [date = dependencies.date] in date.now })
@@ -237,16 +229,34 @@ final class RoomHub: WebSocketServerDelegate {
       feature: StandupRoomFeature(
         standupID: standup.id, storage: storage, lobby: notifier, catalog: catalog,
         health: health, heartbeat: heartbeat, releasesWhenEmpty: cluster != nil),
-      initialState: state, reducer: Room(undoWindow: undoWindow), dependencies: dependencies,
-      resumeBytes: admission.limits.resumeBytes, versions: versions, outlet: outlet,
-      metrics: .server, logger: logger,
+      initialState: Room.State(standup: standup), reducer: Room(undoWindow: undoWindow),
+      dependencies: dependencies, resumeBytes: admission.limits.resumeBytes, versions: versions,
+      outlet: outlet, metrics: .server, logger: logger,
       opening: cluster.map {
         opening(standup.id, session: $0, versions: versions, hold: hold, viaProxy: viaProxy)
-      },
+      } ?? opening(standup, storage: storage),
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
       onBounced: { [weak self] event in self?.bounced(event, roomID: standup.id) },
       onIdle: { [weak self] channel in self?.release(channel) })
+  }
+
+  /// How a room of a single server opens: with its meeting or draft as saved, whenever it
+  /// opens (after a restart, or after it restarted on its own).
+  private func opening(_ standup: Standup, storage: StorageClient)
+    -> RoomChannel<StandupRoomFeature>.Opening
+  {
+    RoomChannel.Opening { [logger] in
+      do {
+        return .owned(
+          try await StandupRoomFeature.savedState(of: standup, storage: storage), release: {})
+      } catch {
+        logger.error("Opening room \(standup.id) failed: \(error)")
+        return .refused(
+          code: .serviceRestart, reason: "The standup could not be read: reconnecting.",
+          error: WireError(.storageUnavailable, "The standup could not be read. Try again."))
+      }
+    }
   }
 
   private func joinProcessed(_ roomID: UUID) {

@@ -12,30 +12,11 @@ import WebSocketTransport
 /// Every standup the server knows, readable from the transport's thread (404s, new rooms).
 final class StandupCatalog: Sendable {
   private let standups: Mutex<IdentifiedArrayOf<Standup>>
-  /// Meetings that were running when the server last stopped, until their room opens.
-  private let checkpoints: Mutex<[Standup.ID: MeetingCheckpoint]>
-  /// Edit forms that were open when the server last stopped, until their room opens.
-  private let drafts: Mutex<[Standup.ID: StandupDraft]>
 
-  init(
-    _ standups: IdentifiedArrayOf<Standup>, checkpoints: [MeetingCheckpoint] = [],
-    drafts: [StandupDraft] = []
-  ) {
+  init(_ standups: IdentifiedArrayOf<Standup>) {
     self.standups = Mutex(standups)
-    self.checkpoints = Mutex(
-      Dictionary(checkpoints.map { ($0.standupID, $0) }, uniquingKeysWith: { $1 }))
-    self.drafts = Mutex(Dictionary(drafts.map { ($0.standupID, $0) }, uniquingKeysWith: { $1 }))
   }
 
-  /// The checkpoint of the meeting to restore in a room that opens now, once.
-  func takeCheckpoint(_ id: Standup.ID) -> MeetingCheckpoint? {
-    checkpoints.withLock { $0.removeValue(forKey: id) }
-  }
-
-  /// The draft of the edit form to open again in a room that opens now, once.
-  func takeDraft(_ id: Standup.ID) -> StandupDraft? {
-    drafts.withLock { $0.removeValue(forKey: id) }
-  }
   /// A standup saved (or created): rooms open with it from now on.
   func update(_ standup: Standup) {
     standups.withLock { $0[id: standup.id] = standup }

@@ -113,12 +113,9 @@ public final class StandupsServer: Sendable {
     dependencies.storage = dependencies.storage.timed()
     let standups: [Standup]
     let checkpoints: [MeetingCheckpoint]
-    let drafts: [StandupDraft]
     do {
       standups = try await dependencies.storage.load()
       checkpoints = try await dependencies.storage.loadCheckpoints()
-      // NB: a cluster's rooms read their own draft as they open (`ClusterRooms.opening`).
-      drafts = postgres == nil ? try await dependencies.storage.loadDrafts() : []
     } catch {
       throw ServerStartError(description: "Cannot load the standups: \(error)")
     }
@@ -139,7 +136,7 @@ public final class StandupsServer: Sendable {
     await lobbyVersions.start()
     let outlet = Outlet()
     let hub = RoomHub(
-      standups: standups, checkpoints: checkpoints, drafts: drafts, dependencies: dependencies,
+      standups: standups, checkpoints: checkpoints, dependencies: dependencies,
       lobbyVersions: lobbyVersions, versionSizes: configuration.versionSizes,
       undoWindow: configuration.undoWindow,
       gatekeeper: gatekeeper, limits: configuration.limits, outlet: outlet, cluster: session,

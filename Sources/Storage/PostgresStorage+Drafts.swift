@@ -3,21 +3,13 @@ import PostgresNIO
 import StandupsFeatures
 
 extension PostgresStorage {
-  public func loadDrafts() async throws -> [StandupDraft] { try await drafts() }
-
   public func loadDraft(_ id: Standup.ID) async throws -> StandupDraft? {
-    try await drafts(only: id).first
-  }
-
-  private func drafts(only id: UUID? = nil) async throws -> [StandupDraft] {
-    var drafts: [StandupDraft] = []
     for try await (standupID, body) in try await client.query(
-      "SELECT standup_id, body FROM draft WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid",
-      logger: logger
+      "SELECT standup_id, body FROM draft WHERE standup_id = \(id)", logger: logger
     ).decode((UUID, String).self) {
-      if let draft = StandupDraft(standupID: standupID, body: body) { drafts.append(draft) }
+      return StandupDraft(standupID: standupID, body: body)
     }
-    return drafts
+    return nil
   }
 
   /// Records an open form's draft (nil: it closed); in a cluster, fenced like every write of

@@ -203,7 +203,8 @@ public final class PostgresStorage: Sendable {
     }
   }
 
-  /// Creates or replaces a standup with its attendees and history, in one transaction.
+  /// Creates or replaces a standup with its attendees and history, in one transaction; its
+  /// draft goes in the same one.
   public func save(_ standup: Standup, fence: WriteFence? = nil) async throws {
     let meetings = try standup.meetings.map {
       ($0, try Self.json($0.present), try Self.json($0.notes))
@@ -216,6 +217,8 @@ public final class PostgresStorage: Sendable {
         ON CONFLICT (id) DO UPDATE SET title = excluded.title,
           duration_seconds = excluded.duration_seconds, theme = excluded.theme
         """, logger: logger)
+      try await connection.query(
+        "DELETE FROM draft WHERE standup_id = \(standup.id)", logger: logger)
       try await connection.query(
         "DELETE FROM attendee WHERE standup_id = \(standup.id)", logger: logger)
       for (index, attendee) in standup.attendees.enumerated() {
@@ -389,7 +392,6 @@ public final class PostgresStorage: Sendable {
       saveCheckpoint: { id, checkpoint in
         try await Self.said { try await self.saveCheckpoint(id, checkpoint) }
       },
-      loadDrafts: { try await Self.said { try await self.loadDrafts() } },
       loadDraft: { id in try await Self.said { try await self.loadDraft(id) } },
       saveDraft: { id, draft in try await Self.said { try await self.saveDraft(id, draft) } },
       reserveVersions: { room, count in

@@ -3,19 +3,11 @@ import GRDB
 import StandupsFeatures
 
 extension SQLiteStorage {
-  public func loadDrafts() async throws -> [StandupDraft] { try await drafts() }
-
   public func loadDraft(_ id: Standup.ID) async throws -> StandupDraft? {
-    try await drafts(only: id).first
-  }
-
-  private func drafts(only id: Standup.ID? = nil) async throws -> [StandupDraft] {
-    let only = id?.uuidString
-    return try await database.read { db in
-      try Row.fetchAll(
-        db, sql: "SELECT standupId, body FROM draft WHERE ?1 IS NULL OR standupId = ?1",
-        arguments: [only]
-      ).compactMap { row in
+    try await database.read { db in
+      try Row.fetchOne(
+        db, sql: "SELECT standupId, body FROM draft WHERE standupId = ?", arguments: [id.uuidString]
+      ).flatMap { row in
         UUID(uuidString: row["standupId"]).flatMap {
           StandupDraft(standupID: $0, body: row["body"])
         }

@@ -242,6 +242,7 @@ public final class SQLiteStorage: Sendable {
           id, position, standup.title, Int(standup.duration.components.seconds),
           standup.theme.rawValue,
         ])
+      try db.execute(sql: "DELETE FROM draft WHERE standupId = ?", arguments: [id])
       try db.execute(sql: "DELETE FROM attendee WHERE standupId = ?", arguments: [id])
       for (index, attendee) in standup.attendees.enumerated() {
         try db.execute(
@@ -380,7 +381,6 @@ public final class SQLiteStorage: Sendable {
       loadCheckpoints: { try await self.loadCheckpoints() },
       loadCheckpoint: { try await self.loadCheckpoint($0) },
       saveCheckpoint: { try await self.saveCheckpoint($0, $1) },
-      loadDrafts: { try await self.loadDrafts() },
       loadDraft: { try await self.loadDraft($0) },
       saveDraft: { try await self.saveDraft($0, $1) },
       reserveVersions: { try await self.reserveVersions($0, $1) },

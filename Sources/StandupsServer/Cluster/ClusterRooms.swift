@@ -95,13 +95,7 @@ extension RoomHub {
             code: .gone, reason: "No standup has this id.",
             error: WireError(.notFound, "No standup has the id \"\(roomID.uuidString)\"."))
         }
-        var state = Room.State(standup: standup)
-        if let checkpoint = try await storage.loadCheckpoint(roomID) {
-          state.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
-        }
-        if state.meeting == nil, let draft = try await storage.loadDraft(roomID) {
-          state.destination = .edit(StandupForm.State(restoring: draft, standup: standup))
-        }
+        let state = try await StandupRoomFeature.savedState(of: standup, storage: storage)
         versions.fence { session.holds(hold) }
         held.value = hold
         return .owned(state, release: { await session.release(hold) })

@@ -27,7 +27,6 @@ extension StorageClient {
           try await base.saveCheckpoint(id, checkpoint)
         }
       },
-      loadDrafts: { try await metrics.timeStorage("load_drafts") { try await base.loadDrafts() } },
       loadDraft: { id in
         try await metrics.timeStorage("load_draft") { try await base.loadDraft(id) }
       },

@@ -1,0 +1,122 @@
+import Fixtures
+import Foundation
+import JSONPatch
+import RoomRuntime
+import StandupsFeatures
+import Storage
+import Synchronization
+import Testing
+
+@testable import StandupsServer
+
+/// The shared edit form's draft, saved like everything else a person typed: refused and put
+/// back when it cannot be written, never left behind by what replaced it.
+@Suite(.serialized)
+struct DraftTests {
+  /// In-memory storage whose writes can be made to fail, one kind at a time.
+  final class FailingStorage: Sendable {
+    let base = StorageClient.inMemory([.design])
+    let failDrafts = Mutex(false)
+    let failStandups = Mutex(false)
+
+    var client: StorageClient {
+      var client = base
+      client.saveDraft = { [self] id, draft in
+        if failDrafts.withLock({ $0 }) { throw StorageError("disk full") }
+        try await base.saveDraft(id, draft)
+      }
+      client.save = { [self] standup in
+        if failStandups.withLock({ $0 }) { throw StorageError("disk full") }
+        try await base.save(standup)
+      }
+      return client
+    }
+  }
+
+  func title(_ client: TestClient) -> JSONValue? {
+    client.state?["destination"]?["edit"]?["draft"]?["title"]
+  }
+
+  @Test func aDraftChangeThatCannotBeSavedIsRefusedAndPutBack() async throws {
+    let storage = FailingStorage()
+    let server = try await TestServer.start(storage: storage.client)
+    let ana = try await server.room(name: "Ana")
+    let id = Standup.design.id
+    try await ana.act("editButtonTapped")
+    #expect(try await ana.act("edit.binding", ["path": "/title", "value": "One"])["type"] == "ack")
+    #expect(try await storage.base.loadDraft(id)?.title == "One")
+
+    storage.failDrafts.withLock { $0 = true }
+    let refused = try await ana.act("edit.binding", ["path": "/title", "value": "Two"])
+    #expect(refused["code"] == "storage_unavailable")
+    _ = try await ana.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "One" }
+
+    // Saving the form writes the standup, which forgets the draft in the same write: no
+    // second write that could fail after the standup was saved.
+    #expect(try await ana.act("saveEditButtonTapped")["type"] == "ack")
+    #expect(ana.state?["standup"]?["title"] == "One")
+    #expect(try await storage.base.loadStandup(id)?.title == "One")
+    #expect(try await storage.base.loadDraft(id) == nil)
+    await server.stop()
+  }
+
+  /// A meeting whose saving was refused comes back; discarded afterwards, it is gone for
+  /// good: its checkpoint does not outlive it (and cannot hide a later draft after a restart).
+  @Test func aMeetingDiscardedAfterARefusedSaveLeavesNoCheckpoint() async throws {
+    let storage = FailingStorage()
+    let server = try await TestServer.start(storage: storage.client)
+    let ana = try await server.room(name: "Ana")
+    let id = Standup.design.id
+    try await ana.act("startMeetingButtonTapped")
+    try await ana.act("meeting.noteSubmitted", ["text": "kept until discarded"])
+    #expect(try await storage.base.loadCheckpoint(id) != nil)
+    try await ana.act("meeting.endMeetingButtonTapped")
+    storage.failStandups.withLock { $0 = true }
+    let refused = try await ana.act("meeting.alert.saveAndEnd")
+    #expect(refused["code"] == "storage_unavailable")
+    _ = try await ana.waitForState { $0["meeting"] != .null }
+    #expect(try await storage.base.loadCheckpoint(id) != nil)
+
+    #expect(try await ana.act("meeting.alert.discard")["type"] == "ack")
+    #expect(try await storage.base.loadCheckpoint(id) == nil)
+    storage.failStandups.withLock { $0 = false }
+    try await ana.act("editButtonTapped")
+    #expect(try await storage.base.loadDraft(id) != nil)
+    await server.stop()
+  }
+
+  /// A room that restarts on its own (here: it cannot number more changes) opens again as
+  /// saved, with its open form's draft.
+  @Test func aRoomThatRestartsOpensWithItsDraft() async throws {
+    let reservations = Mutex(0)
+    var storage = StorageClient.inMemory([.design])
+    let inMemory = storage
+    storage.reserveVersions = { room, count in
+      // The lobby's and the room's first blocks, then nothing.
+      guard
+        reservations.withLock({
+          $0 += 1
+          return $0
+        }) <= 2
+      else {
+        throw StorageError("disk full")
+      }
+      return try await inMemory.reserveVersions(room, count)
+    }
+    let server = try await TestServer.start(storage: storage) {
+      $0.versionSizes = .init(block: 4, lowWater: 2)
+    }
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("editButtonTapped")
+    try await ana.act("edit.binding", ["path": "/title", "value": "Design review"])
+    #expect(ana.version == 4)  // the last of the block
+    // NB: a change that saves nothing, so that only the version runs out.
+    _ = try? await ana.act("focusChanged", ["field": "title"])
+    #expect(try await ana.waitUntilClosed().code == 1011)
+
+    let ben = try await server.room(name: "Ben")
+    #expect(title(ben) == "Design review")
+    #expect(ben.state?["standup"]?["title"] == "Design")
+    await server.stop()
+  }
+}
