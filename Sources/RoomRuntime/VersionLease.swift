@@ -30,6 +30,11 @@ public final class VersionLease: Sendable {
     var extending: Task<Void, Never>?
     /// An extension did not continue the reservation: no more are asked for.
     var extensionFailed = false
+    /// Extensions that failed in a row (storage errors): the next waits until `retryAt`.
+    var failures = 0
+    var retryAt: Date?
+    /// When a failure was last logged: once a minute while it lasts, not once per version.
+    var loggedAt: Date?
     /// Storage failed at the start: versions come from the clock, nothing is reserved.
     var fromClock = false
     var finished = false
@@ -101,7 +106,7 @@ public final class VersionLease: Sendable {
       if let fence = state.fence, !fence() { return false }
       guard !state.fromClock else { return !state.finished }
       if state.end - version < sizes.lowWater, state.extending == nil, !state.extensionFailed,
-        !state.finished
+        !state.finished, state.retryAt.map({ now() >= $0 }) ?? true
       {
         let end = state.end
         state.extending = Task { await self.extend(from: end) }
@@ -118,6 +123,11 @@ public final class VersionLease: Sendable {
   private func extend(from end: Int) async {
     do {
       let first = try await storage.reserveVersions(room, sizes.block)
+      let recovered = state.withLock { state in
+        defer { (state.failures, state.retryAt, state.loggedAt) = (0, nil, nil) }
+        return state.loggedAt != nil
+      }
+      if recovered { logger.notice("Reserving more versions for room \(room) works again.") }
       state.withLock { state in
         state.extending = nil
         guard !state.finished else { return }
@@ -133,8 +143,25 @@ public final class VersionLease: Sendable {
           "The versions reserved for room \(room) do not follow on (\(first), not \(end)).")
       }
     } catch {
-      logger.error("Reserving more versions for room \(room) failed: \(error). Will retry.")
-      state.withLock { $0.extending = nil }
+      // NB: not again for every version the room issues meanwhile: 1 s, then twice as long
+      // each time, up to 30 s; said once a minute.
+      let now = now()
+      let (wait, says) = state.withLock { state in
+        state.extending = nil
+        state.failures += 1
+        let wait = min(30, 1 << min(state.failures - 1, 5))
+        state.retryAt = now.addingTimeInterval(TimeInterval(wait))
+        let says = state.loggedAt.map { now.timeIntervalSince($0) >= 60 } ?? true
+        if says { state.loggedAt = now }
+        return (wait, says)
+      }
+      if says {
+        logger.error(
+          """
+          Reserving more versions for room \(room) failed: \(error). Trying again in \(wait) s \
+          (and less often while it fails; said once a minute).
+          """)
+      }
     }
   }
 

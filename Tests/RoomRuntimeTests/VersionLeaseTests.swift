@@ -1,7 +1,9 @@
+import Fixtures
 import Foundation
 import Logging
 import RoomRuntime
 import StandupsFeatures
+import Synchronization
 import Testing
 
 @Suite struct VersionLeaseTests {
@@ -42,5 +44,52 @@ import Testing
     let first = await lease.start()
     #expect(first == 1_795_338_000_000_000)
     #expect(lease.mayIssue(first + 1_000))
+  }
+
+  /// Storage that fails while a room issues versions is asked again after 1 s, then less
+  /// often, not for every version; the log says so once a minute, and when it works again.
+  @Test func aFailingReservationIsRetriedLessOftenAndLoggedOnceAMinute() async throws {
+    let calls = Mutex(0)
+    let failing = Mutex(false)
+    let clock = Mutex(Date(timeIntervalSince1970: 1_795_338_000))
+    let inMemory = StorageClient.inMemory()
+    var storage = inMemory
+    storage.reserveVersions = { room, count in
+      calls.withLock { $0 += 1 }
+      if failing.withLock({ $0 }) { throw DiskFull() }
+      return try await inMemory.reserveVersions(room, count)
+    }
+    let log = LogLines()
+    let lease = VersionLease(
+      room: "r", storage: storage, sizes: .init(block: 1_000, lowWater: 990), logger: log.logger,
+      now: { clock.withLock { $0 } })
+    #expect(await lease.start() == 1)
+    failing.withLock { $0 = true }
+    func issue(_ versions: ClosedRange<Int>) async {
+      for version in versions { #expect(lease.mayIssue(version)) }
+      await lease.settle()
+    }
+    func advance(_ seconds: TimeInterval) { clock.withLock { $0.addTimeInterval(seconds) } }
+
+    await issue(20...200)
+    #expect(calls.withLock { $0 } == 2)  // the first block, then one failed extension
+    advance(1)
+    await issue(201...300)
+    advance(1)  // the next wait is 2 s
+    await issue(301...400)
+    #expect(calls.withLock { $0 } == 3)
+    advance(60)
+    await issue(401...500)
+    #expect(calls.withLock { $0 } == 4)
+    #expect(log.all.count == 2)
+    #expect(log.all.allSatisfy { $0.hasPrefix("Reserving more versions for room r failed: ") })
+
+    failing.withLock { $0 = false }
+    advance(30)
+    await issue(501...600)
+    #expect(calls.withLock { $0 } == 5)
+    #expect(log.all.last == "Reserving more versions for room r works again.")
+    // The new block follows on: versions past the first block may be issued.
+    #expect(lease.mayIssue(1_500))
   }
 }

@@ -168,13 +168,12 @@ struct HonestStorageTests {
   }
 
   @Test func eachCauseIsLoggedOnceAMinute() {
-    let lines = Box<[String]>([])
-    let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
-    let health = StorageHealth(logger: logger)
+    let lines = LogLines()
+    let health = StorageHealth(logger: lines.logger)
     for _ in 0..<50 { health.failed("Saving a standup", DiskFull()) }
     health.failed("Deleting a standup", DiskFull())
     #expect(
-      lines.withLock { $0 } == [
+      lines.all == [
         "Saving a standup failed: disk full. Changes are refused until saving works again.",
         "Deleting a standup failed: disk full. Changes are refused until saving works again.",
       ])
@@ -184,24 +183,6 @@ struct HonestStorageTests {
     #expect(health.problem == "Deleting a standup failed: disk full")
     health.succeeded(StorageHealth.probe)
     #expect(health.problem == nil)
-    #expect(lines.withLock { $0.last } == "Saving works again.")
-  }
-}
-
-struct CapturingLogHandler: LogHandler {
-  let lines: HonestStorageTests.Box<[String]>
-  var logLevel: Logger.Level = .info
-  var metadata: Logger.Metadata = [:]
-
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-
-  func log(
-    level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-    file: String, function: String, line: UInt
-  ) {
-    lines.withLock { $0.append(message.description) }
+    #expect(lines.all.last == "Saving works again.")
   }
 }
