@@ -79,6 +79,8 @@ extension RoomChannel {
               ? "This standup moves to another server: reconnecting."
               : "The room restarts: reconnect."))
       }
+      // NB: what it saved is on disk before the room can open again and read it.
+      await savesDone()
       await hooks.onClosed(self)
       close()
 

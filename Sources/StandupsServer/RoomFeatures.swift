@@ -21,6 +21,9 @@ struct StandupRoomFeature: RoomFeature {
   /// In a cluster, a room goes as soon as nobody is in it, meeting or not: what must survive
   /// is in the database, and the room's lock must be free for the node people go to next.
   var releasesWhenEmpty = false
+  /// Set while the standup's last save failed: a meeting that ended into it (saved in the
+  /// room, not on disk) keeps its checkpoint, so that it comes back rather than being lost.
+  let standupUnsaved = Flag()
 
   var roomName: String { standupID.uuidString }
 
@@ -49,20 +52,18 @@ struct StandupRoomFeature: RoomFeature {
     // acknowledged is lost. Saving the standup forgets its draft in the same transaction, so
     // a form that closed with a save is gone exactly when the standup is saved.
     let form = new.editForm
-    // Set if this change's standup could not be saved: a meeting it ended keeps its
-    // checkpoint (the room puts the meeting back; so does a restart).
-    let standupFailed = old.standup != new.standup ? Flag() : nil
-    if let standupFailed {
+    if old.standup != new.standup {
       let standup = new.standup
       // NB: a form still open (a refused save put it back) is written again after it.
       let draft = form?.savedDraft
-      work.enqueue { [storage, health, lobby, catalog, standupID] in
+      work.enqueue { [storage, health, lobby, catalog, standupID, standupUnsaved] in
         do {
           try await health.checking("Saving a standup") { try await storage.save(standup) }
         } catch {
-          standupFailed.set(true)
+          standupUnsaved.set(true)
           throw error
         }
+        standupUnsaved.set(false)
         catalog.update(standup)
         await lobby.send(.standupChanged(standup))
         if let draft {
@@ -84,8 +85,12 @@ struct StandupRoomFeature: RoomFeature {
     }
     if Self.checkpointMoment(old.meeting) != Self.checkpointMoment(new.meeting) {
       let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
-      work.enqueue { [storage, health, standupID] in
-        if checkpoint == nil, standupFailed?.value == true { return }
+      // NB: a meeting that ended by being saved (Save & End, or its time up: the save and the
+      // end are then two changes) is in the standup; one discarded is not, and goes.
+      let endedIntoStandup =
+        checkpoint == nil && old.meeting.map { new.standup.meetings[id: $0.id] != nil } == true
+      work.enqueue { [storage, health, standupID, standupUnsaved] in
+        if endedIntoStandup && standupUnsaved.value { return }
         try await health.checking("Saving a meeting's progress") {
           try await storage.saveCheckpoint(standupID, checkpoint)
         }
@@ -108,12 +113,14 @@ struct StandupRoomFeature: RoomFeature {
     try await storage.loadMeetings(standupID, page.offset, page.limit)
   }
 
-  /// A room with a meeting, an undo window or an open form stays (its meeting ticks again, its
-  /// undo can still be used, its draft is there when people come back); a cluster's room
-  /// goes once empty: its meeting and draft are saved, and open again on the next node.
+  /// A room with a meeting or an undo window stays (its meeting ticks again once resumed, its
+  /// undo can still be used); an open form does not keep it: its draft is saved, and the
+  /// room opens with it again. A cluster's room goes once empty: its meeting is saved too,
+  /// and opens again on the next node. An alert (a bot asked to delete over HTTP) keeps the
+  /// room everywhere: it is not saved, and the bot's next request answers it.
   func isIdle(_ state: Room.State) -> Bool {
-    releasesWhenEmpty
-      || (state.meeting == nil && state.undo == nil && state.destination == nil)
+    if case .alert = state.destination { return false }
+    return releasesWhenEmpty || (state.meeting == nil && state.undo == nil)
   }
 
   func closing(_ state: Room.State) -> (code: CloseCode, reason: String)? {
@@ -155,6 +162,11 @@ struct StandupRoomFeature: RoomFeature {
     }
     return state
   }
+
+  /// A room whose saved state could not be read: people reconnect (1012) and try again.
+  static let unreadable = RoomChannel<Self>.Opening.Outcome.refused(
+    code: .serviceRestart, reason: "The standup could not be read: reconnecting.",
+    error: WireError(.storageUnavailable, "The standup could not be read. Try again."))
 
   static func live(_ state: Room.State) -> Lobby.Live? {
     state.participants.isEmpty && state.meeting == nil

@@ -234,7 +234,7 @@ final class RoomHub: WebSocketServerDelegate {
       outlet: outlet, metrics: .server, logger: logger,
       opening: cluster.map {
         opening(standup.id, session: $0, versions: versions, hold: hold, viaProxy: viaProxy)
-      } ?? opening(standup, storage: storage),
+      } ?? openingAsSaved(standup, storage: storage),
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
       onBounced: { [weak self] event in self?.bounced(event, roomID: standup.id) },
@@ -243,7 +243,7 @@ final class RoomHub: WebSocketServerDelegate {
 
   /// How a room of a single server opens: with its meeting or draft as saved, whenever it
   /// opens (after a restart, or after it restarted on its own).
-  private func opening(_ standup: Standup, storage: StorageClient)
+  private func openingAsSaved(_ standup: Standup, storage: StorageClient)
     -> RoomChannel<StandupRoomFeature>.Opening
   {
     RoomChannel.Opening { [logger] in
@@ -252,9 +252,7 @@ final class RoomHub: WebSocketServerDelegate {
           try await StandupRoomFeature.savedState(of: standup, storage: storage), release: {})
       } catch {
         logger.error("Opening room \(standup.id) failed: \(error)")
-        return .refused(
-          code: .serviceRestart, reason: "The standup could not be read: reconnecting.",
-          error: WireError(.storageUnavailable, "The standup could not be read. Try again."))
+        return StandupRoomFeature.unreadable
       }
     }
   }

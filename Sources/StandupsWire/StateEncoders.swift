@@ -217,9 +217,12 @@ public struct LobbyStateEncoder: Sendable {
   static func reusingUnchanged(
     _ state: Lobby.State, _ old: Lobby.State, _ summaries: [JSONValue]
   ) throws -> [JSONValue] {
-    try state.standups.map { standup in
+    // NB: where each standup was, found once (finding each by a scan would be O(n²)).
+    let oldIndex = Dictionary(
+      old.standups.ids.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    return try state.standups.map { standup in
       let summary = Lobby.Summary(standup, live: state.live[standup.id])
-      if let index = old.standups.index(id: standup.id),
+      if let index = oldIndex[standup.id],
         Lobby.Summary(old.standups[index], live: old.live[standup.id]) == summary
       {
         return summaries[index]

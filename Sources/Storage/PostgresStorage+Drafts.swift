@@ -29,7 +29,8 @@ extension PostgresStorage {
       try await connection.query(
         """
         INSERT INTO draft (standup_id, body, saved_at)
-        SELECT \(standupID), \(body), now() WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
+        SELECT \(standupID), \(body), now()
+        WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
         ON CONFLICT (standup_id) DO UPDATE SET body = excluded.body, saved_at = excluded.saved_at
         """, logger: logger)
     }

@@ -129,8 +129,10 @@ def test_typing_when_the_connection_drops_is_sent_once_it_is_back(server, ana, b
     wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
     title.send_keys(Keys.CONTROL, "a")
     title.send_keys("Typed as the network went")
-    # The socket drops before the typing's pause is over: it cannot be sent then.
+    # The socket drops before the typing's pause is over, and Enter sends what waits at once,
+    # while it is closed: it cannot be sent then (and nothing is saved without it).
     ana.execute_script("window.standupsConnection.socket.close()")
+    title.send_keys(Keys.ENTER)
     text_in(ana, "#status", "Live")
     wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
          == "Typed as the network went")

@@ -109,8 +109,8 @@ struct BotTests {
   }
 
   /// A room opened only to answer the HTTP API goes again once it has answered, like one
-  /// that its last person left; a form a bot opened (its draft) or a meeting it started
-  /// keeps it.
+  /// that its last person left — also with a form the bot opened: its draft is saved, and
+  /// the room opens with it for the next request. A meeting it started keeps the room.
   @Test func aRoomOpenedOnlyForARequestIsReleasedAfterIt() async throws {
     let server = try await TestServer.start()
     let id = Standup.design.id.uuidString
@@ -125,8 +125,13 @@ struct BotTests {
       ).status
     }
     #expect(try post(#"{"type":"editButtonTapped"}"#) == 200)
-    #expect(server.server.openRoomCount == 1, "An open form keeps its room")
+    try await eventually("The room stayed open with a saved draft.") {
+      server.server.openRoomCount == 0
+    }
     #expect(try post(#"{"type":"edit.binding","path":"/title","value":"Design review"}"#) == 200)
+    try await eventually("The room stayed open after an edit.") { server.server.openRoomCount == 0 }
+    let drafted = try http(port: server.port, "GET", "/api/rooms/\(id)", token: "bot-secret-0002")
+    #expect(drafted.json?["state"]?["destination"]?["edit"]?["draft"]?["title"] == "Design review")
     #expect(try post(#"{"type":"saveEditButtonTapped"}"#) == 200)
     try await eventually("The room stayed open after its form was saved.") {
       server.server.openRoomCount == 0

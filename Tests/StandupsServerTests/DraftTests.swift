@@ -1,5 +1,6 @@
 import Fixtures
 import Foundation
+import IdentifiedCollections
 import JSONPatch
 import RoomRuntime
 import StandupsFeatures
@@ -50,6 +51,7 @@ struct DraftTests {
     let refused = try await ana.act("edit.binding", ["path": "/title", "value": "Two"])
     #expect(refused["code"] == "storage_unavailable")
     _ = try await ana.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "One" }
+    #expect(try await storage.base.loadDraft(id)?.title == "One")
 
     // Saving the form writes the standup, which forgets the draft in the same write: no
     // second write that could fail after the standup was saved.
@@ -85,27 +87,48 @@ struct DraftTests {
     await server.stop()
   }
 
+  /// A meeting whose time ran out ends in two changes: the save into the standup (from the
+  /// timer's effect, never rolled back), then the end. While that save fails, its checkpoint
+  /// stays, so that the meeting comes back after a restart rather than being lost; a meeting
+  /// discarded is not kept.
+  @Test func aMeetingWhoseTimeRanOutKeepsItsCheckpointWhileItsSaveFails() async throws {
+    let storage = FailingStorage()
+    let health = StorageHealth(logger: LogLines().logger)
+    let feature = StandupRoomFeature(
+      standupID: Standup.design.id, storage: storage.client, lobby: LobbyNotifier(),
+      catalog: StandupCatalog([.design]), health: health,
+      heartbeat: MeetingHeartbeat(storage: storage.client, health: health))
+    func change(_ old: Room.State, _ new: Room.State) async {
+      var work = RoomWork()
+      feature.stateDidChange(from: old, to: new, work: &work)
+      for piece in work.pieces { try? await piece() }
+    }
+    let idle = Room.State(standup: .design)
+    var running = idle
+    running.meeting = RecordMeeting.State(id: UUID(), standup: .design)
+    await change(idle, running)
+    #expect(try await storage.base.loadCheckpoint(Standup.design.id) != nil)
+
+    storage.failStandups.withLock { $0 = true }
+    var saved = running
+    saved.standup.addMeeting(
+      Meeting(id: try #require(running.meeting?.id), date: Date(), transcript: ""))
+    await change(running, saved)
+    var ended = saved
+    ended.meeting = nil
+    await change(saved, ended)
+    #expect(try await storage.base.loadCheckpoint(Standup.design.id) != nil)
+
+    // Discarded (not in the standup): it goes, whatever the last save did.
+    await change(ended, running)
+    await change(running, idle)
+    #expect(try await storage.base.loadCheckpoint(Standup.design.id) == nil)
+  }
+
   /// A room that restarts on its own (here: it cannot number more changes) opens again as
   /// saved, with its open form's draft.
   @Test func aRoomThatRestartsOpensWithItsDraft() async throws {
-    let reservations = Mutex(0)
-    var storage = StorageClient.inMemory([.design])
-    let inMemory = storage
-    storage.reserveVersions = { room, count in
-      // The lobby's and the room's first blocks, then nothing.
-      guard
-        reservations.withLock({
-          $0 += 1
-          return $0
-        }) <= 2
-      else {
-        throw StorageError("disk full")
-      }
-      return try await inMemory.reserveVersions(room, count)
-    }
-    let server = try await TestServer.start(storage: storage) {
-      $0.versionSizes = .init(block: 4, lowWater: 2)
-    }
+    let server = try await TestServer.startWithFourVersionsPerRoom()
     let ana = try await server.room(name: "Ana")
     try await ana.act("editButtonTapped")
     try await ana.act("edit.binding", ["path": "/title", "value": "Design review"])

@@ -16,10 +16,8 @@ import Testing
     let ana = try await server.room(name: "Ana")
     #expect(ana.version == 2)  // 1: the room as it opened, 2: with Ana in it
     try await ana.act("editButtonTapped")
-    // NB: closed again, or its draft would keep the room open.
-    try await ana.act("cancelEditButtonTapped")
     let last = try #require(ana.version)
-    #expect(last == 4)
+    #expect(last == 3)
     ana.close()
     try await eventually("The emptied room was not released.") { server.server.openRoomCount == 0 }
     let ben = try await server.room(name: "Ben")
@@ -30,22 +28,7 @@ import Testing
   /// Storage fails while a room needs more versions: the room closes everyone with 1011
   /// rather than risk a version twice, and opens again when they come back.
   @Test func aRoomThatCannotReserveMoreVersionsRestarts() async throws {
-    let reservations = Mutex(0)
-    var storage = StorageClient.inMemory([.design])
-    let inMemory = storage
-    storage.reserveVersions = { room, count in
-      // The lobby's and the room's first blocks, then nothing.
-      guard
-        reservations.withLock({
-          $0 += 1
-          return $0
-        }) <= 2
-      else { throw StorageError("disk full") }
-      return try await inMemory.reserveVersions(room, count)
-    }
-    let server = try await TestServer.start(storage: storage) {
-      $0.versionSizes = .init(block: 4, lowWater: 2)
-    }
+    let server = try await TestServer.startWithFourVersionsPerRoom()
     let ana = try await server.room(name: "Ana")
     #expect(ana.version == 2)  // 1: the welcome of the opening, 2: Ana's join
     try await ana.act("editButtonTapped")
@@ -60,5 +43,29 @@ import Testing
     #expect(try #require(ben.version) > 4)
     #expect(ben.state?["standup"]?["title"] == "Design")
     await server.stop()
+  }
+}
+
+extension TestServer {
+  /// A server whose storage reserves the lobby's and the first room's first blocks of
+  /// versions — 4 each — and then fails: the room's fifth change cannot be numbered.
+  static func startWithFourVersionsPerRoom() async throws -> TestServer {
+    let reservations = Mutex(0)
+    var storage = StorageClient.inMemory([.design])
+    let inMemory = storage
+    storage.reserveVersions = { room, count in
+      guard
+        reservations.withLock({
+          $0 += 1
+          return $0
+        }) <= 2
+      else {
+        throw StorageError("disk full")
+      }
+      return try await inMemory.reserveVersions(room, count)
+    }
+    return try await start(storage: storage) {
+      $0.versionSizes = .init(block: 4, lowWater: 2)
+    }
   }
 }

@@ -13,7 +13,7 @@ enum TextRules {
     }
     guard isPlain(name) else {
       return "Your name cannot contain control or direction-changing characters, "
-        + "or more than 16 marks on one character."
+        + "or more than \(StandupRules.scalarsPerCharacter) marks on one character."
     }
     let lowered = name.lowercased()
     if botNames.contains(lowered) || lowered.contains("(bot)") {

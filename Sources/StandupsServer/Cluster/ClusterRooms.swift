@@ -102,9 +102,7 @@ extension RoomHub {
       } catch {
         logger.error("Opening room \(roomID) failed: \(error)")
         await session.release(hold)
-        return .refused(
-          code: .serviceRestart, reason: "The standup could not be read: reconnecting.",
-          error: WireError(.storageUnavailable, "The standup could not be read. Try again."))
+        return StandupRoomFeature.unreadable
       }
     }
   }
