@@ -138,4 +138,5 @@ async def main():
             process.kill()
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
