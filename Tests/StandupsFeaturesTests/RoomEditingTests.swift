@@ -22,6 +22,18 @@ struct RoomEditingTests {
     }
   }
 
+  /// Opens the form on `standup` and types `title` into it.
+  func openFormAndType(_ title: String, in store: TestStore<Room>, standup: Standup) async {
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, title)))))) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.title = title
+      $0.destination = .edit(form)
+    }
+  }
+
   @Test func editingASharedDraftAndSavingIt() async {
     let standup = Standup.mock()
     let store = makeStore(standup)
@@ -184,14 +196,7 @@ struct RoomEditingTests {
   @Test func aSaveThatFailedPutsTheStandupBackAndReopensTheDraft() async {
     let standup = Standup.mock()
     let store = makeStore(standup)
-    await store.send(.editButtonTapped) {
-      $0.destination = .edit(StandupForm.State(standup: standup))
-    }
-    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, "Retro")))))) {
-      guard case .edit(var form) = $0.destination else { return }
-      form.title = "Retro"
-      $0.destination = .edit(form)
-    }
+    await openFormAndType("Retro", in: store, standup: standup)
     let before = store.state
     await store.send(.acted(by: Actor(id: "p1", name: "Ana"), .saveEditButtonTapped)) {
       $0.destination = nil
@@ -241,14 +246,7 @@ struct RoomEditingTests {
   @Test func whenEveryoneLeavesTheDraftStaysOpenButAnAlertCloses() async {
     let standup = Standup.mock()
     let store = makeStore(standup)
-    await store.send(.editButtonTapped) {
-      $0.destination = .edit(StandupForm.State(standup: standup))
-    }
-    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, "Retro")))))) {
-      guard case .edit(var form) = $0.destination else { return }
-      form.title = "Retro"
-      $0.destination = .edit(form)
-    }
+    await openFormAndType("Retro", in: store, standup: standup)
     await store.send(.focusChanged(participant: "p1", field: .title)) {
       $0.participants[0].focus = .title
     }
@@ -268,14 +266,7 @@ struct RoomEditingTests {
     var standup = Standup.mock()
     standup.olderMeetingCount = 7
     let store = makeStore(standup)
-    await store.send(.editButtonTapped) {
-      $0.destination = .edit(StandupForm.State(standup: standup))
-    }
-    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, "Retro")))))) {
-      guard case .edit(var form) = $0.destination else { return }
-      form.title = "Retro"
-      $0.destination = .edit(form)
-    }
+    await openFormAndType("Retro", in: store, standup: standup)
     await store.send(.saveEditButtonTapped) {
       $0.destination = nil
       $0.standup.title = "Retro"

@@ -100,6 +100,20 @@ final class ChildServer {
 
 @Suite(.serialized)
 struct CrashTests {
+  /// A new standup with one attendee, added in the lobby; returns its id.
+  func addStandup(_ title: String, in lobby: TestClient) async throws -> String {
+    let added = try await lobby.act(
+      "addStandupSubmitted",
+      [
+        "standup": [
+          "title": .string(title), "duration": 300, "theme": "teal", "attendees": [["name": "A"]],
+        ]
+      ])
+    #expect(added["type"] == "ack")
+    let standups = try await lobby.waitForState { $0["standups"]?.arrayValue?.count ?? 0 > 0 }
+    return try #require(standups["standups"]?[0]?["id"]?.stringValue)
+  }
+
   func connect(_ client: WebSocketClient, _ port: Int, _ path: String) async throws -> TestClient {
     let test = TestClient()
     test.connection = try await client.connect(port: port, path: path) { test.receive($0) }
@@ -172,14 +186,7 @@ struct CrashTests {
     defer { client.shutdown() }
     var server = try ChildServer(dataDirectory: directory)
     let lobby = try await connect(client, server.port, "/ws/lobby?name=Ana")
-    _ = try await lobby.act(
-      "addStandupSubmitted",
-      [
-        "standup": [
-          "title": "Quiet", "duration": 300, "theme": "teal", "attendees": [["name": "A"]],
-        ]
-      ])
-    let id = try #require(lobby.state?["standups"]?[0]?["id"]?.stringValue)
+    let id = try await addStandup("Quiet", in: lobby)
     let room = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
     try await room.act("startMeetingButtonTapped")
     let seen = try await room.waitForState(timeout: .seconds(10)) {
@@ -205,14 +212,7 @@ struct CrashTests {
     defer { client.shutdown() }
     var server = try ChildServer(dataDirectory: directory)
     let lobby = try await connect(client, server.port, "/ws/lobby?name=Ana")
-    _ = try await lobby.act(
-      "addStandupSubmitted",
-      [
-        "standup": [
-          "title": "Design", "duration": 300, "theme": "teal", "attendees": [["name": "A"]],
-        ]
-      ])
-    let id = try #require(lobby.state?["standups"]?[0]?["id"]?.stringValue)
+    let id = try await addStandup("Design", in: lobby)
     let ana = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
     try await ana.act("editButtonTapped")
     try await ana.act("edit.binding", ["path": "/title", "value": "Design review"])
