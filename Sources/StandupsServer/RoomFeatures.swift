@@ -52,11 +52,12 @@ struct StandupRoomFeature: RoomFeature {
     // acknowledged is lost. Saving the standup forgets its draft in the same transaction, so
     // a form that closed with a save is gone exactly when the standup is saved.
     let form = new.editForm
-    if old.standup != new.standup {
+    // NB: the standup changes under an open form only when a refused save of the form puts
+    // both back: the standup is then as saved already, and only the draft is written again
+    // (saving the standup would delete the draft, and a second write could fail after it).
+    if old.standup != new.standup && form == nil {
       let standup = new.standup
-      // NB: a form still open (a refused save put it back) is written again after it.
-      let draft = form?.savedDraft
-      work.enqueue { [storage, health, lobby, catalog, standupID, standupUnsaved] in
+      work.enqueue { [storage, health, lobby, catalog, standupUnsaved] in
         do {
           try await health.checking("Saving a standup") { try await storage.save(standup) }
         } catch {
@@ -66,13 +67,8 @@ struct StandupRoomFeature: RoomFeature {
         standupUnsaved.set(false)
         catalog.update(standup)
         await lobby.send(.standupChanged(standup))
-        if let draft {
-          try await health.checking("Saving a draft") {
-            try await storage.saveDraft(standupID, draft)
-          }
-        }
       }
-    } else if old.editForm != form {
+    } else if old.editForm != form || old.standup != new.standup {
       let draft = form?.savedDraft
       work.enqueue { [storage, health, standupID] in
         try await health.checking("Saving a draft") {

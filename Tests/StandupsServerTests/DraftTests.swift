@@ -19,6 +19,8 @@ struct DraftTests {
     let base = StorageClient.inMemory([.design])
     let failDrafts = Mutex(false)
     let failStandups = Mutex(false)
+    /// Standup saves asked for, failed ones included.
+    let standupSaves = Mutex(0)
 
     var client: StorageClient {
       var client = base
@@ -27,6 +29,7 @@ struct DraftTests {
         try await base.saveDraft(id, draft)
       }
       client.save = { [self] standup in
+        standupSaves.withLock { $0 += 1 }
         if failStandups.withLock({ $0 }) { throw StorageError("disk full") }
         try await base.save(standup)
       }
@@ -52,6 +55,16 @@ struct DraftTests {
     #expect(refused["code"] == "storage_unavailable")
     _ = try await ana.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "One" }
     #expect(try await storage.base.loadDraft(id)?.title == "One")
+
+    // A refused save of the form puts the draft back: the standup is as saved, only the draft
+    // is written again (nothing is saved twice, and the draft row stays as it was).
+    storage.failDrafts.withLock { $0 = false }
+    storage.failStandups.withLock { $0 = true }
+    #expect(try await ana.act("saveEditButtonTapped")["code"] == "storage_unavailable")
+    _ = try await ana.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "One" }
+    #expect(storage.standupSaves.withLock { $0 } == 1)
+    #expect(try await storage.base.loadDraft(id)?.title == "One")
+    storage.failStandups.withLock { $0 = false }
 
     // Saving the form writes the standup, which forgets the draft in the same write: no
     // second write that could fail after the standup was saved.
