@@ -67,7 +67,14 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
       host: host, port: port, username: user, password: password, database: database, tls: tls)
     configuration.options.connectTimeout = .seconds(5)
     configuration.options.maximumConnections = 8
-    configuration.options.additionalStartupParameters = [("application_name", "standups")]
+    // NB: a node that froze or vanished inside a transaction must not hold its row locks for
+    // ever: PostgreSQL ends such a session after 5 s, and a write waits at most 10 s for a
+    // lock (then fails: `storage_unavailable`) rather than stalling its room without an answer.
+    configuration.options.additionalStartupParameters = [
+      ("application_name", "standups"),
+      ("idle_in_transaction_session_timeout", "5s"),
+      ("lock_timeout", "10s"),
+    ]
     return configuration
   }
 

@@ -568,3 +568,61 @@ def test_an_open_draft_survives_its_node_s_kill_9_and_its_room_emptying(cluster)
     assert cluster.psql(f"SELECT count(*) FROM draft WHERE standup_id = '{standup}'").strip() == "0"
     owner.start()
     wait_until(lambda: health(cluster.proxy_port)[0] == 200, 10, "the proxy is healthy")
+
+
+def test_nodes_open_a_new_session_once_postgresql_ended_theirs(cluster):
+    # Every node's session (the one that holds its rooms' locks) ended by the server, as a
+    # PostgreSQL restart or an administrator would: each node notices, opens a new one, and
+    # serves rooms again.
+    def sessions():
+        return set(cluster.psql(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node'").split())
+
+    before = sessions()
+    assert len(before) == len(cluster.nodes), before
+    cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                 "WHERE application_name = 'standups-node'")
+    wait_until(lambda: len(sessions() - before) == len(cluster.nodes), 15,
+               "every node opened a new session")
+    for node in cluster.nodes:
+        wait_until(lambda: health(node.port)[0] == 200, 15, f"node {node.name} serves again")
+    standup = asyncio.run(create_standup(cluster.url, "After the session"))
+
+    async def scenario():
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
+        await ana.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_write_waiting_on_a_lock_is_answered_not_stalled(cluster):
+    # A transaction that holds a room's draft row and never ends (a node frozen inside one
+    # looks the same to the next owner): the next write waits at most lock_timeout (10 s), then
+    # is refused with storage_unavailable; once the lock is gone, writes go through again.
+    standup = asyncio.run(create_standup(cluster.url, "Locked"))
+    port = cluster.database.split(":")[-1].split("/")[0]
+
+    async def scenario():
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
+        holder = await asyncio.create_subprocess_exec(
+            "psql", "-h", "127.0.0.1", "-p", port, "-U", "standups", "-d", "standups", "-At",
+            "-c", f"BEGIN; SELECT 1 FROM draft WHERE standup_id = '{standup}' FOR UPDATE; "
+                  "SELECT pg_sleep(14); COMMIT;",
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        await asyncio.sleep(1)
+        started = time.monotonic()
+        answer = await ana.act("blocked", {"type": "edit.binding", "path": "/title", "value": "Blocked"},
+                               timeout=20)
+        waited = time.monotonic() - started
+        assert answer["type"] == "error" and answer["code"] == "storage_unavailable", answer
+        assert 8 < waited < 14, waited
+        await holder.wait()
+        answer = await ana.act("free", {"type": "edit.binding", "path": "/title", "value": "Free"})
+        assert answer["type"] == "ack", answer
+        await ana.stop()
+
+    asyncio.run(scenario())

@@ -180,14 +180,18 @@ final class NodeSession: Sendable {
         }
         continue
       }
+      // NB: not awaited here: on a connection the server dropped a query may never answer.
+      // The watchdog decides when the session is lost; this loop must go on, to reconnect.
       let started = clock.now
-      do {
-        try await connection.query("SELECT 1", logger: logger)
-        state.withLock { state in
-          if state.connection === connection { state.confirmed = started }
+      Task { [self] in
+        do {
+          try await connection.query("SELECT 1", logger: logger)
+          state.withLock { state in
+            if state.connection === connection { state.confirmed = started }
+          }
+        } catch {
+          end(connection, because: "\(PostgresStorage.describe(error))")
         }
-      } catch {
-        end(connection, because: "\(PostgresStorage.describe(error))")
       }
     }
   }
