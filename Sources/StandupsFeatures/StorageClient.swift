@@ -16,7 +16,7 @@ public struct StorageClient: Sendable {
   public var loadStandup: @Sendable (_ id: Standup.ID) async throws -> Standup?
   /// Creates or replaces a standup; its meetings are added or updated, never removed (the
   /// older ones are not in `meetings`). Its draft, if one was saved, is forgotten in the same
-  /// write: the standup saved replaces it.
+  /// write: the standup saved replaces it; so is the checkpoint of a meeting it now holds.
   public var save: @Sendable (_ standup: Standup) async throws -> Void
   /// A page of a standup's saved meetings, newest first, and how many there are in all.
   public var loadMeetings:
@@ -188,6 +188,14 @@ extension StorageClient: TestDependencyKey {
           }
         }
         drafts.withLock { $0[standup.id] = nil }
+        checkpoints.withLock { checkpoints in
+          if let running = checkpoints[standup.id],
+            storage.withLock({ $0.first { $0.id == standup.id }?.meetings[id: running.meetingID] })
+              != nil
+          {
+            checkpoints[standup.id] = nil
+          }
+        }
       },
       loadMeetings: { id, offset, limit in
         storage.withLock { standups in

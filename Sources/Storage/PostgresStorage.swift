@@ -204,7 +204,7 @@ public final class PostgresStorage: Sendable {
   }
 
   /// Creates or replaces a standup with its attendees and history, in one transaction; its
-  /// draft goes in the same one.
+  /// draft goes in the same one, and the checkpoint of a meeting now in its history.
   public func save(_ standup: Standup, fence: WriteFence? = nil) async throws {
     let meetings = try standup.meetings.map {
       ($0, try Self.json($0.present), try Self.json($0.notes))
@@ -236,6 +236,13 @@ public final class PostgresStorage: Sendable {
             seconds = excluded.seconds, present = excluded.present, notes = excluded.notes
           """, logger: logger)
       }
+      // NB: a running meeting saved into its standup is running no more: its checkpoint goes
+      // in the same transaction (a crash between the two would bring it back as running).
+      try await connection.query(
+        """
+        DELETE FROM checkpoint WHERE standup_id = \(standup.id)
+          AND meeting_id IN (SELECT id FROM meeting WHERE standup_id = \(standup.id))
+        """, logger: logger)
     }
   }
 

@@ -225,7 +225,8 @@ public final class SQLiteStorage: Sendable {
     }
   }
 
-  /// Creates or replaces a standup with its attendees and history, in one transaction.
+  /// Creates or replaces a standup with its attendees and history, in one transaction; its
+  /// draft goes in the same one, and the checkpoint of a meeting now in its history.
   public func save(_ standup: Standup) async throws {
     try await database.write { db in
       let id = standup.id.uuidString
@@ -263,6 +264,14 @@ public final class SQLiteStorage: Sendable {
             try Self.json(meeting.present), try Self.json(meeting.notes),
           ])
       }
+      // NB: a running meeting saved into its standup is running no more: its checkpoint goes
+      // in the same transaction (a crash between the two would bring it back as running).
+      try db.execute(
+        sql: """
+          DELETE FROM checkpoint WHERE standupId = ?1
+            AND meetingId IN (SELECT id FROM meeting WHERE standupId = ?1)
+          """,
+        arguments: [id])
     }
   }
 

@@ -115,6 +115,17 @@ struct StorageContractTests {
 
     try await storage.saveCheckpoint(id, nil)
     #expect(try await storage.loadCheckpoints() == [])
+    // A meeting saved into its standup's history runs no more: its checkpoint goes in the same
+    // save; another meeting's stays.
+    try await storage.saveCheckpoint(id, checkpoint)
+    var withOther = Standup.design
+    withOther.addMeeting(Meeting(id: UUID(), date: Date(), transcript: "other"))
+    try await storage.save(withOther)
+    #expect(try await storage.loadCheckpoint(id) == checkpoint)
+    var ended = withOther
+    ended.addMeeting(Meeting(id: checkpoint.meetingID, date: Date(), transcript: "Ana: hi"))
+    try await storage.save(ended)
+    #expect(try await storage.loadCheckpoint(id) == nil)
     // Not kept for a standup that is gone.
     try await storage.saveCheckpoint(id, checkpoint)
     try await storage.delete(id)
