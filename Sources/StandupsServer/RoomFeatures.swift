@@ -52,10 +52,12 @@ struct StandupRoomFeature: RoomFeature {
     // acknowledged is lost. Saving the standup forgets its draft in the same transaction, so
     // a form that closed with a save is gone exactly when the standup is saved.
     let form = new.editForm
+    // NB: compared once: a tick changes neither, and runs this for every room every second.
+    let standupChanged = old.standup != new.standup
     // NB: the standup changes under an open form only when a refused save of the form puts
     // both back: the standup is then as saved already, and only the draft is written again
     // (saving the standup would delete the draft, and a second write could fail after it).
-    if old.standup != new.standup && form == nil {
+    if standupChanged && form == nil {
       let standup = new.standup
       work.enqueue { [storage, health, lobby, catalog, standupUnsaved] in
         do {
@@ -68,7 +70,7 @@ struct StandupRoomFeature: RoomFeature {
         catalog.update(standup)
         await lobby.send(.standupChanged(standup))
       }
-    } else if old.editForm != form || old.standup != new.standup {
+    } else if standupChanged || old.editForm != form {
       let draft = form?.savedDraft
       work.enqueue { [storage, health, standupID] in
         try await health.checking("Saving a draft") {
