@@ -224,7 +224,7 @@ let package = Package(
     ),
     .testTarget(
       name: "WebSocketTransportTests",
-      dependencies: ["WebSocketTransport"],
+      dependencies: ["WebSocketTransport", "Fixtures"],
       swiftSettings: swiftSettings
     ),
     .testTarget(

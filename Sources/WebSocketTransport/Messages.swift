@@ -1,10 +1,25 @@
 import CLibWebSockets
 
 /// Identifies one connection (HTTP or WebSocket) for as long as the server runs; never reused.
+///
+/// An id the transport hands out carries the connection's outbox, so that sending to it needs
+/// no lookup; ids are equal (and hash) by `rawValue` alone.
 public struct ConnectionID: Hashable, Sendable, CustomStringConvertible {
   public let rawValue: UInt64
-  public init(rawValue: UInt64) { self.rawValue = rawValue }
+  let outbox: OutboxCell?
+  public init(rawValue: UInt64) {
+    self.rawValue = rawValue
+    outbox = nil
+  }
+  init(_ cell: OutboxCell) {
+    rawValue = cell.id
+    outbox = cell
+  }
   public var description: String { "#\(rawValue)" }
+  public static func == (lhs: ConnectionID, rhs: ConnectionID) -> Bool {
+    lhs.rawValue == rhs.rawValue
+  }
+  public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }
 
 /// One text frame's payload, encoded once and written to any number of connections.

@@ -7,15 +7,27 @@ struct ContextHandle: @unchecked Sendable {
   let pointer: OpaquePointer
 }
 
+/// One connection's outbox, shared by the threads that queue for it and the service thread.
+/// A `ConnectionID` made by the transport carries its cell, so queueing a broadcast takes each
+/// recipient's own lock and no lookup: nothing is shared by every connection but the wake list.
+final class OutboxCell: Sendable {
+  let id: UInt64
+  let outbox = Mutex(Outbox())
+  init(id: UInt64) { self.id = id }
+  /// Whether a close has been queued (or sent), or the connection is gone.
+  var isClosing: Bool { outbox.withLock { $0.isClosing } }
+}
+
 /// The outboxes of every WebSocket of one lws context, writable from any thread.
 ///
-/// Producers append under one lock and wake the service thread once per call with
+/// Producers append under each outbox's own lock, then put the outboxes they woke on the wake
+/// list under one lock per call, and wake the service thread once per call with
 /// `lws_cancel_service`; the service thread takes the wake list and writes what it can at
 /// once, asking lws for a writable callback for the rest.
 final class OutboundQueues: Sendable {
   private struct State {
-    var outboxes: [UInt64: Outbox] = [:]
-    var wake: [UInt64] = []
+    var cells: [UInt64: OutboxCell] = [:]
+    var wake: [OutboxCell] = []
     /// Connections that fell too far behind since the service thread last looked.
     var fellBehind: [UInt64] = []
     /// Every connection ever closed for falling behind.
@@ -39,44 +51,67 @@ final class OutboundQueues: Sendable {
   /// Connections closed so far because they fell too far behind.
   var fellBehindCount: Int { state.withLock { $0.fellBehindCount } }
 
-  func open(_ id: UInt64) {
-    state.withLock { $0.outboxes[id] = Outbox() }
+  /// A new connection's outbox: keep it in its `ConnectionID`s.
+  @discardableResult
+  func open(_ id: UInt64) -> OutboxCell {
+    let cell = OutboxCell(id: id)
+    state.withLock { $0.cells[id] = cell }
+    return cell
   }
 
+  /// The connection is gone: what waits for it is dropped, and so is anything queued later
+  /// through an id still held somewhere.
   func remove(_ id: UInt64) {
-    _ = state.withLock { $0.outboxes.removeValue(forKey: id) }
+    let cell = state.withLock { $0.cells.removeValue(forKey: id) }
+    cell?.outbox.withLock { $0.retire() }
   }
 
-  /// Queues the same message for every connection in `ids`; unknown ids are skipped. With
-  /// `deferWake`, the service thread is woken by the next `wakeIfDeferred()` instead.
-  func send(_ message: OutboundMessage, to ids: some Sequence<UInt64>, deferWake: Bool = false) {
-    state.withLock { state in
-      var wakes = false
-      for id in ids {
-        // NB: in place (`?.`), so that the outbox's storage is not copied for each message;
-        // nil when the connection is not open (any more).
-        switch state.outboxes[id]?.append(message, limit: limit) {
-        case .wake?:
-          state.wake.append(id)
-          wakes = true
-        case .queued?, nil:
-          break
-        case .overLimit?:
+  private func cell(_ connection: ConnectionID) -> OutboxCell? {
+    connection.outbox ?? state.withLock { $0.cells[connection.rawValue] }
+  }
+
+  /// Queues the same message for every connection in `connections`; those that are gone are
+  /// skipped. With `deferWake`, the service thread is woken by the next `wakeIfDeferred()`
+  /// instead.
+  func send(
+    _ message: OutboundMessage, to connections: some Sequence<ConnectionID>,
+    deferWake: Bool = false
+  ) {
+    var woken: [OutboxCell] = []
+    var fellBehind: [UInt64] = []
+    for connection in connections {
+      guard let cell = cell(connection) else { continue }
+      let appended = cell.outbox.withLock { outbox in
+        let appended = outbox.append(message, limit: limit)
+        if appended == .overLimit {
           // NB: a reader this far behind never catches up; closing it keeps its room fast.
-          state.outboxes[id]?.overflow(
+          outbox.overflow(
             .policyViolation, reason: "This connection fell too far behind: reconnect.")
-          state.fellBehind.append(id)
-          state.fellBehindCount += 1
-          wakes = true
         }
+        return appended
       }
-      guard wakes else { return }
+      switch appended {
+      case .wake: woken.append(cell)
+      case .queued: break
+      case .overLimit: fellBehind.append(cell.id)
+      }
+    }
+    guard !woken.isEmpty || !fellBehind.isEmpty else { return }
+    state.withLock { state in
+      state.wake.append(contentsOf: woken)
+      state.fellBehind.append(contentsOf: fellBehind)
+      state.fellBehindCount += fellBehind.count
       if deferWake {
         state.wakeDeferred = true
       } else if let context = state.context {
         lws_cancel_service(context.pointer)
       }
     }
+  }
+
+  /// Queues `message` for the connections with these raw ids (the client's own connections).
+  func send(_ message: OutboundMessage, toIDs ids: some Sequence<UInt64>) {
+    send(message, to: ids.lazy.map { ConnectionID(rawValue: $0) })
   }
 
   /// Wakes the service thread if a deferred send asked for it since the last wake-up.
@@ -89,22 +124,20 @@ final class OutboundQueues: Sendable {
   }
 
   /// Queues a close after what is already queued.
-  func close(_ id: UInt64, code: CloseCode, reason: String) {
+  func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
+    guard let cell = cell(connection) else { return }
+    let wakes = cell.outbox.withLock { $0.close(code, reason: reason) }
     state.withLock { state in
-      guard var outbox = state.outboxes[id] else { return }
-      if outbox.close(code, reason: reason) { state.wake.append(id) }
-      state.outboxes[id] = outbox
+      if wakes { state.wake.append(cell) }
       if let context = state.context { lws_cancel_service(context.pointer) }
     }
   }
 
   /// Queues a close for every open connection (shutdown).
   func closeAll(code: CloseCode, reason: String) {
-    state.withLock { state in
-      for id in Array(state.outboxes.keys) {
-        if state.outboxes[id]?.close(code, reason: reason) == true { state.wake.append(id) }
-      }
-    }
+    let cells = state.withLock { Array($0.cells.values) }
+    let woken = cells.filter { cell in cell.outbox.withLock { $0.close(code, reason: reason) } }
+    state.withLock { $0.wake.append(contentsOf: woken) }
   }
 
   /// Wakes the service thread without queueing anything.
@@ -114,9 +147,9 @@ final class OutboundQueues: Sendable {
     }
   }
 
-  /// Service thread: the connections that got something to write since the last call, and
-  /// those that fell too far behind (their close now waits in place of what piled up).
-  func takeWakeList() -> (wake: [UInt64], fellBehind: [UInt64]) {
+  /// Service thread: the outboxes that got something to write since the last call, and the
+  /// connections that fell too far behind (their close now waits in place of what piled up).
+  func takeWakeList() -> (wake: [OutboxCell], fellBehind: [UInt64]) {
     state.withLock { state in
       defer {
         state.wake.removeAll(keepingCapacity: true)
@@ -126,10 +159,12 @@ final class OutboundQueues: Sendable {
     }
   }
 
-  var count: Int { state.withLock { $0.outboxes.count } }
+  var count: Int { state.withLock { $0.cells.count } }
 
   /// Whether a close has been queued (or sent) for this connection.
-  func isClosing(_ id: UInt64) -> Bool { state.withLock { $0.outboxes[id]?.isClosing ?? false } }
+  func isClosing(_ connection: ConnectionID) -> Bool {
+    cell(connection)?.outbox.withLock { $0.isClosing } ?? false
+  }
 
   /// Service thread, outside lws' writable callback: writes the queued messages at once while
   /// the socket takes them. This saves the round trip through a writable callback, which on
@@ -138,9 +173,9 @@ final class OutboundQueues: Sendable {
   /// buffer the rest and send it when it can; writing stops there, without a `poll` per
   /// frame to ask first. What is left — more than the socket takes, or a close, which only
   /// the writable callback may send — waits for a writable callback.
-  func flush(_ id: UInt64, wsi: OpaquePointer) {
+  func flush(_ cell: OutboxCell, wsi: OpaquePointer) {
     while lws_partial_buffered(wsi) == 0 {
-      let (message, isEmpty) = state.withLock { $0.outboxes[id]?.popMessage() ?? (nil, true) }
+      let (message, isEmpty) = cell.outbox.withLock { $0.popMessage() }
       guard let message else {
         if !isEmpty { lws_callback_on_writable(wsi) }
         return
@@ -191,9 +226,9 @@ final class OutboundQueues: Sendable {
 
   /// Service thread, in lws' writable callback: writes queued frames until one is left
   /// partly buffered by lws (the socket is full), or a close frame is out.
-  func drain(_ id: UInt64, wsi: OpaquePointer) -> DrainResult {
+  func drain(_ cell: OutboxCell, wsi: OpaquePointer) -> DrainResult {
     while lws_partial_buffered(wsi) == 0 {
-      let item = state.withLock { $0.outboxes[id]?.popFirst() }
+      let item = cell.outbox.withLock { $0.popFirst() }
       switch item {
       case nil:
         return .open

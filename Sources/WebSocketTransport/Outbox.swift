@@ -18,6 +18,13 @@ struct Outbox {
     isClosing = true
   }
 
+  /// The connection is gone: nothing waits, and nothing more is queued.
+  mutating func retire() {
+    items = []
+    queuedBytes = 0
+    isClosing = true
+  }
+
   /// What `append` did.
   enum Appended {
     /// Queued behind others (or dropped: the connection is closing).

@@ -63,21 +63,21 @@ extension ServerEngine {
       let id = nextID
       nextID += 1
       user?.storeBytes(of: id, as: UInt64.self)
-      webSockets[id] = WebSocketState(wsi: wsi)
+      let state = WebSocketState(wsi: wsi, outbox: queues.open(id))
+      webSockets[id] = state
       keepalive.opened(id)
-      queues.open(id)
       let (request, context) =
         acceptedUpgrades.removeValue(forKey: wsi) ?? (readRequest(wsi, path: readPath(wsi)), nil)
-      delegate.webSocketOpened(ConnectionID(rawValue: id), request: request, context: context)
+      delegate.webSocketOpened(state.connection, request: request, context: context)
       if control.withLock({ $0.stopRequested != nil }) {
-        queues.close(id, code: .goingAway, reason: "Server shutting down")
+        queues.close(state.connection, code: .goingAway, reason: "Server shutting down")
       }
       return 0
 
     case LWS_CALLBACK_RECEIVE:
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
       // NB: once our close frame is out, what the peer still sends is not read.
-      if queues.isClosing(id) { return 0 }
+      if state.outbox.isClosing { return 0 }
       keepalive.heard(id)
       state.mayWriteAtOnce = false
       return receive(id: id, state: state, wsi: wsi, input: input, length: length)
@@ -96,7 +96,7 @@ extension ServerEngine {
     case LWS_CALLBACK_SERVER_WRITEABLE:
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
       state.mayWriteAtOnce = true
-      return queues.drain(id, wsi: wsi).callbackResult(
+      return queues.drain(state.outbox, wsi: wsi).callbackResult(
         wsi: wsi, waitSeconds: configuration.closeAnswerSeconds
       ) { state.closeSent = true }
 
@@ -132,7 +132,7 @@ extension ServerEngine {
   /// Once a second: ping what has been quiet, drop what never answered.
   func keepaliveSweep() {
     let decisions = keepalive.tick { id in
-      guard let state = webSockets[id], !state.closeSent, !state.peerClosed, !queues.isClosing(id)
+      guard let state = webSockets[id], !state.closeSent, !state.peerClosed, !state.outbox.isClosing
       else { return false }
       return lws_send_pipe_choked(state.wsi) == 0
     }
@@ -152,10 +152,10 @@ extension ServerEngine {
       keepaliveSweep()
     }
     let (wake, fellBehind) = queues.takeWakeList()
-    for id in wake {
-      guard let state = webSockets[id] else { continue }
+    for cell in wake {
+      guard let state = webSockets[cell.id] else { continue }
       if state.mayWriteAtOnce && !state.peerClosed {
-        queues.flush(id, wsi: state.wsi)
+        queues.flush(cell, wsi: state.wsi)
       } else {
         lws_callback_on_writable(state.wsi)
       }
@@ -224,7 +224,7 @@ extension ServerEngine {
     state.byteCount = 0
     state.isBinary = false
     state.isOversized = false
-    delegate.webSocket(ConnectionID(rawValue: id), received: message)
+    delegate.webSocket(state.connection, received: message)
     return 0
   }
 }

@@ -45,6 +45,9 @@ final class ServerEngine: @unchecked Sendable {
 
   final class WebSocketState {
     let wsi: OpaquePointer
+    /// Its outbox, and the id (carrying it) the delegate is given.
+    let outbox: OutboxCell
+    var connection: ConnectionID { ConnectionID(outbox) }
     var received: [UInt8] = []
     var isBinary = false
     var byteCount = 0
@@ -56,7 +59,10 @@ final class ServerEngine: @unchecked Sendable {
     var peerClosed = false
     /// Our close frame is out; the peer's answering close ends the connection.
     var closeSent = false
-    init(wsi: OpaquePointer) { self.wsi = wsi }
+    init(wsi: OpaquePointer, outbox: OutboxCell) {
+      self.wsi = wsi
+      self.outbox = outbox
+    }
   }
 
   final class HTTPRequestState {

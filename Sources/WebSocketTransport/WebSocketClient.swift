@@ -85,11 +85,11 @@ public final class WebSocketClientConnection: Sendable {
   public func send(text: String) { send(OutboundMessage(text: text)) }
 
   public func send(_ message: OutboundMessage) {
-    queues.send(message, to: CollectionOfOne(id))
+    queues.send(message, toIDs: CollectionOfOne(id))
   }
 
   public func close(code: CloseCode = .normal, reason: String = "") {
-    queues.close(id, code: code, reason: reason)
+    queues.close(ConnectionID(rawValue: id), code: code, reason: reason)
   }
 }
 
@@ -117,6 +117,7 @@ final class ClientEngine: @unchecked Sendable {
     var closeReason = ""
     /// Our close frame is out; the server's answering close ends the connection.
     var closeSent = false
+    var outbox: OutboxCell?
     init(pending: PendingConnect) { self.pending = pending }
   }
 
@@ -249,7 +250,7 @@ final class ClientEngine: @unchecked Sendable {
     case LWS_CALLBACK_CLIENT_ESTABLISHED:
       guard let connection = connections[id] else { return -1 }
       connection.isOpen = true
-      queues.open(id)
+      connection.outbox = queues.open(id)
       connection.pending.connected.resume(returning: id)
       return 0
 
@@ -275,8 +276,8 @@ final class ClientEngine: @unchecked Sendable {
       return 0
 
     case LWS_CALLBACK_CLIENT_WRITEABLE:
-      guard let connection = connections[id] else { return 0 }
-      return queues.drain(id, wsi: wsi).callbackResult(wsi: wsi, waitSeconds: 5) {
+      guard let connection = connections[id], let outbox = connection.outbox else { return 0 }
+      return queues.drain(outbox, wsi: wsi).callbackResult(wsi: wsi, waitSeconds: 5) {
         connection.closeSent = true
       }
 
@@ -309,7 +310,7 @@ final class ClientEngine: @unchecked Sendable {
     }
     for connect in connects { open(connect) }
     let (wake, fellBehind) = queues.takeWakeList()
-    for id in wake + fellBehind {
+    for id in wake.map(\.id) + fellBehind {
       if let wsi = connections[id]?.wsi { lws_callback_on_writable(wsi) }
     }
     if isDone() { loop.stop() }

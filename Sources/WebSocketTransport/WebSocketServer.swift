@@ -84,13 +84,12 @@ public final class WebSocketServer: Sendable {
   public func send(
     _ message: OutboundMessage, to connections: some Sequence<ConnectionID>, wake: Wake = .now
   ) {
-    engine.queues.send(message, to: connections.lazy.map(\.rawValue), deferWake: wake == .deferred)
+    engine.queues.send(message, to: connections, deferWake: wake == .deferred)
   }
 
   /// Queues `message` for one WebSocket.
   public func send(_ message: OutboundMessage, to connection: ConnectionID, wake: Wake = .now) {
-    engine.queues.send(
-      message, to: CollectionOfOne(connection.rawValue), deferWake: wake == .deferred)
+    engine.queues.send(message, to: CollectionOfOne(connection), deferWake: wake == .deferred)
   }
 
   /// Wakes the service thread if a `.deferred` send left something for it to write.
@@ -100,7 +99,7 @@ public final class WebSocketServer: Sendable {
 
   /// Closes a WebSocket with a code and reason, after what is already queued for it.
   public func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
-    engine.queues.close(connection.rawValue, code: code, reason: reason)
+    engine.queues.close(connection, code: code, reason: reason)
   }
 
   /// The number of open WebSocket connections.

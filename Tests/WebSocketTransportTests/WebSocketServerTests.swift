@@ -1,3 +1,4 @@
+import Fixtures
 import Foundation
 import Synchronization
 import Testing
@@ -77,6 +78,33 @@ struct WebSocketServerBehaviourTests {
     #expect(await events.next() == .text(Array("too large 1024".utf8)))
     connection.send(text: "still here")
     #expect(await events.next() == .text(Array("still here".utf8)))
+  }
+
+  /// A connection's id carries its outbox; an id made from the raw value alone finds it, and
+  /// an id kept after its connection closed reaches nobody.
+  @Test func idsReachTheirConnectionAndAGoneOnesIDReachesNobody() async throws {
+    let (server, delegate) = try startEchoServer()
+    defer { server.shutdown() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let staying = try await client.connect(port: server.port, path: "/ws")
+    try await eventually("the first connection is open") {
+      delegate.open.withLock { $0.count } == 1
+    }
+    let stayingID = try #require(delegate.open.withLock { $0.first })
+    let leaving = try await client.connect(port: server.port, path: "/ws")
+    try await eventually("both are open") { delegate.open.withLock { $0.count } == 2 }
+    let leavingID = try #require(delegate.open.withLock { $0.first { $0 != stayingID } })
+    leaving.close()
+    try await eventually("the server saw it go") { server.webSocketCount == 1 }
+    server.send(OutboundMessage(text: "to the gone one"), to: leavingID)
+    server.send(
+      OutboundMessage(text: "by raw value"), to: ConnectionID(rawValue: stayingID.rawValue))
+    server.send(OutboundMessage(text: "by its id"), to: stayingID)
+    var events = staying.events.makeAsyncIterator()
+    #expect(await events.next() == .text(Array("by raw value".utf8)))
+    #expect(await events.next() == .text(Array("by its id".utf8)))
+    #expect(server.webSocketCount == 1)
   }
 
   @Test func closesWithTheCodeAndReasonAfterWhatWasQueued() async throws {
