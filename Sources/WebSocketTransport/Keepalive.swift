@@ -2,13 +2,16 @@
 /// that has been quiet for `pingAfter` seconds and drops one that has not answered by
 /// `hangUpAfter`.
 ///
-/// A timer wheel of one-second slots: each connection sits in exactly one slot, the second
-/// it must be looked at next. Hearing from a connection only notes the second; the wheel
-/// looks again when its slot comes round and moves it on (lazily) if it was heard meanwhile.
+/// A timer wheel of slots of one tick (a second, or a fraction of one): each connection sits
+/// in exactly one slot, the tick it must be looked at next. Hearing from a connection only
+/// notes the tick; the wheel looks again when its slot comes round and moves it on (lazily)
+/// if it was heard meanwhile. The server turns it ten times a second, so that the pings due
+/// in one second go out in ten small batches, as their connections fell quiet, rather than
+/// in one that holds up every other frame on the service thread.
 /// Nothing walks a list of every connection, and nothing is re-sorted on a ping or a pong
 /// (libwebsockets' own validity timers insert into one sorted list: O(connections) each).
 ///
-/// A pure value, driven by the service thread's one-second tick, and tested alone.
+/// A pure value, driven by the service thread's ticker, and tested alone.
 struct KeepaliveWheel {
   enum Decision: Equatable {
     case ping(UInt64)
@@ -21,16 +24,20 @@ struct KeepaliveWheel {
     var pingSent: UInt32?
   }
 
+  /// In ticks.
   let pingAfter: UInt32
+  /// In ticks.
   let hangUpAfter: UInt32
-  /// Seconds since the wheel started.
+  /// Ticks since the wheel started.
   private(set) var now: UInt32 = 0
   private var slots: [[UInt64]]
   private var entries: [UInt64: Entry] = [:]
 
-  init(pingAfter: UInt16, hangUpAfter: UInt16) {
-    self.pingAfter = max(1, UInt32(pingAfter))
-    self.hangUpAfter = max(self.pingAfter + 1, UInt32(hangUpAfter))
+  /// `pingAfter` and `hangUpAfter` in seconds; the wheel turns `ticksPerSecond` times a second.
+  init(pingAfter: UInt16, hangUpAfter: UInt16, ticksPerSecond: UInt32 = 1) {
+    let ticksPerSecond = max(1, ticksPerSecond)
+    self.pingAfter = max(1, UInt32(pingAfter)) * ticksPerSecond
+    self.hangUpAfter = max(self.pingAfter + ticksPerSecond, UInt32(hangUpAfter) * ticksPerSecond)
     slots = Array(repeating: [], count: Int(max(self.pingAfter, self.hangUpAfter)) + 2)
   }
 
@@ -49,9 +56,9 @@ struct KeepaliveWheel {
 
   mutating func closed(_ id: UInt64) { entries[id] = nil }
 
-  /// Advances one second; says which connections to ping and which to drop.
+  /// Advances one tick; says which connections to ping and which to drop.
   /// `mayPing` is false for one that cannot take a frame right now (it is looked at again
-  /// in a second).
+  /// at the next tick).
   mutating func tick(mayPing: (UInt64) -> Bool) -> [Decision] {
     now += 1
     let slot = Int(now % UInt32(slots.count))

@@ -129,7 +129,7 @@ extension ServerEngine {
     lws_rx_flow_control(wsi, 1)
   }
 
-  /// Once a second: ping what has been quiet, drop what never answered.
+  /// Ten times a second: ping what has been quiet, drop what never answered.
   func keepaliveSweep() {
     let decisions = keepalive.tick { id in
       guard let state = webSockets[id], !state.closeSent, !state.peerClosed, !state.outbox.isClosing

@@ -11,6 +11,8 @@ final class ServerEngine: @unchecked Sendable {
   // thread (after `init`); the cross-thread parts are `queues`, `control` and `finished`.
   private(set) var port = 0
   let queues: OutboundQueues
+  /// How often the keepalive wheel turns: pings go out in batches a tenth of a second apart.
+  static let keepaliveTicksPerSecond: UInt32 = 10
   let delegate: any WebSocketServerDelegate
   let configuration: WebSocketServerConfiguration
   let logger: Logger
@@ -86,7 +88,8 @@ final class ServerEngine: @unchecked Sendable {
     self.logger = logger
     self.queues = OutboundQueues(limit: configuration.outboxLimitBytes)
     keepalive = KeepaliveWheel(
-      pingAfter: configuration.pingAfterSeconds, hangUpAfter: configuration.hangUpAfterSeconds)
+      pingAfter: configuration.pingAfterSeconds, hangUpAfter: configuration.hangUpAfterSeconds,
+      ticksPerSecond: Self.keepaliveTicksPerSecond)
     fileHeaders =
       (["cache-control: no-cache"] + configuration.responseHeaders.map { "\($0.name) \($0.value)" })
       .map { $0 + "\r\n" }.joined()
@@ -228,7 +231,8 @@ final class ServerEngine: @unchecked Sendable {
     // NB: Foundation's `Thread.name` does not reach the kernel; this names it for top -H and perf.
     clws_name_thread("lws-service")
     let ticker = clws_ticker_start(
-      loop.pointer, 1000, keepaliveTick, Unmanaged.passUnretained(self).toOpaque())
+      loop.pointer, UInt64(1000 / Self.keepaliveTicksPerSecond), keepaliveTick,
+      Unmanaged.passUnretained(self).toOpaque())
     while control.withLock({ $0.state == .running }) {
       loop.run()
     }

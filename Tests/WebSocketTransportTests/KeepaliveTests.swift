@@ -59,6 +59,23 @@ struct KeepaliveWheelTests {
     #expect(wheel.tick { _ in true } == [.drop(1)])
   }
 
+  /// Turned ten times a second, the wheel pings each connection in the tenth of a second it
+  /// fell quiet in: connections that fell quiet within the same second are not pinged in one
+  /// batch.
+  @Test func withTicksPerSecondPingsGoOutInTheTenthTheyAreDue() {
+    var wheel = KeepaliveWheel(pingAfter: 2, hangUpAfter: 4, ticksPerSecond: 10)
+    #expect(wheel.pingAfter == 20 && wheel.hangUpAfter == 40)
+    wheel.opened(1)
+    for _ in 1...3 { #expect(wheel.tick { _ in true } == []) }
+    wheel.opened(2)
+    var seen: [UInt32: [KeepaliveWheel.Decision]] = [:]
+    for _ in 4...50 {
+      let decisions = wheel.tick { _ in true }
+      if !decisions.isEmpty { seen[wheel.now] = decisions }
+    }
+    #expect(seen == [20: [.ping(1)], 23: [.ping(2)], 40: [.drop(1)], 43: [.drop(2)]])
+  }
+
   @Test func closedConnectionsAreForgotten() {
     var wheel = KeepaliveWheel(pingAfter: 1, hangUpAfter: 2)
     for id in 1...1000 { wheel.opened(UInt64(id)) }
