@@ -15,7 +15,9 @@ TEST_PACKAGES = curl openssl chromium chromium-driver fonts-liberation $(CLUSTER
 # A cluster: PostgreSQL (storage, room locks, notices) and HAProxy (routing); iproute2 for the
 # network namespaces of the partition test.
 CLUSTER_PACKAGES = postgresql haproxy iproute2
-# The benchmark runs libwebsockets' own C server (lws-mirror) beside ours.
+# The benchmark runs libwebsockets' own C server (lws-mirror) beside ours, and the Python
+# client (Tests/Bench/*.py, from .venv) as an independent check; it rewrites the top of
+# docs/BENCHMARKS.md and keeps what is below its "measured by hand" line.
 BENCH_PACKAGES = libwebsockets-test-server
 PYTHON ?= python3
 VENV = .venv

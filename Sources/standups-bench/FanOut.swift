@@ -52,6 +52,8 @@ struct FanOutResult {
   var rssPerConnection: Int
   /// CPU seconds HAProxy spent, when the clients went through it.
   var proxyCPUSeconds = 0.0
+  /// Of `cpuSeconds`, the server's time in the kernel.
+  var systemSeconds = 0.0
 
   /// Several runs of the same kind as one: counts and times added, latencies together.
   static func pooled(_ runs: [FanOutResult]) -> FanOutResult {
@@ -61,13 +63,16 @@ struct FanOutResult {
       cpuSeconds: runs.reduce(0) { $0 + $1.cpuSeconds },
       latencies: runs.flatMap(\.latencies).sorted(),
       rssPerConnection: runs.first?.rssPerConnection ?? 0,
-      proxyCPUSeconds: runs.reduce(0) { $0 + $1.proxyCPUSeconds })
+      proxyCPUSeconds: runs.reduce(0) { $0 + $1.proxyCPUSeconds },
+      systemSeconds: runs.reduce(0) { $0 + $1.systemSeconds })
   }
 
   var seconds: Double { elapsed.seconds }
   var rate: Double { Double(deliveries) / seconds }
   /// Server CPU milliseconds per 1 000 delivered frames.
   var cpuPerThousand: Double { cpuSeconds / Double(max(deliveries, 1)) * 1e6 }
+  /// Of that, in the kernel.
+  var systemPerThousand: Double { systemSeconds / Double(max(deliveries, 1)) * 1e6 }
 }
 
 extension FanOutResult {
@@ -124,6 +129,7 @@ enum FanOut {
     for recorder in recorders { recorder.shared.withLock { $0.reset() } }
 
     let cpuBefore = server.cpuSeconds
+    let systemBefore = server.systemSeconds
     let proxyCPUBefore = proxy?.cpuSeconds ?? 0
     var sent = 0
     func sendNext() {
@@ -140,6 +146,7 @@ enum FanOut {
       sentAt: driver.shared.withLock { $0.versionSentAt }, elapsed: elapsed, cpuSeconds: cpu,
       rssPerConnection: perConnection)
     result.proxyCPUSeconds = (proxy?.cpuSeconds ?? 0) - proxyCPUBefore
+    result.systemSeconds = server.systemSeconds - systemBefore
     for connection in connections { connection.close() }
     return result
   }
@@ -165,6 +172,7 @@ enum FanOut {
     let perConnection = (server.residentBytes - baseline) / (peers + 1)
     let padding = String(repeating: "x", count: 60)
     let cpuBefore = server.cpuSeconds
+    let systemBefore = server.systemSeconds
     var sent = 0
     var sentAt: [Int: ContinuousClock.Instant] = [:]
     func sendNext() {
@@ -177,9 +185,10 @@ enum FanOut {
       waitForAnswer: { await Task.yield() },
       sendNext: sendNext)
     let cpu = server.cpuSeconds - cpuBefore
-    let result = FanOutResult(
+    var result = FanOutResult(
       arrivals: recorders.map { recorder in recorder.shared.withLock { $0.arrivals } },
       sentAt: sentAt, elapsed: elapsed, cpuSeconds: cpu, rssPerConnection: perConnection)
+    result.systemSeconds = server.systemSeconds - systemBefore
     for connection in connections { connection.close() }
     connection.close()
     return result

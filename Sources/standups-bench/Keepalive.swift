@@ -14,9 +14,30 @@ struct KeepaliveResult {
   /// Each connection is pinged once per 15 s of silence (the client answers at once).
   var pings: Double { Double(connections) * seconds / Self.pingAfterSeconds }
   var microsecondsPerPing: Double { cpuSeconds / pings * 1e6 }
+  /// What the same server spends over the same window with no connection at all (its ticker,
+  /// its clock and storage threads).
+  var idleCPUSeconds = 0.0
+  /// CPU per ping once the idle server's own cost is taken out: what each connection adds.
+  var microsecondsPerPingAboveIdle: Double { (cpuSeconds - idleCPUSeconds) / pings * 1e6 }
 }
 
 enum Keepalive {
+  /// A server with no connections first (its own cost), then each size.
+  static func runAll(binary: String, sizes: [Int], seconds: Int) async throws
+    -> [KeepaliveResult]
+  {
+    progress("keepalive: a server with no connections for \(seconds) s")
+    let idle = try await run(binary: binary, connections: 0, seconds: seconds)
+    var runs: [KeepaliveResult] = []
+    for connections in sizes {
+      progress("keepalive: \(connections) idle connections for \(seconds) s")
+      var result = try await run(binary: binary, connections: connections, seconds: seconds)
+      result.idleCPUSeconds = idle.cpuSeconds / idle.seconds * result.seconds
+      runs.append(result)
+    }
+    return runs
+  }
+
   /// `connections` lobby connections that say nothing for `seconds` (three keepalive
   /// intervals or more): all the server does is ping them and read their pongs.
   static func run(binary: String, connections count: Int, seconds: Int) async throws
@@ -61,7 +82,8 @@ enum Keepalive {
   static func report(_ runs: [KeepaliveResult]) -> String {
     let rows = runs.map { run in
       "| \(run.connections) | \(String(format: "%.0f", run.seconds)) s | \(String(format: "%.2f", run.cpuSeconds)) s "
-        + "| \(String(format: "%.2f", run.cpuPercent)) % | \(String(format: "%.1f", run.microsecondsPerPing)) µs |"
+        + "| \(String(format: "%.2f", run.cpuPercent)) % | \(String(format: "%.1f", run.microsecondsPerPing)) µs "
+        + "| \(String(format: "%.1f", run.microsecondsPerPingAboveIdle)) µs |"
     }
     return """
       ## Idle connections and keepalive
@@ -69,10 +91,11 @@ enum Keepalive {
       Lobby connections that say nothing; the server pings each after 15 s of silence and the
       client (libwebsockets) answers. Measured over at least three keepalive intervals, so
       every ping wave is in. CPU per ping is the server's CPU over the window divided by
-      connections × window / 15 s.
+      connections × window / 15 s; "above idle" first takes out what the same server spends
+      over the same window with no connection at all (\(String(format: "%.2f", (runs.first?.idleCPUSeconds ?? 0))) s here).
 
-      | connections | window | server CPU | of one core | CPU per ping |
-      | --- | --- | --- | --- | --- |
+      | connections | window | server CPU | of one core | CPU per ping | above idle |
+      | --- | --- | --- | --- | --- | --- |
       \(rows.joined(separator: "\n"))
 
       """

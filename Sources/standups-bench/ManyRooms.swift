@@ -14,6 +14,10 @@ struct ManyRoomsResult {
   var lateness: [Double]
   var deliveriesPerSecond: Double
   var cpuPercent: Double
+  /// Of `cpuPercent`, the server's time in the kernel.
+  var systemPercent: Double
+  /// The window measured.
+  var seconds: Int
   var residentBytes: Int
   var tickBytes: Int
   var snapshotBytes: Int
@@ -75,10 +79,12 @@ enum ManyRooms {
 
     progress("  meetings running; measuring for \(seconds) s")
     let cpuBefore = server.cpuSeconds
+    let systemBefore = server.systemSeconds
     let start = ContinuousClock.now
     try await Task.sleep(for: .seconds(seconds))
     let elapsed = (ContinuousClock.now - start).seconds
     let cpu = server.cpuSeconds - cpuBefore
+    let system = server.systemSeconds - systemBefore
     let rss = server.residentBytes
     var lateness: [Double] = []
     var deliveries = 0
@@ -96,7 +102,8 @@ enum ManyRooms {
     return ManyRoomsResult(
       rooms: rooms, peers: peers, idleBytesPerConnection: idle, connectSeconds: connectSeconds,
       lateness: lateness.sorted(), deliveriesPerSecond: Double(deliveries) / elapsed,
-      cpuPercent: cpu / elapsed * 100, residentBytes: rss, tickBytes: tick, snapshotBytes: snapshot)
+      cpuPercent: cpu / elapsed * 100, systemPercent: system / elapsed * 100, seconds: seconds,
+      residentBytes: rss, tickBytes: tick, snapshotBytes: snapshot)
   }
 
   /// The same number of idle connections to the C mirror: its RSS per connection.
@@ -118,7 +125,11 @@ enum ManyRooms {
 
   /// `runs`: the scenario at the start of the bench and at its end (this machine's speed
   /// drifts; the targets take their mean).
-  static func report(_ runs: [ManyRoomsResult], mirrorIdle: Int) -> String {
+  static func report(_ runs: [ManyRoomsResult], mirrorIdle: Int?) -> String {
+    let comparison =
+      mirrorIdle.map {
+        " For comparison, Debian's C server\nholds \(String(format: "%.1f", Double($0) / 1024)) KiB per bare idle connection."
+      } ?? ""
     let first = runs[0]
     func row(_ name: String, _ value: (ManyRoomsResult) -> String) -> String {
       "| \(name) | " + runs.map(value).joined(separator: " | ") + " |"
@@ -131,7 +142,10 @@ enum ManyRooms {
         "\(ms($0.lateness, 0.5)) / \(ms($0.lateness, 0.99)) / \($0.lateness.last.map { String(format: "%.2f", $0) } ?? "–") ms (\($0.lateness.count) ticks)"
       },
       row("patches delivered") { "\(Int($0.deliveriesPerSecond)) /s" },
-      row("server CPU") { String(format: "%.1f %% of one core", $0.cpuPercent) },
+      row("server CPU") {
+        String(
+          format: "%.1f %% of one core (in the kernel: %.1f %%)", $0.cpuPercent, $0.systemPercent)
+      },
       row("server RSS, meetings running") { "\($0.residentBytes / 1024 / 1024) MiB" },
       row("a tick's patch on the wire") {
         "\($0.tickBytes) bytes, vs \($0.snapshotBytes) for the whole state"
@@ -145,8 +159,7 @@ enum ManyRooms {
       its meeting, the \(first.rooms) starts spread evenly over one second, and every meeting
       ticks once a second. A tick's lateness is when a client read it against the ideal grid
       that starts when that client read the meeting's start (second *k* is due *k* s later).
-      Run at the start of the bench and again at its end. For comparison, Debian's C server
-      holds \(String(format: "%.1f", Double(mirrorIdle) / 1024)) KiB per bare idle connection.
+      Run at the start of the bench and again at its end.\(comparison)
 
       | measure | at the start | at the end |
       | --- | --- | --- |
@@ -159,6 +172,7 @@ enum ManyRooms {
   static func combined(_ runs: [ManyRoomsResult]) -> ManyRoomsResult {
     var result = runs[0]
     result.cpuPercent = runs.reduce(0) { $0 + $1.cpuPercent } / Double(runs.count)
+    result.systemPercent = runs.reduce(0) { $0 + $1.systemPercent } / Double(runs.count)
     result.lateness = runs.flatMap(\.lateness).sorted()
     result.idleBytesPerConnection = runs.map(\.idleBytesPerConnection).max() ?? 0
     return result

@@ -38,6 +38,7 @@ final class ServerProcess {
 
   var residentBytes: Int { ProcessStats.residentBytes(process.processIdentifier) }
   var cpuSeconds: Double { ProcessStats.cpuSeconds(process.processIdentifier) }
+  var systemSeconds: Double { ProcessStats.cpuTimes(process.processIdentifier).system }
 
   func stop() {
     process.interrupt()
@@ -78,6 +79,7 @@ final class MirrorProcess {
 
   var residentBytes: Int { ProcessStats.residentBytes(process.processIdentifier) }
   var cpuSeconds: Double { ProcessStats.cpuSeconds(process.processIdentifier) }
+  var systemSeconds: Double { ProcessStats.cpuTimes(process.processIdentifier).system }
 
   /// The test server stops on SIGINT (it ignores SIGTERM); SIGKILL if it lingers.
   func stop() {
@@ -97,11 +99,19 @@ enum ProcessStats {
   }
 
   static func cpuSeconds(_ pid: Int32) -> Double {
+    let times = cpuTimes(pid)
+    return times.user + times.system
+  }
+
+  /// CPU seconds in user space and in the kernel (on loopback the kernel's part includes the
+  /// receiving side's TCP work, which runs in the sender's context).
+  static func cpuTimes(_ pid: Int32) -> (user: Double, system: Double) {
     let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
     let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
     guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else {
-      return 0
+      return (0, 0)
     }
-    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return (user / tick, system / tick)
   }
 }

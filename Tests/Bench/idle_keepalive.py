@@ -27,10 +27,10 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def measure(count, seconds):
+async def measure(count, seconds, server=SERVER):
     data = tempfile.mkdtemp(prefix="standups-idle-")
     process = subprocess.Popen(
-        [str(SERVER), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public"),
+        [str(server), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public"),
          "--max-connections-per-address", "20000", "--log-level", "warning"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -67,11 +67,12 @@ async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("sizes", type=int, nargs="+")
     parser.add_argument("--seconds", type=int, default=90)
+    parser.add_argument("--server", default=str(SERVER), help="the server binary (to compare builds)")
     arguments = parser.parse_args()
     print("| connections (Python client) | window | server CPU | of one core | CPU per ping | still open |")
     print("| --- | --- | --- | --- | --- | --- |")
     for size in arguments.sizes:
-        count, elapsed, cpu, open_count, per_ping = await measure(size, arguments.seconds)
+        count, elapsed, cpu, open_count, per_ping = await measure(size, arguments.seconds, arguments.server)
         print(f"| {count} | {elapsed:.0f} s | {cpu:.2f} s | {cpu / elapsed * 100:.2f} % | {per_ping:.1f} µs | {open_count} |",
               flush=True)
 
