@@ -63,7 +63,10 @@ struct Bench: AsyncParsableCommand {
       progress(
         "fan-out: one room of \(peers), \(load), against standups-server and libwebsockets-test-server"
       )
-      let roundSeconds = rounds == 1 ? seconds : max(3, seconds / 2)
+      // NB: a fresh server's first seconds cost more per delivery (allocator growth, first
+      // uses): at 50 peers, 4 s windows measured 1.29× the C server where 8 s gave 1.18× and
+      // 20 s 1.16× (2026-11-24); each round is a full window.
+      let roundSeconds = seconds
       var standups: [FanOutResult] = []
       var mirror: [FanOutResult] = []
       for _ in 0..<rounds {
