@@ -101,6 +101,7 @@ enum FanOut {
   static func standups(
     binary: String, peers: Int, load: Load, seconds: Int, proxied: Bool = false
   ) async throws -> FanOutResult {
+    try await BenchProcess.waitUntilQuiet()
     let server = try ServerProcess(binary: binary)
     defer { server.stop() }
     let proxy = proxied ? try ProxyProcess(nodes: [server.port]) : nil
@@ -155,6 +156,7 @@ enum FanOut {
   /// (the sender included, which paces itself on its own echo). Messages are about the size
   /// of a Standups patch.
   static func mirror(peers: Int, load: Load, seconds: Int) async throws -> FanOutResult {
+    try await BenchProcess.waitUntilQuiet()
     let server = try MirrorProcess()
     defer { server.stop() }
     let client = try WebSocketClient(subprotocols: ["lws-mirror-protocol"])

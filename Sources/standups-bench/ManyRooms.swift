@@ -30,6 +30,7 @@ enum ManyRooms {
   static func run(binary: String, rooms: Int, peers: Int, seconds: Int) async throws
     -> ManyRoomsResult
   {
+    try await BenchProcess.waitUntilQuiet()
     let server = try ServerProcess(binary: binary)
     defer { server.stop() }
     let client = try WebSocketClient()

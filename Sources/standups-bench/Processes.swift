@@ -115,3 +115,20 @@ enum ProcessStats {
     return (user / tick, system / tick)
   }
 }
+
+/// The bench's own process, which drives every scenario.
+enum BenchProcess {
+  /// Waits (up to `limit`) until this process uses less than a tenth of a core over half a
+  /// second: work left from the previous scenario (10 000 connections closing, their
+  /// recorders freed) competes with the next one's server for the two cores and made the
+  /// fan-out after the many-rooms run measure a quarter dearer than alone.
+  static func waitUntilQuiet(limit: Duration = .seconds(60)) async throws {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+      let before = ProcessStats.cpuSeconds(getpid())
+      try await Task.sleep(for: .milliseconds(500))
+      if ProcessStats.cpuSeconds(getpid()) - before < 0.05 { return }
+    }
+    progress("  (the bench process was still busy after \(limit); going on)")
+  }
+}
