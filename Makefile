@@ -140,6 +140,7 @@ $(VENV)/bin/kosoku: Makefile
 bench: deps $(VENV)/bin/kosoku
 	$(SWIFT) build -c release --product standups-server
 	$(SWIFT) build -c release --product standups-bench
+	$(SWIFT) build -c release --product standups-send-floor
 	$(SWIFT) run -c release --skip-build standups-bench --output docs/BENCHMARKS.md
 
 clean:

@@ -27,6 +27,7 @@ let package = Package(
   products: [
     .executable(name: "standups-server", targets: ["standups-server"]),
     .executable(name: "standups-bench", targets: ["standups-bench"]),
+    .executable(name: "standups-send-floor", targets: ["standups-send-floor"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -185,6 +186,8 @@ let package = Package(
       ],
       swiftSettings: swiftSettings
     ),
+    // The kernel's floor under the many-rooms benchmark: bare sends, in C (docs/BENCHMARKS.md).
+    .executableTarget(name: "standups-send-floor"),
     // A bot that posts a note whenever a new speaker starts (docs/BOTS.md).
     .executableTarget(
       name: "speaker-bot",

@@ -1,13 +1,11 @@
 import Foundation
 
 /// The many-rooms and keepalive scenarios again from a client that shares no code with this
-/// bench (Python's `websockets`, `Tests/Bench/*.py`), and what the kernel alone charges for
-/// the many-rooms sends (`Tests/Bench/send_floor.py`).
+/// bench (Python's `websockets`, `Tests/Bench/*.py`).
 struct IndependentResult {
   /// Each script's Markdown table.
   var manyRooms: String
   var idle: String
-  var floor: String
 
   /// The server's CPU in % of one core, and the client-side p99 lateness in ms.
   var manyRoomsCPU: Double? { Self.cells(manyRooms)?[3].leadingNumber }
@@ -15,9 +13,6 @@ struct IndependentResult {
     Self.cells(manyRooms)?[5].split(separator: "/").last?.trimmingCharacters(in: .whitespaces)
       .leadingNumber
   }
-  /// The bare sender's system time in % of one core.
-  var floorPercent: Double? { Self.cells(floor)?[4].leadingNumber }
-
   /// The cells of a table's last row.
   static func cells(_ table: String) -> [String]? {
     guard let row = table.split(separator: "\n").last(where: { $0.hasPrefix("| ") }) else {
@@ -31,7 +26,7 @@ struct IndependentResult {
 enum Independent {
   static let python = ".venv/bin/python"
 
-  /// Runs the three scripts one after the other; nil without the project's Python (`make
+  /// Runs the two scripts one after the other; nil without the project's Python (`make
   /// .venv/bin/kosoku` installs it), or if one fails.
   static func run(
     binary: String, rooms: Int, peers: Int, manyRoomsSeconds: Int, idle sizes: [Int],
@@ -57,31 +52,32 @@ enum Independent {
         "Tests/Bench/idle_keepalive.py",
         idleSizes.map(String.init) + ["--seconds", "\(keepaliveSeconds)", "--server", binary])
     else { return nil }
-    progress("the kernel's floor: bare sends of a tick's size for \(manyRoomsSeconds) s")
-    guard
-      let floor = script(
-        "Tests/Bench/send_floor.py", scale + ["--seconds", "\(manyRoomsSeconds)"])
-    else { return nil }
-    return IndependentResult(manyRooms: manyRooms, idle: idle, floor: floor)
+    return IndependentResult(manyRooms: manyRooms, idle: idle)
   }
 
   /// A script's standard output, or nil if it failed.
   private static func script(_ path: String, _ arguments: [String]) -> String? {
+    output(of: python, [path] + arguments)
+  }
+
+  /// A program's standard output, trimmed, or nil if it failed.
+  static func output(of executable: String, _ arguments: [String]) -> String? {
+    let command = ([executable] + arguments).joined(separator: " ")
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: python)
-    process.arguments = [path] + arguments
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
     let output = Pipe()
     process.standardOutput = output
     do {
       try process.run()
     } catch {
-      progress("  \(path) did not start: \(error)")
+      progress("  \(command) did not start: \(error)")
       return nil
     }
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-      progress("  \(path) failed with status \(process.terminationStatus)")
+      progress("  \(command) failed with status \(process.terminationStatus)")
       return nil
     }
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -107,15 +103,6 @@ enum Independent {
       \(result.manyRooms)
 
       \(result.idle)
-
-      **The kernel's floor for the many-rooms sends** (`Tests/Bench/send_floor.py`): a bare
-      sender with no WebSocket library and no state writes a 97-byte frame to each of the
-      same number of loopback sockets in the same pattern (each room's peers once a second,
-      the rooms spread over the second), read by another process. Its *system* time is what
-      the kernel charges any server for these deliveries on this machine — the TCP send path
-      and, on loopback, the receiving side's TCP work, which runs in the sender's context:
-
-      \(result.floor)
 
       """
   }

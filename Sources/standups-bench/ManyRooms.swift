@@ -14,8 +14,6 @@ struct ManyRoomsResult {
   var lateness: [Double]
   var deliveriesPerSecond: Double
   var cpuPercent: Double
-  /// Of `cpuPercent`, the server's time in the kernel.
-  var systemPercent: Double
   /// The window measured.
   var seconds: Int
   var residentBytes: Int
@@ -80,12 +78,10 @@ enum ManyRooms {
 
     progress("  meetings running; measuring for \(seconds) s")
     let cpuBefore = server.cpuSeconds
-    let systemBefore = server.systemSeconds
     let start = ContinuousClock.now
     try await Task.sleep(for: .seconds(seconds))
     let elapsed = (ContinuousClock.now - start).seconds
     let cpu = server.cpuSeconds - cpuBefore
-    let system = server.systemSeconds - systemBefore
     let rss = server.residentBytes
     var lateness: [Double] = []
     var deliveries = 0
@@ -103,7 +99,7 @@ enum ManyRooms {
     return ManyRoomsResult(
       rooms: rooms, peers: peers, idleBytesPerConnection: idle, connectSeconds: connectSeconds,
       lateness: lateness.sorted(), deliveriesPerSecond: Double(deliveries) / elapsed,
-      cpuPercent: cpu / elapsed * 100, systemPercent: system / elapsed * 100, seconds: seconds,
+      cpuPercent: cpu / elapsed * 100, seconds: seconds,
       residentBytes: rss, tickBytes: tick, snapshotBytes: snapshot)
   }
 
@@ -143,10 +139,7 @@ enum ManyRooms {
         "\(ms($0.lateness, 0.5)) / \(ms($0.lateness, 0.99)) / \($0.lateness.last.map { String(format: "%.2f", $0) } ?? "–") ms (\($0.lateness.count) ticks)"
       },
       row("patches delivered") { "\(Int($0.deliveriesPerSecond)) /s" },
-      row("server CPU") {
-        String(
-          format: "%.1f %% of one core (in the kernel: %.1f %%)", $0.cpuPercent, $0.systemPercent)
-      },
+      row("server CPU") { String(format: "%.1f %% of one core", $0.cpuPercent) },
       row("server RSS, meetings running") { "\($0.residentBytes / 1024 / 1024) MiB" },
       row("a tick's patch on the wire") {
         "\($0.tickBytes) bytes, vs \($0.snapshotBytes) for the whole state"
@@ -173,7 +166,6 @@ enum ManyRooms {
   static func combined(_ runs: [ManyRoomsResult]) -> ManyRoomsResult {
     var result = runs[0]
     result.cpuPercent = runs.reduce(0) { $0 + $1.cpuPercent } / Double(runs.count)
-    result.systemPercent = runs.reduce(0) { $0 + $1.systemPercent } / Double(runs.count)
     result.lateness = runs.flatMap(\.lateness).sorted()
     result.idleBytesPerConnection = runs.map(\.idleBytesPerConnection).max() ?? 0
     return result

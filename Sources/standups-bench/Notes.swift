@@ -14,18 +14,22 @@ enum Notes {
       server, which only copies each message to every peer. Each action is decoded, reduced
       in the room's actor, diffed, encoded and acknowledged, and at 50 peers that is spread
       over 50 deliveries; at 500 it vanishes.
-    - **Where the many-rooms CPU goes** (`perf record -g` on the server, 2026-11-24, 15.7 %
-      of a core in that run): the transport's service thread is 70 % of the server's samples,
-      most of them the kernel's sends; the two shards are 28 %. A bare sender with no
-      WebSocket library and no state (`Tests/Bench/send_floor.py`, in "The same, from an
-      independent client") pays about 6 % of a core in the kernel for the same 10 000 sends a
-      second; ours pays 7–8 %, the rest being the hand-offs between shards and the service
-      thread (an `eventfd` write and a wake-up per batch) and 667 pings a second. On the
-      shards, a tick's reduce, encode and diff and its patch queued for 20 peers are about two
-      thirds; waking the shard for each tick is the other third: the 500 ticks of a second
-      land 2 ms apart, too far apart to share a wake-up, and a wake-up costs tens of µs of
-      CPU on this VM. So the ≤ 12 % target sits below what the kernel's sends and one
-      wake-up per tick cost here, before any of the room's own work.
+    - **Where the many-rooms CPU goes** (`perf record -g` on the server, 2026-11-24, 15.9 %
+      of a core in that run). The transport's service thread is 70 % of the server's samples,
+      61 points of it in the kernel, nearly all under `send`; the two shards are 29 %. The
+      floor under it ("The kernel's floor under the many-rooms CPU": a bare C sender, same
+      traffic) is 9.4–9.6 % of a core here, so about 6 points are the server's own work:
+      ~1.5 on the service thread (lws's write path, popping outboxes) and ~4.5 on the shards,
+      ~90 µs of shard time per room and tick — the tick's reduce (CasePaths extraction,
+      `ifLet`'s presentation id), its diff, encode and 20 frames queued, the `eventfd` write
+      that wakes the service thread, the meeting's timer effect resuming, and the shard's own
+      sleep and wake-up (the 500 ticks of a second land 2 ms apart). The ≤ 12 % target leaves
+      ~2.5 points above the floor: ~50 µs per room and tick for all of it, where the tick's
+      reduce, diff and encode alone are ~9 µs in the micro. (/proc's split of a process's time
+      into user and kernel is sampled at the scheduler's tick, and the shards' timer-driven
+      bursts skew it: one 8 s window of this scenario read 13.9 % of 13.9 % in the kernel,
+      where `perf` puts about two thirds there. The many-rooms rows show no split for that
+      reason; the fan-out's split agreed with `perf` within a point.)
     - **Frames go out from the wake-up, not from writable callbacks.** Each writable request
       on the libuv loop costs four `epoll_ctl` calls (libuv re-registers a socket whenever
       lws turns POLLOUT on or off), and a `poll()` per frame asked whether the socket was

@@ -1,0 +1,206 @@
+// What the kernel alone charges a server for the many-rooms scenario's traffic on this
+// machine: the floor under standups-server's CPU in that scenario.
+//
+// A bare sender, in C, with no WebSocket library, no rooms and no state, holds
+// `rooms × peers` loopback TCP connections (TCP_NODELAY, as lws sets) and does what the
+// server must do for them and nothing else:
+//   - once a second it writes a 97-byte text frame (a tick's patch in its envelope) to the
+//     `peers` sockets of each room, the rooms spread evenly over the second as the meetings'
+//     ticks are: one `send` per delivery;
+//   - it pings every connection once every `ping-after` seconds (the server pings what it has
+//     not heard from for 15 s; the scenario's clients never speak), spread the same way, and
+//     reads the pongs as they come, sleeping in `epoll_wait` between rooms as a server does.
+// A child process (forked, so that each side holds its own 10 000 descriptors) connects,
+// reads everything with one thread on epoll as the bench's client does, and answers pings.
+//
+// The sending thread's exact run time, from /proc/thread-self/schedstat, is the floor. Its
+// user time is a loop and a few comparisons; the rest is the kernel's send path and, on
+// loopback, the receiving side's TCP work and wake-ups, which run in the sender's context.
+// (/proc's split of a process's time into user and kernel is sampled at the scheduler's
+// tick, which bursts started by timers skew: it is not used here.)
+//
+//   standups-send-floor --rooms 500 --peers 20 --seconds 90
+//
+// Prints a Markdown table of one row.
+
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { tickSize = 97, pingSize = 6, pongSize = 10 };
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/// This thread's run time so far, in nanoseconds (exact, unlike /proc's user/system split).
+static long long threadRunTime(void) {
+  FILE *file = fopen("/proc/thread-self/schedstat", "r");
+  long long nanoseconds = 0;
+  if (file == NULL || fscanf(file, "%lld", &nanoseconds) != 1) {
+    fprintf(stderr, "standups-send-floor: cannot read /proc/thread-self/schedstat\n");
+    exit(1);
+  }
+  fclose(file);
+  return nanoseconds;
+}
+
+static void fail(const char *what) {
+  perror(what);
+  exit(1);
+}
+
+/// The child: opens `count` connections and reads everything on one thread, answering each
+/// ping with a masked pong, until the parent closes them.
+static void readAll(struct sockaddr_in address, int count) {
+  int *sockets = calloc((size_t)count, sizeof(int));
+  int poller = epoll_create1(0);
+  int one = 1;
+  if (sockets == NULL || poller < 0) fail("reader");
+  for (int index = 0; index < count; index++) {
+    sockets[index] = socket(AF_INET, SOCK_STREAM, 0);
+    if (sockets[index] < 0 || connect(sockets[index], (void *)&address, sizeof address) != 0)
+      fail("reader: connect");
+    setsockopt(sockets[index], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct epoll_event event = {.events = EPOLLIN, .data.u32 = (uint32_t)index};
+    epoll_ctl(poller, EPOLL_CTL_ADD, sockets[index], &event);
+  }
+  // A frame may straddle two reads: how many bytes of the current one are still to come, or
+  // -1 when only its first byte came.
+  int *skip = calloc((size_t)count, sizeof(int));
+  unsigned char buffer[65536];
+  const unsigned char pong[pongSize] = {0x8a, 0x84, 1, 2, 3, 4, 1 ^ 1, 2 ^ 2, 3 ^ 3, 4 ^ 4};
+  int open = count;
+  struct epoll_event events[256];
+  while (open > 0) {
+    int ready = epoll_wait(poller, events, 256, -1);
+    for (int e = 0; e < ready; e++) {
+      int index = (int)events[e].data.u32;
+      ssize_t got = recv(sockets[index], buffer, sizeof buffer, MSG_DONTWAIT);
+      if (got == 0 || (got < 0 && errno != EAGAIN)) {
+        epoll_ctl(poller, EPOLL_CTL_DEL, sockets[index], NULL);
+        close(sockets[index]);
+        open--;
+        continue;
+      }
+      // Every frame here is short: a two-byte header and its payload.
+      ssize_t at = skip[index] == -1 ? 1 + buffer[0] : skip[index];
+      skip[index] = 0;
+      while (at < got) {
+        if (buffer[at] == 0x89) send(sockets[index], pong, pongSize, 0);
+        if (at + 1 == got) {
+          skip[index] = -1;
+          break;
+        }
+        at += 2 + buffer[at + 1];
+      }
+      if (at > got) skip[index] = (int)(at - got);
+    }
+  }
+  exit(0);
+}
+
+int main(int argc, char **argv) {
+  int rooms = 500, peers = 20, seconds = 90, pingAfter = 15;
+  for (int index = 1; index + 1 < argc; index += 2) {
+    int value = atoi(argv[index + 1]);
+    if (strcmp(argv[index], "--rooms") == 0) rooms = value;
+    else if (strcmp(argv[index], "--peers") == 0) peers = value;
+    else if (strcmp(argv[index], "--seconds") == 0) seconds = value;
+    else if (strcmp(argv[index], "--ping-after") == 0) pingAfter = value;
+    else {
+      fprintf(stderr, "usage: %s [--rooms N] [--peers N] [--seconds N] [--ping-after N]\n",
+              argv[0]);
+      return 2;
+    }
+  }
+  if (rooms < 1 || peers < 1 || seconds < 1 || pingAfter < 1) {
+    fprintf(stderr, "standups-send-floor: every number must be at least 1\n");
+    return 2;
+  }
+  int count = rooms * peers;
+
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in address = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  socklen_t length = sizeof address;
+  if (listener < 0 || bind(listener, (void *)&address, sizeof address) != 0 ||
+      listen(listener, 4096) != 0 || getsockname(listener, (void *)&address, &length) != 0)
+    fail("listen");
+  pid_t reader = fork();
+  if (reader < 0) fail("fork");
+  if (reader == 0) {
+    close(listener);
+    readAll(address, count);
+  }
+
+  int *sockets = calloc((size_t)count, sizeof(int));
+  int poller = epoll_create1(0);
+  int one = 1;
+  if (sockets == NULL || poller < 0) fail("sender");
+  for (int index = 0; index < count; index++) {
+    sockets[index] = accept(listener, NULL, NULL);
+    if (sockets[index] < 0) fail("accept");
+    setsockopt(sockets[index], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct epoll_event event = {.events = EPOLLIN, .data.u32 = (uint32_t)index};
+    epoll_ctl(poller, EPOLL_CTL_ADD, sockets[index], &event);
+  }
+  sleep(1);
+
+  unsigned char tick[tickSize] = {0x81, tickSize - 2};
+  memset(tick + 2, 'x', tickSize - 2);
+  const unsigned char ping[pingSize] = {0x89, 0x04, 1, 2, 3, 4};
+  unsigned char buffer[4096];
+  struct epoll_event events[256];
+  // Each room's turn pings its share of the connections: all of them every `pingAfter` s.
+  long pingsDue = 0, pingsSent = 0, sends = 0, pongBytes = 0;
+  long long before = threadRunTime();
+  double start = now();
+  for (int second = 0; second < seconds; second++) {
+    for (int room = 0; room < rooms; room++) {
+      double due = start + second + (double)room / rooms;
+      for (;;) {
+        double left = due - now();
+        // NB: epoll_wait counts whole milliseconds: round up rather than spin.
+        int ready = epoll_wait(poller, events, 256, left > 0 ? (int)(left * 1000) + 1 : 0);
+        for (int e = 0; e < ready; e++) {
+          ssize_t got = recv(sockets[events[e].data.u32], buffer, sizeof buffer, MSG_DONTWAIT);
+          if (got > 0) pongBytes += got;
+        }
+        if (left <= 0) break;
+      }
+      for (int peer = 0; peer < peers; peer++) {
+        if (send(sockets[room * peers + peer], tick, tickSize, 0) != tickSize) fail("send");
+        sends++;
+      }
+      pingsDue += count;
+      for (; pingsDue >= (long)rooms * pingAfter; pingsDue -= (long)rooms * pingAfter) {
+        if (send(sockets[pingsSent++ % count], ping, pingSize, 0) != pingSize) fail("send");
+      }
+    }
+  }
+  double elapsed = now() - start;
+  long long runTime = threadRunTime() - before;
+
+  for (int index = 0; index < count; index++) close(sockets[index]);
+  waitpid(reader, NULL, 0);
+  printf("| rooms × peers | window | tick frames sent | pings sent / pongs read | sender's CPU | "
+         "of one core | per tick frame |\n");
+  printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  printf("| %d × %d | %.0f s | %.0f /s | %.0f /s / %.0f /s | %.2f s | %.1f %% | %.1f µs |\n", rooms,
+         peers, elapsed, sends / elapsed, pingsSent / elapsed, pongBytes / pongSize / elapsed,
+         runTime / 1e9, runTime / 1e9 / elapsed * 100, runTime / 1e3 / sends);
+  return 0;
+}
