@@ -14,22 +14,28 @@ enum Notes {
       server, which only copies each message to every peer. Each action is decoded, reduced
       in the room's actor, diffed, encoded and acknowledged, and at 50 peers that is spread
       over 50 deliveries; at 500 it vanishes.
-    - **Where the many-rooms CPU goes** (`perf record -g` on the server, 2026-11-24, 15.9 %
-      of a core in that run). The transport's service thread is 70 % of the server's samples,
-      61 points of it in the kernel, nearly all under `send`; the two shards are 29 %. The
-      floor under it ("The kernel's floor under the many-rooms CPU": a bare C sender, same
-      traffic) is 9.4–9.6 % of a core here, so about 6 points are the server's own work:
-      ~1.5 on the service thread (lws's write path, popping outboxes) and ~4.5 on the shards,
-      ~90 µs of shard time per room and tick — the tick's reduce (CasePaths extraction,
-      `ifLet`'s presentation id), its diff, encode and 20 frames queued, the `eventfd` write
-      that wakes the service thread, the meeting's timer effect resuming, and the shard's own
-      sleep and wake-up (the 500 ticks of a second land 2 ms apart). The ≤ 12 % target leaves
-      ~2.5 points above the floor: ~50 µs per room and tick for all of it, where the tick's
-      reduce, diff and encode alone are ~9 µs in the micro. (/proc's split of a process's time
-      into user and kernel is sampled at the scheduler's tick, and the shards' timer-driven
-      bursts skew it: one 8 s window of this scenario read 13.9 % of 13.9 % in the kernel,
-      where `perf` puts about two thirds there. The many-rooms rows show no split for that
-      reason; the fan-out's split agreed with `perf` within a point.)
+    - **Where the many-rooms CPU goes.** Each thread's exact run time
+      (`/proc/PID/task/*/schedstat`, 30 s windows, 2026-11-24): the transport's service
+      thread 9.2–9.8 % of a core, the two shards 4.8–5.7 % together, everything else 0.3 %.
+      The service thread, which makes every `send`, costs what the bare C sender does for the
+      same traffic (8.5–9.6 %, "The kernel's floor under the many-rooms CPU"): the gap to
+      the floor is the shards, about 100 µs of shard time per room and tick, where the tick's
+      reduce, diff and encode take ~9 µs in the micro. Most of it is ticking apart: with every
+      meeting started in the same instant (a one-line change to the bench), each shard wakes
+      once a second for its 250 ticks, and the shards took 1.8 % and 2.4 % of a core, against
+      4.9 % and 6.2 % with the starts spread over the second in the runs beside them. So a
+      shard's wake-up, with the cold caches it runs on, costs ~70 µs per tick on this VM, and
+      a tick batched with others still ~40 µs (a different room's state and JSON each time).
+      The ≤ 12 % target leaves ~2.5 points above the floor. Batching ticks across meetings
+      saves CPU but delays them: a shard gets a tick every 4 ms, so pairing them adds up to
+      4 ms to a tick's lateness, on top of a p99 of 2–3 ms (bench client) and 4–5 ms
+      (Python's). The likelier way is running a shard's jobs on the service thread itself, so
+      that a tick costs one wake-up instead of two; by the batched run's numbers it would land
+      near 12 %, not clearly under it. (/proc's split of a process's time into user and
+      kernel is sampled at the scheduler's tick, and the shards' timer-driven bursts skew it:
+      one 8 s window of this scenario read 13.9 % of 13.9 % in the kernel, where `perf` puts
+      about two thirds there. The many-rooms rows show no split for that reason; the
+      fan-out's split agreed with `perf` within a point.)
     - **Frames go out from the wake-up, not from writable callbacks.** Each writable request
       on the libuv loop costs four `epoll_ctl` calls (libuv re-registers a socket whenever
       lws turns POLLOUT on or off), and a `poll()` per frame asked whether the socket was
