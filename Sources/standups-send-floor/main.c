@@ -82,7 +82,8 @@ static void readAll(struct sockaddr_in address, int count) {
   // -1 when only its first byte came.
   int *skip = calloc((size_t)count, sizeof(int));
   unsigned char buffer[65536];
-  const unsigned char pong[pongSize] = {0x8a, 0x84, 1, 2, 3, 4, 1 ^ 1, 2 ^ 2, 3 ^ 3, 4 ^ 4};
+  // The ping's payload (1 2 3 4) echoed, masked with the key 1 2 3 4: 0 0 0 0.
+  const unsigned char pong[pongSize] = {0x8a, 0x84, 1, 2, 3, 4, 0, 0, 0, 0};
   int open = count;
   struct epoll_event events[256];
   while (open > 0) {
