@@ -37,10 +37,30 @@ extension ServerEngine {
       return 0
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-      guard let id = user?.load(as: UInt64.self), let state = httpRequests[id], !state.dispatched
-      else { return 0 }
+      guard let id = user?.load(as: UInt64.self), let state = httpRequests[id] else { return 0 }
+      // NB: lws 4.1.6 reports a body's end again and again, never reading on, when a request
+      // with a body was pipelined behind one answered later: it parses the request from what
+      // it had buffered, then feeds that same buffer, the request's own head, back as its
+      // body (`lws_http_action`), and loops on the rest for ever, the service thread and the
+      // whole server with it. A second report for one request is that loop: the request is
+      // refused and the connection closed. So that no such "body" ever reaches the delegate,
+      // a request is handed on at the service thread's next wake-up, not from here.
+      guard !state.bodyCompleted else {
+        httpRequests[id] = nil
+        var refusal = HTTPResponse(
+          status: 400,
+          text:
+            "A request body pipelined behind another request is not read here: send it again on a connection of its own."
+        )
+        refusal.headers.append(("connection:", "close"))
+        _ = write(refusal, to: wsi)
+        return -1
+      }
+      state.bodyCompleted = true
+      guard !state.dispatched else { return 0 }
       pauseReading(wsi)
-      dispatchHTTP(id: id, state: state)
+      bodiesIn.append(id)
+      queues.wake()
       return 0
 
     case LWS_CALLBACK_HTTP_WRITEABLE:
@@ -147,6 +167,15 @@ extension ServerEngine {
   }
 
   func serviceWakeUp() {
+    if !bodiesIn.isEmpty {
+      let ids = bodiesIn
+      bodiesIn.removeAll()
+      for id in ids {
+        // NB: gone if lws looped on the body and the connection was closed meanwhile.
+        guard let state = httpRequests[id], !state.dispatched else { continue }
+        dispatchHTTP(id: id, state: state)
+      }
+    }
     if keepaliveDue {
       keepaliveDue = false
       keepaliveSweep()

@@ -33,6 +33,9 @@ final class ServerEngine: @unchecked Sendable {
   /// Set by the one-second ticker; the next wake-up sweeps.
   var keepaliveDue = false
   var httpRequests: [UInt64: HTTPRequestState] = [:]
+  /// Requests whose body is in, handed to the delegate at the next wake-up (see
+  /// `LWS_CALLBACK_HTTP_BODY_COMPLETION`).
+  var bodiesIn: [UInt64] = []
   var acceptedUpgrades: [OpaquePointer: (HTTPRequest, (any Sendable)?)] = [:]
   var stopDeadline: ContinuousClock.Instant?
 
@@ -73,6 +76,8 @@ final class ServerEngine: @unchecked Sendable {
     var bodyTooLarge = false
     /// Handed to the delegate (once: lws may still report a body for a GET).
     var dispatched = false
+    /// lws reported the end of the body (a second report is lws looping: see the callback).
+    var bodyCompleted = false
     init(wsi: OpaquePointer, request: HTTPRequest) {
       self.wsi = wsi
       self.request = request
