@@ -33,16 +33,18 @@ static inline int clws_write_binary(struct lws *wsi, unsigned char *payload, siz
   return lws_write(wsi, payload, length, LWS_WRITE_BINARY);
 }
 
-/// Sends an HTTP response with a status, a content type, extra headers and a small body, in
-/// one go. `headers` packs `headers_length` bytes of "name:\0value\0" pairs (lws wants the
-/// colon). Returns non-zero if the connection should be closed; the caller then completes
-/// the transaction (`lws_http_transaction_completed`) or closes.
+/// Sends an HTTP response with a status, a content type, a cache policy, extra headers and a
+/// body, in one go (the body unless `head_only`: an answer to HEAD announces the body's length
+/// and sends none). `headers` packs `headers_length` bytes of "name:\0value\0" pairs (lws
+/// wants the colon). Returns non-zero if the connection should be closed; the caller then
+/// completes the transaction (`lws_http_transaction_completed`) or closes.
 ///
 /// NB: `own_status_line` writes "HTTP/1.1 <status>" itself: before an upgrade is confirmed,
 /// lws has not read the request's version yet and would answer "HTTP/1.0", which strict
 /// WebSocket clients refuse to read.
 static inline int clws_respond(struct lws *wsi, unsigned int status, const char *content_type,
-                               const char *headers, size_t headers_length, int own_status_line,
+                               const char *cache_control, const char *headers,
+                               size_t headers_length, int own_status_line, int head_only,
                                const unsigned char *body, size_t body_length) {
   size_t cap = LWS_PRE + 1024 + headers_length * 2 + body_length;
   unsigned char *buffer = (unsigned char *)malloc(cap);
@@ -67,7 +69,8 @@ static inline int clws_respond(struct lws *wsi, unsigned int status, const char 
                                          &p, end);
   }
   failed = failed || lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
-                                                 (const unsigned char *)"no-store", 8, &p, end);
+                                                 (const unsigned char *)cache_control,
+                                                 (int)strlen(cache_control), &p, end);
   for (size_t at = 0; !failed && at < headers_length;) {
     const char *name = headers + at;
     const char *value = name + strlen(name) + 1;
@@ -76,7 +79,7 @@ static inline int clws_respond(struct lws *wsi, unsigned int status, const char 
     at = (size_t)(value + strlen(value) + 1 - headers);
   }
   failed = failed || lws_finalize_write_http_header(wsi, start, &p, end);
-  if (!failed && body_length > 0) {
+  if (!failed && body_length > 0 && !head_only) {
     memcpy(p, body, body_length);
     failed = lws_write(wsi, p, body_length, LWS_WRITE_HTTP_FINAL) < 0;
   }

@@ -38,6 +38,9 @@ public struct HTTPResponse: Sendable {
   public var body: [UInt8]
   /// Extra headers, e.g. `("www-authenticate:", "Bearer")` (lws wants the colon).
   public var headers: [(name: String, value: String)]
+  /// `cache-control`: answers are never stored, unless they say otherwise (a static file is
+  /// kept but checked again: "no-cache").
+  public var cacheControl = "no-store"
 
   public init(
     status: Int, contentType: String = "text/plain; charset=utf-8", body: [UInt8],

@@ -40,6 +40,7 @@ enum HTTPHeaders {
       (WSI_TOKEN_X_FORWARDED_FOR, "x-forwarded-for"),
       (WSI_TOKEN_HTTP_TRANSFER_ENCODING, "transfer-encoding"),
       (WSI_TOKEN_HTTP_CONTENT_LENGTH, "content-length"),
+      (WSI_TOKEN_HTTP_IF_NONE_MATCH, "if-none-match"),
     ]
     for (token, name) in wanted {
       if let value = copy(wsi, token) { headers[name] = value }

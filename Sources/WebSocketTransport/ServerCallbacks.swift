@@ -47,14 +47,13 @@ extension ServerEngine {
       // a request is handed on at the service thread's next wake-up, not from here.
       guard !state.bodyCompleted else {
         httpRequests[id] = nil
-        var refusal = HTTPResponse(
-          status: 400,
-          text:
-            "A request body pipelined behind another request is not read here: send it again on a connection of its own."
-        )
-        refusal.headers.append(("connection:", "close"))
-        _ = write(refusal, to: wsi)
-        return -1
+        return refuseAndClose(
+          wsi,
+          HTTPResponse(
+            status: 400,
+            text:
+              "A request body pipelined behind another request is not read here: send it again on a connection of its own."
+          ))
       }
       state.bodyCompleted = true
       guard !state.dispatched else { return 0 }
@@ -67,9 +66,6 @@ extension ServerEngine {
       guard let id = user?.load(as: UInt64.self) else { return 0 }
       answer(id, wsi: wsi)
       return 0
-
-    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
-      return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
 
     case LWS_CALLBACK_CLOSED_HTTP:
       acceptedUpgrades[wsi] = nil

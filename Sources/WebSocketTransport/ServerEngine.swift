@@ -17,8 +17,6 @@ final class ServerEngine: @unchecked Sendable {
   let configuration: WebSocketServerConfiguration
   let logger: Logger
   let publicRoot: String?
-  /// The headers a static file goes out with, as raw header lines.
-  let fileHeaders: String
   var context: OpaquePointer?
   let loop: EventLoop
   let protocols: UnsafeMutablePointer<lws_protocols>
@@ -95,9 +93,6 @@ final class ServerEngine: @unchecked Sendable {
     keepalive = KeepaliveWheel(
       pingAfter: configuration.pingAfterSeconds, hangUpAfter: configuration.hangUpAfterSeconds,
       ticksPerSecond: Self.keepaliveTicksPerSecond)
-    fileHeaders =
-      (["cache-control: no-cache"] + configuration.responseHeaders.map { "\($0.name) \($0.value)" })
-      .map { $0 + "\r\n" }.joined()
     if let directory = configuration.publicDirectory {
       guard let resolved = realpath(directory, nil) else {
         throw WebSocketServerError(description: "The public directory \(directory) does not exist.")

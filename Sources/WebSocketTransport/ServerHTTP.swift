@@ -21,12 +21,11 @@ extension ServerEngine {
         // 100 MiB: either would wait for ever. An empty PUT or PATCH gets no body callback.
         if request.header("transfer-encoding") != nil || request.header("content-length") == nil {
           httpRequests[id] = nil
-          var refusal = HTTPResponse(
-            status: 411,
-            text: "Send the body with a Content-Length (chunked bodies are not read here).")
-          refusal.headers.append(("connection:", "close"))
-          _ = write(refusal, to: wsi)
-          return -1
+          return refuseAndClose(
+            wsi,
+            HTTPResponse(
+              status: 411,
+              text: "Send the body with a Content-Length (chunked bodies are not read here)."))
         }
         if request.header("content-length") != "0" || request.method == "POST" {
           return 0  // wait for the body
@@ -68,22 +67,68 @@ extension ServerEngine {
     queues.wake()
   }
 
+  /// Answers a request for a file of the web app, a whole file read at once (they are small).
+  ///
+  /// NB: not with `lws_serve_http_file`: lws 4.1.6 answered any request pipelined behind a
+  /// file it had issued with 403 and hung up (it loses the next request's path), and looped
+  /// for ever on the body of one. Written as the application's answers are, a pipelined
+  /// request is answered in turn.
   func serveFile(_ wsi: OpaquePointer, request: HTTPRequest) -> Int32 {
+    // NB: lws 4.1.6 loops for ever on the body of a pipelined request answered at once (see
+    // `LWS_CALLBACK_HTTP_BODY_COMPLETION`), and no callback comes to see it by: a request that
+    // may carry a body is refused here and the connection closed, before lws reads any.
     guard request.method == "GET" || request.method == "HEAD" else {
-      return finish(wsi, HTTPResponse(status: 405, text: "Only GET and HEAD are served here."))
+      return refuseAndClose(
+        wsi, HTTPResponse(status: 405, text: "Only GET and HEAD are served at \(request.path)."))
     }
-    guard let root = publicRoot, let file = resolveFile(root: root, path: request.path) else {
+    if request.header("transfer-encoding") != nil
+      || request.header("content-length").map({ atoll($0) > 0 }) == true
+    {
+      return refuseAndClose(
+        wsi,
+        HTTPResponse(
+          status: 400, text: "Nothing is sent to \(request.path): files are fetched without a body."
+        ))
+    }
+    var info = stat()
+    guard let root = publicRoot, let file = resolveFile(root: root, path: request.path),
+      stat(file, &info) == 0, let contents = FileManager.default.contents(atPath: file)
+    else {
       return finish(wsi, HTTPResponse(status: 404, text: "Not found: \(request.path)"))
     }
-    let result = lws_serve_http_file(
-      wsi, file, MIMEType.forPath(file), fileHeaders, Int32(fileHeaders.utf8.count))
-    if result < 0 { return -1 }
-    if result > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
-    return 0
+    // The browser keeps a file and asks again each time ("no-cache"); the file's size and
+    // modification time name its version, so an unchanged file costs a 304 with no body.
+    let tag =
+      "\""
+      + [info.st_size, info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
+      .map { String($0, radix: 16) }.joined(separator: "-") + "\""
+    let unchanged = request.header("if-none-match").map { Self.matches($0, tag: tag) } ?? false
+    var response = HTTPResponse(
+      status: unchanged ? 304 : 200, contentType: MIMEType.forPath(file), body: Array(contents),
+      headers: [("etag:", tag)])
+    response.cacheControl = "no-cache"
+    // NB: a 304 announces the length the 200 would have, and sends no body, as HEAD does.
+    return finish(wsi, response, headOnly: unchanged || request.method == "HEAD")
   }
 
-  func finish(_ wsi: OpaquePointer, _ response: HTTPResponse) -> Int32 {
-    if write(response, to: wsi) < 0 { return -1 }
+  /// Whether an `If-None-Match` list names the tag (compared weakly, as RFC 9110 asks).
+  static func matches(_ header: String, tag: String) -> Bool {
+    header.split(separator: ",").contains { candidate in
+      let candidate = candidate.trimmingCharacters(in: .whitespaces)
+      return candidate == "*" || candidate == tag || candidate == "W/" + tag
+    }
+  }
+
+  /// Answers and hangs up without reading what follows: the callback returns this.
+  func refuseAndClose(_ wsi: OpaquePointer, _ response: HTTPResponse) -> Int32 {
+    var response = response
+    response.headers.append(("connection:", "close"))
+    _ = write(response, to: wsi)
+    return -1
+  }
+
+  func finish(_ wsi: OpaquePointer, _ response: HTTPResponse, headOnly: Bool = false) -> Int32 {
+    if write(response, to: wsi, headOnly: headOnly) < 0 { return -1 }
     return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
   }
 
@@ -106,17 +151,19 @@ extension ServerEngine {
     return real
   }
 
-  func write(_ response: HTTPResponse, to wsi: OpaquePointer, ownStatusLine: Bool = false)
-    -> Int32
-  {
+  func write(
+    _ response: HTTPResponse, to wsi: OpaquePointer, ownStatusLine: Bool = false,
+    headOnly: Bool = false
+  ) -> Int32 {
     var response = response
     response.headers += configuration.responseHeaders
     let headers = response.packedHeaders
     return response.body.withUnsafeBufferPointer { body in
       headers.withUnsafeBufferPointer { headers in
         clws_respond(
-          wsi, UInt32(response.status), response.contentType, headers.baseAddress, headers.count,
-          ownStatusLine ? 1 : 0, body.baseAddress, body.count)
+          wsi, UInt32(response.status), response.contentType, response.cacheControl,
+          headers.baseAddress, headers.count, ownStatusLine ? 1 : 0, headOnly ? 1 : 0,
+          body.baseAddress, body.count)
       }
     }
   }

@@ -69,6 +69,93 @@ struct HTTPLayerTests {
     await server.stop()
   }
 
+  /// A body on a request for a file, pipelined behind another (a 404 here): lws answers at
+  /// once and loops on the body without calling back, so the body is refused before lws
+  /// reads it.
+  @Test func aBodyOnAFileRequestIsRefusedAndTheServerGoesOn() async throws {
+    let server = try await TestServer.start()
+    let missing = "GET /missing.css HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    let response = try raw(
+      server.port, missing + "\r\n" + missing + "Content-Length: 2\r\n\r\n")
+    #expect(statuses(response) == [404, 400])
+    #expect(response.contains("without a body"))
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
+  /// A POST to a path that is neither the application's nor a file's, pipelined with its body
+  /// (found by the fuzzer): refused with 405 before the body is read, and the node goes on.
+  @Test func aPostWithABodyToAFilePathIsRefusedAndTheServerGoesOn() async throws {
+    let server = try await TestServer.start()
+    let response = try raw(
+      server.port,
+      "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+        + "POST /ati/x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}")
+    #expect(statuses(response) == [200, 405])
+    #expect(response.contains("Only GET and HEAD are served at /ati/x."))
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
+  /// Requests for files pipelined on one connection are each answered, in order: a file, the
+  /// head of another (its length, no body), a missing one, then an application path.
+  @Test func filesPipelinedOnOneConnectionAreEachAnswered() async throws {
+    let server = try await TestServer.start {
+      $0.publicDirectory = FileManager.default.currentDirectoryPath + "/public"
+    }
+    let css = try String(contentsOfFile: "public/app.css", encoding: .utf8)
+    let response = try raw(
+      server.port,
+      ["GET /", "HEAD /app.css", "GET /missing.css"]
+        .map { "\($0) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" }.joined()
+        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    #expect(statuses(response) == [200, 200, 404, 200])
+    #expect(response.contains("<!doctype html>"))
+    #expect(response.contains("content-length: \(css.utf8.count)\r\n"))
+    #expect(!response.contains(String(css.prefix(40))))
+    #expect(response.hasSuffix("ok"))
+    await server.stop()
+  }
+
+  /// A file comes with a tag of its version; asked again with that tag, the answer is a 304
+  /// without a body; asked with another, the file again.
+  @Test func aFileTheBrowserHasIsNotSentAgain() async throws {
+    let server = try await TestServer.start {
+      $0.publicDirectory = FileManager.default.currentDirectoryPath + "/public"
+    }
+    func get(_ headers: String = "") throws -> String {
+      try raw(
+        server.port,
+        "GET /app.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)Connection: close\r\n\r\n")
+    }
+    let first = try get()
+    let tag = try #require(
+      first.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("etag: ") }?
+        .dropFirst("etag: ".count))
+    let again = try get("If-None-Match: \(tag)\r\n")
+    #expect(statuses(again) == [304])
+    #expect(again.hasSuffix("\r\n\r\n"))
+    #expect(statuses(try get("If-None-Match: W/\"0-0\", \(tag)\r\n")) == [304])
+    let changed = try get("If-None-Match: \"0-0\"\r\n")
+    #expect(statuses(changed) == [200])
+    #expect(changed.hasSuffix(try String(contentsOfFile: "public/app.css", encoding: .utf8)))
+    await server.stop()
+  }
+
+  /// A body pipelined behind a file that was served.
+  @Test func aBodyPipelinedBehindAServedFileIsRefusedAndTheServerGoesOn() async throws {
+    let server = try await TestServer.start {
+      $0.publicDirectory = FileManager.default.currentDirectoryPath + "/public"
+    }
+    let response = try raw(
+      server.port,
+      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        + "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
+    #expect(statuses(response) == [200, 400])
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
   /// The same requests one after the other on one connection (keep-alive, as a bot's HTTP
   /// session does) are answered as ever.
   @Test func aBodySentAfterTheLastAnswerOnTheSameConnectionIsRead() async throws {
