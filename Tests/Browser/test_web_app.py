@@ -51,8 +51,9 @@ def test_two_people_run_a_standup_together(server, ana, ben):
     assert "Design" in ana.find_element(By.CSS_SELECTOR, ".card").text
     screenshot(ana, "lobby")
 
-    # Both open the room.
+    # Both open the room, Ana first (the history lists people in the order they came in).
     ana.get(room)
+    text_in(ana, ".presence", "Ana")
     ben.get(room)
     for driver in (ana, ben):
         text_in(driver, ".presence", "Ana")
