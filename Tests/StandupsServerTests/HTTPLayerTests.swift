@@ -36,15 +36,26 @@ struct HTTPLayerTests {
     return statuses(try raw(port, request)) == [200]
   }
 
+  /// Sends `requests` in one write, then checks that they were answered `expected`, in order,
+  /// that an answer says `text`, and that the server still answers a new connection.
+  func expectAnswers(
+    _ server: TestServer, to requests: String, _ expected: [Int], saying text: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let response = try raw(server.port, requests)
+    #expect(statuses(response) == expected, sourceLocation: sourceLocation)
+    if let text { #expect(response.contains(text), sourceLocation: sourceLocation) }
+    #expect(try stillServes(server.port), sourceLocation: sourceLocation)
+  }
+
   @Test func aRequestPipelinedAfterABodyIsAnswered() async throws {
     let server = try await TestServer.start()
-    let response = try raw(
-      server.port,
-      "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}"
-        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
     // The POST is refused (no token), the GET answered: both, in order.
-    #expect(statuses(response) == [401, 200])
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server,
+      to: "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}"
+        + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+      [401, 200])
     await server.stop()
   }
 
@@ -54,18 +65,14 @@ struct HTTPLayerTests {
   @Test func aBodyPipelinedBehindAnotherRequestIsRefusedAndTheServerGoesOn() async throws {
     let server = try await TestServer.start()
     let head = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-    let withBody = try raw(
-      server.port,
-      head + "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
-    #expect(statuses(withBody) == [200, 400])
-    #expect(withBody.contains("pipelined"))
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server,
+      to: head + "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}",
+      [200, 400], saying: "pipelined")
     // A GET that declares a body it never sends, behind another: the fuzzer's case.
-    let unsent = try raw(
-      server.port,
-      head + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n")
-    #expect(statuses(unsent) == [200, 400])
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server, to: head + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n",
+      [200, 400])
     await server.stop()
   }
 
@@ -75,11 +82,9 @@ struct HTTPLayerTests {
   @Test func aBodyOnAFileRequestIsRefusedAndTheServerGoesOn() async throws {
     let server = try await TestServer.start()
     let missing = "GET /missing.css HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-    let response = try raw(
-      server.port, missing + "\r\n" + missing + "Content-Length: 2\r\n\r\n")
-    #expect(statuses(response) == [404, 400])
-    #expect(response.contains("without a body"))
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server, to: missing + "\r\n" + missing + "Content-Length: 2\r\n\r\n", [404, 400],
+      saying: "without a body")
     await server.stop()
   }
 
@@ -87,13 +92,11 @@ struct HTTPLayerTests {
   /// (found by the fuzzer): refused with 405 before the body is read, and the node goes on.
   @Test func aPostWithABodyToAFilePathIsRefusedAndTheServerGoesOn() async throws {
     let server = try await TestServer.start()
-    let response = try raw(
-      server.port,
-      "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
-        + "POST /ati/x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}")
-    #expect(statuses(response) == [200, 405])
-    #expect(response.contains("Only GET and HEAD are served at /ati/x."))
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server,
+      to: "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+        + "POST /ati/x HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n{}",
+      [200, 405], saying: "Only GET and HEAD are served at /ati/x.")
     await server.stop()
   }
 
@@ -147,12 +150,11 @@ struct HTTPLayerTests {
     let server = try await TestServer.start {
       $0.publicDirectory = FileManager.default.currentDirectoryPath + "/public"
     }
-    let response = try raw(
-      server.port,
-      "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        + "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}")
-    #expect(statuses(response) == [200, 400])
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server,
+      to: "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        + "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}",
+      [200, 400], saying: "pipelined")
     await server.stop()
   }
 
@@ -199,35 +201,28 @@ struct HTTPLayerTests {
 
   @Test func aChunkedBodyIsRefusedAtOnce() async throws {
     let server = try await TestServer.start()
-    let response = try raw(
-      server.port,
-      "POST /api/rooms/\(Standup.design.id.uuidString)/actions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        + "Authorization: Bearer ci-secret-0001\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"
-    )
-    #expect(statuses(response) == [411])
-    #expect(response.contains("Content-Length"))
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server,
+      to: "POST /api/rooms/\(Standup.design.id.uuidString)/actions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Authorization: Bearer ci-secret-0001\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+      [411], saying: "Content-Length")
     await server.stop()
   }
 
   @Test func aBodyWithoutALengthIsRefusedAtOnce() async throws {
     let server = try await TestServer.start()
-    let response = try raw(
-      server.port, "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n{}")
-    #expect(statuses(response) == [411])
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server, to: "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n{}", [411])
     await server.stop()
   }
 
   @Test func aGETWithABodyIsAnsweredOnce() async throws {
     let server = try await TestServer.start()
-    let response = try raw(
-      server.port,
-      "GET /api/rooms/\(Standup.design.id.uuidString) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        + "Authorization: Bearer ci-secret-0001\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-    )
-    #expect(statuses(response) == [200])
-    #expect(try stillServes(server.port))
+    try expectAnswers(
+      server,
+      to: "GET /api/rooms/\(Standup.design.id.uuidString) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        + "Authorization: Bearer ci-secret-0001\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+      [200])
     await server.stop()
   }
 
