@@ -178,8 +178,7 @@ enum BotAPI {
           (
             "content-disposition:",
             "attachment; filename=\"\(fileName(standup.title)).\(rawValue.split(separator: ".").last ?? "txt")\""
-          ),
-          ("cache-control:", "no-store"),
+          )
         ])
     }
 

@@ -149,6 +149,11 @@ extension RoomHub {
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
     let viaProxy = cameThroughProxy(request)
     let request = request.fromClient(trusting: admission.limits.trustedProxies)
+    if request.path == "/healthz" || request.path == "/metrics",
+      request.method != "GET" && request.method != "HEAD"
+    {
+      return respond(BotAPI.methodNotAllowed(request))
+    }
     if request.path == "/healthz" {
       if draining.value {
         return respond(

@@ -137,8 +137,12 @@ extension ServerEngine {
     guard let response = control.withLock({ $0.httpResponses.removeValue(forKey: id) }) else {
       return
     }
-    httpRequests[id] = nil
-    guard write(response, to: wsi) >= 0, lws_http_transaction_completed(wsi) == 0 else {
+    // NB: an answer to HEAD says how long the body would be, and sends none (a client reads
+    // no body after it: one sent would be taken for the next answer).
+    let headOnly = httpRequests.removeValue(forKey: id)?.request.method == "HEAD"
+    guard write(response, to: wsi, headOnly: headOnly) >= 0,
+      lws_http_transaction_completed(wsi) == 0
+    else {
       clws_drop(wsi)
       return
     }

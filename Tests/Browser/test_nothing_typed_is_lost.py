@@ -76,6 +76,22 @@ def test_a_note_being_typed_when_the_meeting_ends_is_kept(server, ana, ben):
     assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
 
 
+def test_a_note_being_typed_outlives_a_reload_and_goes_once_sent(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
+    ana.refresh()
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    assert note.get_attribute("value") == "Half a thought"
+    note.send_keys(", finished" + Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: Half a thought, finished")
+    wait(ana, lambda d: d.find_element(By.ID, "note").get_attribute("value") == "")
+    ana.refresh()
+    text_in(ana, ".transcript", "Ana: Half a thought, finished")
+    assert ana.find_element(By.ID, "note").get_attribute("value") == ""
+    assert collect_console_errors(ana) == []
+
+
 def test_a_page_put_away_leaves_the_room_and_comes_back(server, ana, ben):
     both_in_a_room(server, ana, ben)
     # Ana goes to another page in the same tab: the room page may wait in the back/forward

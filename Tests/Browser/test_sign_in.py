@@ -65,6 +65,29 @@ def test_the_invite_link_signs_in_and_leaves_the_address_bar(server, ana):
     assert collect_console_errors(ana) == []
 
 
+def test_a_whole_link_pasted_into_a_join_page_without_one_is_taken(server, stranger):
+    stranger.get(server + "join")
+    text_in(stranger, ".signin h1", "This link has no invite in it")
+    assert not stranger.find_element(By.CSS_SELECTOR, "#join-form button").is_enabled()
+    # The whole link in the same tab changes only the fragment: nothing loads again.
+    stranger.get(server.invite)
+    text_in(stranger, ".signin h1", "Join your team's standups")
+    WebDriverWait(stranger, 10).until(lambda d: d.current_url.endswith("/join"))
+    button = stranger.find_element(By.CSS_SELECTOR, "#join-form button")
+    assert button.is_enabled()
+    # A name of spaces says what is missing.
+    name = stranger.find_element(By.NAME, "name")
+    name.clear()
+    name.send_keys("   ")
+    button.click()
+    text_in(stranger, ".form-error", "Type your name")
+    name.send_keys("Cy")
+    button.click()
+    WebDriverWait(stranger, 10).until(EC.url_to_be(server))
+    text_in(stranger, "#status", "Live")
+    assert collect_console_errors(stranger) == []
+
+
 def test_rotating_the_invite_sends_everyone_to_the_sign_in_page(server, ana):
     ana.get(server)
     text_in(ana, "#status", "Live")

@@ -174,6 +174,17 @@ struct AccessTests {
       headers: ["Cookie": cookie, "Origin": "https://evil.example"],
       body: #"{"type":"startMeetingButtonTapped"}"#)
     #expect(post.status == 403)
+    // Nor may another site's page sign anyone out; the server's own page (or a tool) may.
+    let signOut = try httpResponse(
+      port: server.port, "DELETE", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "https://evil.example"])
+    #expect(signOut.status == 403)
+    #expect(signOut.headers["set-cookie"] == nil)
+    let ownSignOut = try httpResponse(
+      port: server.port, "DELETE", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"])
+    #expect(ownSignOut.status == 200)
+    #expect(ownSignOut.headers["set-cookie"] != nil)
     await server.stop()
 
     let listed = try await TestServer.start(access: .inMemory()) {

@@ -176,6 +176,8 @@ struct BotTests {
     #expect(markdown.headers["content-type"] == "text/markdown; charset=utf-8")
     #expect(
       markdown.headers["content-disposition"] == "attachment; filename=\"design-history.md\"")
+    // Once: a header sent twice is joined with a comma by the reader.
+    #expect(markdown.headers["cache-control"] == "no-store")
     #expect(markdown.body.hasPrefix("# Design: meeting history\n"))
     #expect(markdown.body.contains("There: Ana\n"))
     #expect(markdown.body.contains("- **Ana**: Shipped, finally\n"))

@@ -132,6 +132,7 @@ struct HTTPLayerTests {
         "GET /app.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\(headers)Connection: close\r\n\r\n")
     }
     let first = try get()
+    #expect(parseHTTP(first).headers["cache-control"] == "no-cache")
     let tag = try #require(
       first.components(separatedBy: "\r\n").first { $0.lowercased().hasPrefix("etag: ") }?
         .dropFirst("etag: ".count))
@@ -142,6 +143,27 @@ struct HTTPLayerTests {
     let changed = try get("If-None-Match: \"0-0\"\r\n")
     #expect(statuses(changed) == [200])
     #expect(changed.hasSuffix(try String(contentsOfFile: "public/app.css", encoding: .utf8)))
+    await server.stop()
+  }
+
+  /// HEAD of an application path says the body's length and sends none (one sent would be
+  /// read as the next answer); the probes answer GET and HEAD only.
+  @Test func headOfAnApplicationPathSendsNoBodyAndProbesRefuseOtherMethods() async throws {
+    let server = try await TestServer.start()
+    let response = try raw(
+      server.port,
+      "HEAD /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+        + "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    #expect(statuses(response) == [200, 200])
+    #expect(response.components(separatedBy: "content-length: 2\r\n").count == 3)
+    #expect(response.components(separatedBy: "\r\n\r\nok").count == 2)
+    #expect(response.hasSuffix("\r\n\r\nok"))
+    for path in ["/healthz", "/metrics"] {
+      let answer = try httpResponse(port: server.port, "DELETE", path)
+      #expect(answer.status == 405)
+      #expect(answer.body.contains("DELETE is not allowed on \(path)."))
+    }
+    #expect(try httpResponse(port: server.port, "HEAD", "/metrics").status == 200)
     await server.stop()
   }
 

@@ -5,23 +5,36 @@ const form = document.getElementById("join-form");
 const error = form.querySelector(".form-error");
 const heading = document.querySelector("h1");
 
-const fromLink = location.hash.slice(1);
-if (fromLink) sessionStorage.setItem("standups.invite", fromLink);
-history.replaceState(null, "", location.pathname);
-const invite = sessionStorage.getItem("standups.invite");
+const defaultHeading = heading.textContent;
+let invite = null;
+
+// Takes the invite from the address bar (at load, and when a whole link is pasted into the
+// same tab, which changes only the fragment and loads nothing) and shows whether there is one.
+function takeInvite() {
+  const fromLink = location.hash.slice(1);
+  if (fromLink) sessionStorage.setItem("standups.invite", fromLink);
+  history.replaceState(null, "", location.pathname);
+  invite = sessionStorage.getItem("standups.invite");
+  heading.textContent = invite ? defaultHeading : "This link has no invite in it";
+  error.textContent = invite
+    ? ""
+    : "Ask your team for the whole invite link: it ends with # and a long code.";
+  form.querySelector("button").disabled = !invite;
+}
 
 form.elements.name.value = localStorage.getItem("standups.name") ?? "";
-if (!invite) {
-  heading.textContent = "This link has no invite in it";
-  error.textContent = "Ask your team for the whole invite link: it ends with # and a long code.";
-  form.querySelector("button").disabled = true;
-}
+takeInvite();
+window.addEventListener("hashchange", takeInvite);
 heading.focus();
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = form.elements.name.value.trim();
-  if (!name) return;
+  if (!name) {
+    error.textContent = "Type your name: it is how your team sees you in the room.";
+    form.elements.name.focus();
+    return;
+  }
   error.textContent = "";
   const button = form.querySelector("button");
   button.disabled = true;

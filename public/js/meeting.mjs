@@ -47,6 +47,9 @@ function showToggles() {
   notifyButton.textContent = wanted ? "Notify me when I'm up: on" : "Notify me when I'm up";
 }
 
+/** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
+export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
+
 export const meeting = {
   template() {
     return `
@@ -124,10 +127,20 @@ export const meeting = {
     });
     showToggles();
     view.lastSpeaker = null;
+    // The note being typed outlives a reload or a dropped connection (this tab only); it goes
+    // once sent, or when the meeting ends (the ended notice offers it then).
+    const input = app.querySelector("#note");
+    input.value = sessionStorage.getItem(noteDraftKey(view.id)) ?? "";
+    on("#note", "input", () => {
+      if (input.value) sessionStorage.setItem(noteDraftKey(view.id), input.value);
+      else sessionStorage.removeItem(noteDraftKey(view.id));
+    });
     on(".note-form", "submit", async (event) => {
       event.preventDefault();
-      const input = app.querySelector("#note");
-      if (await send({ type: "meeting.noteSubmitted", text: input.value })) input.value = "";
+      if (await send({ type: "meeting.noteSubmitted", text: input.value })) {
+        input.value = "";
+        sessionStorage.removeItem(noteDraftKey(view.id));
+      }
     });
   },
 

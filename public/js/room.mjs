@@ -3,7 +3,7 @@
 import { escapeHTML } from "./format.mjs";
 import { detail } from "./detail.mjs";
 import { edit } from "./edit.mjs";
-import { meeting } from "./meeting.mjs";
+import { meeting, noteDraftKey } from "./meeting.mjs";
 import { act, app, connect, isShowing, reroute, showSignIn, toast, whoAmI } from "./shell.mjs";
 import { activitySentence, presenceItems, themeStyle } from "./views.mjs";
 
@@ -76,6 +76,7 @@ class RoomView {
     if (mode !== this.mode) {
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
+        sessionStorage.removeItem(noteDraftKey(this.id));
       }
       // NB: a meeting that saves itself adds to the history one patch before it goes.
       if (mode === "meeting") this.meetingsBefore = meetingCount(state);

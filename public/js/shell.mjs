@@ -131,7 +131,11 @@ function changeName(name, open) {
   form.onsubmit = async (event) => {
     event.preventDefault();
     const wanted = input.value.trim();
-    if (!wanted) return;
+    if (!wanted) {
+      error.textContent = blankName;
+      input.focus();
+      return;
+    }
     if (!open) {
       const response = await fetch("/api/session", {
         method: "POST", credentials: "same-origin",
@@ -151,6 +155,8 @@ function changeName(name, open) {
   dialog.showModal();
   input.select();
 }
+
+const blankName = "Type your name: it is how your team sees you in the room.";
 
 function askName() {
   const saved = localStorage.getItem("standups.name");
@@ -172,7 +178,11 @@ function askName() {
     dialog.querySelector("form").onsubmit = (event) => {
       event.preventDefault();
       const name = input.value.trim();
-      if (!name) return;
+      if (!name) {
+        dialog.querySelector(".form-error").textContent = blankName;
+        input.focus();
+        return;
+      }
       localStorage.setItem("standups.name", name);
       chosen = true;
       dialog.close();

@@ -18,6 +18,11 @@ enum SessionAPI {
     case "GET": respond(read(request, gatekeeper))
     case "POST": respond(signIn(request, gatekeeper))
     case "DELETE":
+      guard gatekeeper.originAllowed(request) else {
+        return respond(
+          BotAPI.response(
+            for: WireError(.forbidden, "Sign out from this server's own page."), ref: nil))
+      }
       var response = HTTPResponse.json(JSONValue.object(["signedOut": true]).encoded)
       response.headers.append(("set-cookie:", gatekeeper.signOutCookie))
       respond(response)
