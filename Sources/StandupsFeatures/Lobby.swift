@@ -107,6 +107,7 @@ public struct Lobby: Reducer {
           seconds: new.durationSeconds)
           ?? StandupRules.validateAttendeeCount(new.attendeeNames.count)
           ?? new.attendeeNames.lazy.compactMap(StandupRules.validateName).first
+          ?? StandupRules.validateDistinctNames(new.attendeeNames)
         {
           return .reject(.invalidValue(problem))
         }

@@ -222,6 +222,19 @@ public enum StandupRules {
     return isPlainText(name) ? nil : "An attendee's name " + notPlain
   }
 
+  /// Attendees of one standup go by different names (compared without case or the spaces
+  /// around them): the meeting says who is up by name, and the history files notes under it.
+  public static func validateDistinctNames(_ names: some Sequence<String>) -> String? {
+    var seen = Set<String>()
+    for name in names {
+      let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard seen.insert(trimmed.lowercased()).inserted else {
+        return "Two attendees are called \"\(trimmed)\": give each a name of their own."
+      }
+    }
+    return nil
+  }
+
   public static func validateAttendeeCount(_ count: Int) -> String? {
     attendeeCount.contains(count) ? nil : "A standup needs 1 to 50 attendees."
   }

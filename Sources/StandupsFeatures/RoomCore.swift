@@ -135,8 +135,8 @@ struct RoomCore: Reducer {
         }
         var standup = form.draft
         standup.title = standup.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !standup.title.isEmpty else {
-          return .reject(.invalidValue("A standup needs a title of 1 to 100 characters."))
+        if let problem = StandupRules.validateTitle(standup.title) {
+          return .reject(.invalidValue(problem))
         }
         standup.attendees = standup.attendees.filter {
           !$0.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
@@ -147,6 +147,9 @@ struct RoomCore: Reducer {
         for index in standup.attendees.indices {
           standup.attendees[index].name = standup.attendees[index].name
             .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        if let problem = StandupRules.validateDistinctNames(standup.attendees.map(\.name)) {
+          return .reject(.invalidValue(problem))
         }
         state.standup = standup
         closeDestination(&state)

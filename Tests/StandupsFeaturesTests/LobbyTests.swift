@@ -77,6 +77,10 @@ struct LobbyTests {
       new(names: ["Ana", " "]),
       rejectedWith: .invalidValue("An attendee's name must be 1 to 40 characters."))
     await store.send(
+      new(names: ["Ana", "Ben", " ana "]),
+      rejectedWith: .invalidValue(
+        "Two attendees are called \"ana\": give each a name of their own."))
+    await store.send(
       new(theme: "beige"),
       rejectedWith: .invalidValue(
         "Unknown theme \"beige\": use one of bubblegum, buttercup, indigo, lavender, magenta, navy, orange, oxblood, periwinkle, poppy, purple, seafoam, sky, tan, teal, yellow."

@@ -190,7 +190,28 @@ struct RoomEditingTests {
     }
     await store.send(
       .saveEditButtonTapped,
-      rejectedWith: .invalidValue("A standup needs a title of 1 to 100 characters."))
+      rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+  }
+
+  @Test func savingTwoAttendeesOfOneNameIsRejected() async {
+    let standup = Standup.mock(attendees: 2)
+    let store = makeStore(standup)
+    await store.send(.editButtonTapped) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
+    let first = standup.attendees[0].name
+    let second = standup.attendees[1].id
+    await store.send(
+      .destination(.presented(.edit(.binding(.set(\.$attendees, \.[nameOf: second], first)))))
+    ) {
+      guard case .edit(var form) = $0.destination else { return }
+      form.attendees[id: second]?.name = first
+      $0.destination = .edit(form)
+    }
+    await store.send(
+      .saveEditButtonTapped,
+      rejectedWith: .invalidValue(
+        "Two attendees are called \"\(first)\": give each a name of their own."))
   }
 
   @Test func aSaveThatFailedPutsTheStandupBackAndReopensTheDraft() async {
