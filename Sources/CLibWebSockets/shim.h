@@ -34,10 +34,11 @@ static inline int clws_write_binary(struct lws *wsi, unsigned char *payload, siz
 }
 
 /// Sends an HTTP response with a status, a content type, a cache policy, extra headers and a
-/// body, in one go (the body unless `head_only`: an answer to HEAD announces the body's length
-/// and sends none). `headers` packs `headers_length` bytes of "name:\0value\0" pairs (lws
-/// wants the colon). Returns non-zero if the connection should be closed; the caller then
-/// completes the transaction (`lws_http_transaction_completed`) or closes.
+/// body, in one go. With `head_only` (an answer to HEAD, a 304) it sends the headers only,
+/// announcing `body_length`, and `body` is not read. `headers` packs `headers_length` bytes
+/// of "name:\0value\0" pairs (lws wants the colon). Returns non-zero if the connection should
+/// be closed; the caller then completes the transaction (`lws_http_transaction_completed`) or
+/// closes.
 ///
 /// NB: `own_status_line` writes "HTTP/1.1 <status>" itself: before an upgrade is confirmed,
 /// lws has not read the request's version yet and would answer "HTTP/1.0", which strict
@@ -46,7 +47,7 @@ static inline int clws_respond(struct lws *wsi, unsigned int status, const char 
                                const char *cache_control, const char *headers,
                                size_t headers_length, int own_status_line, int head_only,
                                const unsigned char *body, size_t body_length) {
-  size_t cap = LWS_PRE + 1024 + headers_length * 2 + body_length;
+  size_t cap = LWS_PRE + 1024 + headers_length * 2 + (head_only ? 0 : body_length);
   unsigned char *buffer = (unsigned char *)malloc(cap);
   if (!buffer) return -1;
   unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + cap - 1;

@@ -76,15 +76,21 @@ enum BotAPI {
           ref: nil))
     }
     if parts == ["api", "standups"] {
-      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      guard request.method == "GET" else {
+        return respond(methodNotAllowed(request, allowed: "GET"))
+      }
       hub.lobby.enqueue(.snapshot { respond(snapshot($0)) })
     } else if isRoom && parts.count == 3 {
-      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      guard request.method == "GET" else {
+        return respond(methodNotAllowed(request, allowed: "GET"))
+      }
       guard let roomID,
         hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID, viaProxy: viaProxy)
       else { return respond(notFound(parts[2])) }
     } else if isRoom && parts.count == 4, let format = HistoryFormat(rawValue: parts[3]) {
-      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      guard request.method == "GET" else {
+        return respond(methodNotAllowed(request, allowed: "GET"))
+      }
       guard let roomID, var standup = hub.catalog[roomID] else {
         return respond(notFound(parts[2]))
       }
@@ -100,7 +106,9 @@ enum BotAPI {
         }
       }
     } else if isRoom && parts.count == 4 && parts[3] == "meetings" {
-      guard request.method == "GET" else { return respond(methodNotAllowed(request)) }
+      guard request.method == "GET" else {
+        return respond(methodNotAllowed(request, allowed: "GET"))
+      }
       guard let roomID, hub.catalog[roomID] != nil else { return respond(notFound(parts[2])) }
       let page: ClientMessage.HistoryPage
       do {
@@ -124,7 +132,9 @@ enum BotAPI {
         }
       }
     } else if isRoom && parts.count == 4 && parts[3] == "actions" {
-      guard request.method == "POST" else { return respond(methodNotAllowed(request)) }
+      guard request.method == "POST" else {
+        return respond(methodNotAllowed(request, allowed: "POST"))
+      }
       guard let roomID, hub.catalog[roomID] != nil else {
         return respond(notFound(parts[2]))
       }
@@ -195,10 +205,13 @@ enum BotAPI {
   static let storageUnavailable = WireError(
     .storageUnavailable, "The history could not be read. Try again in a moment.")
 
-  static func methodNotAllowed(_ request: HTTPRequest) -> HTTPResponse {
-    response(
+  /// 405, with the methods the path takes (`Allow`, as RFC 9110 asks).
+  static func methodNotAllowed(_ request: HTTPRequest, allowed: String) -> HTTPResponse {
+    var answer = response(
       for: WireError(.badMessage, "\(request.method) is not allowed on \(request.path)."), ref: nil,
       status: 405)
+    answer.headers.append(("allow:", allowed))
+    return answer
   }
 
   /// A bare action (`{"type":"meeting.noteSubmitted",...}`) becomes an action message.

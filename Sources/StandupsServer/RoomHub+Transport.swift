@@ -152,7 +152,7 @@ extension RoomHub {
     if request.path == "/healthz" || request.path == "/metrics",
       request.method != "GET" && request.method != "HEAD"
     {
-      return respond(BotAPI.methodNotAllowed(request))
+      return respond(BotAPI.methodNotAllowed(request, allowed: "GET, HEAD"))
     }
     if request.path == "/healthz" {
       if draining.value {

@@ -15,8 +15,11 @@ enum HTTPHeaders {
       (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_HEAD_URI, "HEAD"),
       (WSI_TOKEN_PUT_URI, "PUT"), (WSI_TOKEN_DELETE_URI, "DELETE"),
       (WSI_TOKEN_PATCH_URI, "PATCH"), (WSI_TOKEN_OPTIONS_URI, "OPTIONS"),
+      (WSI_TOKEN_CONNECT, "CONNECT"),
     ]
-    let method = methods.first(where: { lws_hdr_total_length(wsi, $0.0) > 0 }).map(\.1) ?? "GET"
+    // NB: these are all the methods this lws parses; anything else never reaches a callback.
+    let method =
+      methods.first(where: { lws_hdr_total_length(wsi, $0.0) > 0 }).map(\.1) ?? "UNKNOWN"
     var query: [(name: String, value: String)] = []
     var buffer = [CChar](repeating: 0, count: 2048)
     var index: Int32 = 0

@@ -139,8 +139,8 @@ extension ServerEngine {
     }
     // NB: an answer to HEAD says how long the body would be, and sends none (a client reads
     // no body after it: one sent would be taken for the next answer).
-    let headOnly = httpRequests.removeValue(forKey: id)?.request.method == "HEAD"
-    guard write(response, to: wsi, headOnly: headOnly) >= 0,
+    let head = httpRequests.removeValue(forKey: id)?.request.method == "HEAD"
+    guard write(response, to: wsi, headOnlyLength: head ? response.body.count : nil) >= 0,
       lws_http_transaction_completed(wsi) == 0
     else {
       clws_drop(wsi)

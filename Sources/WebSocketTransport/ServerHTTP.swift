@@ -10,6 +10,15 @@ extension ServerEngine {
   ) -> Int32 {
     let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
     let request = readRequest(wsi, path: path)
+    // NB: lws reads the length with `atoll` into an unsigned count: "-1" would be a body of
+    // 2^64 - 1 bytes, read (and pipelined requests with it) for ever.
+    if let length = request.header("content-length"),
+      UInt64(length.trimmingCharacters(in: .whitespaces)) == nil
+    {
+      return refuseAndClose(
+        wsi,
+        HTTPResponse(status: 400, text: "Content-Length must be a whole number of bytes."))
+    }
     if configuration.applicationPaths.contains(where: { path.hasPrefix($0) }) {
       let id = nextID
       nextID += 1
@@ -79,10 +88,14 @@ extension ServerEngine {
     // may carry a body is refused here and the connection closed, before lws reads any.
     guard request.method == "GET" || request.method == "HEAD" else {
       return refuseAndClose(
-        wsi, HTTPResponse(status: 405, text: "Only GET and HEAD are served at \(request.path)."))
+        wsi,
+        HTTPResponse(
+          status: 405, text: "Only GET and HEAD are served at \(request.path).",
+          headers: [("allow:", "GET, HEAD")]))
     }
     if request.header("transfer-encoding") != nil
-      || request.header("content-length").map({ atoll($0) > 0 }) == true
+      || request.header("content-length").map({ $0.trimmingCharacters(in: .whitespaces) != "0" })
+        == true
     {
       return refuseAndClose(
         wsi,
@@ -90,11 +103,21 @@ extension ServerEngine {
           status: 400, text: "Nothing is sent to \(request.path): files are fetched without a body."
         ))
     }
+    let head = request.method == "HEAD"
     var info = stat()
     guard let root = publicRoot, let file = resolveFile(root: root, path: request.path),
-      stat(file, &info) == 0, let contents = FileManager.default.contents(atPath: file)
+      stat(file, &info) == 0
     else {
-      return finish(wsi, HTTPResponse(status: 404, text: "Not found: \(request.path)"))
+      return finish(wsi, HTTPResponse(status: 404, text: "Not found: \(request.path)"), head: head)
+    }
+    guard info.st_size <= Self.largestFile else {
+      return finish(
+        wsi,
+        HTTPResponse(
+          status: 500,
+          text:
+            "\(request.path) is larger than the \(Self.largestFile >> 20) MiB this server hands out: serve it from elsewhere."
+        ), head: head)
     }
     // The browser keeps a file and asks again each time ("no-cache"); the file's size and
     // modification time name its version, so an unchanged file costs a 304 with no body.
@@ -104,12 +127,23 @@ extension ServerEngine {
       .map { String($0, radix: 16) }.joined(separator: "-") + "\""
     let unchanged = request.header("if-none-match").map { Self.matches($0, tag: tag) } ?? false
     var response = HTTPResponse(
-      status: unchanged ? 304 : 200, contentType: MIMEType.forPath(file), body: Array(contents),
+      status: unchanged ? 304 : 200, contentType: MIMEType.forPath(file), body: [],
       headers: [("etag:", tag)])
     response.cacheControl = "no-cache"
-    // NB: a 304 announces the length the 200 would have, and sends no body, as HEAD does.
-    return finish(wsi, response, headOnly: unchanged || request.method == "HEAD")
+    if unchanged || head {
+      // NB: a 304 announces the length the 200 would have, and sends no body, as HEAD does.
+      return write(response, to: wsi, headOnlyLength: Int(info.st_size)) < 0
+        ? -1 : lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+    guard let contents = FileManager.default.contents(atPath: file) else {
+      return finish(wsi, HTTPResponse(status: 404, text: "Not found: \(request.path)"))
+    }
+    response.body = Array(contents)
+    return finish(wsi, response)
   }
+
+  /// The largest file served, whole, from memory (the web app's are tens of KiB).
+  static let largestFile = 8 << 20
 
   /// Whether an `If-None-Match` list names the tag (compared weakly, as RFC 9110 asks).
   static func matches(_ header: String, tag: String) -> Bool {
@@ -127,8 +161,12 @@ extension ServerEngine {
     return -1
   }
 
-  func finish(_ wsi: OpaquePointer, _ response: HTTPResponse, headOnly: Bool = false) -> Int32 {
-    if write(response, to: wsi, headOnly: headOnly) < 0 { return -1 }
+  /// Writes a whole answer (its headers only for a `head` request) and completes the
+  /// transaction.
+  func finish(_ wsi: OpaquePointer, _ response: HTTPResponse, head: Bool = false) -> Int32 {
+    if write(response, to: wsi, headOnlyLength: head ? response.body.count : nil) < 0 {
+      return -1
+    }
     return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
   }
 
@@ -151,9 +189,11 @@ extension ServerEngine {
     return real
   }
 
+  /// Writes an answer; with `headOnlyLength`, its headers only, announcing that length (an
+  /// answer to HEAD, a 304).
   func write(
     _ response: HTTPResponse, to wsi: OpaquePointer, ownStatusLine: Bool = false,
-    headOnly: Bool = false
+    headOnlyLength: Int? = nil
   ) -> Int32 {
     var response = response
     response.headers += configuration.responseHeaders
@@ -162,8 +202,8 @@ extension ServerEngine {
       headers.withUnsafeBufferPointer { headers in
         clws_respond(
           wsi, UInt32(response.status), response.contentType, response.cacheControl,
-          headers.baseAddress, headers.count, ownStatusLine ? 1 : 0, headOnly ? 1 : 0,
-          body.baseAddress, body.count)
+          headers.baseAddress, headers.count, ownStatusLine ? 1 : 0, headOnlyLength == nil ? 0 : 1,
+          body.baseAddress, headOnlyLength ?? body.count)
       }
     }
   }

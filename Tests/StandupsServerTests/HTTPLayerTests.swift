@@ -139,7 +139,12 @@ struct HTTPLayerTests {
     let again = try get("If-None-Match: \(tag)\r\n")
     #expect(statuses(again) == [304])
     #expect(again.hasSuffix("\r\n\r\n"))
-    #expect(statuses(try get("If-None-Match: W/\"0-0\", \(tag)\r\n")) == [304])
+    // It announces the length the file has, as the 200 did.
+    #expect(
+      parseHTTP(again).headers["content-length"] == parseHTTP(first).headers["content-length"])
+    for list in ["W/\"0-0\", \(tag)", "W/\(tag)", "*"] {
+      #expect(statuses(try get("If-None-Match: \(list)\r\n")) == [304], "\(list)")
+    }
     let changed = try get("If-None-Match: \"0-0\"\r\n")
     #expect(statuses(changed) == [200])
     #expect(changed.hasSuffix(try String(contentsOfFile: "public/app.css", encoding: .utf8)))
@@ -161,9 +166,52 @@ struct HTTPLayerTests {
     for path in ["/healthz", "/metrics"] {
       let answer = try httpResponse(port: server.port, "DELETE", path)
       #expect(answer.status == 405)
+      #expect(answer.headers["allow"] == "GET, HEAD")
       #expect(answer.body.contains("DELETE is not allowed on \(path)."))
     }
     #expect(try httpResponse(port: server.port, "HEAD", "/metrics").status == 200)
+    await server.stop()
+  }
+
+  /// A length that is no number of bytes ("-1" would be 2^64 - 1 to lws, read for ever) is
+  /// refused, on any path; so is a HEAD's body, and the 404 of a HEAD has none.
+  @Test func aLengthThatIsNoNumberIsRefusedAndAHeadGetsNoBody() async throws {
+    let server = try await TestServer.start()
+    let head = "GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n"
+    for (path, length) in [("/healthz", "-1"), ("/missing.css", "-1"), ("/api/standups", "2x")] {
+      try expectAnswers(
+        server, to: head + "GET \(path) HTTP/1.1\r\nHost: a\r\nContent-Length: \(length)\r\n\r\n",
+        [200, 400], saying: "Content-Length must be a whole number of bytes.")
+    }
+    let response = try raw(
+      server.port,
+      "HEAD /missing.css HTTP/1.1\r\nHost: a\r\n\r\n"
+        + "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    #expect(statuses(response) == [404, 200])
+    #expect(!response.contains("Not found"))
+    #expect(response.hasSuffix("\r\n\r\nok"))
+    // CONNECT is no GET: no file for it (lws 4.1.6 leaves it unanswered: it never reaches us).
+    let connect = try raw(
+      server.port, "CONNECT / HTTP/1.1\r\nHost: a\r\n\r\n", timeout: .milliseconds(500))
+    #expect(!connect.contains("200 OK"))
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
+  /// A file too large to hand out from memory is said to be, not read.
+  @Test func aFileTooLargeToHandOutIsSaidSo() async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("large-\(UUID())")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let large = folder.appendingPathComponent("movie.webm").path
+    #expect(FileManager.default.createFile(atPath: large, contents: nil))
+    #expect(truncate(large, 9 << 20) == 0)
+    let server = try await TestServer.start { $0.publicDirectory = folder.path }
+    let answer = try httpResponse(port: server.port, "GET", "/movie.webm")
+    #expect(answer.status == 500)
+    #expect(
+      answer.body
+        == "/movie.webm is larger than the 8 MiB this server hands out: serve it from elsewhere.")
     await server.stop()
   }
 

@@ -27,7 +27,7 @@ enum SessionAPI {
       response.headers.append(("set-cookie:", gatekeeper.signOutCookie))
       respond(response)
     default:
-      respond(BotAPI.methodNotAllowed(request))
+      respond(BotAPI.methodNotAllowed(request, allowed: "GET, POST, DELETE"))
     }
   }
 
