@@ -30,7 +30,7 @@ struct DataOptions: ParsableArguments {
     do {
       return try DatabaseURL(text)
     } catch {
-      throw ValidationError(error.description)
+      throw CommandFailure(error.description)
     }
   }
 
@@ -40,19 +40,19 @@ struct DataOptions: ParsableArguments {
       do {
         return try await PostgresStorage(url: url, logger: Logger(label: "standups")).access
       } catch {
-        throw ValidationError("\(error)")
+        throw CommandFailure("\(error)")
       }
     }
     let file = URL(fileURLWithPath: dataDir).appendingPathComponent("standups.sqlite").path
     guard FileManager.default.fileExists(atPath: file) else {
-      throw ValidationError(
+      throw CommandFailure(
         "No Standups data in \(dataDir): pass the server's --data-dir (or STANDUPS_DATA_DIR), or start the server once."
       )
     }
     do {
       return try SQLiteStorage(directory: dataDir).access
     } catch {
-      throw ValidationError("\(error)")
+      throw CommandFailure("\(error)")
     }
   }
 }
@@ -198,7 +198,7 @@ struct Serve: AsyncParsableCommand {
     do {
       server = try await StandupsServer.start(configuration: configuration)
     } catch {
-      throw ValidationError("\(error)")
+      throw CommandFailure("\(error)")
     }
     // NB: the link goes to standard output only, never into the logs.
     if let link = server.inviteLink {
@@ -256,11 +256,14 @@ struct Bots: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
       abstract: "Add a bot and print its token (shown this once).",
       discussion:
-        "notes: submit notes. drive: also start, advance, pause, resume and end meetings. admin: everything a person can do."
+        "notes: submit notes. drive: also start, advance, resume and end meetings. admin: everything a person can do."
     )
 
     @OptionGroup var data: DataOptions
-    @Argument(help: "The bot's name, as people will see it.") var name: String
+    @Argument(
+      help: "The bot's name, as people will see it (with \"(bot)\" after it).",
+      transform: { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+    var name: String
     @Option(
       name: .customLong("standup"),
       help: "A standup id it may use; repeatable. Without any: every standup and the lobby.")
@@ -282,7 +285,7 @@ struct Bots: AsyncParsableCommand {
       do {
         try await data.access().addBot(bot)
       } catch let error as AccessStorageError {
-        throw ValidationError(error.description)
+        throw CommandFailure(error.description)
       }
       print("Added the bot \(name) (\(scope.rawValue)). Its token, shown only this once:")
       print(token)
@@ -317,11 +320,18 @@ struct Bots: AsyncParsableCommand {
 
     func run() async throws {
       guard try await data.access().revokeBot(name) else {
-        throw ValidationError("No bot is named \"\(name)\" (see `standups-server bots list`).")
+        throw CommandFailure("No bot is named \"\(name)\" (see `standups-server bots list`).")
       }
       print("Revoked the bot \(name).")
     }
   }
+}
+
+/// A command that could not do its work (not a mistake in how it was called): said without
+/// the usage.
+struct CommandFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
 }
 
 private func env(_ name: String) -> String? {

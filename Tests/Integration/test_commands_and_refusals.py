@@ -65,6 +65,13 @@ def test_bots_are_added_listed_and_revoked_by_the_command(data, server):
     assert re.fullmatch(r"stb_[A-Za-z0-9_-]{43}", token)
     again = command("bots", "add", "notes", "--can", "admin", data=data)
     assert again.returncode != 0 and "exists already" in again.stderr
+    # What went wrong is said alone: the usage is for a command line written wrong.
+    assert "Usage:" not in again.stderr
+    # The name is trimmed, so spaces make no second "Notes"; nor may a name end in "(bot)".
+    spaced = command("bots", "add", "  Notes ", "--can", "admin", data=data)
+    assert spaced.returncode != 0 and "exists already" in spaced.stderr
+    posing = command("bots", "add", "Notes (bot)", "--can", "admin", data=data)
+    assert posing.returncode != 0 and 'cannot end in "(bot)"' in posing.stderr
     bad = command("bots", "add", "X", "--can", "everything", data=data)
     assert bad.returncode != 0
     listed = command("bots", "list", data=data)
@@ -78,6 +85,7 @@ def test_bots_are_added_listed_and_revoked_by_the_command(data, server):
     assert command("bots", "revoke", "Notes", data=data).returncode == 0
     missing = command("bots", "revoke", "Notes", data=data)
     assert missing.returncode != 0 and "No bot is named" in missing.stderr
+    assert "Usage:" not in missing.stderr
 
 
 def test_the_invite_command_prints_the_servers_link_and_rotates_it(data, server):

@@ -43,6 +43,14 @@ public struct Bot: Sendable, Equatable {
   /// Why a bot's name is not usable, or nil.
   public static func problem(withName name: String) -> String? {
     guard (1...40).contains(name.count) else { return "A bot's name must be 1 to 40 characters." }
+    guard name == name.trimmingWhitespace else {
+      return "A bot's name cannot start or end with spaces."
+    }
+    // NB: the server shows a bot as "Name (bot)": a bot called "Driver (bot)" would sign as
+    // another bot called Driver does.
+    guard !name.lowercased().hasSuffix("(bot)") else {
+      return "A bot's name cannot end in \"(bot)\": it is shown with one already."
+    }
     guard TextRules.isPlain(name) else {
       return "A bot's name cannot contain control or direction-changing characters."
     }
