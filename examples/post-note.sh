@@ -9,11 +9,17 @@ url="${STANDUPS_URL:-http://127.0.0.1:8080}"
 token="${STANDUPS_TOKEN:?set STANDUPS_TOKEN to a bot token (standups-server bots add NAME --can notes)}"
 room="${1:?usage: post-note.sh <standup-id> <text>}"
 text="${2:?usage: post-note.sh <standup-id> <text>}"
-# JSON-escape the note (a note is one line: backslashes and quotes are all there is to escape).
+# JSON-escape the note: backslashes and quotes, and the tabs and line breaks a pasted text may
+# carry (the server then says a note is one line of plain text, rather than that the JSON is bad).
 escaped=${text//\\/\\\\}
 escaped=${escaped//\"/\\\"}
+escaped=${escaped//$'\t'/\\t}
+escaped=${escaped//$'\n'/\\n}
+escaped=${escaped//$'\r'/\\r}
 body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\"}"
+status=0
 curl --silent --show-error --fail-with-body \
   -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
-  --data "$body" "$url/api/rooms/$room/actions"
+  --data "$body" "$url/api/rooms/$room/actions" || status=$?
 echo
+exit "$status"

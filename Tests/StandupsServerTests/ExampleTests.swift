@@ -36,27 +36,41 @@ struct ExampleTests {
     await server.stop()
   }
 
-  @Test func theCurlScriptPostsANote() async throws {
-    let server = try await TestServer.start()
-    let ana = try await server.room(name: "Ana")
-    try await ana.act("startMeetingButtonTapped")
+  /// Runs `examples/post-note.sh` with a note; its exit status and what it printed.
+  func postNote(_ text: String, port: Int) throws -> (status: Int32, output: String) {
     let script = Process()
     script.executableURL = URL(fileURLWithPath: "/bin/bash")
     script.arguments = [
       Self.root.appendingPathComponent("examples/post-note.sh").path,
-      Standup.design.id.uuidString, "build \"1234\" is green",
+      Standup.design.id.uuidString, text,
     ]
     script.environment = [
-      "STANDUPS_URL": "http://127.0.0.1:\(server.port)", "STANDUPS_TOKEN": "ci-secret-0001",
+      "STANDUPS_URL": "http://127.0.0.1:\(port)", "STANDUPS_TOKEN": "ci-secret-0001",
       "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
     ]
-    script.standardOutput = FileHandle.nullDevice
+    let output = Pipe()
+    script.standardOutput = output
+    script.standardError = FileHandle.nullDevice
     try script.run()
+    let printed = output.fileHandleForReading.readDataToEndOfFile()
     script.waitUntilExit()
-    #expect(script.terminationStatus == 0)
+    return (script.terminationStatus, String(decoding: printed, as: UTF8.self))
+  }
+
+  @Test func theCurlScriptPostsANote() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")
+    #expect(try postNote("build \"1234\" is green", port: server.port).status == 0)
     _ = try await ana.waitForState {
       $0["meeting"]?["transcript"] == "CI (bot): build \"1234\" is green"
     }
+    // A pasted tab reaches the server as one (escaped), which says what is wrong with it; the
+    // script fails, its answer printed on a line of its own.
+    let tabbed = try postNote("build\t1234", port: server.port)
+    #expect(tabbed.status != 0)
+    #expect(tabbed.output.contains("\"code\":\"invalid_value\""))
+    #expect(tabbed.output.hasSuffix("}\n"))
     await server.stop()
   }
 }
