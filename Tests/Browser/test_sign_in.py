@@ -154,3 +154,18 @@ def test_a_person_changes_their_name_and_the_room_sees_it(server, ana, ben):
     ana.refresh()
     text_in(ana, ".presence", "Ana Banana (you)")
     assert collect_console_errors(ana) == []
+
+
+def test_a_person_signs_out_and_the_room_sees_them_go(server, ana, ben):
+    from test_web_app import both_in_a_room, click
+    both_in_a_room(server, ana, ben)
+    click(ana, "#me")
+    WebDriverWait(ana, 10).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog .sign-out")))
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, ".signin", "You signed out of this browser.")
+    assert not ana.find_element(By.ID, "me").is_displayed()
+    WebDriverWait(ben, 10).until(lambda d: "Ana" not in d.find_element(By.CSS_SELECTOR, ".presence").text)
+    # The cookie is gone: a reload asks for the invite link.
+    ana.refresh()
+    text_in(ana, ".signin h1", "Ask your team for the invite link")
+    assert collect_console_errors(ana) == []

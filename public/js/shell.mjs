@@ -127,6 +127,20 @@ function changeName(name, open) {
   error.textContent = "";
   cancel.hidden = false;
   cancel.onclick = () => dialog.close();
+  // With a session (not on an open server): signing out ends it in this browser.
+  const signOut = dialog.querySelector(".sign-out");
+  signOut.hidden = open;
+  signOut.onclick = async () => {
+    const response = await fetch("/api/session", { method: "DELETE", credentials: "same-origin" })
+      .catch(() => null);
+    if (!response?.ok) {
+      error.textContent = "The server cannot be reached: try again.";
+      return;
+    }
+    dialog.close();
+    document.getElementById("me").hidden = true;
+    showSignIn("You signed out of this browser.");
+  };
   dialog.onclose = null;
   form.onsubmit = async (event) => {
     event.preventDefault();
