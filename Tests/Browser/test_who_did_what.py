@@ -22,6 +22,8 @@ def test_others_hear_who_did_what_and_anyone_can_bring_back_a_discarded_meeting(
     text_in(ben, ".toasts", "Ana asked to end the meeting.")
     click(ana, ".end-alert .discard")
     text_in(ben, ".undo-bar", "Ana discarded the meeting.")
+    # The ask to end is past: its toast goes with the meeting.
+    assert "asked to end" not in ben.find_element(By.CSS_SELECTOR, ".toasts").text
     # Said once: by the bar that can undo it, not again by a notice.
     assert not ben.find_element(By.CSS_SELECTOR, ".ended").is_displayed()
     text_in(ana, ".undo-bar", "You discarded the meeting.")

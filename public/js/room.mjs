@@ -4,7 +4,9 @@ import { escapeHTML } from "./format.mjs";
 import { detail } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { meeting, noteDraftKey } from "./meeting.mjs";
-import { act, app, connect, isShowing, reroute, showSignIn, toast, whoAmI } from "./shell.mjs";
+import {
+  act, app, connect, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
+} from "./shell.mjs";
 import { activitySentence, presenceItems, themeStyle } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
@@ -77,6 +79,8 @@ class RoomView {
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
         sessionStorage.removeItem(noteDraftKey(this.id));
+        // The ended notice says how it ended: "Ana asked to end the meeting" is past.
+        dismissToasts();
       }
       // NB: a meeting that saves itself adds to the history one patch before it goes.
       if (mode === "meeting") this.meetingsBefore = meetingCount(state);

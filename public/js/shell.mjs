@@ -79,6 +79,14 @@ export function toast(message) {
   item.timer = setTimeout(() => item.remove(), 5000);
 }
 
+/** Takes down the toasts showing (what they said is overtaken: a meeting ended). */
+export function dismissToasts() {
+  for (const item of [...toasts.children]) {
+    clearTimeout(item.timer);
+    item.remove();
+  }
+}
+
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
 let signInReason = "";
 
