@@ -35,10 +35,20 @@ struct DataOptions: ParsableArguments {
   }
 
   /// The data of a server that has started at least once.
-  func access() async throws -> AccessStorage {
+  func access() async throws -> AccessStorage { try await storage().access }
+
+  /// The standups of a server that has started at least once: those of `ids` it has none of.
+  func missingStandups(_ ids: [UUID]) async throws -> [UUID] {
+    let storage = try await storage()
+    var missing: [UUID] = []
+    for id in ids where try await !storage.standupExists(id) { missing.append(id) }
+    return missing
+  }
+
+  private func storage() async throws -> any CommandStorage {
     if let url = try databaseURL() {
       do {
-        return try await PostgresStorage(url: url, logger: Logger(label: "standups")).access
+        return try await PostgresStorage(url: url, logger: Logger(label: "standups"))
       } catch {
         throw CommandFailure("\(error)")
       }
@@ -50,7 +60,7 @@ struct DataOptions: ParsableArguments {
       )
     }
     do {
-      return try SQLiteStorage(directory: dataDir).access
+      return try SQLiteStorage(directory: dataDir)
     } catch {
       throw CommandFailure("\(error)")
     }
@@ -278,6 +288,11 @@ struct Bots: AsyncParsableCommand {
     }
 
     func run() async throws {
+      let ids = standups.compactMap(UUID.init(uuidString:))
+      if let missing = try await data.missingStandups(ids).first {
+        throw CommandFailure(
+          "No standup has the id \(missing.uuidString) (a standup's id is in its room's address).")
+      }
       let token = Bot.makeToken()
       let bot = Bot(
         name: name, tokenHash: Bot.hash(token: token), scope: scope,
@@ -325,6 +340,20 @@ struct Bots: AsyncParsableCommand {
       print("Revoked the bot \(name).")
     }
   }
+}
+
+/// What the commands read and change: the access data, and whether a standup exists.
+protocol CommandStorage: Sendable {
+  var access: AccessStorage { get }
+  func standupExists(_ id: UUID) async throws -> Bool
+}
+
+extension SQLiteStorage: CommandStorage {
+  func standupExists(_ id: UUID) async throws -> Bool { try await loadStandup(id) != nil }
+}
+
+extension PostgresStorage: CommandStorage {
+  func standupExists(_ id: UUID) async throws -> Bool { try await loadStandup(id) != nil }
 }
 
 /// A command that could not do its work (not a mistake in how it was called): said without

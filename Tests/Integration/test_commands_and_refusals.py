@@ -72,6 +72,11 @@ def test_bots_are_added_listed_and_revoked_by_the_command(data, server):
     assert spaced.returncode != 0 and "exists already" in spaced.stderr
     posing = command("bots", "add", "Notes (bot)", "--can", "admin", data=data)
     assert posing.returncode != 0 and 'cannot end in "(bot)"' in posing.stderr
+    # A standup id that names no standup (a typo) would make a bot that can do nothing.
+    nowhere = command("bots", "add", "Lost", "--can", "notes",
+                      "--standup", "0B5E2C5A-0000-4000-8000-000000000001", data=data)
+    assert nowhere.returncode != 0
+    assert "No standup has the id 0B5E2C5A-0000-4000-8000-000000000001" in nowhere.stderr
     bad = command("bots", "add", "X", "--can", "everything", data=data)
     assert bad.returncode != 0
     listed = command("bots", "list", data=data)
@@ -142,6 +147,9 @@ def test_a_session_and_a_scoped_token_work_and_a_revoked_token_is_cut_off(data, 
             except InvalidStatus as refused:
                 assert refused.response.status_code == 401 and attempt < 9
                 await asyncio.sleep(0.2)
+        # A bot kept to that standup may be added: it exists.
+        scoped = command("bots", "add", "Scoped", "--can", "notes", "--standup", room, data=data)
+        assert scoped.returncode == 0, scoped.stderr
         async with websockets.connect(
                 f"ws://127.0.0.1:{port}/ws/rooms/{room}?token={token}") as bot:
             await bot.recv()
