@@ -12,9 +12,7 @@ extension ServerEngine {
     let request = readRequest(wsi, path: path)
     // NB: lws reads the length with `atoll` into an unsigned count: "-1" would be a body of
     // 2^64 - 1 bytes, read (and pipelined requests with it) for ever.
-    if let length = request.header("content-length"),
-      UInt64(length.trimmingCharacters(in: .whitespaces)) == nil
-    {
+    if request.header("content-length") != nil && declaredLength(request) == nil {
       return refuseAndClose(
         wsi,
         HTTPResponse(status: 400, text: "Content-Length must be a whole number of bytes."))
@@ -36,7 +34,7 @@ extension ServerEngine {
               status: 411,
               text: "Send the body with a Content-Length (chunked bodies are not read here)."))
         }
-        if request.header("content-length") != "0" || request.method == "POST" {
+        if declaredLength(request) != 0 || request.method == "POST" {
           return 0  // wait for the body
         }
       }
@@ -93,10 +91,7 @@ extension ServerEngine {
           status: 405, text: "Only GET and HEAD are served at \(request.path).",
           headers: [("allow:", "GET, HEAD")]))
     }
-    if request.header("transfer-encoding") != nil
-      || request.header("content-length").map({ $0.trimmingCharacters(in: .whitespaces) != "0" })
-        == true
-    {
+    if request.header("transfer-encoding") != nil || (declaredLength(request) ?? 0) > 0 {
       return refuseAndClose(
         wsi,
         HTTPResponse(
@@ -132,8 +127,7 @@ extension ServerEngine {
     response.cacheControl = "no-cache"
     if unchanged || head {
       // NB: a 304 announces the length the 200 would have, and sends no body, as HEAD does.
-      return write(response, to: wsi, headOnlyLength: Int(info.st_size)) < 0
-        ? -1 : lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+      return finish(wsi, response, head: true, length: Int(info.st_size))
     }
     guard let contents = FileManager.default.contents(atPath: file) else {
       return finish(wsi, HTTPResponse(status: 404, text: "Not found: \(request.path)"))
@@ -161,12 +155,19 @@ extension ServerEngine {
     return -1
   }
 
-  /// Writes a whole answer (its headers only for a `head` request) and completes the
-  /// transaction.
-  func finish(_ wsi: OpaquePointer, _ response: HTTPResponse, head: Bool = false) -> Int32 {
-    if write(response, to: wsi, headOnlyLength: head ? response.body.count : nil) < 0 {
-      return -1
-    }
+  /// The body's length as the request declares it, or nil: none declared, or one that is no
+  /// whole number (refused in `startHTTP`).
+  func declaredLength(_ request: HTTPRequest) -> UInt64? {
+    request.header("content-length").flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
+  }
+
+  /// Writes a whole answer and completes the transaction. For a `head` request only the
+  /// headers go, announcing `length` (the body's, unless given).
+  func finish(
+    _ wsi: OpaquePointer, _ response: HTTPResponse, head: Bool = false, length: Int? = nil
+  ) -> Int32 {
+    let headOnlyLength = head ? length ?? response.body.count : nil
+    if write(response, to: wsi, headOnlyLength: headOnlyLength) < 0 { return -1 }
     return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
   }
 
