@@ -34,18 +34,11 @@ struct DataOptions: ParsableArguments {
     }
   }
 
-  /// The data of a server that has started at least once.
+  /// The team's secret and bots, of a server that has started at least once.
   func access() async throws -> AccessStorage { try await storage().access }
 
-  /// The standups of a server that has started at least once: those of `ids` it has none of.
-  func missingStandups(_ ids: [UUID]) async throws -> [UUID] {
-    let storage = try await storage()
-    var missing: [UUID] = []
-    for id in ids where try await !storage.standupExists(id) { missing.append(id) }
-    return missing
-  }
-
-  private func storage() async throws -> any CommandStorage {
+  /// The data of a server that has started at least once.
+  func storage() async throws -> any CommandStorage {
     if let url = try databaseURL() {
       do {
         return try await PostgresStorage(url: url, logger: Logger(label: "standups"))
@@ -288,17 +281,18 @@ struct Bots: AsyncParsableCommand {
     }
 
     func run() async throws {
+      let storage = try await data.storage()
       let ids = standups.compactMap(UUID.init(uuidString:))
-      if let missing = try await data.missingStandups(ids).first {
+      for id in ids where try await !storage.standupExists(id) {
         throw CommandFailure(
-          "No standup has the id \(missing.uuidString) (a standup's id is in its room's address).")
+          "No standup has the id \(id.uuidString) (a standup's id is in its room's address).")
       }
       let token = Bot.makeToken()
       let bot = Bot(
-        name: name, tokenHash: Bot.hash(token: token), scope: scope,
-        standups: standups.compactMap(UUID.init(uuidString:)), createdAt: Date())
+        name: name, tokenHash: Bot.hash(token: token), scope: scope, standups: ids,
+        createdAt: Date())
       do {
-        try await data.access().addBot(bot)
+        try await storage.access.addBot(bot)
       } catch let error as AccessStorageError {
         throw CommandFailure(error.description)
       }
