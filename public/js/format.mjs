@@ -110,3 +110,6 @@ export function backoff(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** attempt);
   return Math.round(base * (0.75 + random() * 0.5));
 }
+
+/** What a name prompt says when the name is blank (or only spaces). */
+export const BLANK_NAME = "Type your name: it is how your team sees you in the room.";

@@ -1,6 +1,8 @@
 // The invite link's page: /join#<invite>. Trades the invite for a session cookie, once, and
 // takes the invite out of the address bar at once (it never reaches the server's logs: a
 // fragment is not sent with requests).
+import { BLANK_NAME } from "./format.mjs";
+
 const form = document.getElementById("join-form");
 const error = form.querySelector(".form-error");
 const heading = document.querySelector("h1");
@@ -31,7 +33,7 @@ form.addEventListener("submit", async (event) => {
   event.preventDefault();
   const name = form.elements.name.value.trim();
   if (!name) {
-    error.textContent = "Type your name: it is how your team sees you in the room.";
+    error.textContent = BLANK_NAME;
     form.elements.name.focus();
     return;
   }

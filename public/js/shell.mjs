@@ -1,6 +1,6 @@
 // The page around every screen: status badge, toasts, who you are, connections, actions.
 import { RoomConnection } from "./connection.mjs";
-import { escapeHTML } from "./format.mjs";
+import { BLANK_NAME, escapeHTML } from "./format.mjs";
 
 export const app = document.getElementById("app");
 const statusBadge = document.getElementById("status");
@@ -142,7 +142,8 @@ function changeName(name, open) {
     const response = await fetch("/api/session", { method: "DELETE", credentials: "same-origin" })
       .catch(() => null);
     if (!response?.ok) {
-      error.textContent = "The server cannot be reached: try again.";
+      const answer = await response?.json().catch(() => ({}));
+      error.textContent = answer?.message ?? "The server cannot be reached: try again.";
       return;
     }
     dialog.close();
@@ -154,7 +155,7 @@ function changeName(name, open) {
     event.preventDefault();
     const wanted = input.value.trim();
     if (!wanted) {
-      error.textContent = blankName;
+      error.textContent = BLANK_NAME;
       input.focus();
       return;
     }
@@ -178,14 +179,15 @@ function changeName(name, open) {
   input.select();
 }
 
-const blankName = "Type your name: it is how your team sees you in the room.";
-
 function askName() {
   const saved = localStorage.getItem("standups.name");
   if (saved) return Promise.resolve(saved);
   const dialog = document.getElementById("name-dialog");
   const input = dialog.querySelector("input");
   let chosen = false;
+  // The dialog may have been used to rename before: no cancelling and no signing out here.
+  dialog.querySelector(".cancel").hidden = true;
+  dialog.querySelector(".sign-out").hidden = true;
   // NB: Escape closes a modal dialog (the browser may not let the page prevent it), which
   // would leave a page that never connects: without a name, it opens again.
   dialog.addEventListener("cancel", (event) => event.preventDefault());
@@ -201,7 +203,7 @@ function askName() {
       event.preventDefault();
       const name = input.value.trim();
       if (!name) {
-        dialog.querySelector(".form-error").textContent = blankName;
+        dialog.querySelector(".form-error").textContent = BLANK_NAME;
         input.focus();
         return;
       }
