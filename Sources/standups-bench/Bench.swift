@@ -10,13 +10,16 @@ struct Bench: AsyncParsableCommand {
     commandName: "standups-bench", abstract: "Load and latency benchmarks for standups-server.")
 
   @Option(help: "Where to write the report.") var output = "docs/BENCHMARKS.md"
-  @Option(help: "Seconds each scenario measures for.") var seconds = 8
+  @Option(help: "Seconds each scenario measures for (many-rooms and floor: --many-rooms-seconds).")
+  var seconds = 8
   @Option(help: "The server binary (default: next to this one).") var server: String?
   @Option(
+    name: .customLong("many-rooms-seconds"),
     help:
-      "Seconds the many-rooms scenario measures for, at the bench's start and at its end (≥ 90: every keepalive interval in)."
+      "Seconds the many-rooms scenario and the floor measure for, at the bench's start and at its end (default 90, ≥ 90: every keepalive interval in); with --only, --seconds if not given."
   )
-  var manyRoomsSeconds = 90
+  var manyRoomsSecondsGiven: Int?
+  var manyRoomsSeconds: Int { manyRoomsSecondsGiven ?? 90 }
   @Option(help: "Rooms in the many-rooms scenario.") var rooms = 500
   @Option(help: "Clients per room in the many-rooms scenario.") var peersPerRoom = 20
   @Option(help: "Idle connections in the keepalive scenario; repeatable.")
@@ -154,11 +157,14 @@ extension Bench {
       print(Keepalive.report(runs))
     case "many-rooms":
       let result = try await ManyRooms.run(
-        binary: binary, rooms: rooms, peers: peersPerRoom, seconds: seconds)
-      print(ManyRooms.report([result, result], mirrorIdle: nil))
+        binary: binary, rooms: rooms, peers: peersPerRoom,
+        seconds: manyRoomsSecondsGiven ?? seconds)
+      print(ManyRooms.report([result], mirrorIdle: nil))
     case "floor":
       print(
-        SendFloor.report(SendFloor.run(rooms: rooms, peers: peersPerRoom, seconds: seconds)))
+        SendFloor.report(
+          SendFloor.run(
+            rooms: rooms, peers: peersPerRoom, seconds: manyRoomsSecondsGiven ?? seconds)))
     case "proxy":
       var runs: [ProxyRun] = []
       for load in [Load.pipelined(inFlight: 4), .paced(perSecond: 600)] {

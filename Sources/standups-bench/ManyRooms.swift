@@ -121,7 +121,7 @@ enum ManyRooms {
   }
 
   /// `runs`: the scenario at the start of the bench and at its end (this machine's speed
-  /// drifts; the targets take their mean).
+  /// drifts; the targets take their mean), or the one run of `--only many-rooms`.
   static func report(_ runs: [ManyRoomsResult], mirrorIdle: Int?) -> String {
     let comparison =
       mirrorIdle.map {
@@ -153,10 +153,10 @@ enum ManyRooms {
       its meeting, the \(first.rooms) starts spread evenly over one second, and every meeting
       ticks once a second. A tick's lateness is when a client read it against the ideal grid
       that starts when that client read the meeting's start (second *k* is due *k* s later).
-      Run at the start of the bench and again at its end.\(comparison)
+      \(runs.count == 1 ? "Measured for \(first.seconds) s." : "Run at the start of the bench and again at its end, \(first.seconds) s each.")\(comparison)
 
-      | measure | at the start | at the end |
-      | --- | --- | --- |
+      | measure | \(runs.count == 1 ? "this run" : "at the start | at the end") |
+      | --- | --- |\(runs.count == 1 ? "" : " --- |")
       \(rows.joined(separator: "\n"))
 
       """
