@@ -27,13 +27,14 @@ enum Notes {
       shard's wake-up, with the cold caches it runs on, costs ~70 µs per tick on this VM, and
       a tick batched with others still ~40 µs (a different room's state and JSON each time).
       The ≤ 12 % target leaves ~2.5 points above the floor. Batching ticks across meetings
-      saves CPU but delays them: a shard gets a tick every 4 ms, so pairing them adds up to
-      4 ms to a tick's lateness, on top of a p99 of 2–3 ms (bench client) and 4–5 ms
-      (Python's). Running a shard's jobs on the service thread itself, so that a tick costs
-      one wake-up instead of two, was tried as a prototype (branch `prototype/hosted-shard`,
-      2026-11-24, 30 s runs taking turns): 14.7 and 13.2 % against 15.1 and 17.0 % without,
-      about 2 points, with ticks later by half a millisecond (libuv's timers round up to a
-      millisecond); not under 12 %, so not taken. (/proc's split of a process's time into user and
+      saves CPU but moves them: a shard gets a tick every 4 ms, so pairing them delays a tick
+      by up to 4 ms, on top of a p99 of 2–3 ms (bench client) and 4–5 ms (Python's); waking
+      the ticks due in the next 4 or 10 ms early, with the one that is due, took the server
+      to 13.3–14.0 % and 12.9 %, not under 12 % either, with ticks up to 10 ms early. Running
+      a shard's jobs on the service thread itself, so that a tick costs one wake-up instead
+      of two (branch `prototype/hosted-shard`), measured 13.5–16.7 % against 15.1–15.3 %,
+      with a p99 of 4.4–6.2 ms. Neither was taken ("Fewer wake-ups per tick, measured over
+      40 s" below). (/proc's split of a process's time into user and
       kernel is sampled at the scheduler's tick, and the shards' timer-driven bursts skew it:
       one 8 s window of this scenario read 13.9 % of 13.9 % in the kernel, where `perf` puts
       about two thirds there. The many-rooms rows show no split for that reason; the
