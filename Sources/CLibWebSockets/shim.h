@@ -3,6 +3,9 @@
 // Everything here is `static inline` (a system-library module compiles no .c files) and
 // prefixed `clws_`. Only what Swift cannot import by itself lives here: function-like
 // macros, combined option bits, and the handful of calls whose C types are awkward.
+//
+// NB: SwiftPM does not recompile the Swift targets that import this module when only this
+// header changes: touch a file of `WebSocketTransport` after editing it, or the old code runs.
 #ifndef CLWS_SHIM_H
 #define CLWS_SHIM_H
 
@@ -33,6 +36,42 @@ static inline int clws_write_binary(struct lws *wsi, unsigned char *payload, siz
   return lws_write(wsi, payload, length, LWS_WRITE_BINARY);
 }
 
+/// The reason phrase of a status this server sends, or NULL.
+static inline const char *clws_reason_phrase(unsigned int status) {
+  switch (status) {
+  case 200: return "OK";
+  case 304: return "Not Modified";
+  case 400: return "Bad Request";
+  case 401: return "Unauthorized";
+  case 403: return "Forbidden";
+  case 404: return "Not Found";
+  case 405: return "Method Not Allowed";
+  case 409: return "Conflict";
+  case 411: return "Length Required";
+  case 413: return "Content Too Large";
+  case 426: return "Upgrade Required";
+  case 429: return "Too Many Requests";
+  case 431: return "Request Header Fields Too Large";
+  case 500: return "Internal Server Error";
+  case 503: return "Service Unavailable";
+  default: return NULL;
+  }
+}
+
+/// lws 4.1.6 knows the reason phrases of 400–417 and 500–505 only, and leaves the others'
+/// empty ("HTTP/1.1 429 "): this writes ours into the status line at `start` when it did.
+static inline void clws_complete_status_line(unsigned int status, unsigned char *start,
+                                             unsigned char **p, unsigned char *end) {
+  const char *reason = clws_reason_phrase(status);
+  if (!reason || *p - start < 13 || memcmp(start, "HTTP/1.", 7) != 0) return;
+  unsigned char *line_end = (unsigned char *)memchr(start, '\r', (size_t)(*p - start));
+  size_t length = strlen(reason);
+  if (!line_end || line_end[-1] != ' ' || *p + length >= end) return;
+  memmove(line_end + length, line_end, (size_t)(*p - line_end));
+  memcpy(line_end, reason, length);
+  *p += length;
+}
+
 /// Sends an HTTP response with a status, a content type, a cache policy, extra headers and a
 /// body, in one go. With `head_only` (an answer to HEAD, a 304) it sends the headers only,
 /// announcing `body_length`, and `body` is not read. `headers` packs `headers_length` bytes
@@ -53,11 +92,9 @@ static inline int clws_respond(struct lws *wsi, unsigned int status, const char 
   unsigned char *start = buffer + LWS_PRE, *p = start, *end = buffer + cap - 1;
   int failed;
   if (own_status_line) {
+    const char *reason = clws_reason_phrase(status);
     int n = snprintf((char *)p, (size_t)(end - p), "HTTP/1.1 %u %s\r\n", status,
-                     status == 400 ? "Bad Request" : status == 401 ? "Unauthorized" :
-                     status == 403 ? "Forbidden" : status == 404 ? "Not Found" :
-                     status == 409 ? "Conflict" : status == 429 ? "Too Many Requests" :
-                     status == 503 ? "Service Unavailable" : "Error");
+                     reason ? reason : "Error");
     p += n;
     failed = lws_add_http_header_by_name(wsi, (const unsigned char *)"content-type:",
                                          (const unsigned char *)content_type,
@@ -68,6 +105,7 @@ static inline int clws_respond(struct lws *wsi, unsigned int status, const char 
   } else {
     failed = lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)body_length,
                                          &p, end);
+    if (!failed) clws_complete_status_line(status, start, &p, end);
   }
   failed = failed || lws_add_http_header_by_name(wsi, (const unsigned char *)"cache-control:",
                                                  (const unsigned char *)cache_control,

@@ -290,6 +290,8 @@ func http(
 
 /// An HTTP answer with its headers (lower-case names) and body.
 struct HTTPAnswer {
+  /// "HTTP/1.1 200 OK"
+  var statusLine = ""
   var status: Int
   var headers: [String: String]
   var body: String
@@ -314,8 +316,9 @@ func httpResponse(
 
 func parseHTTP(_ text: String) -> HTTPAnswer {
   let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+  let statusLine = text.range(of: "\r\n").map { String(text[..<$0.lowerBound]) } ?? text
   guard let end = text.range(of: "\r\n\r\n") else {
-    return HTTPAnswer(status: status, headers: [:], body: "")
+    return HTTPAnswer(statusLine: statusLine, status: status, headers: [:], body: "")
   }
   var headers: [String: String] = [:]
   for line in text[..<end.lowerBound].split(separator: "\r\n").dropFirst() {
@@ -324,5 +327,7 @@ func parseHTTP(_ text: String) -> HTTPAnswer {
     let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     headers[name] = headers[name].map { $0 + ", " + value } ?? value
   }
-  return HTTPAnswer(status: status, headers: headers, body: String(text[end.upperBound...]))
+  return HTTPAnswer(
+    statusLine: statusLine, status: status, headers: headers,
+    body: String(text[end.upperBound...]))
 }
