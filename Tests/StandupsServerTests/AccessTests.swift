@@ -262,6 +262,33 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// A bot added with `bots add` under the name of a `--bot-token` bot (CI, Standup Bot) is not
+  /// let in, at start or when added later: two bots of one name would be one participant.
+  @Test func aStoredBotNamedLikeAFlagsBotIsNotLetIn() async throws {
+    let clash = Bot(
+      name: "ci", tokenHash: Bot.hash(token: "stb_stored_ci"), scope: .admin, createdAt: Date())
+    let (server, access) = try await Self.teamServer(.inMemory(bots: Self.bots + [clash]))
+    let api = "/api/standups"
+    #expect(try httpResponse(port: server.port, "GET", api, token: "stb_stored_ci").status == 401)
+    #expect(try httpResponse(port: server.port, "GET", api, token: "ci-secret-0001").status == 200)
+    let cookie = try signIn(server, name: "Later")
+
+    try await access.addBot(
+      Bot(
+        name: "STANDUP BOT", tokenHash: Bot.hash(token: "stb_stored_sb"), scope: .admin,
+        createdAt: Date()))
+    try await access.addBot(
+      Bot(name: "Later", tokenHash: Bot.hash(token: "stb_later"), scope: .admin, createdAt: Date()))
+    // NB: polled with a session, not the token: failed tokens count towards the throttle.
+    try await eventually("the server never learnt of the new bots") {
+      await refusal(server, room, headers: ["Cookie": cookie]) == 409
+    }
+    #expect(try httpResponse(port: server.port, "GET", api, token: "stb_later").status == 200)
+    #expect(try httpResponse(port: server.port, "GET", api, token: "stb_stored_sb").status == 401)
+    #expect(try httpResponse(port: server.port, "GET", api, token: "bot-secret-0002").status == 200)
+    await server.stop()
+  }
+
   /// A name a bot is given later is the bot's: a session under it acts no more, over HTTP as
   /// on a socket, and the socket it had open is closed.
   @Test func aNameABotTakesLaterCannotActOverHTTP() async throws {

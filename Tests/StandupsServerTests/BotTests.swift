@@ -156,6 +156,9 @@ struct BotTests {
     #expect { try BotTokens(flags: ["CI=short"], environment: nil) } throws: {
       "\($0)".contains("at least 8")
     }
+    #expect { try BotTokens(flags: ["CI=long-enough"], environment: "ci:another-secret") } throws: {
+      "\($0)".contains("given twice")
+    }
     let bots = try BotTokens(flags: ["CI=long-enough"], environment: "Bot:another-secret").bots
     #expect(bots.map(\.name) == ["CI", "Bot"])
     #expect(bots.map(\.scope) == [.admin, .admin])

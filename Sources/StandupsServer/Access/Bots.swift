@@ -84,6 +84,9 @@ public struct BotTokens: Sendable, Equatable {
     if let problem = Bot.problem(withName: name) {
       throw BotTokenError("\(problem) (in \"\(name)\")")
     }
+    guard !bots.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
+      throw BotTokenError("Bot \"\(name)\" is given twice: each bot needs a name of its own.")
+    }
     guard secret.utf8.count >= 8 else {
       throw BotTokenError("The secret of bot \"\(name)\" must be at least 8 characters.")
     }

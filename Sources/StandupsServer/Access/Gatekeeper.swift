@@ -51,6 +51,8 @@ public final class Gatekeeper: Sendable {
   private struct Credentials {
     var secret: TeamSecret
     var bots: [String: Bot]
+    /// Stored bots not let in because a `--bot-token` bot has their name (lower-cased).
+    var clashing: Set<String> = []
   }
 
   let mode: AccessMode
@@ -61,6 +63,8 @@ public final class Gatekeeper: Sendable {
   /// Host names of this server besides loopback ones (`--host`, the public URL's).
   private let knownHosts: Set<String>
   private let legacyBots: [String: Bot]
+  /// The `--bot-token` bots' names, lower-cased.
+  private let legacyNames: Set<String>
   private let storage: AccessStorage
   private let credentials: Mutex<Credentials>
   let failures: FailedAttempts
@@ -76,6 +80,7 @@ public final class Gatekeeper: Sendable {
     self.mode = mode
     self.storage = storage
     self.legacyBots = Dictionary(legacyBots.map { ($0.tokenHash, $0) }, uniquingKeysWith: { $1 })
+    self.legacyNames = Set(legacyBots.map { $0.name.lowercased() })
     // NB: a proxy that rewrites Host still shows the browser's Origin: the public URL's.
     self.allowedOrigins = Set(
       allowedOrigins.map(Self.normalizedOrigin)
@@ -89,12 +94,36 @@ public final class Gatekeeper: Sendable {
     self.failures = failures
     self.logger = logger
     let secret = try await storage.teamSecret()
-    let bots = try await storage.bots()
-    credentials = Mutex(Credentials(secret: secret, bots: Self.byHash(bots)))
+    let (bots, clashing) = Self.honored(try await storage.bots(), legacyNames: legacyNames)
+    Self.warn(about: clashing, logger: logger)
+    credentials = Mutex(
+      Credentials(secret: secret, bots: Self.byHash(bots), clashing: Set(clashing.map(\.key))))
   }
 
   private static func byHash(_ bots: [Bot]) -> [String: Bot] {
     Dictionary(bots.map { ($0.tokenHash, $0) }, uniquingKeysWith: { $1 })
+  }
+
+  /// The stored bots to let in: all but those a `--bot-token` bot shares a name with (the
+  /// flag's bot is the one let in; two bots of one name would be one participant in a room).
+  private static func honored(_ stored: [Bot], legacyNames: Set<String>)
+    -> (bots: [Bot], clashing: [String: String])
+  {
+    var clashing: [String: String] = [:]
+    let bots = stored.filter { bot in
+      guard legacyNames.contains(bot.name.lowercased()) else { return true }
+      clashing[bot.name.lowercased()] = bot.name
+      return false
+    }
+    return (bots, clashing)
+  }
+
+  private static func warn(about clashing: [String: String], logger: Logger) {
+    for name in clashing.values.sorted() {
+      logger.error(
+        "The bot \"\(name)\" added with `bots add` is not let in: a --bot-token bot has that name. Revoke one of them (`standups-server bots revoke \(name)`, or drop the flag)."
+      )
+    }
   }
 
   var secret: TeamSecret { credentials.withLock { $0.secret } }
@@ -108,14 +137,17 @@ public final class Gatekeeper: Sendable {
   /// Reads the secret and bots again; says what ended.
   func reload() async throws -> Changes {
     let secret = try await storage.teamSecret()
-    let bots = Self.byHash(try await storage.bots())
+    let (honored, clashing) = Self.honored(try await storage.bots(), legacyNames: legacyNames)
+    let bots = Self.byHash(honored)
     return credentials.withLock { credentials in
+      Self.warn(
+        about: clashing.filter { !credentials.clashing.contains($0.key) }, logger: logger)
       var changes = Changes()
       changes.sessionsEnded = credentials.secret != secret
       changes.revokedBots = Set(credentials.bots.keys).subtracting(bots.keys)
       changes.newBotNames = Set(bots.values.map { $0.name.lowercased() })
         .subtracting(credentials.bots.values.map { $0.name.lowercased() })
-      credentials = Credentials(secret: secret, bots: bots)
+      credentials = Credentials(secret: secret, bots: bots, clashing: Set(clashing.keys))
       return changes
     }
   }
