@@ -16,6 +16,10 @@ def toasts(driver):
     return [toast.text for toast in driver.find_elements(By.CSS_SELECTOR, ".toast")]
 
 
+def toast_says(driver, text):
+    wait(driver, lambda d: any(text in toast for toast in toasts(d)))
+
+
 def test_save_right_after_typing_saves_what_was_typed(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")
@@ -178,3 +182,44 @@ def test_escape_on_the_name_prompt_keeps_asking():
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_a_note_too_long_to_fit_is_refused_whole_and_says_so(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    ana.execute_script("arguments[0].value = 'x'.repeat(995)", note)
+    # Typing up to the limit goes in; the key past it says how much fits.
+    note.send_keys("abcdefgh")
+    assert note.get_attribute("value") == "x" * 995 + "abcde"
+    toast_says(ana, "This field holds 1000 characters at most.")
+    # An insertion that would not fit changes nothing (the browser would take its first
+    # characters, with no word), and says so.
+    note.send_keys(Keys.BACKSPACE * 10)
+    ana.execute_cdp_cmd("Input.insertText", {"text": "y" * 50})
+    assert note.get_attribute("value") == "x" * 990
+    toast_says(ana, "That would make 1040 characters; this field holds 1000 at most.")
+    # A paste likewise: refused before the browser cuts it.
+    refused = ana.execute_script("""
+        const data = new DataTransfer();
+        data.setData("text/plain", "z".repeat(20));
+        return !arguments[0].dispatchEvent(new ClipboardEvent("paste",
+          { clipboardData: data, bubbles: true, cancelable: true }));""", note)
+    assert refused
+    toast_says(ana, "That would make 1010 characters")
+    # What fits is taken as ever.
+    ana.execute_cdp_cmd("Input.insertText", {"text": "y" * 10})
+    assert note.get_attribute("value") == "x" * 990 + "y" * 10
+    assert collect_console_errors(ana) == []
+
+
+def test_a_name_too_long_says_so_on_the_join_page(server, ana):
+    ana.get(server + "join#" + server.invite.split("#")[1])
+    name = wait(ana, EC.element_to_be_clickable((By.NAME, "name")))
+    name.clear()
+    name.send_keys("N" * 45)
+    assert name.get_attribute("value") == "N" * 40
+    text_in(ana, "#join-form .form-error", "This field holds 40 characters at most.")
+    # The next change takes the sentence down.
+    name.send_keys(Keys.BACKSPACE)
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, "#join-form .form-error").text == "")

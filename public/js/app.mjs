@@ -1,8 +1,9 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
+import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
 import { showRoom } from "./room.mjs";
-import { beginScreen, setRouter, suspend } from "./shell.mjs";
+import { beginScreen, setRouter, suspend, toast } from "./shell.mjs";
 
 function route() {
   const screen = beginScreen();
@@ -12,6 +13,7 @@ function route() {
 }
 
 setRouter(route);
+guardLengths(document, toast);
 window.addEventListener("hashchange", route);
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.

@@ -2,6 +2,7 @@
 // takes the invite out of the address bar at once (it never reaches the server's logs: a
 // fragment is not sent with requests).
 import { BLANK_NAME } from "./format.mjs";
+import { guardLengths } from "./limits.mjs";
 
 const form = document.getElementById("join-form");
 const error = form.querySelector(".form-error");
@@ -27,6 +28,7 @@ function takeInvite() {
 form.elements.name.value = localStorage.getItem("standups.name") ?? "";
 takeInvite();
 window.addEventListener("hashchange", takeInvite);
+guardLengths(form, (message) => { error.textContent = message; });
 heading.focus();
 
 form.addEventListener("submit", async (event) => {
