@@ -256,7 +256,9 @@ enum Targets {
       )
     }
     let cpuMet = many.cpuPercent <= 12 && (independent?.manyRoomsCPU ?? .infinity) <= 12
-    let ownWork = floor?.percent.map { " (\(percent(many.cpuPercent - $0)) of it above the floor)" }
+    let ownWork = floor?.percent.map {
+      " (\(percent(many.cpuPercent - $0)) of it above the floor; the service thread \(percent(many.threads.service)), the shards \(percent(many.threads.shards)))"
+    }
     rows.append(
       "| \(many.rooms) × \(many.peers) ticking rooms ≤ 12 % of one core over ≥ 90 s (\(many.seconds) s here) | bench client \(percent(many.cpuPercent))\(ownWork ?? ""); independent client \(percent(independent?.manyRoomsCPU)); a bare C sender's floor for the same traffic \(percent(floor?.percent)) | \(cpuMet ? "met" : "**missed**: see \"Where the many-rooms CPU goes\"") |"
     )

@@ -14,6 +14,9 @@ struct ManyRoomsResult {
   var lateness: [Double]
   var deliveriesPerSecond: Double
   var cpuPercent: Double
+  /// Percent of a core by thread, from their exact run times: the transport's service
+  /// thread, the shards together, and every other thread.
+  var threads: (service: Double, shards: Double, other: Double) = (0, 0, 0)
   /// The window measured.
   var seconds: Int
   var residentBytes: Int
@@ -78,10 +81,22 @@ enum ManyRooms {
 
     progress("  meetings running; measuring for \(seconds) s")
     let cpuBefore = server.cpuSeconds
+    let threadsBefore = server.threadSeconds
     let start = ContinuousClock.now
     try await Task.sleep(for: .seconds(seconds))
     let elapsed = (ContinuousClock.now - start).seconds
     let cpu = server.cpuSeconds - cpuBefore
+    var threads: (service: Double, shards: Double, other: Double) = (0, 0, 0)
+    for (name, seconds) in server.threadSeconds {
+      let percent = (seconds - (threadsBefore[name] ?? 0)) / elapsed * 100
+      if name == "lws-service" {
+        threads.service += percent
+      } else if name.hasPrefix("shard-") {
+        threads.shards += percent
+      } else {
+        threads.other += percent
+      }
+    }
     let rss = server.residentBytes
     var lateness: [Double] = []
     var deliveries = 0
@@ -99,7 +114,7 @@ enum ManyRooms {
     return ManyRoomsResult(
       rooms: rooms, peers: peers, idleBytesPerConnection: idle, connectSeconds: connectSeconds,
       lateness: lateness.sorted(), deliveriesPerSecond: Double(deliveries) / elapsed,
-      cpuPercent: cpu / elapsed * 100, seconds: seconds,
+      cpuPercent: cpu / elapsed * 100, threads: threads, seconds: seconds,
       residentBytes: rss, tickBytes: tick, snapshotBytes: snapshot)
   }
 
@@ -140,6 +155,11 @@ enum ManyRooms {
       },
       row("patches delivered") { "\(Int($0.deliveriesPerSecond)) /s" },
       row("server CPU") { String(format: "%.1f %% of one core", $0.cpuPercent) },
+      row("of which, by thread (exact run times)") {
+        String(
+          format: "service thread %.1f %%, shards %.1f %%, others %.1f %%", $0.threads.service,
+          $0.threads.shards, $0.threads.other)
+      },
       row("server RSS, meetings running") { "\($0.residentBytes / 1024 / 1024) MiB" },
       row("a tick's patch on the wire") {
         "\($0.tickBytes) bytes, vs \($0.snapshotBytes) for the whole state"
@@ -166,6 +186,12 @@ enum ManyRooms {
   static func combined(_ runs: [ManyRoomsResult]) -> ManyRoomsResult {
     var result = runs[0]
     result.cpuPercent = runs.reduce(0) { $0 + $1.cpuPercent } / Double(runs.count)
+    let count = Double(runs.count)
+    result.threads = (
+      runs.reduce(0) { $0 + $1.threads.service } / count,
+      runs.reduce(0) { $0 + $1.threads.shards } / count,
+      runs.reduce(0) { $0 + $1.threads.other } / count
+    )
     result.lateness = runs.flatMap(\.lateness).sorted()
     result.idleBytesPerConnection = runs.map(\.idleBytesPerConnection).max() ?? 0
     return result

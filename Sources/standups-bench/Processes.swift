@@ -39,6 +39,7 @@ final class ServerProcess {
   var residentBytes: Int { ProcessStats.residentBytes(process.processIdentifier) }
   var cpuSeconds: Double { ProcessStats.cpuSeconds(process.processIdentifier) }
   var systemSeconds: Double { ProcessStats.cpuTimes(process.processIdentifier).system }
+  var threadSeconds: [String: Double] { ProcessStats.threadSeconds(process.processIdentifier) }
 
   func stop() {
     process.interrupt()
@@ -101,6 +102,22 @@ enum ProcessStats {
   static func cpuSeconds(_ pid: Int32) -> Double {
     let times = cpuTimes(pid)
     return times.user + times.system
+  }
+
+  /// Each thread's exact run time so far (`/proc/PID/task/*/schedstat`), in seconds, summed
+  /// by thread name (shards are named `shard-N`, the transport's thread `lws-service`).
+  static func threadSeconds(_ pid: Int32) -> [String: Double] {
+    let tasks = "/proc/\(pid)/task"
+    var seconds: [String: Double] = [:]
+    for task in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+      let name = (try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8))?
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+      let stat = try? String(contentsOfFile: "\(tasks)/\(task)/schedstat", encoding: .utf8)
+      guard let name, let nanoseconds = stat?.split(separator: " ").first.flatMap({ Double($0) })
+      else { continue }
+      seconds[name, default: 0] += nanoseconds / 1e9
+    }
+    return seconds
   }
 
   /// CPU seconds in user space and in the kernel (on loopback the kernel's part includes the
