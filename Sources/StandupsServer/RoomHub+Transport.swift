@@ -155,9 +155,12 @@ extension RoomHub {
       return respond(BotAPI.methodNotAllowed(request, allowed: "GET, HEAD"))
     }
     if request.path == "/healthz" {
+      // NB: 404, not 503: HAProxy's sign of a server going away (`http-check disable-on-404`).
+      // It sends nobody new but keeps the connections, which the rooms then hand on with 1012;
+      // a server it marks down has them cut at once (`on-marked-down shutdown-sessions`).
       if draining.value {
         return respond(
-          HTTPResponse(status: 503, text: "draining", headers: [("retry-after:", "1")]))
+          HTTPResponse(status: 404, text: "draining", headers: [("retry-after:", "1")]))
       }
       // NB: a node cut off from the database can serve no room: the proxy should send their
       // people elsewhere until its session is back.

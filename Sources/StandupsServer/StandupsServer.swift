@@ -33,8 +33,8 @@ public struct ServerConfiguration: Sendable {
   var versionSizes = VersionLease.Sizes()
   /// How long a discarded meeting, a cancelled draft or a deletion can be undone.
   public var undoWindow: Duration = .seconds(10)
-  /// On SIGTERM, how long `/healthz` says "draining" before the rooms move (HAProxy takes a
-  /// node out after two failed checks a second apart).
+  /// On SIGTERM, how long `/healthz` says "draining" before the rooms move (HAProxy stops
+  /// sending people to a node at its next check).
   public var drainGrace: Duration = .seconds(2)
 
   public init() {}
@@ -267,7 +267,7 @@ public final class StandupsServer: Sendable {
     postgres?.close()
   }
 
-  /// A rolling restart (SIGTERM in a cluster): `/healthz` answers 503 "draining" and no room
+  /// A rolling restart (SIGTERM in a cluster): `/healthz` answers 404 "draining" and no room
   /// opens here any more; every room stops its timers, records where its meeting is, closes
   /// its people with 1012 (they reconnect, to another node) and gives up its lock; then the
   /// node shuts down.
