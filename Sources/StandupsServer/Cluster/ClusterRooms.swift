@@ -98,6 +98,10 @@ extension RoomHub {
         let state = try await StandupRoomFeature.savedState(of: standup, storage: storage)
         versions.fence { session.holds(hold) }
         held.value = hold
+        // NB: the one place that says which node serves a room (metrics carry no ids).
+        logger.info(
+          "Room \(roomID) opens on this node\(state.meeting == nil ? "" : ", its meeting paused where it was saved")."
+        )
         return .owned(state, release: { await session.release(hold) })
       } catch {
         logger.error("Opening room \(roomID) failed: \(error)")
