@@ -173,6 +173,10 @@ class Cluster:
 
 
 def main():
+    # NB: SIGTERM stops it as Ctrl-C does, and so does SIGINT when a shell that started this
+    # in the background had set it to be ignored.
+    for number in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(number, stop_on)
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     open_mode = "--open" in sys.argv
     cluster = Cluster(nodes=size, node_arguments=["--open"] if open_mode else [])
@@ -187,11 +191,16 @@ def main():
         for node in cluster.nodes:
             print(f"  node {node.name}: {node.url}  (log: {node.log})")
         print(f"  PostgreSQL: {cluster.database}")
-        print("Ctrl-C stops it all.", flush=True)
+        print(f"  HAProxy's log (nodes taken out and back): {cluster.folder / 'haproxy.log'}")
+        print("Ctrl-C (or SIGTERM) stops it all.", flush=True)
         try:
             signal.pause()
         except KeyboardInterrupt:
             print("\nStopping…")
+
+
+def stop_on(number, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
