@@ -45,7 +45,7 @@ extension RoomHub {
     let given = (request.queryValue("name") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     let sender: Sender
     let credential: Credential
-    switch gatekeeper.identify(request) {
+    switch gatekeeper.identify(request, isUpgrade: true) {
     case .failure(let refusal):
       return .refuse(refusal.httpResponse)
     case .success(.bot(let bot)):

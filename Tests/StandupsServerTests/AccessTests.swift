@@ -338,6 +338,27 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// `?token=` is read on an upgrade only: on plain HTTP any page could make a member's
+  /// browser send one (an image), and wrong tokens would lock their address out.
+  @Test func aTokenInThePlainHTTPQueryIsNeitherTakenNorCounted() async throws {
+    let (server, _) = try await Self.teamServer()
+    for attempt in 1...12 {
+      for path in ["/api/session", "/api/standups"] {
+        let answer = try httpResponse(port: server.port, "GET", "\(path)?token=stb_guess\(attempt)")
+        #expect(answer.status != 429, "\(path): \(answer.body)")
+      }
+    }
+    // A good token there is not taken either: it belongs in the Authorization header.
+    let inQuery = try httpResponse(port: server.port, "GET", "/api/standups?token=ci-secret-0001")
+    #expect(inQuery.status == 401)
+    #expect(inQuery.json?["message"]?.stringValue?.contains("Sign in first") == true)
+    // The address was never locked out: the invite still lets Ana in, and bots still join.
+    _ = try signIn(server, name: "Ana")
+    let bot = try await join(server, "\(room)?token=ci-secret-0001", headers: [:])
+    bot.close()
+    await server.stop()
+  }
+
   @Test func guessingIsThrottledPerAddress() async throws {
     let (server, _) = try await Self.teamServer()
     let cookie = try signIn(server, name: "Ana")

@@ -157,8 +157,10 @@ public final class Gatekeeper: Sendable {
   /// Who `request` is, or why it is refused. Counts failed credentials; an address past its
   /// limit waits (429) for everything but a valid session, which cannot be guessed — so a
   /// stranger guessing from a shared address (an office, a proxy) locks no person out.
-  func identify(_ request: HTTPRequest) -> Result<Identity, Refusal> {
-    let token = Self.bearerToken(in: request)
+  ///
+  /// - Parameter isUpgrade: the request asks for a WebSocket (it may carry `?token=`).
+  func identify(_ request: HTTPRequest, isUpgrade: Bool = false) -> Result<Identity, Refusal> {
+    let token = Self.bearerToken(in: request, isUpgrade: isUpgrade)
     if token == nil, mode == .team, let cookie = sessionCookie(in: request),
       case .valid(let session) = session(from: cookie)
     {
@@ -216,15 +218,20 @@ public final class Gatekeeper: Sendable {
     }
   }
 
-  /// A bot's token: `Authorization: Bearer …`, else `?token=`. Other schemes (a proxy's Basic
+  /// A bot's token: `Authorization: Bearer …`, else `?token=` on a WebSocket upgrade (a
+  /// browser's `WebSocket` cannot send headers). Other schemes (a proxy's Basic
   /// authentication) are not ours and are ignored.
-  static func bearerToken(in request: HTTPRequest) -> String? {
+  ///
+  /// NB: never `?token=` on plain HTTP: any page a team member visits could make their browser
+  /// send one (an image), and each wrong token counts against the member's address.
+  /// An upgrade from another site is refused on its `Origin` before its token is read.
+  static func bearerToken(in request: HTTPRequest, isUpgrade: Bool) -> String? {
     if let authorization = request.header("authorization"),
       authorization.lowercased().hasPrefix("bearer ")
     {
       return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
     }
-    return request.queryValue("token")
+    return isUpgrade ? request.queryValue("token") : nil
   }
 
   /// The session cookie's name names the team's key, so that two Standups servers on one
