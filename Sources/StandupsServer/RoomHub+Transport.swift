@@ -77,7 +77,10 @@ extension RoomHub {
       sender = Sender(
         participantID: UUID().uuidString.lowercased(), name: name, isBot: false,
         address: request.remoteAddress)
-      credential = sessionName.map { .session(name: $0) } ?? .none
+      credential =
+        sessionName.map {
+          .session(name: $0, expires: gatekeeper.sessionExpiry(in: request) ?? .distantFuture)
+        } ?? .none
     }
     var since: Int?
     if let text = request.queryValue("since") {
@@ -219,7 +222,7 @@ extension RoomHub {
         switch credential {
         case .session where changes.sessionsEnded:
           return (connection, "Your session ended: open your team's new invite link.")
-        case .session(let name) where changes.newBotNames.contains(name.lowercased()):
+        case .session(let name, _) where changes.newBotNames.contains(name.lowercased()):
           // NB: a bot's name is the bot's alone, also for someone who had it before.
           return (
             connection,
@@ -234,6 +237,22 @@ extension RoomHub {
     }
     for (connection, reason) in ended {
       outlet.close(connection, code: .credentialsEnded, reason: reason)
+    }
+  }
+
+  /// Closes the connections whose session has expired (4401), as a new connection with it
+  /// would be refused.
+  func closeExpiredSessions(now: Date = Date()) {
+    let expired = shared.withLock { shared in
+      shared.credentials.compactMap { connection, credential -> ConnectionID? in
+        guard case .session(_, let expires) = credential, expires <= now else { return nil }
+        return connection
+      }
+    }
+    for connection in expired {
+      outlet.close(
+        connection, code: .credentialsEnded,
+        reason: "Your session expired: open your team's invite link again.")
     }
   }
 

@@ -34,8 +34,8 @@ final class RoomHub: WebSocketServerDelegate {
   /// What let a connection in, so that it can be closed when that ends.
   enum Credential: Sendable, Equatable {
     case none
-    /// A person's session, under this name.
-    case session(name: String)
+    /// A person's session, under this name, until it expires.
+    case session(name: String, expires: Date)
     /// A bot's token hash.
     case bot(String)
   }

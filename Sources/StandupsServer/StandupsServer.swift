@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
   var versionSizes = VersionLease.Sizes()
   /// How long a discarded meeting, a cancelled draft or a deletion can be undone.
   public var undoWindow: Duration = .seconds(10)
+  /// How long a person's session lasts (tests make it short).
+  var sessionLifetime: Duration = .seconds(30 * 24 * 3600)
   /// On SIGTERM, how long `/healthz` says "draining" before the rooms move (HAProxy stops
   /// sending people to a node at its next check).
   public var drainGrace: Duration = .seconds(2)
@@ -103,8 +105,8 @@ public final class StandupsServer: Sendable {
         allowedOrigins: configuration.allowedOrigins, publicURL: configuration.publicURL,
         host: configuration.host,
         secureCookies: configuration.tls != nil
-          || configuration.publicURL?.hasPrefix("https:") == true,
-        logger: logger)
+          || configuration.publicURL?.lowercased().hasPrefix("https:") == true,
+        sessionLifetime: configuration.sessionLifetime, logger: logger)
     } catch {
       throw ServerStartError(
         description: "Cannot read the team's secret and bots: \(PostgresStorage.describe(error))")
@@ -184,6 +186,8 @@ public final class StandupsServer: Sendable {
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(1))
         guard let hub else { return }
+        // NB: whether or not storage answers: an expiry needs no reading.
+        hub.closeExpiredSessions()
         do {
           let changes = try await gatekeeper.reload()
           hub.credentialsChanged(changes)

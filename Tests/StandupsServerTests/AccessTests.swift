@@ -338,6 +338,22 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// A session that expires while its sockets are open closes them (4401), as it would refuse
+  /// a new one: an open tab does not outlive its session.
+  @Test func anOpenSocketClosesWhenItsSessionExpires() async throws {
+    let server = try await TestServer.start(access: .inMemory(bots: Self.bots)) {
+      $0.access = .team
+      $0.sessionLifetime = .seconds(2)
+    }
+    let cookie = try signIn(server, name: "Ana")
+    let socket = try await join(server, room, headers: ["Cookie": cookie])
+    let closed = try await socket.waitUntilClosed()
+    #expect(closed.code == 4401)
+    #expect(closed.reason.contains("Your session expired"))
+    #expect(await refusal(server, room, headers: ["Cookie": cookie]) == 401)
+    await server.stop()
+  }
+
   /// `?token=` is read on an upgrade only: on plain HTTP any page could make a member's
   /// browser send one (an image), and wrong tokens would lock their address out.
   @Test func aTokenInThePlainHTTPQueryIsNeitherTakenNorCounted() async throws {

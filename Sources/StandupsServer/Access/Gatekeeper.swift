@@ -246,6 +246,13 @@ public final class Gatekeeper: Sendable {
     secret.verifySession(cookie, now: now)
   }
 
+  /// When the valid session `request` carries expires, if it carries one.
+  func sessionExpiry(in request: HTTPRequest) -> Date? {
+    guard let cookie = sessionCookie(in: request), case .valid(let session) = session(from: cookie)
+    else { return nil }
+    return session.expires
+  }
+
   /// A refusal for an invite that is wrong (counted as a failed guess), or nil.
   func checkInvite(_ invite: String, from address: String) -> Refusal? {
     if let wait = failures.retryAfter(address) {

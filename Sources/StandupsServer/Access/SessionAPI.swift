@@ -51,12 +51,7 @@ enum SessionAPI {
           "reason": "A bot now has your name: open your team's invite link and choose another.",
         ]).encoded)
     case .success(.person(let name)):
-      let expires = gatekeeper.sessionCookie(in: request)
-        .flatMap { cookie -> Date? in
-          guard case .valid(let session) = gatekeeper.session(from: cookie) else { return nil }
-          return session.expires
-        }
-      return answer(name: name ?? "", expires: expires ?? Date())
+      return answer(name: name ?? "", expires: gatekeeper.sessionExpiry(in: request) ?? Date())
     case .success(.bot(let bot)):
       return .json(
         JSONValue.object(["open": false, "signedIn": true, "bot": .string(bot.name)]).encoded)
