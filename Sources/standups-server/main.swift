@@ -92,6 +92,12 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "PEM certificate: serve https and wss (STANDUPS_TLS_CERT).") var tlsCert: String?
   @Option(help: "PEM private key for --tls-cert (STANDUPS_TLS_KEY).") var tlsKey: String?
 
+  @Flag(
+    help:
+      "Print the invite link at start even when standard output is not a terminal, where a log collector may keep it (STANDUPS_PRINT_INVITE=1)."
+  )
+  var printInvite = env("PRINT_INVITE") == "1"
+
   @Option(
     name: .customLong("bot-token"),
     help:
@@ -203,9 +209,16 @@ struct Serve: AsyncParsableCommand {
     } catch {
       throw CommandFailure("\(error)")
     }
-    // NB: the link goes to standard output only, never into the logs.
+    // NB: the link goes to standard output only, never into the logs; and only to a terminal
+    // unless asked, since a container's or a service manager's output is kept like its logs.
     if let link = server.inviteLink {
-      print("Invite your team with this link (it lets anyone who has it in): \(link)")
+      if printInvite || isatty(STDOUT_FILENO) == 1 {
+        print("Invite your team with this link (it lets anyone who has it in): \(link)")
+      } else {
+        print(
+          "The invite link is not printed where it may be kept: `standups-server invite` prints it (or start with --print-invite)."
+        )
+      }
     } else {
       Logger(label: "standups").warning(
         "OPEN MODE: no invite needed — anyone who can reach this server can read, change and delete every standup."

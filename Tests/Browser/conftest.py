@@ -31,7 +31,8 @@ def server():
     """standups-server from this build on a free port, with a fresh data folder."""
     data = tempfile.mkdtemp(prefix="standups-browser-")
     process = subprocess.Popen(
-        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public"),
+         "--print-invite"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = process.stderr.readline()
     match = re.search(r"127\.0\.0\.1:(\d+)", line)

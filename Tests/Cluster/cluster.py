@@ -179,7 +179,7 @@ def main():
         signal.signal(number, stop_on)
     size = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     open_mode = "--open" in sys.argv
-    cluster = Cluster(nodes=size, node_arguments=["--open"] if open_mode else [])
+    cluster = Cluster(nodes=size, node_arguments=["--open"] if open_mode else ["--print-invite"])
     print(f"Starting PostgreSQL, {size} nodes and HAProxy on loopback…", flush=True)
     with cluster:
         print(f"\nStandups cluster: {cluster.url}/")

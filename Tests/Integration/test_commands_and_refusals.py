@@ -29,7 +29,8 @@ def data():
 @pytest.fixture
 def server(data):
     process = subprocess.Popen(
-        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public"),
+         "--print-invite"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)
     invite = re.search(r"(http://\S+/join#(\S+))", process.stdout.readline())
@@ -98,6 +99,24 @@ def test_the_invite_command_prints_the_servers_link_and_rotates_it(data, server)
     assert printed.stdout.strip() == server["link"]
     rotated = command("invite", "--rotate", "--port", str(server["port"]), data=data)
     assert rotated.stdout.strip().splitlines()[-1] != server["link"]
+
+
+def test_the_invite_is_not_printed_where_a_log_collector_keeps_the_output(data):
+    """Standard output that is no terminal (a container's, a service manager's) is kept like
+    the logs: the invite link stays out of it unless asked for, and it says how to get it."""
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert "listening" in process.stderr.readline()
+        line = process.stdout.readline()
+        assert "join#" not in line, line
+        assert "`standups-server invite` prints it" in line, line
+        printed = command("invite", data=data)
+        assert printed.returncode == 0 and "/join#" in printed.stdout, printed
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def test_refusals_are_readable_by_a_strict_client(server):
