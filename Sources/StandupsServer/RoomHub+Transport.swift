@@ -222,7 +222,10 @@ extension RoomHub {
         switch credential {
         case .session where changes.sessionsEnded:
           return (connection, "Your session ended: open your team's new invite link.")
-        case .session(let name, _) where changes.newBotNames.contains(name.lowercased()):
+        case .session(let name, _)
+        where changes.newBotNames.contains(where: {
+          TextRules.readable($0) == TextRules.readable(name)
+        }):
           // NB: a bot's name is the bot's alone, also for someone who had it before.
           return (
             connection,

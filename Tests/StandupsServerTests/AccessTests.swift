@@ -123,6 +123,8 @@ struct AccessTests {
     let invite = try #require(server.server.inviteLink?.split(separator: "#").last)
     for name in [
       "Notes", "ci", "Ana (bot)", "Ana\u{202E}", "line\nbreak", String(repeating: "x", count: 41),
+      // Names that read as a bot's: a joiner, a soft hyphen, full-width brackets or letters.
+      "CI\u{200D}", "C\u{00AD}I", "Ana (bot\u{00AD})", "Ana （bot）", "ＣＩ",
     ] {
       let body = JSONValue.object(["invite": .string(String(invite)), "name": .string(name)])
         .encodedString

@@ -1,3 +1,4 @@
+import Foundation
 import StandupsFeatures
 
 /// Rules for text a person or a bot chooses (display names, bot names).
@@ -15,10 +16,23 @@ enum TextRules {
       return "Your name cannot contain control or direction-changing characters, "
         + "or more than \(StandupRules.scalarsPerCharacter) marks on one character."
     }
-    let lowered = name.lowercased()
-    if botNames.contains(lowered) || lowered.contains("(bot)") {
+    let readable = readable(name)
+    if botNames.contains(where: { Self.readable($0) == readable }) || readable.contains("(bot)") {
       return "\"\(name)\" is a bot's name: choose another."
     }
     return nil
+  }
+
+  /// A name as people read it, to tell whether two names are the same: compatibility forms
+  /// folded (a full-width "（bot）" is "(bot)"), case ignored, and the invisible format
+  /// characters that plain text allows (joiners, soft hyphens) left out: "CI" followed by a
+  /// zero-width joiner reads as "CI". (Letters of other scripts that look alike, a Cyrillic
+  /// "І" for a Latin "I", are not caught.)
+  static func readable(_ name: String) -> String {
+    let folded = name.precomposedStringWithCompatibilityMapping.lowercased()
+    var scalars = String.UnicodeScalarView()
+    scalars.append(
+      contentsOf: folded.unicodeScalars.filter { $0.properties.generalCategory != .format })
+    return String(scalars)
   }
 }
