@@ -62,8 +62,11 @@ extension RoomChannel {
       hooks.onJoined(self)
       await releaseIfUnused()
 
-    case .restart(let why, let code, let tell):
+    case .restart(let why, let code, let tell, let handingOn):
       guard !document.isClosed else { return }
+      // NB: the state says why a meeting stops here, for its people now and for the server
+      // that takes the room on (the change is saved before the room gives up its lock).
+      if handingOn, let action = feature.moving() { send(action) }
       _ = document.closeVersions()
       if code == .serviceRestart {
         logger.notice("Room \(feature.roomName) closes: \(why). Everyone in it reconnects.")

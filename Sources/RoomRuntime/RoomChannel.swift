@@ -29,8 +29,10 @@ public actor RoomChannel<Feature: RoomFeature> {
     /// The current version and state.
     case snapshot(reply: @Sendable (Result<(version: Int, state: JSONValue), WireError>) -> Void)
     /// A change could not be numbered (storage kept failing) or encoded, or the room is no
-    /// longer this node's to run: the room restarts, everyone reconnects.
-    case restart(why: String, code: CloseCode = .internalError, tell: String? = nil)
+    /// longer this node's to run: the room restarts, everyone reconnects. `handingOn`: the
+    /// room goes to another server in good order (it reduces `RoomFeature.moving()` first).
+    case restart(
+      why: String, code: CloseCode = .internalError, tell: String? = nil, handingOn: Bool = false)
 
     /// Someone arriving (a join, an HTTP request or snapshot), counted until handled.
     var isArrival: Bool {

@@ -13,6 +13,8 @@ public protocol RoomFeature: Sendable {
   /// What a peer arriving (`joined`) or leaving does to the state, if anything.
   func joined(_ sender: Sender) -> R.Action?
   func left(_ participantID: String) -> R.Action?
+  /// What the room reduces before it is handed on to another server, if anything.
+  func moving() -> R.Action?
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
   /// Called after each change, in order: queue saves and notifications on `work` (they run
   /// in order, off the room's shard). A save that fails throws, so that the action that
@@ -36,6 +38,9 @@ public protocol RoomFeature: Sendable {
 }
 
 extension RoomFeature {
+  /// Nothing to do before the room is handed on.
+  public func moving() -> R.Action? { nil }
+
   public func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
 
   /// The whole state, compared with the last version's (a feature with an encoder of its own

@@ -37,6 +37,9 @@ public struct RecordMeeting: Reducer {
       case everyoneLeft
       /// The server stopped (or crashed) while it ran; it came back from its checkpoint.
       case serverRestarted
+      /// Its room moved to another server of a cluster (handed on in a restart, or back to
+      /// the node the proxy picks again): it came back from where it was handed on.
+      case moved
     }
 
     public var isPaused: Bool { pausedBecause != nil }
@@ -80,6 +83,8 @@ public struct RecordMeeting: Reducer {
     case alert(AlertAction)
     /// Everyone left: stop the clock until someone resumes.
     case roomEmptied
+    /// The room is handed on to another server: stop the clock there, to resume here.
+    case roomMoving
     case resumeButtonTapped
     case noteSubmitted(author: String, text: String)
     case delegate(Delegate)
@@ -161,6 +166,11 @@ public struct RecordMeeting: Reducer {
 
       case .roomEmptied:
         state.pausedBecause = .everyoneLeft
+        return .cancel(id: CancelID.timer)
+
+      case .roomMoving:
+        // NB: a meeting paused already keeps its reason: it was not stopped by the move.
+        if !state.isPaused { state.pausedBecause = .moved }
         return .cancel(id: CancelID.timer)
 
       case .resumeButtonTapped:

@@ -89,6 +89,9 @@ public struct Room: Reducer {
   public enum Action: Equatable, Sendable {
     case participantJoined(Participant)
     case participantLeft(Participant.ID)
+    /// The room is handed on to another server (a cluster): a running meeting pauses, and
+    /// says why where it comes back.
+    case roomMoving
     case startMeetingButtonTapped
     case meeting(PresentationAction<RecordMeeting.Action>)
     case editButtonTapped

@@ -121,7 +121,8 @@ extension Room {
       case .deletion?: return (.restoredStandup, nil, nil)
       case nil: return nil
       }
-    case .participantJoined, .participantLeft, .meeting, .destination, .focusChanged, .acted,
+    case .participantJoined, .participantLeft, .roomMoving, .meeting, .destination, .focusChanged,
+      .acted,
       .undoWindowEnded, .saveFailed:
       return nil
     }

@@ -82,6 +82,10 @@ struct RoomCore: Reducer {
         guard state.meeting != nil else { return .none }
         return .send(.meeting(.presented(.roomEmptied)))
 
+      case .roomMoving:
+        guard state.meeting != nil else { return .none }
+        return .send(.meeting(.presented(.roomMoving)))
+
       case .startMeetingButtonTapped:
         guard state.meeting == nil else {
           return .reject(.invalidAction("A meeting is already running."))

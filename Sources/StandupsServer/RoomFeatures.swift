@@ -32,6 +32,7 @@ struct StandupRoomFeature: RoomFeature {
       Participant(id: sender.participantID, name: sender.name, isBot: sender.isBot))
   }
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
+  func moving() -> Room.Action? { .roomMoving }
 
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Room.Action {
     .acted(

@@ -309,7 +309,8 @@ final class RoomHub: WebSocketServerDelegate {
           why: "this node is draining", code: .serviceRestart,
           tell: cluster == nil
             ? "The server is restarting: reconnecting."
-            : "This server is restarting: reconnecting to another."))
+            : "This server is restarting: reconnecting to another.",
+          handingOn: cluster != nil))
       await room.closed()
       await room.savesDone()
     }

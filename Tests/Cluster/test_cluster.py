@@ -285,6 +285,8 @@ def test_failover_after_kill_9_brings_the_room_back_where_it_was(cluster):
         back = max(p.welcomes[-1][0] for p in people) - killed_at
         meeting = people[0].state["meeting"]
         assert meeting is not None
+        # Its node died without handing it on.
+        assert meeting["pausedBecause"] == "serverRestarted", meeting
         # The meeting is where it was (±2 s), with every acknowledged note.
         assert abs(meeting["secondsElapsed"] - seconds_before) <= 2, (meeting, seconds_before)
         assert all(note in meeting["transcript"] for note in notes), meeting["transcript"]
@@ -319,6 +321,10 @@ def test_a_node_that_comes_back_gets_its_rooms_back_with_their_people(cluster):
             await asyncio.sleep(0.05)
         stand_in = await asyncio.to_thread(owner_of, cluster, standup)
         assert stand_in is not home
+        # The crash paused it; Ana resumes it where it stands in.
+        assert ana.state["meeting"]["pausedBecause"] == "serverRestarted", ana.state["meeting"]
+        resumed = await ana.act("resume", {"type": "meeting.resumeButtonTapped"})
+        assert resumed["type"] == "ack", resumed
         await asyncio.to_thread(home.start)
         await asyncio.sleep(1.5)  # HAProxy takes it back after one good check a second
         # Someone new comes through the proxy: to the home node, which asks for the room.
@@ -336,6 +342,8 @@ def test_a_node_that_comes_back_gets_its_rooms_back_with_their_people(cluster):
             await asyncio.sleep(0.05)
         await until_state(ana, lambda s: {p["name"] for p in s["participants"]} == {"Ana", "Ben"})
         assert "first" in ana.state["meeting"]["transcript"]
+        # Handed back in good order: the meeting says it moved, not that a server restarted.
+        assert ana.state["meeting"]["pausedBecause"] == "moved", ana.state["meeting"]
         await ana.stop()
         await ben.stop()
 
@@ -379,6 +387,7 @@ def test_a_rolling_restart_drains_a_node_and_the_meeting_goes_on(cluster):
             codes = [code for _, code in person.closes[before:]]
             assert codes and all(code == 1012 for code in codes), (person.name, person.closes)
         meeting = people[0].state["meeting"]
+        assert meeting["pausedBecause"] == "moved", meeting
         assert abs(meeting["secondsElapsed"] - seconds_before) <= 5, (meeting, seconds_before)
         assert "before the restart" in meeting["transcript"], meeting
         # A note after the move is kept too.

@@ -188,6 +188,48 @@ struct RecordMeetingTests {
     }
   }
 
+  @Test func aMeetingHandedOnToAnotherServerStopsAndSaysWhy() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      // No meeting: nothing to stop.
+      await store.send(.roomMoving)
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      }
+      await store.receive(\.meeting.presented.started)
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 1
+        $0.meeting?.secondsRun = 1
+      }
+      await store.send(.roomMoving)
+      await store.receive(\.meeting.presented.roomMoving) {
+        $0.meeting?.pausedBecause = .moved
+      }
+      await clock.advance(by: .seconds(10))  // nothing ticks
+      // One paused already keeps its reason: the move did not stop it.
+      await store.send(.meeting(.presented(.resumeButtonTapped))) {
+        $0.meeting?.pausedBecause = nil
+      }
+      await store.send(.participantJoined(Participant(id: "p1", name: "Ana"))) {
+        $0.participants = [Participant(id: "p1", name: "Ana")]
+        $0.meeting?.present = ["Ana"]
+      }
+      await store.send(.participantLeft("p1")) { $0.participants = [] }
+      await store.receive(\.meeting.presented.roomEmptied) {
+        $0.meeting?.pausedBecause = .everyoneLeft
+      }
+      await store.send(.roomMoving)
+      await store.receive(\.meeting.presented.roomMoving)
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+    }
+  }
+
   @Test func meetingActionsWithoutAMeetingAndASecondStartAreRejected() async {
     let clock = TestClock()
     let standup = Standup.mock()

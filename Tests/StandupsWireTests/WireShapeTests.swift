@@ -31,7 +31,7 @@ import Testing
     meeting.alert = .endMeeting
     states.append(meeting)
     meeting.alert = nil
-    for reason in [RecordMeeting.State.PauseReason.everyoneLeft, .serverRestarted] {
+    for reason in [RecordMeeting.State.PauseReason.everyoneLeft, .serverRestarted, .moved] {
       meeting.pausedBecause = reason
       states.append(meeting)
     }

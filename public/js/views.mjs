@@ -123,6 +123,7 @@ export function meetingFacts(meeting, standup) {
 export function pauseText(reason) {
   switch (reason) {
     case "serverRestarted": return "Paused: the server restarted.";
+    case "moved": return "Paused: the meeting moved to another server.";
     case "everyoneLeft": return "Paused: everyone had left.";
     default: return "Paused.";
   }

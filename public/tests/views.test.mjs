@@ -64,6 +64,8 @@ test("a paused meeting says why", () => {
     "Paused: everyone had left.");
   assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "serverRestarted" }, standup).paused,
     "Paused: the server restarted.");
+  assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "moved" }, standup).paused,
+    "Paused: the meeting moved to another server.");
 });
 
 test("a lobby card says who is in the room", () => {

@@ -163,7 +163,9 @@ extension RoomHub {
     await room.cancelAllEffects()
     await heartbeat.flush()
     room.enqueue(
-      .restart(why: "the proxy now sends its people to another node", code: .serviceRestart))
+      .restart(
+        why: "the proxy now sends its people to another node", code: .serviceRestart,
+        handingOn: true))
   }
 
   /// Rooms served by a node whose session ended show nobody in them (a meeting they ran
