@@ -64,8 +64,12 @@ cluster: deps $(VENV)/bin/kosoku
 # no force unwraps or try! outside Tests/ and the bench (their own .swift-format allows them).
 # `swift format --in-place --recursive Sources Tests examples Package.swift` fixes layout.
 SWIFT_SOURCES = Sources Tests examples Package.swift Fuzz/Package.swift Fuzz/Sources/json-fuzz Fuzz/Sources/patch-fuzz Fuzz/Sources/FuzzDriver Fuzz/Targets
+# And no source file over 400 lines (#9: files a newcomer can hold).
 lint:
 	$(SWIFT) format lint --strict --recursive $(SWIFT_SOURCES)
+	@long=$$(find Sources public/js -name '*.swift' -o -name '*.mjs' -o -name '*.c' -o -name '*.h' \
+	  | xargs wc -l | awk '$$2 != "total" && $$1 > 400 { print "  " $$2 " (" $$1 " lines)" }'); \
+	if [ -n "$$long" ]; then echo "Source files over 400 lines:"; echo "$$long"; exit 1; fi
 
 # NB: --no-parallel: the store tests take over the process-wide main serial executor.
 # The Swift tests run first: one of them captures a real session for the web app's tests.

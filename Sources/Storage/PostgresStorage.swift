@@ -110,11 +110,11 @@ public final class PostgresStorage: Sendable {
 
   // MARK: Standups
 
-  private static func json(_ value: some Encodable) throws -> String {
+  static func json(_ value: some Encodable) throws -> String {
     String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
   }
 
-  private static func decoded<T: Decodable>(_ type: T.Type, from text: String) -> T? {
+  static func decoded<T: Decodable>(_ type: T.Type, from text: String) -> T? {
     try? JSONDecoder().decode(T.self, from: Data(text.utf8))
   }
 
@@ -268,65 +268,6 @@ public final class PostgresStorage: Sendable {
     } catch let error as PostgresTransactionError {
       // NB: what went wrong, not postgres-nio's wrapper around it.
       throw error.closureError ?? error.commitError ?? error.beginError ?? error
-    }
-  }
-
-  // MARK: Meetings in progress
-
-  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?)
-
-  private func checkpoints(only id: UUID? = nil) async throws -> [MeetingCheckpoint] {
-    var checkpoints: [MeetingCheckpoint] = []
-    for try await row in try await client.query(
-      """
-      SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
-        seconds_run, paused_because
-      FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
-      """, logger: logger
-    ).decode(CheckpointRow.self) {
-      checkpoints.append(
-        MeetingCheckpoint(
-          standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
-          transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
-          present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
-          pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:))))
-    }
-    return checkpoints
-  }
-
-  public func loadCheckpoints() async throws -> [MeetingCheckpoint] { try await checkpoints() }
-
-  public func loadCheckpoint(_ id: Standup.ID) async throws -> MeetingCheckpoint? {
-    try await checkpoints(only: id).first
-  }
-
-  public func saveCheckpoint(
-    _ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?, fence: WriteFence? = nil
-  ) async throws {
-    guard let checkpoint else {
-      try await write(fence) { connection in
-        try await connection.query(
-          "DELETE FROM checkpoint WHERE standup_id = \(standupID)", logger: logger)
-      }
-      return
-    }
-    let notes = try Self.json(checkpoint.notes)
-    let present = try Self.json(checkpoint.present)
-    // NB: only for a standup that still exists (a delete may have won the race).
-    try await write(fence) { connection in
-      try await connection.query(
-        """
-        INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
-          notes, present, seconds_run, paused_because)
-        SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
-          \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
-          \(checkpoint.pausedBecause?.rawValue)::text
-        WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
-        ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
-          seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
-          transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
-          seconds_run = excluded.seconds_run, paused_because = excluded.paused_because
-        """, logger: logger)
     }
   }
 

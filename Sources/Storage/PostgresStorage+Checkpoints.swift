@@ -1,0 +1,64 @@
+import Foundation
+import PostgresNIO
+import StandupsFeatures
+
+/// Meetings in progress: their checkpoints (the clocks are written in PostgresStorage, behind
+/// its fence).
+extension PostgresStorage {
+  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?)
+
+  func checkpoints(only id: UUID? = nil) async throws -> [MeetingCheckpoint] {
+    var checkpoints: [MeetingCheckpoint] = []
+    for try await row in try await client.query(
+      """
+      SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
+        seconds_run, paused_because
+      FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
+      """, logger: logger
+    ).decode(CheckpointRow.self) {
+      checkpoints.append(
+        MeetingCheckpoint(
+          standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
+          transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
+          present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
+          pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:))))
+    }
+    return checkpoints
+  }
+
+  public func loadCheckpoints() async throws -> [MeetingCheckpoint] { try await checkpoints() }
+
+  public func loadCheckpoint(_ id: Standup.ID) async throws -> MeetingCheckpoint? {
+    try await checkpoints(only: id).first
+  }
+
+  public func saveCheckpoint(
+    _ standupID: Standup.ID, _ checkpoint: MeetingCheckpoint?, fence: WriteFence? = nil
+  ) async throws {
+    guard let checkpoint else {
+      try await write(fence) { connection in
+        try await connection.query(
+          "DELETE FROM checkpoint WHERE standup_id = \(standupID)", logger: logger)
+      }
+      return
+    }
+    let notes = try Self.json(checkpoint.notes)
+    let present = try Self.json(checkpoint.present)
+    // NB: only for a standup that still exists (a delete may have won the race).
+    try await write(fence) { connection in
+      try await connection.query(
+        """
+        INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
+          notes, present, seconds_run, paused_because)
+        SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
+          \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
+          \(checkpoint.pausedBecause?.rawValue)::text
+        WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
+        ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
+          seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
+          transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
+          seconds_run = excluded.seconds_run, paused_because = excluded.paused_because
+        """, logger: logger)
+    }
+  }
+}
