@@ -63,6 +63,9 @@ export function guardLengths(root, fallback) {
     // NB: pastes and drops were looked at above (their text is not in `data` for a field).
     if (!isLimited(event.target) || typeof event.data !== "string") return;
     if (event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop") return;
+    // NB: a composition (an input method) is left to the browser: refusing part of one
+    // would leave it half-done.
+    if (event.isComposing || event.inputType === "insertCompositionText") return;
     refuse(event, event.target, event.data.length);
   }, true);
   // What a field said goes once it changes again.
