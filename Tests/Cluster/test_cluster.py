@@ -50,10 +50,15 @@ async def create_standup(base, title, attendees=("Ana", "Ben", "Cy")):
 
 
 def owner_of(cluster, standup):
-    """The node that serves the room now: it lets people in; the others close with 1012."""
+    """The node that serves the room now: it lets people in; the others close with 1012.
+
+    The probe comes from 127.0.0.2, not from the proxy's address (127.0.0.1, trusted): a
+    node asks for a room only for someone the proxy sent, and a probe must not make the
+    node serving the room hand it on."""
     async def probe(node):
         try:
-            async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Probe")) as room:
+            async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Probe"),
+                                          local_addr=("127.0.0.2", 0)) as room:
                 message = await receive(room, 5)
                 return message.get("type") == "welcome"
         except (ConnectionClosed, InvalidStatus, OSError, asyncio.TimeoutError):
