@@ -84,7 +84,7 @@ public struct BotTokens: Sendable, Equatable {
     if let problem = Bot.problem(withName: name) {
       throw BotTokenError("\(problem) (in \"\(name)\")")
     }
-    guard !bots.contains(where: { $0.name.lowercased() == name.lowercased() }) else {
+    guard !bots.contains(where: { TextRules.readable($0.name) == TextRules.readable(name) }) else {
       throw BotTokenError("Bot \"\(name)\" is given twice: each bot needs a name of its own.")
     }
     guard secret.utf8.count >= 8 else {

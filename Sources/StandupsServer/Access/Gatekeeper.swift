@@ -51,7 +51,7 @@ public final class Gatekeeper: Sendable {
   private struct Credentials {
     var secret: TeamSecret
     var bots: [String: Bot]
-    /// Stored bots not let in because a `--bot-token` bot has their name (lower-cased).
+    /// Stored bots not let in because a `--bot-token` bot has their name (as it reads).
     var clashing: Set<String> = []
   }
 
@@ -63,7 +63,7 @@ public final class Gatekeeper: Sendable {
   /// Host names of this server besides loopback ones (`--host`, the public URL's).
   private let knownHosts: Set<String>
   private let legacyBots: [String: Bot]
-  /// The `--bot-token` bots' names, lower-cased.
+  /// The `--bot-token` bots' names, as they read (`TextRules.readable`).
   private let legacyNames: Set<String>
   private let storage: AccessStorage
   private let credentials: Mutex<Credentials>
@@ -80,7 +80,7 @@ public final class Gatekeeper: Sendable {
     self.mode = mode
     self.storage = storage
     self.legacyBots = Dictionary(legacyBots.map { ($0.tokenHash, $0) }, uniquingKeysWith: { $1 })
-    self.legacyNames = Set(legacyBots.map { $0.name.lowercased() })
+    self.legacyNames = Set(legacyBots.map { TextRules.readable($0.name) })
     // NB: a proxy that rewrites Host still shows the browser's Origin: the public URL's.
     self.allowedOrigins = Set(
       allowedOrigins.map(Self.normalizedOrigin)
@@ -111,8 +111,8 @@ public final class Gatekeeper: Sendable {
   {
     var clashing: [String: String] = [:]
     let bots = stored.filter { bot in
-      guard legacyNames.contains(bot.name.lowercased()) else { return true }
-      clashing[bot.name.lowercased()] = bot.name
+      guard legacyNames.contains(TextRules.readable(bot.name)) else { return true }
+      clashing[TextRules.readable(bot.name)] = bot.name
       return false
     }
     return (bots, clashing)
