@@ -369,7 +369,7 @@ struct AccessTests {
     // A good token there is not taken either: it belongs in the Authorization header.
     let inQuery = try httpResponse(port: server.port, "GET", "/api/standups?token=ci-secret-0001")
     #expect(inQuery.status == 401)
-    #expect(inQuery.json?["message"]?.stringValue?.contains("Sign in first") == true)
+    #expect(inQuery.json?["message"]?.stringValue?.contains("Authorization: Bearer") == true)
     // The address was never locked out: the invite still lets Ana in, and bots still join.
     _ = try signIn(server, name: "Ana")
     let bot = try await join(server, "\(room)?token=ci-secret-0001", headers: [:])
