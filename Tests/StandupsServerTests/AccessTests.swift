@@ -125,6 +125,9 @@ struct AccessTests {
       "Notes", "ci", "Ana (bot)", "Ana\u{202E}", "line\nbreak", String(repeating: "x", count: 41),
       // Names that read as a bot's: a joiner, a soft hyphen, full-width brackets or letters.
       "CI\u{200D}", "C\u{00AD}I", "Ana (bot\u{00AD})", "Ana （bot）", "ＣＩ",
+      // …or letters drawn alike: a small L, a one, Cyrillic and Greek capitals and small letters.
+      "Cl", "C1", "\u{0421}\u{0406}", "\u{0421}I", "N\u{03BF}tes", "N\u{043E}t\u{0435}s",
+      "Ana (b\u{043E}t)", "Ana (b0t)",
     ] {
       let body = JSONValue.object(["invite": .string(String(invite)), "name": .string(name)])
         .encodedString
@@ -522,5 +525,32 @@ struct AccessUnitTests {
     for bad in ["a\u{0}b", "a\nb", "a\u{202E}b", "a\u{200B}b", "a\u{2028}b"] {
       #expect(!TextRules.isPlain(bad), "\(bad.unicodeScalars.map(\.value))")
     }
+  }
+
+  @Test func namesThatReadAlikeAreTheSameName() {
+    // Letters drawn alike, from Latin, digits, Cyrillic and Greek.
+    for (one, other) in [
+      ("CI", "Cl"), ("CI", "c1"), ("CI", "ci"), ("CI", "C|"), ("CI", "\u{0421}\u{0406}"),
+      ("BOT", "B0T"),
+      ("Notes", "N\u{03BF}t\u{0435}s"), ("Anya", "\u{0410}nya"), ("Xena", "\u{03A7}ena"),
+      ("Kim", "Kirn"), ("Zoë", "Zo\u{0451}"),
+      ("Ana (bot)", "Ana （b\u{043E}t）"), ("Chloé", "Chloe\u{0301}"),
+    ] {
+      #expect(TextRules.readable(one) == TextRules.readable(other), "\(one) and \(other)")
+    }
+    // Names that only share letters' sounds, or that differ in a letter drawn differently.
+    for (one, other) in [
+      ("Ana", "Anna"), ("Ivan", "\u{0418}van"), ("Lee", "Lea"), ("Nate", "\u{03BD}ate"),
+    ] {
+      #expect(TextRules.readable(one) != TextRules.readable(other), "\(one) and \(other)")
+    }
+    // A person is told which bot a name reads like.
+    #expect(
+      TextRules.problem(withDisplayName: "Cl", botNames: ["CI"])
+        == "\"Cl\" reads like the name of the bot \"CI\": choose another.")
+    #expect(
+      TextRules.problem(withDisplayName: "ci", botNames: ["CI"])
+        == "\"ci\" is a bot's name: choose another.")
+    #expect(TextRules.problem(withDisplayName: "Cid", botNames: ["CI"]) == nil)
   }
 }

@@ -17,22 +17,68 @@ enum TextRules {
         + "or more than \(StandupRules.scalarsPerCharacter) marks on one character."
     }
     let readable = readable(name)
-    if botNames.contains(where: { Self.readable($0) == readable }) || readable.contains("(bot)") {
+    if let bot = botNames.first(where: { Self.readable($0) == readable }) {
+      return name.lowercased() == bot.lowercased()
+        ? "\"\(name)\" is a bot's name: choose another."
+        : "\"\(name)\" reads like the name of the bot \"\(bot)\": choose another."
+    }
+    if readable.contains(Self.readable("(bot)")) {
       return "\"\(name)\" is a bot's name: choose another."
     }
     return nil
   }
 
-  /// A name as people read it, to tell whether two names are the same: compatibility forms
-  /// folded (a full-width "（bot）" is "(bot)"), case ignored, and the invisible format
-  /// characters that plain text allows (joiners, soft hyphens) left out: "CI" followed by a
-  /// zero-width joiner reads as "CI". (Letters of other scripts that look alike, a Cyrillic
-  /// "І" for a Latin "I", are not caught.)
+  /// A name as people read it, to tell whether two names are the same (a simplified
+  /// skeleton of Unicode's UTS #39): compatibility forms folded (a full-width "（bot）" is
+  /// "(bot)"), accents apart from their letters, the invisible format characters that plain
+  /// text allows (joiners, soft hyphens) left out, letters that look the same read as one
+  /// (a capital "I", a small "l", a "1"; "0" and "O"; "rn" and "m"; the Cyrillic and Greek
+  /// letters drawn like Latin ones, `lookAlikes`), and case ignored. So "CI" followed by a
+  /// zero-width joiner, "ci", "Cl", "C1" and a Cyrillic "СІ" all read as "CI" (and, case
+  /// being ignored, a small "i" reads as an "l" too).
   static func readable(_ name: String) -> String {
-    let folded = name.precomposedStringWithCompatibilityMapping.lowercased()
     var scalars = String.UnicodeScalarView()
-    scalars.append(
-      contentsOf: folded.unicodeScalars.filter { $0.properties.generalCategory != .format })
-    return String(scalars)
+    for scalar in name.decomposedStringWithCompatibilityMapping.unicodeScalars
+    where scalar.properties.generalCategory != .format {
+      if let latin = lookAlikes[scalar] {
+        scalars.append(latin)
+      } else {
+        scalars.append(scalar)
+      }
+    }
+    // NB: case is ignored, so a small "i" reads as the capital "I", which reads as "l".
+    return String(scalars).lowercased()
+      .replacingOccurrences(of: "i", with: "l")
+      .replacingOccurrences(of: "rn", with: "m")
   }
+
+  /// Characters drawn like a Latin letter (in the fonts the web app uses), and that letter:
+  /// Unicode's confusables for Latin, limited to the scripts a name is likely to mix in
+  /// (Cyrillic, Greek) and to whole letters. Applied before case is folded: a Greek capital
+  /// "Ν" reads as "N", its small letter "ν" as "v".
+  static let lookAlikes: [Unicode.Scalar: Unicode.Scalar] = {
+    let pairs: [(String, Character)] = [
+      // Latin and digits that read alike.
+      ("I1|", "l"), ("0", "O"),
+      // Cyrillic capitals.
+      ("А", "A"), ("В", "B"), ("Е", "E"), ("Ѕ", "S"), ("ІӀ", "l"), ("Ј", "J"), ("К", "K"),
+      ("М", "M"), ("Н", "H"), ("О", "O"), ("Р", "P"), ("С", "C"), ("Т", "T"), ("УҮ", "Y"),
+      ("Х", "X"), ("Ԛ", "Q"), ("Ԝ", "W"), ("Ѵ", "V"),
+      // Cyrillic small letters.
+      ("а", "a"), ("с", "c"), ("ԁ", "d"), ("е", "e"), ("һ", "h"), ("і", "i"), ("ј", "j"),
+      ("ӏ", "l"), ("о", "o"), ("р", "p"), ("ԛ", "q"), ("ѕ", "s"), ("ԝ", "w"), ("х", "x"),
+      ("уү", "y"), ("ѵ", "v"),
+      // Greek capitals.
+      ("Α", "A"), ("Β", "B"), ("Ε", "E"), ("Ζ", "Z"), ("Η", "H"), ("Ι", "l"), ("Κ", "K"),
+      ("Μ", "M"), ("Ν", "N"), ("Ο", "O"), ("Ρ", "P"), ("Τ", "T"), ("Υ", "Y"), ("Χ", "X"),
+      ("Ϲ", "C"), ("Ϳ", "J"),
+      // Greek small letters.
+      ("ο", "o"), ("ν", "v"), ("ρ", "p"), ("ϲ", "c"), ("ϳ", "j"),
+    ]
+    var table: [Unicode.Scalar: Unicode.Scalar] = [:]
+    for (alikes, latin) in pairs {
+      for alike in alikes.unicodeScalars { table[alike] = latin.unicodeScalars.first }
+    }
+    return table
+  }()
 }
