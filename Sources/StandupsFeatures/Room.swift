@@ -132,7 +132,7 @@ public struct Room: Reducer {
         if undo.restore == .deletion { state.isDeleted = true }
         return .none
       default:
-        return core.reduce(into: &state, action: action)
+        return roomCore.reduce(into: &state, action: action)
       }
     }
   }
@@ -140,7 +140,7 @@ public struct Room: Reducer {
   /// What a person's action does, said to everyone (`activity`), undoable if destructive.
   private func act(_ action: Action, by actor: Actor, state: inout State) -> Effect<Action> {
     let before = state
-    let effect = core.reduce(into: &state, action: action)
+    let effect = roomCore.reduce(into: &state, action: action)
     guard effect.rejection == nil,
       let (kind, detail, restore) = Self.activity(of: action, before: before, after: state)
     else { return effect }
@@ -176,5 +176,5 @@ public struct Room: Reducer {
   }
 
   /// Everything but attribution, its body built once.
-  private let core = RoomCore().core
+  private let roomCore = RoomCore().core
 }

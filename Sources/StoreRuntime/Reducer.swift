@@ -28,6 +28,11 @@ public protocol Reducer<State, Action>: Sendable {
 
   /// The reducers this one is made of.
   @ReducerBuilder<State, Action> var body: Body { get }
+
+  /// What handles actions, built once: for a reducer made of others, its `body` (building it
+  /// instantiates its key paths and case paths, which costs more than a tick's whole reduce);
+  /// otherwise the reducer itself. Provided: do not implement.
+  var core: BuiltReducer<State, Action> { get }
 }
 
 /// A reducer with the same state and action types as `R`: `some ReducerOf<Self>`.
@@ -46,15 +51,35 @@ extension Reducer where Body: Reducer<State, Action> {
 }
 
 extension Reducer {
-  /// What handles actions: for a reducer made of others, its `body`, built once here instead
-  /// of for every action (building it instantiates its key paths and case paths, which costs
-  /// more than a tick's whole reduce); otherwise the reducer itself.
-  public var core: any Reducer<State, Action> {
-    guard !(Body.self is Never.Type), let body = body as? any Reducer<State, Action> else {
-      return self
-    }
-    return body
+  public var core: BuiltReducer<State, Action> {
+    BuiltReducer { [self] in self.reduce(into: &$0, action: $1) }
   }
+}
+
+extension Reducer where Body: Reducer<State, Action> {
+  public var core: BuiltReducer<State, Action> {
+    let body = body
+    return BuiltReducer { body.reduce(into: &$0, action: $1) }
+  }
+}
+
+/// A reducer with its body built once (`Reducer.core`), behind a closure of a concrete type.
+///
+/// NB: not `any Reducer`: the closure is made where the reducer's type is known (in its own
+/// conformance), so its body's reducers (`Scope`, `ifLet`, …) are specialized for their
+/// state and action types, and an action costs no lookups of generic metadata or witness
+/// tables, which through an existential were a tenth of a meeting's tick.
+public struct BuiltReducer<State: Sendable, Action: Sendable>: Reducer {
+  public typealias Body = Never
+  let run: @Sendable (inout State, Action) -> Effect<Action>
+
+  init(_ run: @escaping @Sendable (inout State, Action) -> Effect<Action>) { self.run = run }
+
+  public func reduce(into state: inout State, action: Action) -> Effect<Action> {
+    run(&state, action)
+  }
+
+  public var core: BuiltReducer<State, Action> { self }
 }
 
 /// A reducer from a closure.

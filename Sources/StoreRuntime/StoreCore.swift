@@ -26,7 +26,7 @@ public final class StoreCore<R: Reducer> {
   /// Where the effects run; nil: wherever the caller's task prefers (a `TestStore`).
   public let shard: Shard?
   /// `reducer.core`: its body, built once.
-  private let reducer: any Reducer<R.State, R.Action>
+  private let reducer: BuiltReducer<R.State, R.Action>
   private let dependencies: DependencyValues
   /// Sendable: a `Store` reads it from any thread.
   let effects = EffectTable()

@@ -24,7 +24,7 @@ extension Reducer {
 public struct OnChangeReducer<Base: Reducer, Value: Equatable>: Reducer {
   public typealias Body = Never
   /// `base.core`: built once, with the parent's body.
-  let base: any Reducer<Base.State, Base.Action>
+  let base: BuiltReducer<Base.State, Base.Action>
   let toValue: @Sendable (Base.State) -> Value
   let reducer: @Sendable (Value, Value) -> any Reducer<Base.State, Base.Action>
 

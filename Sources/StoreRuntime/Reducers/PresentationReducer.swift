@@ -51,7 +51,7 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
   public typealias Body = Never
   let parent: Parent
   /// `child.core`: built once, with the parent's body.
-  let child: any Reducer<Child.State, Child.Action>
+  let child: BuiltReducer<Child.State, Child.Action>
   let toChildState: WritableKeyPath<Parent.State, Child.State?> & Sendable
   let toChildAction: AnyCasePath<Parent.Action, PresentationAction<Child.Action>>
   let absentMessage: @Sendable (Child.Action) -> String

@@ -25,7 +25,7 @@ public struct Scope<ParentState: Sendable, ParentAction: Sendable, Child: Reduce
   let toChildState: StatePath
   let toChildAction: AnyCasePath<ParentAction, Child.Action>
   /// `child.core`: built once, with the parent's body.
-  let child: any Reducer<Child.State, Child.Action>
+  let child: BuiltReducer<Child.State, Child.Action>
 
   public init<ChildState, ChildAction>(
     state toChildState: WritableKeyPath<ParentState, ChildState> & Sendable,
