@@ -44,7 +44,7 @@ public final class PostgresStorage: Sendable {
         configuration: try url.connectionConfiguration(), id: 0, logger: Self.quietLogger)
       try await probe.query("SELECT 1", logger: Self.quietLogger)
       try await probe.close()
-      try await Self.withTimeout(.seconds(10)) {
+      _ = try await Self.withTimeout(.seconds(10)) {
         try await client.query("SELECT 1")
       }
       try await migrate()
