@@ -109,17 +109,20 @@ struct Bench: AsyncParsableCommand {
       binary: binary, rooms: rooms, peers: peersPerRoom, manyRoomsSeconds: manyRoomsSeconds,
       idle: idleConnections, keepaliveSeconds: keepaliveSeconds)
     let floor = SendFloor.run(rooms: rooms, peers: peersPerRoom, seconds: manyRoomsSeconds)
+    let handedOver = SendFloor.run(
+      rooms: rooms, peers: peersPerRoom, seconds: manyRoomsSeconds,
+      handoff: SendFloor.serverShards)
 
     let report = Report.render(
       sections: [
         Targets.report(
           micro: micro, fanOut: fanOut, many: ManyRooms.combined(many), keepalive: keepalive,
-          independent: independent, floor: floor),
+          independent: independent, floor: floor, handedOver: handedOver),
         Micro.report(micro),
         LobbyMicro.report(lobby),
         FanOutRun.report(fanOut),
         ManyRooms.report(many, mirrorIdle: mirrorIdle),
-        SendFloor.report(floor),
+        SendFloor.report(floor, handedOver: handedOver),
         Keepalive.report(keepalive),
         Independent.report(independent),
         ProxyRun.report(proxy),
@@ -161,10 +164,12 @@ extension Bench {
         seconds: manyRoomsSecondsGiven ?? seconds)
       print(ManyRooms.report([result], mirrorIdle: nil))
     case "floor":
+      let seconds = manyRoomsSecondsGiven ?? seconds
       print(
         SendFloor.report(
-          SendFloor.run(
-            rooms: rooms, peers: peersPerRoom, seconds: manyRoomsSecondsGiven ?? seconds)))
+          SendFloor.run(rooms: rooms, peers: peersPerRoom, seconds: seconds),
+          handedOver: SendFloor.run(
+            rooms: rooms, peers: peersPerRoom, seconds: seconds, handoff: SendFloor.serverShards)))
     case "proxy":
       var runs: [ProxyRun] = []
       for load in [Load.pipelined(inFlight: 4), .paced(perSecond: 600)] {
@@ -243,7 +248,7 @@ struct FanOutRun {
 enum Targets {
   static func report(
     micro: MicroResult, fanOut: [FanOutRun], many: ManyRoomsResult, keepalive: [KeepaliveResult],
-    independent: IndependentResult?, floor: SendFloorResult?
+    independent: IndependentResult?, floor: SendFloorResult?, handedOver: SendFloorResult?
   ) -> String {
     func verdict(_ met: Bool) -> String { met ? "met" : "**missed**" }
     func percent(_ value: Double?) -> String { value.map { String(format: "%.1f %%", $0) } ?? "–" }
@@ -260,7 +265,7 @@ enum Targets {
       " (\(percent(many.cpuPercent - $0)) of it above the floor; the service thread \(percent(many.threads.service)), the shards \(percent(many.threads.shards)))"
     }
     rows.append(
-      "| \(many.rooms) × \(many.peers) ticking rooms ≤ 12 % of one core over ≥ 90 s (\(many.seconds) s here) | bench client \(percent(many.cpuPercent))\(ownWork ?? ""); independent client \(percent(independent?.manyRoomsCPU)); a bare C sender's floor for the same traffic \(percent(floor?.percent)) | \(cpuMet ? "met" : "**missed**: see \"Where the many-rooms CPU goes\"") |"
+      "| \(many.rooms) × \(many.peers) ticking rooms ≤ 12 % of one core over ≥ 90 s (\(many.seconds) s here) | bench client \(percent(many.cpuPercent))\(ownWork ?? ""); independent client \(percent(independent?.manyRoomsCPU)); a bare C sender's floor for the same traffic \(percent(floor?.percent)), \(percent(handedOver?.percent)) with each tick handed over from a timer thread as the shards do | \(cpuMet ? "met" : "**missed**: see \"Where the many-rooms CPU goes\"") |"
     )
     let lateness = quantile(many.lateness, 0.99) ?? .infinity
     let independentLateness = independent?.manyRoomsP99

@@ -23,10 +23,15 @@ enum Notes {
       reduce, diff and encode take ~9 µs in the micro. Most of it is ticking apart: with every
       meeting started in the same instant (a one-line change to the bench), each shard wakes
       once a second for its 250 ticks, and the shards took 1.8 % and 2.4 % of a core, against
-      4.9 % and 6.2 % with the starts spread over the second in the runs beside them. So a
-      shard's wake-up, with the cold caches it runs on, costs ~70 µs per tick on this VM, and
-      a tick batched with others still ~40 µs (a different room's state and JSON each time).
-      The ≤ 12 % target leaves ~2.5 points above the floor. Batching ticks across meetings
+      4.9 % and 6.2 % with the starts spread over the second in the runs beside them: a tick
+      alone costs ~70 µs more than a tick batched with others. Waking up is not what costs,
+      though. A bare timer thread that wakes for each tick and hands it to the sender, as a
+      shard does (the floor's second row), costs ~22 µs per tick, and the sender costs no more
+      for being woken that way than by its own timer. What costs is the room's work on caches
+      that the other rooms, the client and the kernel have emptied in between: ~80 µs per
+      tick in Swift on the shard, where the same reduce, diff and encode take 9 µs warm in the
+      micro, spread thin (no function above 6 % of the shards' samples; "The floor with the
+      shards' hand-off" below). The ≤ 12 % target leaves ~2.5 points above the floor. Batching ticks across meetings
       saves CPU but moves them: a shard gets a tick every 4 ms, so pairing them delays a tick
       by up to 4 ms, on top of a p99 of 2–3 ms (bench client) and 4–5 ms (Python's); waking
       the ticks due in the next 4 or 10 ms early, with the one that is due, took the server
@@ -62,7 +67,11 @@ enum Notes {
       version's JSON in place; its standups are a persistent tree, so a rename costs what
       a join costs at 100 or 5 000 standups.
     - **A reducer's body is built once per store,** and so are `Scope`'s and `ifLet`'s for
-      their children.
+      their children, each behind a closure made in the reducer's own conformance
+      (`BuiltReducer`), not an `any Reducer`: called through an existential, the body's
+      generic reducers looked up their metadata on every action (8.6 % of the shards'
+      samples in a many-rooms profile; 7.0 % once specialized, the rest in swift-case-paths'
+      key paths and `AnyHashable`).
     - **Sleeps wait on the shard that runs the meeting.** Rooms, their effects and their
       sleeps run on shards (one thread per core, `StoreRuntime/Shard`): the shard keeps its
       sleepers in a heap and wakes them from its own loop, so a tick goes from its timer to

@@ -19,7 +19,13 @@
 // (/proc's split of a process's time into user and kernel is sampled at the scheduler's
 // tick, which bursts started by timers skew: it is not used here.)
 //
-//   standups-send-floor --rooms 500 --peers 20 --seconds 90
+// With `--handoff N`, the ticks are timed by N other threads (a server's room threads, one
+// per core), each waking on its own timer for its share of the rooms and handing the tick to
+// the sending thread through a queue and an eventfd, as standups-server's shards hand frames
+// to its transport: the floor of any design that keeps rooms off the thread that sends, with
+// no room work at all. The CPU then counts every thread.
+//
+//   standups-send-floor --rooms 500 --peers 20 --seconds 90 [--handoff 2]
 //
 // Prints a Markdown table of one row.
 
@@ -32,7 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -61,6 +70,39 @@ static long long threadRunTime(void) {
 static void fail(const char *what) {
   perror(what);
   exit(1);
+}
+
+/// The hand-off: timer threads push the rooms whose tick is due, the sender pops them.
+static struct {
+  pthread_mutex_t lock;
+  int *rooms;
+  long pushed, popped;
+  int capacity, wake, threads, roomCount, seconds;
+  double start;
+  long long *runTimes;
+} handoff = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void sleepUntil(double due) {
+  struct timespec until = {.tv_sec = (time_t)due, .tv_nsec = (long)((due - (time_t)due) * 1e9)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+  }
+}
+
+/// A timer thread: wakes when each of its rooms' ticks is due and hands the room over.
+static void *timeTicks(void *argument) {
+  int thread = (int)(intptr_t)argument;
+  for (int second = 0; second < handoff.seconds; second++) {
+    for (int room = thread; room < handoff.roomCount; room += handoff.threads) {
+      sleepUntil(handoff.start + second + (double)room / handoff.roomCount);
+      pthread_mutex_lock(&handoff.lock);
+      handoff.rooms[handoff.pushed++ % handoff.capacity] = room;
+      pthread_mutex_unlock(&handoff.lock);
+      uint64_t one = 1;
+      if (write(handoff.wake, &one, sizeof one) != sizeof one) fail("eventfd");
+    }
+  }
+  handoff.runTimes[thread] = threadRunTime();
+  return NULL;
 }
 
 /// The child: opens `count` connections and reads everything on one thread, answering each
@@ -115,21 +157,23 @@ static void readAll(struct sockaddr_in address, int count) {
 }
 
 int main(int argc, char **argv) {
-  int rooms = 500, peers = 20, seconds = 90, pingAfter = 15;
+  int rooms = 500, peers = 20, seconds = 90, pingAfter = 15, handoffThreads = 0;
   for (int index = 1; index + 1 < argc; index += 2) {
     int value = atoi(argv[index + 1]);
     if (strcmp(argv[index], "--rooms") == 0) rooms = value;
     else if (strcmp(argv[index], "--peers") == 0) peers = value;
     else if (strcmp(argv[index], "--seconds") == 0) seconds = value;
     else if (strcmp(argv[index], "--ping-after") == 0) pingAfter = value;
+    else if (strcmp(argv[index], "--handoff") == 0) handoffThreads = value;
     else {
-      fprintf(stderr, "usage: %s [--rooms N] [--peers N] [--seconds N] [--ping-after N]\n",
+      fprintf(stderr,
+              "usage: %s [--rooms N] [--peers N] [--seconds N] [--ping-after N] [--handoff N]\n",
               argv[0]);
       return 2;
     }
   }
-  if (rooms < 1 || peers < 1 || seconds < 1 || pingAfter < 1) {
-    fprintf(stderr, "standups-send-floor: every number must be at least 1\n");
+  if (rooms < 1 || peers < 1 || seconds < 1 || pingAfter < 1 || handoffThreads < 0) {
+    fprintf(stderr, "standups-send-floor: every number must be at least 1 (--handoff: 0)\n");
     return 2;
   }
   int count = rooms * peers;
@@ -169,9 +213,48 @@ int main(int argc, char **argv) {
   long pingsDue = 0, pingsSent = 0, sends = 0, pongBytes = 0;
   long long before = threadRunTime();
   double start = now();
-  for (int second = 0; second < seconds; second++) {
-    for (int room = 0; room < rooms; room++) {
-      double due = start + second + (double)room / rooms;
+  pthread_t *timers = NULL;
+  if (handoffThreads > 0) {
+    handoff.capacity = rooms;
+    handoff.rooms = calloc((size_t)rooms, sizeof(int));
+    handoff.runTimes = calloc((size_t)handoffThreads, sizeof(long long));
+    handoff.wake = eventfd(0, EFD_NONBLOCK);
+    handoff.threads = handoffThreads;
+    handoff.roomCount = rooms;
+    handoff.seconds = seconds;
+    handoff.start = start;
+    struct epoll_event event = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+    timers = calloc((size_t)handoffThreads, sizeof(pthread_t));
+    if (handoff.rooms == NULL || handoff.runTimes == NULL || handoff.wake < 0 || timers == NULL ||
+        epoll_ctl(poller, EPOLL_CTL_ADD, handoff.wake, &event) != 0)
+      fail("handoff");
+    for (int thread = 0; thread < handoffThreads; thread++)
+      if (pthread_create(&timers[thread], NULL, timeTicks, (void *)(intptr_t)thread) != 0)
+        fail("pthread_create");
+  }
+  for (long turn = 0; turn < (long)seconds * rooms; turn++) {
+    int room = (int)(turn % rooms);
+    if (handoffThreads > 0) {
+      // The next room is whichever a timer thread handed over: wait for one.
+      for (;;) {
+        pthread_mutex_lock(&handoff.lock);
+        int ready = handoff.popped < handoff.pushed;
+        if (ready) room = handoff.rooms[handoff.popped++ % handoff.capacity];
+        pthread_mutex_unlock(&handoff.lock);
+        if (ready) break;
+        int woken = epoll_wait(poller, events, 256, -1);
+        for (int e = 0; e < woken; e++) {
+          if (events[e].data.u32 == UINT32_MAX) {
+            uint64_t value;
+            if (read(handoff.wake, &value, sizeof value) < 0 && errno != EAGAIN) fail("eventfd");
+            continue;
+          }
+          ssize_t got = recv(sockets[events[e].data.u32], buffer, sizeof buffer, MSG_DONTWAIT);
+          if (got > 0) pongBytes += got;
+        }
+      }
+    } else {
+      double due = start + (double)(turn / rooms) + (double)room / rooms;
       for (;;) {
         double left = due - now();
         // NB: epoll_wait counts whole milliseconds: round up rather than spin.
@@ -182,26 +265,38 @@ int main(int argc, char **argv) {
         }
         if (left <= 0) break;
       }
-      for (int peer = 0; peer < peers; peer++) {
-        if (send(sockets[room * peers + peer], tick, tickSize, 0) != tickSize) fail("send");
-        sends++;
-      }
-      pingsDue += count;
-      for (; pingsDue >= (long)rooms * pingAfter; pingsDue -= (long)rooms * pingAfter) {
-        if (send(sockets[pingsSent++ % count], ping, pingSize, 0) != pingSize) fail("send");
-      }
+    }
+    for (int peer = 0; peer < peers; peer++) {
+      if (send(sockets[room * peers + peer], tick, tickSize, 0) != tickSize) fail("send");
+      sends++;
+    }
+    pingsDue += count;
+    for (; pingsDue >= (long)rooms * pingAfter; pingsDue -= (long)rooms * pingAfter) {
+      if (send(sockets[pingsSent++ % count], ping, pingSize, 0) != pingSize) fail("send");
     }
   }
   double elapsed = now() - start;
-  long long runTime = threadRunTime() - before;
+  long long runTime = threadRunTime() - before, timerRunTime = 0;
+  for (int thread = 0; thread < handoffThreads; thread++) {
+    pthread_join(timers[thread], NULL);
+    timerRunTime += handoff.runTimes[thread];
+  }
+  runTime += timerRunTime;
 
   for (int index = 0; index < count; index++) close(sockets[index]);
   waitpid(reader, NULL, 0);
-  printf("| rooms × peers | window | tick frames sent | pings sent / pongs read | sender's CPU | "
-         "of one core | per tick frame |\n");
-  printf("| --- | --- | --- | --- | --- | --- | --- |\n");
-  printf("| %d × %d | %.0f s | %.0f /s | %.0f /s / %.0f /s | %.2f s | %.1f %% | %.1f µs |\n", rooms,
-         peers, elapsed, sends / elapsed, pingsSent / elapsed, pongBytes / pongSize / elapsed,
-         runTime / 1e9, runTime / 1e9 / elapsed * 100, runTime / 1e3 / sends);
+  char shape[96];
+  if (handoffThreads > 0)
+    snprintf(shape, sizeof shape, "%d × %d, ticks handed over by %d timer threads", rooms, peers,
+             handoffThreads);
+  else
+    snprintf(shape, sizeof shape, "%d × %d", rooms, peers);
+  printf("| rooms × peers | window | tick frames sent | pings sent / pongs read | CPU, every "
+         "thread | of one core | per tick frame | of which, timer threads |\n");
+  printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  printf("| %s | %.0f s | %.0f /s | %.0f /s / %.0f /s | %.2f s | %.1f %% | %.1f µs | %.1f %% |\n",
+         shape, elapsed, sends / elapsed, pingsSent / elapsed, pongBytes / pongSize / elapsed,
+         runTime / 1e9, runTime / 1e9 / elapsed * 100, runTime / 1e3 / sends,
+         timerRunTime / 1e9 / elapsed * 100);
   return 0;
 }
