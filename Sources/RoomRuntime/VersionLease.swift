@@ -121,6 +121,9 @@ public final class VersionLease: Sendable {
   }
 
   private func extend(from end: Int) async {
+    // NB: last, once what this reservation had to say is said: `settle()` waits for the task
+    // it finds here, and a test reads the log right after.
+    defer { state.withLock { $0.extending = nil } }
     do {
       let first = try await storage.reserveVersions(room, sizes.block)
       let recovered = state.withLock { state in
@@ -129,7 +132,6 @@ public final class VersionLease: Sendable {
       }
       if recovered { logger.notice("Reserving more versions for room \(room) works again.") }
       state.withLock { state in
-        state.extending = nil
         guard !state.finished else { return }
         if first == end {
           state.end = end + sizes.block
@@ -147,7 +149,6 @@ public final class VersionLease: Sendable {
       // each time, up to 30 s; said once a minute.
       let now = now()
       let (wait, says) = state.withLock { state in
-        state.extending = nil
         state.failures += 1
         let wait = min(30, 1 << min(state.failures - 1, 5))
         state.retryAt = now.addingTimeInterval(TimeInterval(wait))
