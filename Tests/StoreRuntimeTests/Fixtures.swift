@@ -14,6 +14,8 @@ struct Ticker: Reducer {
     case started
     case tick
     case doneButtonTapped
+    /// Changes the state, then refuses: the store must keep the state as it was.
+    case tickTooFar
   }
   enum CancelID { case timer }
   @Dependency(\.continuousClock) var clock
@@ -32,6 +34,9 @@ struct Ticker: Reducer {
         return .none
       case .doneButtonTapped:
         return .run { _ in await self.dismiss() }
+      case .tickTooFar:
+        state.ticks += 100
+        return .reject(.invalidValue("That is too far."))
       }
     }
   }
@@ -49,7 +54,23 @@ struct Parent: Reducer {
     case ticker(PresentationAction<Ticker.Action>)
   }
 
+  /// Whether `ifLet` is given a `CaseKeyPath` value rather than the macro's `\.ticker`.
+  var throughCaseKeyPath = false
+  static var toTicker: CaseKeyPath<Action, PresentationAction<Ticker.Action>> { \.ticker }
+
   var body: some ReducerOf<Self> {
+    if throughCaseKeyPath {
+      base.ifLet(\.ticker, action: Self.toTicker, absentMessage: "No ticker is showing.") {
+        Ticker()
+      }
+    } else {
+      base.ifLet(\.ticker, action: \.ticker, absentMessage: "No ticker is showing.") {
+        Ticker()
+      }
+    }
+  }
+
+  private var base: some ReducerOf<Self> {
     Reduce { state, action in
       switch action {
       case .showButtonTapped:
@@ -62,9 +83,6 @@ struct Parent: Reducer {
       case .ticker:
         return .none
       }
-    }
-    .ifLet(\.ticker, action: \.ticker, absentMessage: "No ticker is showing.") {
-      Ticker()
     }
   }
 }

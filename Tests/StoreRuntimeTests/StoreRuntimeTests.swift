@@ -88,10 +88,14 @@ struct EffectTests {
 @MainActor
 @Suite(.serialized)
 struct PresentationTests {
-  @Test func dismissingAChildCancelsItsTimerAtOnce() async {
+  /// `ifLet` through the `@CasePathable` macro's case path (`\.ticker`), and through a
+  /// `CaseKeyPath`.
+  @Test(arguments: [false, true]) func dismissingAChildCancelsItsTimerAtOnce(
+    throughCaseKeyPath: Bool
+  ) async {
     await withMainSerialExecutor {
       let clock = TestClock()
-      let store = parentStore(clock)
+      let store = parentStore(clock, throughCaseKeyPath: throughCaseKeyPath)
       await store.send(.showButtonTapped) {
         $0.presentations = 1
         $0.ticker = Ticker.State(id: 1)
@@ -105,10 +109,14 @@ struct PresentationTests {
     }
   }
 
-  @Test func aChildDismissesItselfThroughTheDismissDependency() async {
+  /// `ifLet` through the `@CasePathable` macro's case path (`\.ticker`), and through a
+  /// `CaseKeyPath`.
+  @Test(arguments: [false, true]) func aChildDismissesItselfThroughTheDismissDependency(
+    throughCaseKeyPath: Bool
+  ) async {
     await withMainSerialExecutor {
       let clock = TestClock()
-      let store = parentStore(clock)
+      let store = parentStore(clock, throughCaseKeyPath: throughCaseKeyPath)
       await store.send(.showButtonTapped) {
         $0.presentations = 1
         $0.ticker = Ticker.State(id: 1)
@@ -121,10 +129,14 @@ struct PresentationTests {
     }
   }
 
-  @Test func presentingANewChildCancelsTheOldOnesEffectsOnly() async {
+  /// `ifLet` through the `@CasePathable` macro's case path (`\.ticker`), and through a
+  /// `CaseKeyPath`.
+  @Test(arguments: [false, true]) func presentingANewChildCancelsTheOldOnesEffectsOnly(
+    throughCaseKeyPath: Bool
+  ) async {
     await withMainSerialExecutor {
       let clock = TestClock()
-      let store = parentStore(clock)
+      let store = parentStore(clock, throughCaseKeyPath: throughCaseKeyPath)
       await store.send(.showButtonTapped) {
         $0.presentations = 1
         $0.ticker = Ticker.State(id: 1)
@@ -142,8 +154,46 @@ struct PresentationTests {
     }
   }
 
-  @Test func aChildActionWithNothingPresentedIsRejected() async {
-    let store = TestStore(initialState: Parent.State()) { Parent() }
+  @Test func presentationsAreTheSameWhenTheirTypeAndIdAre() {
+    let ticker = PresentationID.identifier(for: Ticker.State.self)
+    #expect(ticker(Ticker.State(id: 1)) == ticker(Ticker.State(id: 1, ticks: 5)))
+    #expect(ticker(Ticker.State(id: 1)) != ticker(Ticker.State(id: 2)))
+    #expect(
+      Set([ticker(Ticker.State(id: 1)), ticker(Ticker.State(id: 1)), ticker(Ticker.State(id: 2))])
+        .count == 2)
+    // Without an id, a presentation is its type: another type is another presentation.
+    let parent = PresentationID.identifier(for: Parent.State.self)
+    #expect(parent(Parent.State()) == parent(Parent.State(presentations: 3)))
+    #expect(parent(Parent.State()) != ticker(Ticker.State(id: 1)))
+    // Ids of another type never compare equal, whatever their value.
+    let one = PresentationID(type: ObjectIdentifier(Int.self), id: 1)
+    #expect(one != PresentationID(type: ObjectIdentifier(Int.self), id: "1"))
+    #expect(one != PresentationID(type: ObjectIdentifier(Int.self), id: nil))
+    #expect(one == PresentationID(type: ObjectIdentifier(Int.self), id: 1))
+  }
+
+  @Test func aChildThatChangesItsStateAndRefusesLeavesTheStateAsItWas() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let store = parentStore(clock)
+      await store.send(.showButtonTapped) {
+        $0.presentations = 1
+        $0.ticker = Ticker.State(id: 1)
+      }
+      await store.receive(\.ticker.presented.started)
+      // The child is reduced in place; the refusal drops the store's whole new state.
+      await store.send(
+        .ticker(.presented(.tickTooFar)), rejectedWith: .invalidValue("That is too far."))
+      #expect(store.state.ticker?.ticks == 0)
+      await store.send(.hideButtonTapped) { $0.ticker = nil }
+    }
+  }
+
+  @Test(arguments: [false, true])
+  func aChildActionWithNothingPresentedIsRejected(throughCaseKeyPath: Bool) async {
+    let store = TestStore(initialState: Parent.State()) {
+      Parent(throughCaseKeyPath: throughCaseKeyPath)
+    }
     await store.send(
       .ticker(.presented(.tick)), rejectedWith: .invalidAction("No ticker is showing."))
   }
@@ -205,9 +255,11 @@ struct TestStoreTests {
 
 /// A parent of a ticker child, on `clock`.
 @MainActor
-func parentStore(_ clock: TestClock<Duration>) -> TestStore<Parent> {
+func parentStore(_ clock: TestClock<Duration>, throughCaseKeyPath: Bool = false) -> TestStore<
+  Parent
+> {
   TestStore(initialState: Parent.State()) {
-    Parent()
+    Parent(throughCaseKeyPath: throughCaseKeyPath)
   } withDependencies: {
     $0.continuousClock = clock
   }
