@@ -44,6 +44,16 @@ public struct RoomStateEncoder: Sendable {
       }
       members[key] = value
     }
+    /// Replaces some fields of the object `member` (known to have them) and adds their patch.
+    func replaceFields(_ changes: [(key: String, value: JSONValue)], of member: String) {
+      // NB: taken out while it changes, so that its fields are not copied.
+      guard case .object(var fields)? = members.removeValue(forKey: member) else { return }
+      for (key, value) in changes {
+        operations.append(.replace(path: JSONPointer(tokens: [member, key]), value: value))
+        fields[key] = value
+      }
+      members[member] = .object(fields)
+    }
     // NB: members in the order of their keys, as `JSONPatch.diff` writes them. `json` is
     // assigned only at the end, so that it is untouched if an encoding throws.
     if state.activity != old.activity {
@@ -54,7 +64,15 @@ public struct RoomStateEncoder: Sendable {
         "destination", with: try state.destination.map { try JSONValue(encoding: $0) } ?? .null)
     }
     if state.meeting != old.meeting {
-      replace("meeting", with: state.meeting?.wireJSON ?? .null)
+      if let meeting = state.meeting, old.meeting?.id == meeting.id,
+        let changes = Self.changedFields(of: meeting, comparedWith: members["meeting"])
+      {
+        // NB: the same meeting (a tick, a speaker, a note): only its fields that changed are
+        // replaced. Building the whole object and diffing it was most of a tick's encoding.
+        replaceFields(changes, of: "meeting")
+      } else {
+        replace("meeting", with: state.meeting?.wireJSON ?? .null)
+      }
     }
     if state.participants != old.participants {
       replace("participants", with: try JSONValue(encoding: state.participants))
@@ -67,6 +85,26 @@ public struct RoomStateEncoder: Sendable {
     }
     json = .object(members)
     return operations
+  }
+
+  /// The fields of `meeting`'s encoding that differ from `fields`, in the order of their keys;
+  /// nil if `fields` is not a meeting's encoding (then the caller encodes it whole).
+  static func changedFields(
+    of meeting: RecordMeeting.State, comparedWith encoded: JSONValue?
+  ) -> [(key: String, value: JSONValue)]? {
+    guard case .object(let fields)? = encoded else { return nil }
+    var changes: [(key: String, value: JSONValue)] = []
+    var compared = 0
+    var isMeeting = true
+    meeting.forEachWireField { key, value in
+      guard let old = fields[key] else {
+        isMeeting = false
+        return
+      }
+      compared += 1
+      if old != value { changes.append((key, value)) }
+    }
+    return isMeeting && compared == fields.count ? changes : nil
   }
 }
 

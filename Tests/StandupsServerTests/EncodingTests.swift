@@ -31,6 +31,20 @@ import Testing
       ("close", { $0.destination = nil }),
       ("start", { $0.meeting = RecordMeeting.State(id: UUID(), standup: $0.standup) }),
       ("note", { $0.meeting?.transcript = "Ana: hi" }),
+      // The same meeting changing in several fields at once, then in each kind of field.
+      (
+        "next speaker",
+        {
+          $0.meeting?.speakerIndex = 1
+          $0.meeting?.secondsElapsed = 60
+        }
+      ),
+      ("pause", { $0.meeting?.pausedBecause = .everyoneLeft }),
+      ("resume", { $0.meeting?.pausedBecause = nil }),
+      ("alert", { $0.meeting?.alert = .endMeeting }),
+      ("alert closed", { $0.meeting?.alert = nil }),
+      // Another meeting in its place: encoded whole.
+      ("another meeting", { $0.meeting = RecordMeeting.State(id: UUID(), standup: $0.standup) }),
       (
         "save",
         {
