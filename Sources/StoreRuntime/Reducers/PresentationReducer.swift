@@ -109,7 +109,9 @@ public struct PresentationReducer<Parent: Reducer, Child: Reducer>: Reducer {
       }
       // NB: in place: a copy would retain every part of the child, and make the child's
       // arrays copy themselves on their next change. A rejection drops the store's whole new
-      // state, so the child needs no copy to roll back.
+      // state, so the child needs no copy to roll back. The unwrap cannot fail: `before` is
+      // the identity of the child that is there.
+      // swift-format-ignore: NeverForceUnwrap
       let effect = child.reduce(into: &state[keyPath: toChildState]!, action: childAction)
       if let rejection = effect.rejection { return .reject(rejection) }
       childEffect = presented(effect, id: before)
