@@ -205,7 +205,7 @@ public enum ServerMessage {
     var bytes = Array(#"{"type":"patch","version":"#.utf8)
     bytes.append(contentsOf: String(version).utf8)
     bytes.append(contentsOf: #","ops":"#.utf8)
-    JSONValue.array(operations.map(\.json)).write(to: &bytes)
+    PatchOperation.write(operations, to: &bytes)
     bytes.append(UInt8(ascii: "}"))
     return bytes
   }

@@ -221,4 +221,27 @@ func mutate(_ value: JSONValue, using rng: inout SeededGenerator) -> JSONValue {
     #expect(JSONPointer("no-slash") == nil)
     #expect(JSONPointer("/bad~2") == nil)
   }
+
+  /// A patch is written straight to bytes; it must be exactly what its objects encode to.
+  @Test func operationsAreWrittenAsTheirObjectsEncode() {
+    let tricky = JSONPointer(tokens: ["a/b", "c~d", "q\"u\\o", "line\nbreak\u{1}", "é 🎉", ""])
+    let value: JSONValue = ["x": [1, "two", nil, true, 2.5], "a": ["b": "c"]]
+    let operations: [PatchOperation] = [
+      .add(path: tricky, value: value), .remove(path: tricky),
+      .replace(path: JSONPointer(tokens: ["meeting", "secondsElapsed"]), value: 5),
+      .move(from: tricky, path: JSONPointer()), .copy(from: JSONPointer(), path: tricky),
+      .test(path: JSONPointer(tokens: ["0"]), value: .null),
+    ]
+    for operation in operations {
+      var written: [UInt8] = []
+      operation.write(to: &written)
+      #expect(written == operation.json.encoded, "\(operation)")
+    }
+    var all: [UInt8] = []
+    PatchOperation.write(operations, to: &all)
+    #expect(all == JSONValue.array(operations.map(\.json)).encoded)
+    var none: [UInt8] = []
+    PatchOperation.write([], to: &none)
+    #expect(String(decoding: none, as: UTF8.self) == "[]")
+  }
 }

@@ -1,5 +1,6 @@
 // JSON Patch with any input: `[a, b]` must diff into a patch that turns a into b exactly;
-// `[document, patch]` must apply or fail cleanly (RFC 6902), never crash.
+// `[document, patch]` must apply or fail cleanly (RFC 6902), never crash; a patch written
+// straight to bytes is exactly its objects' encoding.
 import FuzzDriver
 import JSONPatch
 
@@ -16,6 +17,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   precondition(rebuilt == second, "A diff rebuilt \(rebuilt), not \(second)")
   // The same patch, sent over the wire and read back, is the same patch.
   let wire = JSONValue.array(operations.map(\.json)).encoded
+  var written: [UInt8] = []
+  PatchOperation.write(operations, to: &written)
+  precondition(written == wire, "A patch written directly differs from its objects' encoding")
   if case .array(let read)? = try? JSONValue(parsing: wire) {
     precondition(read.compactMap(PatchOperation.init(json:)).count == operations.count)
   }
