@@ -28,10 +28,11 @@ enum Notes {
       though. A bare timer thread that wakes for each tick and hands it to the sender, as a
       shard does (the floor's second row), costs ~22 µs per tick, and the sender costs no more
       for being woken that way than by its own timer. What costs is the room's work on caches
-      that the other rooms, the client and the kernel have emptied in between: ~80 µs per
-      tick in Swift on the shard, where the same reduce, diff and encode take 9 µs warm in the
-      micro, spread thin (no function above 6 % of the shards' samples; "The floor with the
-      shards' hand-off" below). The ≤ 12 % target leaves ~2.5 points above the floor. Batching ticks across meetings
+      that the other rooms, the client and the kernel have emptied in between: 60–80 µs per
+      tick in Swift on the shard, where the same reduce, diff and patch message take ~4 µs
+      warm in the micro, spread thin (no function above 6 % of the shards' samples; "The
+      floor with the shards' hand-off" below). The ≤ 12 % target leaves ~2.5 points above
+      the floor. Batching ticks across meetings
       saves CPU but moves them: a shard gets a tick every 4 ms, so pairing them delays a tick
       by up to 4 ms, on top of a p99 of 2–3 ms (bench client) and 4–5 ms (Python's); waking
       the ticks due in the next 4 or 10 ms early, with the one that is due, took the server
