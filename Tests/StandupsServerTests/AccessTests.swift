@@ -215,6 +215,11 @@ struct AccessTests {
     #expect(closed.code == 4401)
     #expect(closed.reason.contains("session ended"))
     #expect(await refusal(server, room, headers: ["Cookie": cookie]) == 401)
+    // The page is told why: the sign-in is from before the renewal.
+    let session = try httpResponse(
+      port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
+    #expect(session.json?["signedIn"] == false)
+    #expect(session.json?["reason"]?.stringValue?.contains("from an older invite link") == true)
     #expect(try #require(server.server.inviteLink) != oldLink)
     // Bots are not people: their tokens stay good.
     #expect(bot.closed == nil)

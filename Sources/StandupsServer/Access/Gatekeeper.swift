@@ -208,6 +208,14 @@ public final class Gatekeeper: Sendable {
           "Send the bot's token as \"Authorization: Bearer <token>\": ?token= is read on WebSocket upgrades only.",
           guess: false)
       }
+      if hasSessionCookieOfAnotherKey(in: request) {
+        // NB: the cookie's name carries the key it was signed with, so a session from before
+        // the team's invite was renewed (or another Standups server's on this host: cookies
+        // ignore ports) is not ours to read, and cannot be told from one another.
+        return refuse(
+          "Your sign-in is from an older invite link (or another Standups server at this address): open your team's current invite link.",
+          guess: false)
+      }
       return refuse("Sign in first: open your team's invite link.", guess: false)
     }
     switch session(from: cookie) {
@@ -246,6 +254,16 @@ public final class Gatekeeper: Sendable {
 
   func sessionCookie(in request: HTTPRequest) -> String? {
     Self.cookie(cookieName, in: request.header("cookie"))
+  }
+
+  /// Whether `request` carries a Standups session cookie signed with another key.
+  func hasSessionCookieOfAnotherKey(in request: HTTPRequest) -> Bool {
+    guard let header = request.header("cookie") else { return false }
+    return header.split(separator: ";").contains { pair in
+      let name = pair.split(separator: "=", maxSplits: 1).first?
+        .trimmingCharacters(in: .whitespaces)
+      return name.map { $0.hasPrefix("standups_session_") && $0 != cookieName } ?? false
+    }
   }
 
   func session(from cookie: String, now: Date = Date()) -> SessionCheck {
