@@ -121,6 +121,13 @@ struct AccessTests {
   @Test func namesAreCheckedAndBotNamesAreReserved() async throws {
     let (server, _) = try await Self.teamServer()
     let invite = try #require(server.server.inviteLink?.split(separator: "#").last)
+    // A name that reads like a bot's is told which bot, under the name the bot was given.
+    let lookAlike = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      body: JSONValue.object(["invite": .string(String(invite)), "name": "Cl"]).encodedString)
+    #expect(
+      lookAlike.json?["message"]?.stringValue
+        == "\"Cl\" reads like the name of the bot \"CI\": choose another.")
     for name in [
       "Notes", "ci", "Ana (bot)", "Ana\u{202E}", "line\nbreak", String(repeating: "x", count: 41),
       // Names that read as a bot's: a joiner, a soft hyphen, full-width brackets or letters.

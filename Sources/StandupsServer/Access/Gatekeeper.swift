@@ -128,10 +128,11 @@ public final class Gatekeeper: Sendable {
 
   var secret: TeamSecret { credentials.withLock { $0.secret } }
 
-  /// Every bot's name, lower-cased: people cannot take them.
+  /// Every bot's name, as it was given: people cannot take them, nor names that read alike
+  /// (`TextRules.readable`).
   var botNames: Set<String> {
-    credentials.withLock { Set($0.bots.values.map { $0.name.lowercased() }) }
-      .union(legacyBots.values.map { $0.name.lowercased() })
+    credentials.withLock { Set($0.bots.values.map(\.name)) }
+      .union(legacyBots.values.map(\.name))
   }
 
   /// Reads the secret and bots again; says what ended.
