@@ -208,6 +208,9 @@ public final class StandupsServer: Sendable {
       drainGrace: configuration.drainGrace)
   }
 
+  /// What people open: the public URL, else `http(s)://host:port` with the port it listens on.
+  public var address: String { baseURL }
+
   /// The invite link people open once to join the team (nil when the server is open).
   public var inviteLink: String? {
     gatekeeper.mode == .open

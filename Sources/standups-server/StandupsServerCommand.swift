@@ -15,68 +15,6 @@ struct StandupsServerCommand: AsyncParsableCommand {
     defaultSubcommand: Serve.self)
 }
 
-/// Where the data lives, for every subcommand.
-struct DataOptions: ParsableArguments {
-  @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
-  @Option(
-    help:
-      "A cluster's PostgreSQL instead of SQLite: postgres://USER@HOST:PORT/DATABASE (STANDUPS_DATABASE_URL)."
-  )
-  var database: String?
-
-  /// `--database`, else `STANDUPS_DATABASE_URL`; nil for SQLite.
-  func databaseURL() throws -> DatabaseURL? {
-    guard let text = database ?? env("DATABASE_URL"), !text.isEmpty else { return nil }
-    do {
-      return try DatabaseURL(text)
-    } catch {
-      throw CommandFailure(error.description)
-    }
-  }
-
-  /// The team's secret and bots, of a server that has started at least once.
-  func access() async throws -> AccessStorage { try await storage().access }
-
-  /// The data of a server that has started at least once.
-  func storage() async throws -> any CommandStorage {
-    if let url = try databaseURL() {
-      do {
-        return try await PostgresStorage(url: url, logger: Logger(label: "standups"))
-      } catch {
-        throw CommandFailure("\(error)")
-      }
-    }
-    let file = URL(fileURLWithPath: dataDir).appendingPathComponent("standups.sqlite").path
-    guard FileManager.default.fileExists(atPath: file) else {
-      throw CommandFailure(
-        "No Standups data in \(dataDir): pass the server's --data-dir (or STANDUPS_DATA_DIR), or start the server once."
-      )
-    }
-    do {
-      return try SQLiteStorage(directory: dataDir)
-    } catch {
-      throw CommandFailure("\(error)")
-    }
-  }
-}
-
-/// How people reach the server, for the invite link.
-struct AddressOptions: ParsableArguments {
-  @Option(help: "Address to listen on.") var host = env("HOST") ?? "127.0.0.1"
-  @Option(help: "Port to listen on (0 picks a free one).") var port = Int(env("PORT") ?? "") ?? 8080
-  @Option(
-    help:
-      "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
-  var publicURL: String?
-
-  var publicBase: String? { publicURL ?? env("PUBLIC_URL") }
-
-  /// What the invite link starts with: the public URL, else this address.
-  func base(tls: Bool) -> String {
-    publicBase ?? StandupsServer.baseURL(host: host, port: port, tls: tls)
-  }
-}
-
 struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Serve the web app and the rooms (the default).")
@@ -96,7 +34,10 @@ struct Serve: AsyncParsableCommand {
     help:
       "Print the invite link at start even when standard output is not a terminal, where a log collector may keep it (STANDUPS_PRINT_INVITE=1)."
   )
-  var printInvite = env("PRINT_INVITE") == "1"
+  var printInvite = false
+  // NB: a flag's default cannot be true (the parser refuses to start), so the environment is
+  // read beside it, as for --open.
+  var printsInvite: Bool { printInvite || ["1", "true"].contains(env("PRINT_INVITE")) }
 
   @Option(
     name: .customLong("bot-token"),
@@ -209,10 +150,21 @@ struct Serve: AsyncParsableCommand {
     } catch {
       throw CommandFailure("\(error)")
     }
+    if (try data.databaseURL()) == nil {
+      // NB: for `standups-server invite`, which would otherwise print a link with its own
+      // defaults' port. Not a secret: the address alone lets nobody in.
+      do {
+        try (server.address + "\n").write(to: data.addressFile, atomically: true, encoding: .utf8)
+      } catch {
+        Logger(label: "standups").warning(
+          "Could not note this server's address for `standups-server invite` in \(data.addressFile.path): \(error)"
+        )
+      }
+    }
     // NB: the link goes to standard output only, never into the logs; and only to a terminal
     // unless asked, since a container's or a service manager's output is kept like its logs.
     if let link = server.inviteLink {
-      if printInvite || isatty(STDOUT_FILENO) == 1 {
+      if printsInvite || isatty(STDOUT_FILENO) == 1 {
         print("Invite your team with this link (it lets anyone who has it in): \(link)")
       } else {
         print(
@@ -247,7 +199,7 @@ struct Invite: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print the team's invite link.",
     discussion:
-      "--rotate makes a new secret: the old link stops working and every session ends (running servers notice within a second)."
+      "--rotate makes a new secret: the old link stops working and every session ends (running servers notice within a second). Without --host, --port or --public-url, the link starts with the address the server was last started at on this --data-dir."
   )
 
   @OptionGroup var data: DataOptions
@@ -257,7 +209,10 @@ struct Invite: AsyncParsableCommand {
   func run() async throws {
     let access = try await data.access()
     let secret = try await rotate ? access.rotateTeamSecret() : access.teamSecret()
-    let base = address.base(tls: env("TLS_CERT") != nil)
+    // NB: without an address, the one the server at this folder was last started at: a
+    // link with another port would let nobody in.
+    let recorded = address.isGiven ? nil : data.recordedAddress()
+    let base = recorded ?? address.base(tls: env("TLS_CERT") != nil)
     if rotate { print("A new secret is in force: every session and the old link have ended.") }
     print(StandupsServer.inviteLink(base: base, secret: secret))
   }
@@ -370,7 +325,7 @@ struct CommandFailure: Error, CustomStringConvertible {
   init(_ description: String) { self.description = description }
 }
 
-private func env(_ name: String) -> String? {
+func env(_ name: String) -> String? {
   ProcessInfo.processInfo.environment["STANDUPS_" + name]
 }
 

@@ -1,6 +1,7 @@
 """The real standups-server binary and its commands, driven by Python's `websockets`."""
 import asyncio
 import json
+import os
 import re
 import subprocess
 import tempfile
@@ -97,8 +98,29 @@ def test_bots_are_added_listed_and_revoked_by_the_command(data, server):
 def test_the_invite_command_prints_the_servers_link_and_rotates_it(data, server):
     printed = command("invite", "--port", str(server["port"]), data=data)
     assert printed.stdout.strip() == server["link"]
-    rotated = command("invite", "--rotate", "--port", str(server["port"]), data=data)
-    assert rotated.stdout.strip().splitlines()[-1] != server["link"]
+    # Without an address, the one the server was started at on this folder (here a port it
+    # picked), not the default port's: that link would let nobody in.
+    assert command("invite", data=data).stdout.strip() == server["link"]
+    rotated = command("invite", "--rotate", data=data)
+    new_link = rotated.stdout.strip().splitlines()[-1]
+    assert new_link != server["link"]
+    assert new_link.startswith(f"http://127.0.0.1:{server['port']}/join#"), new_link
+
+
+def test_the_invite_is_printed_at_start_when_the_environment_asks(data):
+    """STANDUPS_PRINT_INVITE=1 is --print-invite (a flag whose default came from the
+    environment once stopped the server from starting)."""
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "STANDUPS_PRINT_INVITE": "1"})
+    try:
+        port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)
+        line = process.stdout.readline()
+        assert f"http://127.0.0.1:{port}/join#" in line, line
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def test_the_invite_is_not_printed_where_a_log_collector_keeps_the_output(data):
