@@ -192,13 +192,13 @@ def test_a_note_too_long_to_fit_is_refused_whole_and_says_so(server, ana, ben):
     # Typing up to the limit goes in; the key past it says how much fits.
     note.send_keys("abcdefgh")
     assert note.get_attribute("value") == "x" * 995 + "abcde"
-    toast_says(ana, "This field holds 1000 characters at most.")
+    toast_says(ana, "“Add a note” holds 1000 characters at most.")
     # An insertion that would not fit changes nothing (the browser would take its first
     # characters, with no word), and says so.
     note.send_keys(Keys.BACKSPACE * 10)
     ana.execute_cdp_cmd("Input.insertText", {"text": "y" * 50})
     assert note.get_attribute("value") == "x" * 990
-    toast_says(ana, "That would make 1040 characters; this field holds 1000 at most.")
+    toast_says(ana, "That would make 1040 characters; “Add a note” holds 1000 at most.")
     # A paste likewise: refused before the browser cuts it.
     refused = ana.execute_script("""
         const data = new DataTransfer();

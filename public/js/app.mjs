@@ -13,7 +13,8 @@ function route() {
 }
 
 setRouter(route);
-guardLengths(document, toast);
+// NB: one length message at a time: a new one replaces the last, which named another field.
+guardLengths(document, (message) => toast(message, { kind: "length" }));
 window.addEventListener("hashchange", route);
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.

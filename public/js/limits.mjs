@@ -14,11 +14,21 @@ export function overflowAfter({ length, selectionStart, selectionEnd, inserted, 
   return result > max ? result : null;
 }
 
-/** What a field holding at most `max` characters says to an insertion that would make `wanted`. */
-export function limitMessage(max, wanted) {
+/**
+ * What a field holding at most `max` characters says to an insertion that would make `wanted`;
+ * `name` (its label) says which field, since the message may show away from it.
+ */
+export function limitMessage(max, wanted, name = null) {
+  const field = name ? `“${name}”` : "this field";
   return wanted > max + 1
-    ? `That would make ${wanted} characters; this field holds ${max} at most. Nothing was added.`
-    : `This field holds ${max} characters at most.`;
+    ? `That would make ${wanted} characters; ${field} holds ${max} at most. Nothing was added.`
+    : `${name ? field : "This field"} holds ${max} characters at most.`;
+}
+
+/** A field's name as its label or `aria-label` gives it, or null. */
+function fieldName(field) {
+  const name = field.getAttribute("aria-label") ?? field.labels?.[0]?.textContent;
+  return name?.trim() || null;
 }
 
 function isLimited(field) {
@@ -28,7 +38,7 @@ function isLimited(field) {
 
 /**
  * Guards every limited field under `root`, now and later. `fallback(message)` shows what a
- * field says when its form has no `.form-error` (the app's toasts).
+ * field says when its form has no `.form-error` (the app's toasts), naming the field.
  */
 export function guardLengths(root, fallback) {
   const said = new WeakMap();
@@ -42,13 +52,13 @@ export function guardLengths(root, fallback) {
     });
     if (wanted === null) return;
     event.preventDefault();
-    const message = limitMessage(field.maxLength, wanted);
     const error = field.closest("form")?.querySelector(".form-error");
     if (error) {
-      error.textContent = message;
+      // NB: beside the form's own fields: which field is plain.
+      error.textContent = limitMessage(field.maxLength, wanted);
       said.set(field, error);
     } else {
-      fallback(message);
+      fallback(limitMessage(field.maxLength, wanted, fieldName(field)));
     }
   }
   root.addEventListener("paste", (event) => {

@@ -64,14 +64,19 @@ export function setStatus(status, delay) {
   statusBadge.dataset.status = status;
 }
 
-export function toast(message) {
-  // The same message again (a burst of refusals) renews the one showing; at most three show.
-  let item = [...toasts.children].find((shown) => shown.textContent === message);
-  if (!item) {
+export function toast(message, { kind } = {}) {
+  // The same message again (a burst of refusals), or another of the same `kind`, renews the
+  // one showing; at most three show.
+  let item = [...toasts.children].find((shown) =>
+    shown.textContent === message || (kind && shown.dataset.kind === kind));
+  if (item) {
+    item.textContent = message;
+  } else {
     item = document.createElement("div");
     item.className = "toast";
     item.setAttribute("role", "status");
     item.textContent = message;
+    if (kind) item.dataset.kind = kind;
     toasts.append(item);
     while (toasts.children.length > 3) toasts.firstElementChild.remove();
   }

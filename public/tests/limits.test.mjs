@@ -19,6 +19,13 @@ test("no limit, no overflow", () => {
   assert.equal(overflowAfter({ length: 10, selectionStart: 10, selectionEnd: 10, inserted: 5000, max: -1 }), null);
 });
 
+test("a field named by its label says which it is (the message may show away from it)", () => {
+  assert.equal(limitMessage(100, 101, "Title"), "“Title” holds 100 characters at most.");
+  assert.equal(
+    limitMessage(40, 308, "Attendee name"),
+    "That would make 308 characters; “Attendee name” holds 40 at most. Nothing was added.");
+});
+
 test("what the field says: a key at the limit, or a paste that would not fit", () => {
   assert.equal(limitMessage(40, 41), "This field holds 40 characters at most.");
   assert.equal(
