@@ -76,6 +76,10 @@ struct AddressOptions: ParsableArguments {
   var port: Int { givenPort ?? Int(env("PORT") ?? "") ?? 8080 }
   var publicBase: String? { publicURL ?? env("PUBLIC_URL") }
 
+  func validate() throws {
+    try Environment.check([("PORT", "a port number", Environment.isWholeNumber)])
+  }
+
   /// Whether any of the address was given, on the command line or in the environment.
   var isGiven: Bool {
     givenHost != nil || givenPort != nil || publicBase != nil || env("HOST") != nil
@@ -86,4 +90,22 @@ struct AddressOptions: ParsableArguments {
   func base(tls: Bool) -> String {
     publicBase ?? StandupsServer.baseURL(host: host, port: port, tls: tls)
   }
+}
+
+/// The `STANDUPS_` variables that hold a number or a choice. A set value that does not read
+/// is refused at start with what it should be, rather than quietly replaced by the default.
+enum Environment {
+  static func check(_ names: [(name: String, expected: String, reads: (String) -> Bool)]) throws {
+    for (name, expected, reads) in names {
+      guard let value = env(name), !value.isEmpty, !reads(value) else { continue }
+      throw ValidationError("STANDUPS_\(name) must be \(expected) (it is \"\(value)\").")
+    }
+  }
+
+  /// A yes-or-no variable: 1 or true, 0 or false (or unset).
+  static func flag(_ name: String) -> Bool { ["1", "true"].contains(env(name)?.lowercased()) }
+  static func isFlag(_ value: String) -> Bool {
+    ["1", "true", "0", "false"].contains(value.lowercased())
+  }
+  static func isWholeNumber(_ value: String) -> Bool { Int(value) != nil }
 }

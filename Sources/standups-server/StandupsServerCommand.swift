@@ -37,7 +37,7 @@ struct Serve: AsyncParsableCommand {
   var printInvite = false
   // NB: a flag's default cannot be true (the parser refuses to start), so the environment is
   // read beside it, as for --open.
-  var printsInvite: Bool { printInvite || ["1", "true"].contains(env("PRINT_INVITE")) }
+  var printsInvite: Bool { printInvite || Environment.flag("PRINT_INVITE") }
 
   @Option(
     name: .customLong("bot-token"),
@@ -80,7 +80,7 @@ struct Serve: AsyncParsableCommand {
 
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
-  var isOpen: Bool { open || env("OPEN") == "1" }
+  var isOpen: Bool { open || Environment.flag("OPEN") }
   var origins: [String] {
     allowedOrigins
       + (env("ALLOWED_ORIGINS") ?? "").split(separator: ",").map {
@@ -89,6 +89,21 @@ struct Serve: AsyncParsableCommand {
   }
 
   func validate() throws {
+    try Environment.check([
+      ("MAX_CONNECTIONS", "a whole number", Environment.isWholeNumber),
+      ("MAX_CONNECTIONS_PER_ADDRESS", "a whole number", Environment.isWholeNumber),
+      ("MESSAGES_PER_SECOND", "a number", { Double($0) != nil }),
+      ("CREATIONS_PER_MINUTE", "a whole number", Environment.isWholeNumber),
+      (
+        "LOG_LEVEL", "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "),
+        {
+          Logger.Level(rawValue: $0) != nil
+        }
+      ),
+      ("LOG_FORMAT", "text or json", { LogFormat(rawValue: $0) != nil }),
+      ("OPEN", "1 or 0", Environment.isFlag),
+      ("PRINT_INVITE", "1 or 0", Environment.isFlag),
+    ])
     guard (0...65535).contains(address.port) else {
       throw ValidationError("--port must be 0 to 65535.")
     }

@@ -107,6 +107,24 @@ def test_the_invite_command_prints_the_servers_link_and_rotates_it(data, server)
     assert new_link.startswith(f"http://127.0.0.1:{server['port']}/join#"), new_link
 
 
+def test_a_setting_in_the_environment_that_does_not_read_is_refused_at_start(data):
+    """STANDUPS_PORT=abc or STANDUPS_OPEN=yes once fell back to the default without a word
+    (port 8080; a server that is not open)."""
+    for name, value, says in [
+            ("STANDUPS_PORT", "abc", 'STANDUPS_PORT must be a port number (it is "abc").'),
+            ("STANDUPS_OPEN", "yes", 'STANDUPS_OPEN must be 1 or 0 (it is "yes").'),
+            ("STANDUPS_MAX_CONNECTIONS", "lots", "STANDUPS_MAX_CONNECTIONS must be a whole number"),
+            ("STANDUPS_LOG_LEVEL", "loud", "STANDUPS_LOG_LEVEL must be one of trace, debug"),
+    ]:
+        started = subprocess.run(
+            [str(SERVER), "--data-dir", data, "--public-dir", str(ROOT / "public")],
+            capture_output=True, text=True, timeout=30, env={**os.environ, name: value})
+        assert started.returncode != 0, name
+        assert says in started.stderr, started.stderr
+    # Nothing was made: the server stopped before touching the folder.
+    assert not Path(data).exists()
+
+
 def test_the_invite_is_printed_at_start_when_the_environment_asks(data):
     """STANDUPS_PRINT_INVITE=1 is --print-invite (a flag whose default came from the
     environment once stopped the server from starting)."""
