@@ -251,7 +251,8 @@ public final class Gatekeeper: Sendable {
 
   /// The session cookie's name names the team's key, so that two Standups servers on one
   /// host (cookies ignore ports) keep their sessions apart.
-  var cookieName: String { "standups_session_\(secret.keyID)" }
+  var cookieName: String { Self.cookiePrefix + secret.keyID }
+  static let cookiePrefix = "standups_session_"
 
   func sessionCookie(in request: HTTPRequest) -> String? {
     Self.cookie(cookieName, in: request.header("cookie"))
@@ -259,11 +260,9 @@ public final class Gatekeeper: Sendable {
 
   /// Whether `request` carries a Standups session cookie signed with another key.
   func hasSessionCookieOfAnotherKey(in request: HTTPRequest) -> Bool {
-    guard let header = request.header("cookie") else { return false }
-    return header.split(separator: ";").contains { pair in
-      let name = pair.split(separator: "=", maxSplits: 1).first?
-        .trimmingCharacters(in: .whitespaces)
-      return name.map { $0.hasPrefix("standups_session_") && $0 != cookieName } ?? false
+    let name = cookieName
+    return Self.cookies(in: request.header("cookie")).contains {
+      $0.name.hasPrefix(Self.cookiePrefix) && $0.name != name
     }
   }
 
@@ -364,14 +363,18 @@ public final class Gatekeeper: Sendable {
 
   /// A cookie's value from a `Cookie` header.
   static func cookie(_ name: String, in header: String?) -> String? {
-    guard let header else { return nil }
-    for pair in header.split(separator: ";") {
+    cookies(in: header).first { $0.name == name }?.value
+  }
+
+  /// Every cookie of a `Cookie` header, in order.
+  static func cookies(in header: String?) -> [(name: String, value: String)] {
+    (header ?? "").split(separator: ";").compactMap { pair in
       let parts = pair.split(separator: "=", maxSplits: 1)
-      if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-        return parts[1].trimmingCharacters(in: .whitespaces)
-      }
+      guard parts.count == 2 else { return nil }
+      return (
+        parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces)
+      )
     }
-    return nil
   }
 }
 
