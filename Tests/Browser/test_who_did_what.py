@@ -3,6 +3,7 @@ import csv
 import io
 
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import collect_console_errors, resize, screenshot
@@ -127,6 +128,13 @@ def test_a_long_unbroken_title_wraps_at_phone_width(server, ana):
     click(ana, ".start")
     text_in(ana, ".speaker", "Blob")
     assert ana.execute_script(overflow) == 0, "the meeting is wider than the phone"
+    # A note with no space to break at (a pasted link) wraps in the notes, too.
+    link = "https://ci.example/builds/" + "a1b2c3d4" * 30
+    note = ana.find_element(By.ID, "note")
+    note.send_keys(link)
+    note.send_keys(Keys.ENTER)
+    text_in(ana, ".transcript", link[:40])
+    assert ana.execute_script(overflow) == 0, "a long note made the meeting wider than the phone"
     height = ana.find_element(By.CSS_SELECTOR, ".room-title").size["height"]
     assert height > 40, "the title did not wrap"
     resize(ana, "desktop")
