@@ -3,7 +3,7 @@
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
 import { showRoom } from "./room.mjs";
-import { beginScreen, setRouter, suspend, toast } from "./shell.mjs";
+import { beginScreen, dismissToast, setRouter, suspend, toast } from "./shell.mjs";
 
 function route() {
   const screen = beginScreen();
@@ -13,8 +13,19 @@ function route() {
 }
 
 setRouter(route);
-// NB: one length message at a time: a new one replaces the last, which named another field.
-guardLengths(document, (message) => toast(message, { kind: "length" }));
+// NB: one length message at a time: a new one replaces the last, which named another field;
+// and it goes when its field is left (saved, cancelled, another field): it is about the typing.
+const lengthToasts = new WeakMap();
+guardLengths(document, (message, field) => {
+  if (!lengthToasts.has(field)) {
+    field.addEventListener("blur", () => {
+      const { item, message } = lengthToasts.get(field);
+      lengthToasts.delete(field);
+      dismissToast(item, message);
+    }, { once: true });
+  }
+  lengthToasts.set(field, { item: toast(message, { kind: "length" }), message });
+});
 window.addEventListener("hashchange", route);
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.

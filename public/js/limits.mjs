@@ -37,8 +37,8 @@ function isLimited(field) {
 }
 
 /**
- * Guards every limited field under `root`, now and later. `fallback(message)` shows what a
- * field says when its form has no `.form-error` (the app's toasts), naming the field.
+ * Guards every limited field under `root`, now and later. `fallback(message, field)` shows what
+ * a field says when its form has no `.form-error` (the app's toasts), naming the field.
  */
 export function guardLengths(root, fallback) {
   const said = new WeakMap();
@@ -58,7 +58,7 @@ export function guardLengths(root, fallback) {
       error.textContent = limitMessage(field.maxLength, wanted);
       said.set(field, error);
     } else {
-      fallback(limitMessage(field.maxLength, wanted, fieldName(field)));
+      fallback(limitMessage(field.maxLength, wanted, fieldName(field)), field);
     }
   }
   root.addEventListener("paste", (event) => {

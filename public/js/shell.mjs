@@ -82,6 +82,14 @@ export function toast(message, { kind } = {}) {
   }
   clearTimeout(item.timer);
   item.timer = setTimeout(() => item.remove(), 5000);
+  return item;
+}
+
+/** Takes down one toast, if it still shows `message` (another may have taken its place). */
+export function dismissToast(item, message) {
+  if (item.textContent !== message) return;
+  clearTimeout(item.timer);
+  item.remove();
 }
 
 /** Takes down the toasts showing (what they said is overtaken: a meeting ended). */
