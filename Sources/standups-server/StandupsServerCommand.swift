@@ -159,6 +159,7 @@ struct Serve: AsyncParsableCommand {
         + (env("TRUSTED_PROXIES") ?? "").split(separator: ",").map {
           String($0).trimmingCharacters(in: .whitespaces)
         })
+    let signals = TerminationSignals()
     let server: StandupsServer
     do {
       server = try await StandupsServer.start(configuration: configuration)
@@ -193,7 +194,7 @@ struct Serve: AsyncParsableCommand {
     }
     fflush(nil)
     // SIGTERM (a rolling restart) drains: people move to other nodes, rooms are handed on.
-    if await waitForTerminationSignal() == SIGTERM {
+    if await signals.first() == SIGTERM {
       Logger(label: "standups").notice("Draining: handing every room on, then stopping.")
       await server.drain()
     } else {

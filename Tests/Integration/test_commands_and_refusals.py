@@ -125,6 +125,20 @@ def test_a_setting_in_the_environment_that_does_not_read_is_refused_at_start(dat
     assert not Path(data).exists()
 
 
+def test_a_stop_asked_for_the_moment_the_server_listens_is_a_clean_stop(data):
+    """SIGTERM right after "listening" once killed the process without a word: the signals
+    were caught only after the invite was printed. Now they are caught before the start."""
+    for _ in range(5):
+        process = subprocess.Popen(
+            [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert "listening" in process.stderr.readline()
+        process.terminate()
+        _, rest = process.communicate(timeout=10)
+        assert process.returncode == 0, (process.returncode, rest)
+        assert "Draining" in rest, rest
+
+
 def test_the_invite_is_printed_at_start_when_the_environment_asks(data):
     """STANDUPS_PRINT_INVITE=1 is --print-invite (a flag whose default came from the
     environment once stopped the server from starting)."""
