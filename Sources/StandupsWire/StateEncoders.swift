@@ -33,6 +33,28 @@ public struct RoomStateEncoder: Sendable {
     guard case .object(var members) = json else {
       return try StateEncoding.whole(state, json: &json)
     }
+    // NB: what may throw is encoded before anything changes: an encoding that throws leaves
+    // `json` as it was.
+    // (`if`, not `?:`: a JSONValue is also a `nil` literal, so `c ? nil : value` is `.null`.)
+    let destination: JSONValue? =
+      if state.destination == old.destination {
+        nil
+      } else {
+        try state.destination.map { try JSONValue(encoding: $0) } ?? .null
+      }
+    let participants: JSONValue? =
+      if state.participants == old.participants {
+        nil
+      } else {
+        try JSONValue(encoding: state.participants)
+      }
+    let standup: JSONValue? =
+      if state.standup == old.standup { nil } else { try JSONValue(encoding: state.standup) }
+    // NB: `json` lets go of its members while they change (it gets them back at the end), so
+    // that they change in place: while both held them, the first change copied the object,
+    // and the meeting's object in it, rehashing every key, on every tick.
+    json = .null
+    defer { json = .object(members) }
     var operations: [PatchOperation] = []
     /// Replaces one member in `members` and adds its patch.
     func replace(_ key: String, with value: JSONValue) {
@@ -54,15 +76,11 @@ public struct RoomStateEncoder: Sendable {
       }
       members[member] = .object(fields)
     }
-    // NB: members in the order of their keys, as `JSONPatch.diff` writes them. `json` is
-    // assigned only at the end, so that it is untouched if an encoding throws.
+    // NB: members in the order of their keys, as `JSONPatch.diff` writes them.
     if state.activity != old.activity {
       replace("activity", with: state.activity?.wireJSON ?? .null)
     }
-    if state.destination != old.destination {
-      replace(
-        "destination", with: try state.destination.map { try JSONValue(encoding: $0) } ?? .null)
-    }
+    if let destination { replace("destination", with: destination) }
     if state.meeting != old.meeting {
       if let meeting = state.meeting, old.meeting?.id == meeting.id,
         let changes = Self.changedFields(of: meeting, comparedWith: members["meeting"])
@@ -74,16 +92,11 @@ public struct RoomStateEncoder: Sendable {
         replace("meeting", with: state.meeting?.wireJSON ?? .null)
       }
     }
-    if state.participants != old.participants {
-      replace("participants", with: try JSONValue(encoding: state.participants))
-    }
-    if state.standup != old.standup {
-      replace("standup", with: try JSONValue(encoding: state.standup))
-    }
+    if let participants { replace("participants", with: participants) }
+    if let standup { replace("standup", with: standup) }
     if state.undo?.activity != old.undo?.activity {
       replace("undo", with: state.undo?.activity.wireJSON ?? .null)
     }
-    json = .object(members)
     return operations
   }
 
