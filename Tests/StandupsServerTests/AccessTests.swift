@@ -540,19 +540,22 @@ struct AccessUnitTests {
   }
 
   @Test func namesThatReadAlikeAreTheSameName() {
-    // Letters drawn alike, from Latin, digits, Cyrillic and Greek.
+    // Letters drawn alike, from Latin, digits, Cyrillic, Greek, Armenian and Cherokee.
     for (one, other) in [
       ("CI", "Cl"), ("CI", "c1"), ("CI", "ci"), ("CI", "C|"), ("CI", "\u{0421}\u{0406}"),
       ("BOT", "B0T"),
       ("Notes", "N\u{03BF}t\u{0435}s"), ("Anya", "\u{0410}nya"), ("Xena", "\u{03A7}ena"),
       ("Kim", "Kirn"), ("Zoë", "Zo\u{0451}"),
       ("Ana (bot)", "Ana （b\u{043E}t）"), ("Chloé", "Chloe\u{0301}"),
+      ("Notes", "N\u{0585}tes"), ("Ops", "\u{0555}ps"), ("Hugo", "H\u{057D}\u{0581}o"),
+      ("DEPLOY", "\u{13A0}\u{13AC}\u{13E2}\u{13DE}\u{0555}Y"), ("BOT", "\u{13F4}\u{0555}\u{13A2}"),
     ] {
       #expect(TextRules.readable(one) == TextRules.readable(other), "\(one) and \(other)")
     }
     // Names that only share letters' sounds, or that differ in a letter drawn differently.
     for (one, other) in [
       ("Ana", "Anna"), ("Ivan", "\u{0418}van"), ("Lee", "Lea"), ("Nate", "\u{03BD}ate"),
+      ("Ani", "\u{0531}\u{0576}\u{056B}"),  // Armenian "Ani", drawn unlike Latin
     ] {
       #expect(TextRules.readable(one) != TextRules.readable(other), "\(one) and \(other)")
     }

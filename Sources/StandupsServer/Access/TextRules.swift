@@ -32,8 +32,8 @@ enum TextRules {
   /// skeleton of Unicode's UTS #39): compatibility forms folded (a full-width "（bot）" is
   /// "(bot)"), accents apart from their letters, the invisible format characters that plain
   /// text allows (joiners, soft hyphens) left out, letters that look the same read as one
-  /// (a capital "I", a small "l", a "1"; "0" and "O"; "rn" and "m"; the Cyrillic and Greek
-  /// letters drawn like Latin ones, `lookAlikes`), and case ignored. So "CI" followed by a
+  /// (a capital "I", a small "l", a "1"; "0" and "O"; "rn" and "m"; the Cyrillic, Greek,
+  /// Armenian and Cherokee letters drawn like Latin ones, `lookAlikes`), and case ignored. So "CI" followed by a
   /// zero-width joiner, "ci", "Cl", "C1" and a Cyrillic "СІ" all read as "CI" (and, case
   /// being ignored, a small "i" reads as an "l" too).
   static func readable(_ name: String) -> String {
@@ -53,8 +53,8 @@ enum TextRules {
   }
 
   /// Characters drawn like a Latin letter (in the fonts the web app uses), and that letter:
-  /// Unicode's confusables for Latin, limited to the scripts a name is likely to mix in
-  /// (Cyrillic, Greek) and to whole letters. Applied before case is folded: a Greek capital
+  /// Unicode's confusables for Latin, limited to whole letters of the scripts whose letters
+  /// pass for Latin ones (Cyrillic, Greek, Armenian, Cherokee). Applied before case is folded: a Greek capital
   /// "Ν" reads as "N", its small letter "ν" as "v".
   static let lookAlikes: [Unicode.Scalar: Unicode.Scalar] = {
     let pairs: [(String, Character)] = [
@@ -74,6 +74,17 @@ enum TextRules {
       ("Ϲ", "C"), ("Ϳ", "J"),
       // Greek small letters.
       ("ο", "o"), ("ν", "v"), ("ρ", "p"), ("ϲ", "c"), ("ϳ", "j"),
+      // Armenian.
+      ("\u{0555}", "O"), ("\u{054D}", "U"), ("\u{054F}", "S"), ("\u{053C}", "L"),
+      ("\u{0585}", "o"), ("\u{057D}", "u"), ("\u{0581}", "g"), ("\u{0570}", "h"),
+      ("\u{0578}", "n"), ("\u{0566}", "q"), ("\u{0561}", "w"), ("\u{0575}", "j"),
+      // Cherokee (its capitals; case is folded after this).
+      ("\u{13AA}", "A"), ("\u{13F4}", "B"), ("\u{13DF}", "C"), ("\u{13A0}", "D"),
+      ("\u{13AC}", "E"), ("\u{13C0}", "G"), ("\u{13BB}", "H"), ("\u{13AB}", "J"),
+      ("\u{13E6}", "K"), ("\u{13DE}", "L"), ("\u{13B7}", "M"), ("\u{13E2}", "P"),
+      ("\u{13A1}\u{13D2}", "R"), ("\u{13DA}", "S"), ("\u{13A2}", "T"), ("\u{13D9}", "V"),
+      ("\u{13B3}\u{13D4}", "W"), ("\u{13C3}", "Z"), ("\u{13CF}", "b"), ("\u{13C2}", "h"),
+      ("\u{13A9}", "y"),
     ]
     var table: [Unicode.Scalar: Unicode.Scalar] = [:]
     for (alikes, latin) in pairs {
