@@ -213,6 +213,28 @@ def test_a_note_too_long_to_fit_is_refused_whole_and_says_so(server, ana, ben):
     assert collect_console_errors(ana) == []
 
 
+def test_characters_count_as_people_see_them_in_the_page_and_on_the_server(server, ana, ben):
+    """A family emoji is eight UTF-16 units and one character: the page counts it as the
+    server does, so a note that fits the server's 1000 characters is taken whole."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    family = "\U0001F468\u200D\U0001F469\u200D\U0001F467"
+    ana.execute_script("arguments[0].value = 'x'.repeat(998)", note)
+    note.send_keys(Keys.END)
+    ana.execute_cdp_cmd("Input.insertText", {"text": family})
+    ana.execute_cdp_cmd("Input.insertText", {"text": "e\u0301"})  # e and a combining accent
+    assert note.get_attribute("value") == "x" * 998 + family + "e\u0301"
+    # A thousand characters now: one more is refused, however few units it has.
+    ana.execute_cdp_cmd("Input.insertText", {"text": "y"})
+    toast_says(ana, "“Add a note” holds 1000 characters at most.")
+    assert note.get_attribute("value") == "x" * 998 + family + "e\u0301"
+    note.send_keys(Keys.ENTER)
+    # NB: the server takes it: its own count is the same.
+    text_in(ben, ".transcript", "Ana: " + "x" * 998 + family + "e\u0301")
+    assert collect_console_errors(ana) == []
+
+
 def test_a_name_too_long_says_so_on_the_join_page(server, ana):
     ana.get(server + "join#" + server.invite.split("#")[1])
     name = wait(ana, EC.element_to_be_clickable((By.NAME, "name")))

@@ -8,7 +8,7 @@ export const edit = {
     return `
       <form class="edit-form panel" aria-label="Edit standup">
         <h2>Edit standup <span class="hint">everyone here sees this draft</span></h2>
-        <label>Title <input class="title" maxlength="100" autocomplete="off" data-focus="title"></label>
+        <label>Title <input class="title" data-max-chars="100" autocomplete="off" data-focus="title"></label>
         <ul class="chips" data-for="title"></ul>
         <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
           <output class="duration-label"></output></span></label>
@@ -123,7 +123,7 @@ export const edit = {
       if (!row) {
         row = document.createElement("li");
         row.dataset.id = attendee.id;
-        row.innerHTML = `<input maxlength="40" aria-label="Attendee name" data-focus="attendee:${attendee.id}">
+        row.innerHTML = `<input data-max-chars="40" aria-label="Attendee name" data-focus="attendee:${attendee.id}">
           <button type="button" class="icon" aria-label="Remove attendee">✕</button>
           <ul class="chips"></ul>`;
         const input = row.querySelector("input");

@@ -1,16 +1,31 @@
-// Fields with a length limit (`maxlength`) refuse what would not fit, and say so. A browser
-// cuts a paste to the limit without a word: half a pasted note would be taken for the whole.
+// Fields with a length limit (`data-max-chars`) refuse what would not fit, and say so. A
+// browser's own `maxlength` would cut a paste to the limit without a word (half a pasted note
+// would be taken for the whole), and it counts UTF-16 units: a family emoji is eight of them.
+// The server counts characters as people see them (grapheme clusters), and so does this.
 // Here a paste or an insertion that would go over the limit changes nothing, and the page
 // says how much fits; typing at the limit says so once.
 
+const graphemes = typeof Intl.Segmenter === "function"
+  ? new Intl.Segmenter(undefined, { granularity: "grapheme" })
+  : null;
+
+/** How many characters `text` holds as people see them: "👨‍👩‍👧" and "é" (e + ◌́) are one each. */
+export function characterCount(text) {
+  if (!graphemes) return [...text].length;
+  let count = 0;
+  for (const _ of graphemes.segment(text)) count += 1;
+  return count;
+}
+
 /**
- * The length a field would have after an insertion, if that goes over `max`; else null.
- * `length` is the field's, the selection is what the insertion replaces.
+ * The characters a field would hold after `inserted` replaces its selection, if that goes over
+ * `max`; else null. A selection made backwards counts the same.
  */
-export function overflowAfter({ length, selectionStart, selectionEnd, inserted, max }) {
+export function overflowAfter({ value, selectionStart, selectionEnd, inserted, max }) {
   if (!(max >= 0)) return null;
-  const replaced = Math.abs((selectionEnd ?? length) - (selectionStart ?? length));
-  const result = length - replaced + inserted;
+  const start = Math.min(selectionStart ?? value.length, selectionEnd ?? value.length);
+  const end = Math.max(selectionStart ?? value.length, selectionEnd ?? value.length);
+  const result = characterCount(value.slice(0, start) + inserted + value.slice(end));
   return result > max ? result : null;
 }
 
@@ -31,9 +46,11 @@ function fieldName(field) {
   return name?.trim() || null;
 }
 
-function isLimited(field) {
-  return (field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)
-    && field.maxLength >= 0;
+/** The characters a field holds at most, or null if it has no limit. */
+function limitOf(field) {
+  if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return null;
+  const max = Number.parseInt(field.dataset.maxChars ?? "", 10);
+  return Number.isInteger(max) && max >= 0 ? max : null;
 }
 
 /**
@@ -42,47 +59,57 @@ function isLimited(field) {
  */
 export function guardLengths(root, fallback) {
   const said = new WeakMap();
-  function refuse(event, field, inserted) {
-    const wanted = overflowAfter({
-      length: field.value.length,
-      selectionStart: field.selectionStart,
-      selectionEnd: field.selectionEnd,
-      inserted,
-      max: field.maxLength,
-    });
-    if (wanted === null) return;
-    event.preventDefault();
+  function say(field, max, wanted) {
     const error = field.closest("form")?.querySelector(".form-error");
     if (error) {
       // NB: beside the form's own fields: which field is plain.
-      error.textContent = limitMessage(field.maxLength, wanted);
+      error.textContent = limitMessage(max, wanted);
       said.set(field, error);
     } else {
-      fallback(limitMessage(field.maxLength, wanted, fieldName(field)), field);
+      fallback(limitMessage(max, wanted, fieldName(field)), field);
     }
   }
+  function refuse(event, field, inserted) {
+    const max = limitOf(field);
+    if (max === null) return;
+    const wanted = overflowAfter({
+      value: field.value,
+      selectionStart: field.selectionStart,
+      selectionEnd: field.selectionEnd,
+      inserted,
+      max,
+    });
+    if (wanted === null) return;
+    event.preventDefault();
+    say(field, max, wanted);
+  }
   root.addEventListener("paste", (event) => {
-    if (!isLimited(event.target)) return;
-    refuse(event, event.target, (event.clipboardData?.getData("text/plain") ?? "").length);
+    refuse(event, event.target, event.clipboardData?.getData("text/plain") ?? "");
   }, true);
   root.addEventListener("drop", (event) => {
-    if (!isLimited(event.target)) return;
-    refuse(event, event.target, (event.dataTransfer?.getData("text/plain") ?? "").length);
+    refuse(event, event.target, event.dataTransfer?.getData("text/plain") ?? "");
   }, true);
   root.addEventListener("beforeinput", (event) => {
     // NB: pastes and drops were looked at above (their text is not in `data` for a field).
-    if (!isLimited(event.target) || typeof event.data !== "string") return;
+    if (typeof event.data !== "string") return;
     if (event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop") return;
     // NB: a composition (an input method) is left to the browser: refusing part of one
-    // would leave it half-done.
+    // would leave it half-done. If it ends over the limit, the field says so (below).
     if (event.isComposing || event.inputType === "insertCompositionText") return;
-    refuse(event, event.target, event.data.length);
+    refuse(event, event.target, event.data);
   }, true);
-  // What a field said goes once it changes again.
   root.addEventListener("input", (event) => {
-    const error = said.get(event.target);
+    const field = event.target;
+    const max = limitOf(field);
+    if (max === null) return;
+    // A composition or the browser's autofill may have gone over: nothing is cut (the text
+    // is the person's), the field says so, and the server would refuse it the same way.
+    const count = characterCount(field.value);
+    if (count > max) return say(field, max, count);
+    // What a field said goes once it changes again.
+    const error = said.get(field);
     if (!error) return;
-    said.delete(event.target);
+    said.delete(field);
     if (error.textContent.includes("at most")) error.textContent = "";
   }, true);
 }

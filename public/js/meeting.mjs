@@ -75,7 +75,7 @@ export const meeting = {
         </div>
         <form class="note-form">
           <label for="note">Add a note</label>
-          <input id="note" maxlength="1000" autocomplete="off" required>
+          <input id="note" data-max-chars="1000" autocomplete="off" required>
           <button>Add</button>
         </form>
         <pre class="transcript" aria-label="Notes so far"></pre>

@@ -1,22 +1,39 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { overflowAfter, limitMessage } from "../js/limits.mjs";
+import { characterCount, overflowAfter, limitMessage } from "../js/limits.mjs";
+
+const x = (count) => "x".repeat(count);
 
 test("an insertion that fits is let through", () => {
-  assert.equal(overflowAfter({ length: 995, selectionStart: 995, selectionEnd: 995, inserted: 5, max: 1000 }), null);
+  assert.equal(overflowAfter({ value: x(995), selectionStart: 995, selectionEnd: 995, inserted: "abcde", max: 1000 }), null);
   // Replacing a selection frees its length first.
-  assert.equal(overflowAfter({ length: 1000, selectionStart: 0, selectionEnd: 40, inserted: 40, max: 1000 }), null);
+  assert.equal(overflowAfter({ value: x(1000), selectionStart: 0, selectionEnd: 40, inserted: x(40), max: 1000 }), null);
 });
 
 test("an insertion that would go over the limit says how long it would make the field", () => {
-  assert.equal(overflowAfter({ length: 1000, selectionStart: 1000, selectionEnd: 1000, inserted: 1, max: 1000 }), 1001);
-  assert.equal(overflowAfter({ length: 10, selectionStart: 2, selectionEnd: 5, inserted: 40, max: 40 }), 47);
+  assert.equal(overflowAfter({ value: x(1000), selectionStart: 1000, selectionEnd: 1000, inserted: "a", max: 1000 }), 1001);
+  assert.equal(overflowAfter({ value: x(10), selectionStart: 2, selectionEnd: 5, inserted: x(40), max: 40 }), 47);
   // A selection made from the end backwards counts the same.
-  assert.equal(overflowAfter({ length: 10, selectionStart: 5, selectionEnd: 2, inserted: 40, max: 40 }), 47);
+  assert.equal(overflowAfter({ value: x(10), selectionStart: 5, selectionEnd: 2, inserted: x(40), max: 40 }), 47);
 });
 
 test("no limit, no overflow", () => {
-  assert.equal(overflowAfter({ length: 10, selectionStart: 10, selectionEnd: 10, inserted: 5000, max: -1 }), null);
+  assert.equal(overflowAfter({ value: x(10), selectionStart: 10, selectionEnd: 10, inserted: x(5000), max: -1 }), null);
+});
+
+test("characters count as people see them, as the server counts them", () => {
+  const family = "👨‍👩‍👧"; // three people joined: eight UTF-16 units, one character
+  assert.equal(family.length, 8);
+  assert.equal(characterCount(family), 1);
+  assert.equal(characterCount("e\u0301"), 1); // e and a combining acute accent
+  assert.equal(characterCount("🇳🇴 Standup"), 9); // a flag is two regional indicators
+  // A title of 99 characters takes a family emoji as its hundredth…
+  assert.equal(overflowAfter({ value: x(99), selectionStart: 99, selectionEnd: 99, inserted: family, max: 100 }), null);
+  // …and not a second one. (A selection is in UTF-16 units, as the field gives it.)
+  const full = x(99) + family;
+  assert.equal(overflowAfter({ value: full, selectionStart: full.length, selectionEnd: full.length, inserted: family, max: 100 }), 101);
+  // An accent typed after a letter joins it: it adds no character.
+  assert.equal(overflowAfter({ value: x(40), selectionStart: 40, selectionEnd: 40, inserted: "\u0301", max: 40 }), null);
 });
 
 test("a field named by its label says which it is (the message may show away from it)", () => {
