@@ -549,6 +549,7 @@ struct AccessUnitTests {
       ("Ana (bot)", "Ana （b\u{043E}t）"), ("Chloé", "Chloe\u{0301}"),
       ("Notes", "N\u{0585}tes"), ("Ops", "\u{0555}ps"), ("Hugo", "H\u{057D}\u{0581}o"),
       ("DEPLOY", "\u{13A0}\u{13AC}\u{13E2}\u{13DE}\u{0555}Y"), ("BOT", "\u{13F4}\u{0555}\u{13A2}"),
+      ("bot", "\u{13FC}\u{0585}\u{AB72}"),  // Cherokee small letters read as their capitals
     ] {
       #expect(TextRules.readable(one) == TextRules.readable(other), "\(one) and \(other)")
     }

@@ -38,8 +38,12 @@ enum TextRules {
   /// being ignored, a small "i" reads as an "l" too).
   static func readable(_ name: String) -> String {
     var scalars = String.UnicodeScalarView()
-    for scalar in name.decomposedStringWithCompatibilityMapping.unicodeScalars
-    where scalar.properties.generalCategory != .format {
+    for original in name.decomposedStringWithCompatibilityMapping.unicodeScalars
+    where original.properties.generalCategory != .format {
+      // NB: Cherokee's small letters are its capitals drawn smaller: they read as those.
+      let scalar =
+        cherokeeSmallLetters.contains { $0.contains(original.value) }
+        ? original.properties.uppercaseMapping.unicodeScalars.first ?? original : original
       if let latin = lookAlikes[scalar] {
         scalars.append(latin)
       } else {
@@ -77,14 +81,16 @@ enum TextRules {
       // Armenian.
       ("\u{0555}", "O"), ("\u{054D}", "U"), ("\u{054F}", "S"), ("\u{053C}", "L"),
       ("\u{0585}", "o"), ("\u{057D}", "u"), ("\u{0581}", "g"), ("\u{0570}", "h"),
-      ("\u{0578}", "n"), ("\u{0566}", "q"), ("\u{0561}", "w"), ("\u{0575}", "j"),
+      ("\u{0578}\u{057C}", "n"), ("\u{0566}\u{0563}", "q"), ("\u{0561}", "w"),
+      ("\u{0575}", "j"), ("\u{0584}", "f"),
       // Cherokee (its capitals; case is folded after this).
       ("\u{13AA}", "A"), ("\u{13F4}", "B"), ("\u{13DF}", "C"), ("\u{13A0}", "D"),
       ("\u{13AC}", "E"), ("\u{13C0}", "G"), ("\u{13BB}", "H"), ("\u{13AB}", "J"),
       ("\u{13E6}", "K"), ("\u{13DE}", "L"), ("\u{13B7}", "M"), ("\u{13E2}", "P"),
       ("\u{13A1}\u{13D2}", "R"), ("\u{13DA}", "S"), ("\u{13A2}", "T"), ("\u{13D9}", "V"),
       ("\u{13B3}\u{13D4}", "W"), ("\u{13C3}", "Z"), ("\u{13CF}", "b"), ("\u{13C2}", "h"),
-      ("\u{13A9}", "y"),
+      ("\u{13A9}", "y"), ("\u{13A5}", "i"), ("\u{13BD}", "Y"), ("\u{13D5}", "S"),
+      ("\u{13F3}", "G"), ("\u{13E7}", "d"),
     ]
     var table: [Unicode.Scalar: Unicode.Scalar] = [:]
     for (alikes, latin) in pairs {
@@ -92,4 +98,7 @@ enum TextRules {
     }
     return table
   }()
+
+  /// Cherokee's small letters (Unicode 8), each drawn as its capital.
+  static let cherokeeSmallLetters: [ClosedRange<UInt32>] = [0x13F8...0x13FD, 0xAB70...0xABBF]
 }
