@@ -235,6 +235,34 @@ def test_characters_count_as_people_see_them_in_the_page_and_on_the_server(serve
     assert collect_console_errors(ana) == []
 
 
+def test_a_note_that_went_over_the_limit_is_kept_and_not_sent_until_it_fits(server, ana, ben):
+    """A composition (an input method, most typing on a phone) or autofill is not refused
+    key by key: if it ends over the limit, nothing is cut, the field says so, and the note
+    is not sent until it fits."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    note.send_keys("Hello")
+    # As an input method leaves it: the text is in, with no key to refuse.
+    ana.execute_script("""
+        arguments[0].value = 'w'.repeat(1004);
+        arguments[0].dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertText" }));
+        """, note)
+    toast_says(ana, "“Add a note” has 1004 characters; it holds 1000 at most.")
+    note.send_keys(Keys.ENTER)
+    assert note.get_attribute("value") == "w" * 1004
+    # NB: Enter went nowhere: the browser's own check holds the form back, so nothing reached
+    # the room (its sentence is the page's, not a refusal from the server).
+    assert ana.execute_script("return arguments[0].validationMessage", note) == (
+        "“Add a note” has 1004 characters; it holds 1000 at most.")
+    note.send_keys(Keys.BACKSPACE * 4)
+    assert ana.execute_script("return arguments[0].validationMessage", note) == ""
+    note.send_keys(Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: " + "w" * 1000)
+    assert "w" * 1001 not in ben.find_element(By.CSS_SELECTOR, ".transcript").text
+    assert collect_console_errors(ana) == []
+
+
 def test_a_name_too_long_says_so_on_the_join_page(server, ana):
     ana.get(server + "join#" + server.invite.split("#")[1])
     name = wait(ana, EC.element_to_be_clickable((By.NAME, "name")))

@@ -1,5 +1,6 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
+import { isOverLimit } from "./limits.mjs";
 import { app, toast } from "./shell.mjs";
 import { themeSwatches } from "./views.mjs";
 
@@ -59,7 +60,9 @@ export const edit = {
     view.resendTyping = () => view.pending.size && view.flushEdits();
     const focus = (field) => send({ type: "focusChanged", field });
     const title = form.querySelector(".title");
-    title.addEventListener("input", () => later("/title", title.value));
+    // NB: a field over its limit (a composition ended past it) is not sent: it says so, and
+    // goes once it fits.
+    title.addEventListener("input", () => isOverLimit(title) || later("/title", title.value));
     form.addEventListener("focusin", (event) => {
       if (event.target.dataset.focus) focus(event.target.dataset.focus);
     });
@@ -127,7 +130,8 @@ export const edit = {
           <button type="button" class="icon" aria-label="Remove attendee">✕</button>
           <ul class="chips"></ul>`;
         const input = row.querySelector("input");
-        input.addEventListener("input", () => view.typeLater(`/attendees/${attendee.id}/name`, input.value));
+        input.addEventListener("input", () =>
+          isOverLimit(input) || view.typeLater(`/attendees/${attendee.id}/name`, input.value));
         row.querySelector("button").onclick = () => {
           view.flushEdits();
           view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] });

@@ -40,6 +40,15 @@ export function limitMessage(max, wanted, name = null) {
     : `${name ? field : "This field"} holds ${max} characters at most.`;
 }
 
+/**
+ * What a field holding at most `max` characters says when it holds `count` (a composition or
+ * the browser's autofill went over): nothing is cut, and it cannot be sent until it fits.
+ */
+export function overLimitMessage(max, count, name = null) {
+  const field = name ? `“${name}”` : "This field";
+  return `${field} has ${count} characters; it holds ${max} at most.`;
+}
+
 /** A field's name as its label or `aria-label` gives it, or null. */
 function fieldName(field) {
   const name = field.getAttribute("aria-label") ?? field.labels?.[0]?.textContent;
@@ -53,20 +62,26 @@ function limitOf(field) {
   return Number.isInteger(max) && max >= 0 ? max : null;
 }
 
+/** Whether a field holds more characters than its limit (it is then not sent). */
+export function isOverLimit(field) {
+  const max = limitOf(field);
+  return max !== null && characterCount(field.value) > max;
+}
+
 /**
  * Guards every limited field under `root`, now and later. `fallback(message, field)` shows what
  * a field says when its form has no `.form-error` (the app's toasts), naming the field.
  */
 export function guardLengths(root, fallback) {
   const said = new WeakMap();
-  function say(field, max, wanted) {
+  /** Shows `messageFor(name)`: beside the form's own fields (no name needed), or a toast. */
+  function say(field, messageFor) {
     const error = field.closest("form")?.querySelector(".form-error");
     if (error) {
-      // NB: beside the form's own fields: which field is plain.
-      error.textContent = limitMessage(max, wanted);
+      error.textContent = messageFor(null);
       said.set(field, error);
     } else {
-      fallback(limitMessage(max, wanted, fieldName(field)), field);
+      fallback(messageFor(fieldName(field)), field);
     }
   }
   function refuse(event, field, inserted) {
@@ -81,7 +96,25 @@ export function guardLengths(root, fallback) {
     });
     if (wanted === null) return;
     event.preventDefault();
-    say(field, max, wanted);
+    say(field, (name) => limitMessage(max, wanted, name));
+  }
+  /** After a change: a field over its limit says so and cannot be submitted until it fits. */
+  function check(field) {
+    const max = limitOf(field);
+    if (max === null) return;
+    const count = characterCount(field.value);
+    if (count > max) {
+      // NB: nothing is cut (the text is the person's); the form will not submit it.
+      field.setCustomValidity(overLimitMessage(max, count, fieldName(field)));
+      say(field, (name) => overLimitMessage(max, count, name));
+      return;
+    }
+    field.setCustomValidity("");
+    // What a field said goes once it changes again.
+    const error = said.get(field);
+    if (!error) return;
+    said.delete(field);
+    if (error.textContent.includes("at most")) error.textContent = "";
   }
   root.addEventListener("paste", (event) => {
     refuse(event, event.target, event.clipboardData?.getData("text/plain") ?? "");
@@ -93,23 +126,13 @@ export function guardLengths(root, fallback) {
     // NB: pastes and drops were looked at above (their text is not in `data` for a field).
     if (typeof event.data !== "string") return;
     if (event.inputType === "insertFromPaste" || event.inputType === "insertFromDrop") return;
-    // NB: a composition (an input method) is left to the browser: refusing part of one
-    // would leave it half-done. If it ends over the limit, the field says so (below).
+    // NB: a composition (an input method, and most typing on a phone) is left to the
+    // browser: refusing part of one would leave it half-done. Where it ends is checked.
     if (event.isComposing || event.inputType === "insertCompositionText") return;
     refuse(event, event.target, event.data);
   }, true);
   root.addEventListener("input", (event) => {
-    const field = event.target;
-    const max = limitOf(field);
-    if (max === null) return;
-    // A composition or the browser's autofill may have gone over: nothing is cut (the text
-    // is the person's), the field says so, and the server would refuse it the same way.
-    const count = characterCount(field.value);
-    if (count > max) return say(field, max, count);
-    // What a field said goes once it changes again.
-    const error = said.get(field);
-    if (!error) return;
-    said.delete(field);
-    if (error.textContent.includes("at most")) error.textContent = "";
+    if (!event.isComposing) check(event.target);
   }, true);
+  root.addEventListener("compositionend", (event) => check(event.target), true);
 }

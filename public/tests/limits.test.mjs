@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { characterCount, overflowAfter, limitMessage } from "../js/limits.mjs";
+import { characterCount, overflowAfter, limitMessage, overLimitMessage } from "../js/limits.mjs";
 
 const x = (count) => "x".repeat(count);
 
@@ -48,4 +48,9 @@ test("what the field says: a key at the limit, or a paste that would not fit", (
   assert.equal(
     limitMessage(1000, 1200),
     "That would make 1200 characters; this field holds 1000 at most. Nothing was added.");
+});
+
+test("a field that went over (a composition, autofill) says how many it has, and keeps them", () => {
+  assert.equal(overLimitMessage(100, 104, "Title"), "“Title” has 104 characters; it holds 100 at most.");
+  assert.equal(overLimitMessage(40, 41), "This field has 41 characters; it holds 40 at most.");
 });
