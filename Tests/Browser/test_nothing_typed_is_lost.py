@@ -269,7 +269,7 @@ def test_a_name_too_long_says_so_on_the_join_page(server, ana):
     name.clear()
     name.send_keys("N" * 45)
     assert name.get_attribute("value") == "N" * 40
-    text_in(ana, "#join-form .form-error", "This field holds 40 characters at most.")
+    text_in(ana, "#join-form .form-error", "“Your name” holds 40 characters at most.")
     # The next change takes the sentence down.
     name.send_keys(Keys.BACKSPACE)
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, "#join-form .form-error").text == "")

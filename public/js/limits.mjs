@@ -30,14 +30,15 @@ export function overflowAfter({ value, selectionStart, selectionEnd, inserted, m
 }
 
 /**
- * What a field holding at most `max` characters says to an insertion that would make `wanted`;
- * `name` (its label) says which field, since the message may show away from it.
+ * What a field holding at most `max` characters says to an insertion that would make `wanted`:
+ * a key typed at the limit (`typed`), or a paste or insertion, refused whole. `name` (its
+ * label) says which field, since the message may show away from it.
  */
-export function limitMessage(max, wanted, name = null) {
+export function limitMessage(max, wanted, name = null, { typed = false } = {}) {
   const field = name ? `“${name}”` : "this field";
-  return wanted > max + 1
-    ? `That would make ${wanted} characters; ${field} holds ${max} at most. Nothing was added.`
-    : `${name ? field : "This field"} holds ${max} characters at most.`;
+  return typed
+    ? `${name ? field : "This field"} holds ${max} characters at most.`
+    : `That would make ${wanted} characters; ${field} holds ${max} at most. Nothing was added.`;
 }
 
 /**
@@ -70,18 +71,18 @@ export function isOverLimit(field) {
 
 /**
  * Guards every limited field under `root`, now and later. `fallback(message, field)` shows what
- * a field says when its form has no `.form-error` (the app's toasts), naming the field.
+ * a field says when its form has no `.form-error` (the app's toasts).
  */
 export function guardLengths(root, fallback) {
   const said = new WeakMap();
-  /** Shows `messageFor(name)`: beside the form's own fields (no name needed), or a toast. */
-  function say(field, messageFor) {
+  /** Shows `message`: in the field's form's `.form-error`, or else with `fallback`. */
+  function say(field, message) {
     const error = field.closest("form")?.querySelector(".form-error");
     if (error) {
-      error.textContent = messageFor(null);
+      error.textContent = message;
       said.set(field, error);
     } else {
-      fallback(messageFor(fieldName(field)), field);
+      fallback(message, field);
     }
   }
   function refuse(event, field, inserted) {
@@ -96,7 +97,9 @@ export function guardLengths(root, fallback) {
     });
     if (wanted === null) return;
     event.preventDefault();
-    say(field, (name) => limitMessage(max, wanted, name));
+    // NB: named even beside its form: a form's message shows under all of its fields.
+    const typed = event.type === "beforeinput" && characterCount(inserted) === 1;
+    say(field, limitMessage(max, wanted, fieldName(field), { typed }));
   }
   /** After a change: a field over its limit says so and cannot be submitted until it fits. */
   function check(field) {
@@ -105,8 +108,9 @@ export function guardLengths(root, fallback) {
     const count = characterCount(field.value);
     if (count > max) {
       // NB: nothing is cut (the text is the person's); the form will not submit it.
-      field.setCustomValidity(overLimitMessage(max, count, fieldName(field)));
-      say(field, (name) => overLimitMessage(max, count, name));
+      const message = overLimitMessage(max, count, fieldName(field));
+      field.setCustomValidity(message);
+      say(field, message);
       return;
     }
     field.setCustomValidity("");

@@ -37,17 +37,20 @@ test("characters count as people see them, as the server counts them", () => {
 });
 
 test("a field named by its label says which it is (the message may show away from it)", () => {
-  assert.equal(limitMessage(100, 101, "Title"), "“Title” holds 100 characters at most.");
+  assert.equal(limitMessage(100, 101, "Title", { typed: true }), "“Title” holds 100 characters at most.");
   assert.equal(
     limitMessage(40, 308, "Attendee name"),
     "That would make 308 characters; “Attendee name” holds 40 at most. Nothing was added.");
 });
 
-test("what the field says: a key at the limit, or a paste that would not fit", () => {
-  assert.equal(limitMessage(40, 41), "This field holds 40 characters at most.");
+test("what the field says: a key at the limit, or a paste that would not fit (even by one)", () => {
+  assert.equal(limitMessage(40, 41, null, { typed: true }), "This field holds 40 characters at most.");
   assert.equal(
     limitMessage(1000, 1200),
     "That would make 1200 characters; this field holds 1000 at most. Nothing was added.");
+  assert.equal(
+    limitMessage(1000, 1001),
+    "That would make 1001 characters; this field holds 1000 at most. Nothing was added.");
 });
 
 test("a field that went over (a composition, autofill) says how many it has, and keeps them", () => {
