@@ -26,6 +26,10 @@ public struct RecordMeeting: Reducer {
     public var notes: [Note] = []
     /// Who has been in the room while the meeting ran, in the order they came.
     public var present: [String] = []
+    /// When the room emptied, while it stays empty and the meeting paused for it: someone
+    /// back within `returnGrace` (a reload, a tab closed by mistake) resumes the meeting. Kept
+    /// in memory only: not on the wire, not in a checkpoint.
+    public var emptiedAt: Date?
 
     public enum Alert: String, Equatable, Sendable, Encodable {
       case endMeeting
@@ -83,6 +87,8 @@ public struct RecordMeeting: Reducer {
     case alert(AlertAction)
     /// Everyone left: stop the clock until someone resumes.
     case roomEmptied
+    /// Someone came into the emptied room: within `returnGrace`, the clock goes on by itself.
+    case someoneReturned
     /// The room is handed on to another server: stop the clock there, to resume here.
     case roomMoving
     case resumeButtonTapped
@@ -106,7 +112,13 @@ public struct RecordMeeting: Reducer {
   public enum CancelID: Hashable, Sendable { case timer }
 
   @Dependency(\.continuousClock) var clock
+  @Dependency(\.date.now) var now
   @Dependency(\.dismiss) var dismiss
+
+  /// How soon someone must come back into an emptied room for its meeting to go on by
+  /// itself: long enough for a reload or a browser brought back up, short enough that a room
+  /// everyone left for good keeps its "everyone had left" until someone resumes it.
+  public static let returnGrace: TimeInterval = 15
 
   public init() {}
 
@@ -165,8 +177,19 @@ public struct RecordMeeting: Reducer {
         return .none
 
       case .roomEmptied:
+        // NB: only a meeting this stopped goes on by itself when someone is back.
+        state.emptiedAt = state.isPaused ? nil : now
         state.pausedBecause = .everyoneLeft
         return .cancel(id: CancelID.timer)
+
+      case .someoneReturned:
+        guard let emptiedAt = state.emptiedAt else { return .none }
+        state.emptiedAt = nil
+        guard state.pausedBecause == .everyoneLeft,
+          now.timeIntervalSince(emptiedAt) <= Self.returnGrace
+        else { return .none }
+        state.pausedBecause = nil
+        return startTimer()
 
       case .roomMoving:
         // NB: a meeting paused already keeps its reason: it was not stopped by the move.
@@ -176,6 +199,7 @@ public struct RecordMeeting: Reducer {
       case .resumeButtonTapped:
         guard state.isPaused else { return .reject(.invalidAction("The meeting is not paused.")) }
         state.pausedBecause = nil
+        state.emptiedAt = nil
         return startTimer()
 
       case .noteSubmitted(let author, let text):

@@ -68,7 +68,8 @@ struct RoomCore: Reducer {
         if let present = state.meeting?.present, !present.contains(participant.name) {
           state.meeting?.present.append(participant.name)
         }
-        return .none
+        guard state.meeting?.emptiedAt != nil else { return .none }
+        return .send(.meeting(.presented(.someoneReturned)))
 
       case .participantLeft(let id):
         state.participants.remove(id: id)

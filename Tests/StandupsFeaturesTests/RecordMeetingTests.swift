@@ -11,13 +11,18 @@ import Testing
 @MainActor
 @Suite(.serialized)
 struct RecordMeetingTests {
-  func makeStore(_ standup: Standup, clock: TestClock<Duration>) -> TestStore<Room> {
+  nonisolated static let start = Date(timeIntervalSince1970: 1_795_338_000)
+
+  /// `now`: the date the store reads (it moves only when a test moves it).
+  func makeStore(
+    _ standup: Standup, clock: TestClock<Duration>, now: LockIsolated<Date> = LockIsolated(start)
+  ) -> TestStore<Room> {
     TestStore(initialState: Room.State(standup: standup)) {
       Room()
     } withDependencies: {
       $0.continuousClock = clock
       $0.uuid = .incrementing
-      $0.date = .constant(Date(timeIntervalSince1970: 1_795_338_000))
+      $0.date = DateGenerator { now.value }
     }
   }
 
@@ -150,8 +155,9 @@ struct RecordMeetingTests {
   @Test func nothingTicksInAnEmptiedRoomUntilSomeoneResumes() async {
     await withMainSerialExecutor {
       let clock = TestClock()
+      let now = LockIsolated(Self.start)
       let standup = Standup.mock()
-      let store = makeStore(standup, clock: clock)
+      let store = makeStore(standup, clock: clock, now: now)
       let ana = Participant(id: "p1", name: "Ana")
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
       await store.send(.startMeetingButtonTapped) {
@@ -167,9 +173,14 @@ struct RecordMeetingTests {
       await store.send(.participantLeft("p1")) { $0.participants = [] }
       await store.receive(\.meeting.presented.roomEmptied) {
         $0.meeting?.pausedBecause = .everyoneLeft
+        $0.meeting?.emptiedAt = Self.start
       }
-      await clock.advance(by: .seconds(10))  // nothing ticks
+      // Back after longer than a reload takes: it stays paused until someone resumes it.
+      now.withValue { $0 += RecordMeeting.returnGrace + 1 }
+      await clock.advance(by: .seconds(16))  // nothing ticks
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.receive(\.meeting.presented.someoneReturned) { $0.meeting?.emptiedAt = nil }
+      await clock.advance(by: .seconds(5))  // still nothing
       await store.send(.meeting(.presented(.resumeButtonTapped))) {
         $0.meeting?.pausedBecause = nil
       }
@@ -181,6 +192,82 @@ struct RecordMeetingTests {
       await store.send(
         .meeting(.presented(.resumeButtonTapped)),
         rejectedWith: .invalidAction("The meeting is not paused."))
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+    }
+  }
+
+  /// A reload by the only person in the room empties it for a moment: the meeting pauses,
+  /// and goes on by itself when they are back within `returnGrace`.
+  @Test func aMeetingGoesOnWhenSomeoneIsBackInTheEmptiedRoomWithinMoments() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let now = LockIsolated(Self.start)
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock, now: now)
+      let ana = Participant(id: "p1", name: "Ana")
+      let anaAgain = Participant(id: "p2", name: "Ana")
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Ana"]
+      }
+      await store.receive(\.meeting.presented.started)
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 1
+        $0.meeting?.secondsRun = 1
+      }
+      await store.send(.participantLeft("p1")) { $0.participants = [] }
+      await store.receive(\.meeting.presented.roomEmptied) {
+        $0.meeting?.pausedBecause = .everyoneLeft
+        $0.meeting?.emptiedAt = Self.start
+      }
+      now.withValue { $0 += RecordMeeting.returnGrace }
+      await clock.advance(by: .seconds(2))  // nothing ticks while the room is empty
+      await store.send(.participantJoined(anaAgain)) { $0.participants = [anaAgain] }
+      await store.receive(\.meeting.presented.someoneReturned) {
+        $0.meeting?.pausedBecause = nil
+        $0.meeting?.emptiedAt = nil
+      }
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 2
+        $0.meeting?.secondsRun = 2
+      }
+      // Another joining later changes nothing more.
+      await store.send(.participantJoined(ana)) { $0.participants = [anaAgain, ana] }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+    }
+  }
+
+  /// A meeting that was paused before the room emptied (the server restarted, the room
+  /// moved) waits for a Resume: nobody chose to run it since.
+  @Test func aMeetingPausedBeforeTheRoomEmptiedWaitsForAResume() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let ana = Participant(id: "p1", name: "Ana")
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Ana"]
+      }
+      await store.receive(\.meeting.presented.started)
+      await store.send(.roomMoving)
+      await store.receive(\.meeting.presented.roomMoving) { $0.meeting?.pausedBecause = .moved }
+      await store.send(.participantLeft("p1")) { $0.participants = [] }
+      await store.receive(\.meeting.presented.roomEmptied) {
+        $0.meeting?.pausedBecause = .everyoneLeft
+      }
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await clock.advance(by: .seconds(3))  // nothing ticks
       await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
         $0.meeting?.alert = .endMeeting
       }
@@ -220,6 +307,7 @@ struct RecordMeetingTests {
       await store.send(.participantLeft("p1")) { $0.participants = [] }
       await store.receive(\.meeting.presented.roomEmptied) {
         $0.meeting?.pausedBecause = .everyoneLeft
+        $0.meeting?.emptiedAt = Self.start
       }
       await store.send(.roomMoving)
       await store.receive(\.meeting.presented.roomMoving)
