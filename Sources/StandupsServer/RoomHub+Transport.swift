@@ -229,7 +229,7 @@ extension RoomHub {
           // NB: a bot's name is the bot's alone, also for someone who had it before.
           return (
             connection,
-            "A bot now has your name: open your team's invite link and choose another."
+            "A bot now has your name: choose another to come back in."
           )
         case .bot(let hash) where changes.revokedBots.contains(hash):
           return (connection, "This bot's token was revoked.")

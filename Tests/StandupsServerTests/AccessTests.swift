@@ -329,6 +329,8 @@ struct AccessTests {
       port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
     #expect(session.json?["signedIn"] == false)
     #expect(session.json?["reason"]?.stringValue?.contains("A bot now has your name") == true)
+    #expect(session.json?["mayRename"] == true)
+    #expect(session.json?["name"] == "Maxi")
     try await eventually("the server never learnt of the new bot") {
       await refusal(server, room, headers: ["Cookie": cookie]) == 409
     }
@@ -340,6 +342,17 @@ struct AccessTests {
     #expect(
       try httpResponse(port: server.port, "GET", "/api/standups", headers: ["Cookie": cookie])
         .status == 409)
+    // Another name, and the same session is back in, without the invite.
+    let renamed = try httpResponse(
+      port: server.port, "POST", "/api/session", headers: page, body: #"{"name":"Maximilian"}"#)
+    #expect(renamed.status == 200, "\(renamed.body)")
+    let setCookie = try #require(renamed.headers["set-cookie"])
+    let newCookie = String(try #require(setCookie.split(separator: ";").first))
+    let again = try httpResponse(
+      port: server.port, "POST", actions,
+      headers: ["Cookie": newCookie, "Origin": "http://127.0.0.1:\(server.port)"],
+      body: #"{"type":"meeting.noteSubmitted","text":"still me"}"#)
+    #expect(again.status == 200)
     await server.stop()
   }
 

@@ -102,6 +102,8 @@ export function dismissToasts() {
 
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
 let signInReason = "";
+/** The name of a session a bot's name took since, which may choose another; else null. */
+let renamableName = null;
 
 /**
  * Who this person is: the name their session carries, or on an open server a name asked
@@ -119,8 +121,10 @@ export async function whoAmI() {
   if (session.open) return showMe(await askName(), true);
   if (!session.signedIn) {
     signInReason = session.reason ?? "";
+    renamableName = session.mayRename ? session.name ?? "" : null;
     return null;
   }
+  renamableName = null;
   localStorage.setItem("standups.name", session.name);
   return showMe(session.name, false);
 }
@@ -161,6 +165,7 @@ function changeName(name, open) {
     }
     dialog.close();
     document.getElementById("me").hidden = true;
+    renamableName = null;
     showSignIn("You signed out of this browser.");
   };
   dialog.onclose = null;
@@ -232,6 +237,8 @@ function askName() {
 export function showSignIn(reason = signInReason) {
   leave();
   setStatus("closed");
+  // NB: whoever asked last (`whoAmI`) found a session that only needs another name.
+  if (renamableName !== null) return showRename(signInReason || reason);
   document.title = "Sign in · Standups";
   app.innerHTML = `
     <section class="signin panel">
@@ -240,6 +247,19 @@ export function showSignIn(reason = signInReason) {
       <p>Someone on your team has a link that looks like
         <code>${escapeHTML(location.origin)}/join#…</code>. Open it once in this browser and you are in.</p>
     </section>`;
+  app.querySelector("h1").focus();
+}
+
+/** Signed in under a name a bot was given since: the session holds, another name lets in. */
+function showRename(reason) {
+  document.title = "Choose another name · Standups";
+  app.innerHTML = `
+    <section class="signin panel">
+      <h1 tabindex="-1">Choose another name</h1>
+      <p>${escapeHTML(reason)}</p>
+      <p><button type="button" class="primary rename">Choose another name</button></p>
+    </section>`;
+  app.querySelector(".rename").onclick = () => changeName(renamableName, false);
   app.querySelector("h1").focus();
 }
 

@@ -8,7 +8,8 @@ import WebSocketTransport
 /// - `GET` → `{"open": false, "signedIn": true, "name": "Ana", "expires": "…"}` for a
 ///   signed-in person, `{"open": false, "signedIn": false, "reason": "…"}` for anyone else
 ///   (200 either way: a page asks this before it knows), `{"open": true, …}` when the server
-///   is open to anyone.
+///   is open to anyone. A session whose name a bot was given since answers `signedIn: false`
+///   with `"mayRename": true` and its `name`: it may `POST` another name.
 /// - `POST {"invite": "…", "name": "Ana"}` → the same, with the session cookie. A signed-in
 ///   person may leave out the invite to change their name.
 /// - `DELETE` → signs out (the cookie is cleared).
@@ -44,11 +45,12 @@ enum SessionAPI {
       return BotAPI.response(for: refusal)
     case .success(.person(let name?))
     where TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) != nil:
-      // NB: signed in under a name a bot was given since: the page asks for another one.
+      // NB: signed in under a name a bot was given since: the session still holds, and
+      // `POST` with another name (no invite needed) is the way back in.
       return .json(
         JSONValue.object([
-          "open": false, "signedIn": false,
-          "reason": "A bot now has your name: open your team's invite link and choose another.",
+          "open": false, "signedIn": false, "mayRename": true, "name": .string(name),
+          "reason": "A bot now has your name: choose another to come back in.",
         ]).encoded)
     case .success(.person(let name)):
       return answer(name: name ?? "", expires: gatekeeper.sessionExpiry(in: request) ?? Date())
