@@ -581,5 +581,8 @@ struct AccessUnitTests {
       TextRules.problem(withDisplayName: "ci", botNames: ["CI"])
         == "\"ci\" is a bot's name: choose another.")
     #expect(TextRules.problem(withDisplayName: "Cid", botNames: ["CI"]) == nil)
+    #expect(
+      TextRules.problem(withDisplayName: "Ben (b\u{043E}t)", botNames: ["CI"])
+        == "\"(bot)\" marks a bot's notes, so a person's name cannot have it: choose another.")
   }
 }

@@ -23,7 +23,7 @@ enum TextRules {
         : "\"\(name)\" reads like the name of the bot \"\(bot)\": choose another."
     }
     if readable.contains(Self.readable("(bot)")) {
-      return "\"\(name)\" is a bot's name: choose another."
+      return "\"(bot)\" marks a bot's notes, so a person's name cannot have it: choose another."
     }
     return nil
   }
