@@ -32,6 +32,43 @@ def test_save_right_after_typing_saves_what_was_typed(server, ana, ben):
     assert toasts(ana) == []
 
 
+def test_text_someone_else_overwrote_is_said_and_can_be_put_back(server, ana, ben):
+    """Two people typing in one field: the last sent wins, and the other is told what they
+    typed, with a button that puts it back, instead of seeing it vanish when they leave."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ana_title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ana_title.send_keys(Keys.END, " review")
+    # Sent after the pause: Ben sees it.
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value").endswith(" review"))
+    ben_title = ben.find_element(By.CSS_SELECTOR, ".edit-form .title")
+    ben_title.send_keys(Keys.CONTROL, "a")
+    ben_title.send_keys("Weekly sync")
+    # Ben's is the last sent: the room's title; Ana still sees hers while she types.
+    wait(ben, lambda d: toasts(d) == [] and d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Weekly sync")
+    ben.find_element(By.CSS_SELECTOR, ".edit-form .duration").click()  # Ben leaves it
+    wait(ana, lambda d: d.execute_script(
+        "return document.querySelector('.edit-form .title').dataset.theirs") == "Weekly sync")
+    mine = ana_title.get_attribute("value")
+    assert mine.endswith(" review")
+    ana.find_element(By.CSS_SELECTOR, ".edit-form .duration").click()  # Ana leaves the field
+    toast_says(ana, f"“Title” was changed to “Weekly sync” by someone else while you typed “{mine}”.")
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Weekly sync")
+    click(ana, ".toast .put-back")
+    for driver in (ana, ben):
+        wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == mine)
+    assert collect_console_errors(ana) == []
+    # In a field one only sits in, another's change is no news about one's own typing.
+    ana.find_element(By.CSS_SELECTOR, ".edit-form .title").click()
+    ben_title.send_keys(Keys.END, "!")
+    ben.find_element(By.CSS_SELECTOR, ".edit-form .duration").click()
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.state.destination.edit.draft.title") == mine + "!")
+    ana.find_element(By.CSS_SELECTOR, ".edit-form .duration").click()
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == mine + "!")
+    assert not any("by someone else" in toast for driver in (ana, ben) for toast in toasts(driver))
+
+
 def test_enter_in_an_attendee_adds_the_next_one_and_nothing_is_lost(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")

@@ -9,7 +9,7 @@ export const edit = {
     return `
       <form class="edit-form panel" aria-label="Edit standup">
         <h2>Edit standup <span class="hint">everyone here sees this draft</span></h2>
-        <label>Title <input class="title" data-max-chars="100" autocomplete="off" data-focus="title"></label>
+        <label>Title <input class="title" data-max-chars="100" autocomplete="off" data-focus="title" data-path="/title"></label>
         <ul class="chips" data-for="title"></ul>
         <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
           <output class="duration-label"></output></span></label>
@@ -29,7 +29,14 @@ export const edit = {
     // Typing is sent after a short pause; what is still waiting goes out at once, in order,
     // before anything that depends on it (Save, Enter, Add attendee).
     view.pending = new Map();
+    // What this browser last sent for each field, and the value each last showed from the
+    // room: a new value that is neither came from someone else typing in the same field.
+    view.sentValues = new Map();
+    view.roomValues = new Map();
     const later = (path, value) => {
+      // NB: typing on after someone else's text came: this person's goes out last, and stays.
+      const input = form.querySelector(`[data-path="${path}"]`);
+      if (input) delete input.dataset.theirs;
       clearTimeout(view.pending.get(path)?.timer);
       const timer = setTimeout(() => flushOne(path), 150);
       view.pending.set(path, { value, timer });
@@ -39,6 +46,7 @@ export const edit = {
       if (!waiting) return Promise.resolve(true);
       clearTimeout(waiting.timer);
       view.pending.delete(path);
+      view.sentValues.set(path, waiting.value);
       const { connection } = view;
       return connection.send({ type: "edit.binding", path, value: waiting.value }).catch((error) => {
         // Not sent, or its answer lost with the connection: it goes again once the room is
@@ -64,13 +72,57 @@ export const edit = {
     // goes once it fits.
     title.addEventListener("input", () => isOverLimit(title) || later("/title", title.value));
     form.addEventListener("focusin", (event) => {
+      delete event.target.dataset.typed;
       if (event.target.dataset.focus) focus(event.target.dataset.focus);
+    });
+    // NB: only a field typed in since it took the focus can have been typed over.
+    form.addEventListener("input", (event) => {
+      if (event.target.dataset.path) event.target.dataset.typed = "";
     });
     form.addEventListener("focusout", (event) => {
       // NB: the form going away (saved, cancelled) blurs its input too: nothing to clear then.
       if (view.mode !== "edit") return;
+      const input = event.target;
+      if (input.dataset.theirs !== undefined) {
+        overwritten(input);
+      } else if (!("typed" in input.dataset) && view.roomValues.has(input.dataset.path)) {
+        // NB: a field only sat in kept its text while it had the focus: it shows the room's
+        // now, not at the next change to the room.
+        input.value = view.roomValues.get(input.dataset.path);
+      }
       if (event.target.dataset.focus && !form.contains(event.relatedTarget)) focus(null);
     });
+    /**
+     * Someone else wrote this field while this person typed in it, and the room kept theirs
+     * (the last one sent wins). Leaving the field shows the room's text: what this person
+     * typed is said, with a button that puts it back, rather than dropped without a word.
+     */
+    const overwritten = (input) => {
+      const theirs = input.dataset.theirs;
+      delete input.dataset.theirs;
+      const mine = input.value;
+      const path = input.dataset.path;
+      if (!path || mine === theirs || view.pending.has(path)) return;
+      // NB: the field shows the room's text now, not at the next change to the room.
+      input.value = view.roomValues.get(path) ?? theirs;
+      const field = input.getAttribute("aria-label") ?? input.labels?.[0]?.textContent?.trim() ?? "This field";
+      const item = toast(
+        `“${field}” was changed to “${theirs}” by someone else while you typed “${mine}”.`,
+        { kind: "overwritten" });
+      const putBack = document.createElement("button");
+      putBack.type = "button";
+      putBack.className = "put-back";
+      putBack.textContent = "Put mine back";
+      putBack.onclick = () => {
+        item.remove();
+        later(path, mine);
+        view.flushEdits();
+      };
+      item.append(" ", putBack);
+      // NB: longer than a toast that only informs: it holds the only copy of that text.
+      clearTimeout(item.timer);
+      item.timer = setTimeout(() => item.remove(), 30000);
+    };
     form.querySelector(".duration").addEventListener("change", (event) =>
       send({ type: "edit.binding", path: "/duration", value: Number(event.target.value) * 60 }));
     form.querySelector(".duration").addEventListener("input", (event) =>
@@ -109,7 +161,18 @@ export const edit = {
     const setValue = (input, value) => {
       if (document.activeElement !== input && input.value !== String(value)) input.value = value;
     };
-    setValue(form.querySelector(".title"), draft.title);
+    /** A text field: its value from the room, noting one someone else wrote while focused. */
+    const setText = (input, path, value) => {
+      const before = view.roomValues.get(path);
+      view.roomValues.set(path, value);
+      if (document.activeElement === input && "typed" in input.dataset && before !== undefined
+        && value !== before
+        && value !== view.sentValues.get(path) && value !== input.value && !view.pending.has(path)) {
+        input.dataset.theirs = value;
+      }
+      setValue(input, value);
+    };
+    setText(form.querySelector(".title"), "/title", draft.title);
     setValue(form.querySelector(".duration"), draft.duration / 60);
     form.querySelector(".duration-label").value = `${draft.duration / 60} min`;
     const theme = form.querySelector(`input[name=edit-theme][value=${draft.theme}]`);
@@ -126,7 +189,8 @@ export const edit = {
       if (!row) {
         row = document.createElement("li");
         row.dataset.id = attendee.id;
-        row.innerHTML = `<input data-max-chars="40" aria-label="Attendee name" data-focus="attendee:${attendee.id}">
+        row.innerHTML = `<input data-max-chars="40" aria-label="Attendee name" data-focus="attendee:${attendee.id}"
+          data-path="/attendees/${attendee.id}/name">
           <button type="button" class="icon" aria-label="Remove attendee">✕</button>
           <ul class="chips"></ul>`;
         const input = row.querySelector("input");
@@ -142,7 +206,7 @@ export const edit = {
         }
       }
       if (list.children[index] !== row) list.insertBefore(row, list.children[index] ?? null);
-      setValue(row.querySelector("input"), attendee.name);
+      setText(row.querySelector("input"), `/attendees/${attendee.id}/name`, attendee.name);
       row.querySelector(".chips").innerHTML = others(`attendee:${attendee.id}`);
       rows.delete(attendee.id);
     });
