@@ -152,6 +152,43 @@ struct RecordMeetingTests {
     }
   }
 
+  /// `person` joins and starts a meeting.
+  func joinAndStart(_ store: TestStore<Room>, standup: Standup, with person: Participant) async {
+    await store.send(.participantJoined(person)) { $0.participants = [person] }
+    await store.send(.startMeetingButtonTapped) {
+      $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      $0.meeting?.present = [person.name]
+    }
+    await store.receive(\.meeting.presented.started)
+  }
+
+  /// Ends the meeting without saving it.
+  func discard(_ store: TestStore<Room>) async {
+    await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+      $0.meeting?.alert = .endMeeting
+    }
+    await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+  }
+
+  /// `person` joins, starts a meeting that ticks once, and leaves: the room empties at
+  /// `start`, and its meeting pauses.
+  func tickOnceThenEmpty(
+    _ store: TestStore<Room>, clock: TestClock<Duration>, standup: Standup,
+    with person: Participant
+  ) async {
+    await joinAndStart(store, standup: standup, with: person)
+    await clock.advance(by: .seconds(1))
+    await store.receive(\.meeting.presented.timerTick) {
+      $0.meeting?.secondsElapsed = 1
+      $0.meeting?.secondsRun = 1
+    }
+    await store.send(.participantLeft(person.id)) { $0.participants = [] }
+    await store.receive(\.meeting.presented.roomEmptied) {
+      $0.meeting?.pausedBecause = .everyoneLeft
+      $0.meeting?.emptiedAt = Self.start
+    }
+  }
+
   @Test func nothingTicksInAnEmptiedRoomUntilSomeoneResumes() async {
     await withMainSerialExecutor {
       let clock = TestClock()
@@ -159,22 +196,7 @@ struct RecordMeetingTests {
       let standup = Standup.mock()
       let store = makeStore(standup, clock: clock, now: now)
       let ana = Participant(id: "p1", name: "Ana")
-      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-        $0.meeting?.present = ["Ana"]
-      }
-      await store.receive(\.meeting.presented.started)
-      await clock.advance(by: .seconds(1))
-      await store.receive(\.meeting.presented.timerTick) {
-        $0.meeting?.secondsElapsed = 1
-        $0.meeting?.secondsRun = 1
-      }
-      await store.send(.participantLeft("p1")) { $0.participants = [] }
-      await store.receive(\.meeting.presented.roomEmptied) {
-        $0.meeting?.pausedBecause = .everyoneLeft
-        $0.meeting?.emptiedAt = Self.start
-      }
+      await tickOnceThenEmpty(store, clock: clock, standup: standup, with: ana)
       // Back after longer than a reload takes: it stays paused until someone resumes it.
       now.withValue { $0 += RecordMeeting.returnGrace + 1 }
       await clock.advance(by: .seconds(16))  // nothing ticks
@@ -192,10 +214,7 @@ struct RecordMeetingTests {
       await store.send(
         .meeting(.presented(.resumeButtonTapped)),
         rejectedWith: .invalidAction("The meeting is not paused."))
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
-        $0.meeting?.alert = .endMeeting
-      }
-      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+      await discard(store)
     }
   }
 
@@ -209,22 +228,7 @@ struct RecordMeetingTests {
       let store = makeStore(standup, clock: clock, now: now)
       let ana = Participant(id: "p1", name: "Ana")
       let anaAgain = Participant(id: "p2", name: "Ana")
-      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-        $0.meeting?.present = ["Ana"]
-      }
-      await store.receive(\.meeting.presented.started)
-      await clock.advance(by: .seconds(1))
-      await store.receive(\.meeting.presented.timerTick) {
-        $0.meeting?.secondsElapsed = 1
-        $0.meeting?.secondsRun = 1
-      }
-      await store.send(.participantLeft("p1")) { $0.participants = [] }
-      await store.receive(\.meeting.presented.roomEmptied) {
-        $0.meeting?.pausedBecause = .everyoneLeft
-        $0.meeting?.emptiedAt = Self.start
-      }
+      await tickOnceThenEmpty(store, clock: clock, standup: standup, with: ana)
       now.withValue { $0 += RecordMeeting.returnGrace }
       await clock.advance(by: .seconds(2))  // nothing ticks while the room is empty
       await store.send(.participantJoined(anaAgain)) { $0.participants = [anaAgain] }
@@ -239,10 +243,7 @@ struct RecordMeetingTests {
       }
       // Another joining later changes nothing more.
       await store.send(.participantJoined(ana)) { $0.participants = [anaAgain, ana] }
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
-        $0.meeting?.alert = .endMeeting
-      }
-      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+      await discard(store)
     }
   }
 
@@ -254,12 +255,7 @@ struct RecordMeetingTests {
       let standup = Standup.mock()
       let store = makeStore(standup, clock: clock)
       let ana = Participant(id: "p1", name: "Ana")
-      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-        $0.meeting?.present = ["Ana"]
-      }
-      await store.receive(\.meeting.presented.started)
+      await joinAndStart(store, standup: standup, with: ana)
       await store.send(.roomMoving)
       await store.receive(\.meeting.presented.roomMoving) { $0.meeting?.pausedBecause = .moved }
       await store.send(.participantLeft("p1")) { $0.participants = [] }
@@ -268,10 +264,7 @@ struct RecordMeetingTests {
       }
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
       await clock.advance(by: .seconds(3))  // nothing ticks
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
-        $0.meeting?.alert = .endMeeting
-      }
-      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+      await discard(store)
     }
   }
 
