@@ -73,6 +73,8 @@ def download(driver, selector):
 
 def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
     both_in_a_room(server, ana, ben)
+    # Nothing to download before the first meeting is saved.
+    assert not ana.find_element(By.CSS_SELECTOR, ".export").is_displayed()
     click(ana, ".start")
     text_in(ben, ".speaker", "Speaker 1 of 3: Blob")
     ana.find_element(By.ID, "note").send_keys("Shipped, with \"quotes\"\n")
@@ -85,6 +87,7 @@ def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
     click(ana, ".end")
     click(ana, ".end-alert .save")
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".export")))
 
     markdown = download(ana, ".export-md")
     assert markdown["status"] == 200

@@ -102,6 +102,8 @@ export const detail = {
     app.querySelector(".history").innerHTML = standup.meetings.length
       ? standup.meetings.map((meeting) => historyItem(meeting)).join("")
       : `<li class="empty">No meetings yet.</li>`;
+    // NB: nothing to download before the first meeting is saved.
+    app.querySelector(".export").hidden = standup.meetings.length === 0;
     const alert = app.querySelector(".delete-alert");
     // While a deletion waits for its undo window, nothing else starts.
     const deleting = state.undo?.kind === "deletedStandup";
