@@ -37,3 +37,20 @@ def test_the_speaker_s_turn_who_is_next_and_a_chime_on_each_change(server, ana, 
     assert chimes(ana) == 0  # (a fresh page after the reload, and muted)
     for driver in (ana, ben):
         assert collect_console_errors(driver) == []
+
+
+def test_a_reload_alone_in_the_room_keeps_the_meeting_going(server, ana):
+    """The only person in the room reloads: the room empties for a moment, and the meeting
+    goes on by itself when they are back, instead of waiting paused for a Resume."""
+    from test_web_app import create_standup
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    click(ana, ".start")
+    text_in(ana, ".elapsed", "0:01", timeout=6)
+    ana.refresh()
+    text_in(ana, ".presence", "Ana (you)")
+    # It ticks on, and nothing says it paused.
+    text_in(ana, ".elapsed", "0:03", timeout=8)
+    assert not ana.find_element(By.CSS_SELECTOR, ".paused").is_displayed()
+    assert collect_console_errors(ana) == []
