@@ -113,11 +113,14 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
   /// Why it was paused, if it was (everyone left); a meeting that was running comes back
   /// paused because the server restarted.
   public var pausedBecause: RecordMeeting.State.PauseReason?
+  /// When its room emptied, if that is why it paused: someone back within
+  /// `RecordMeeting.returnGrace` resumes it, on whichever server opens the room again.
+  public var emptiedAt: Date?
 
   public init(
     standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int,
     transcript: String, notes: [Note] = [], present: [String] = [], secondsRun: Int = 0,
-    pausedBecause: RecordMeeting.State.PauseReason? = nil
+    pausedBecause: RecordMeeting.State.PauseReason? = nil, emptiedAt: Date? = nil
   ) {
     self.standupID = standupID
     self.meetingID = meetingID
@@ -128,6 +131,7 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
     self.present = present
     self.secondsRun = secondsRun
     self.pausedBecause = pausedBecause
+    self.emptiedAt = emptiedAt
   }
 }
 
@@ -137,7 +141,7 @@ extension RecordMeeting.State {
     MeetingCheckpoint(
       standupID: standupID, meetingID: id, secondsElapsed: secondsElapsed,
       speakerIndex: speakerIndex, transcript: transcript, notes: notes, present: present,
-      secondsRun: secondsRun, pausedBecause: pausedBecause)
+      secondsRun: secondsRun, pausedBecause: pausedBecause, emptiedAt: emptiedAt)
   }
 
   /// A meeting brought back from a checkpoint, paused until someone resumes it.
@@ -150,6 +154,9 @@ extension RecordMeeting.State {
     present = checkpoint.present
     secondsRun = checkpoint.secondsRun
     pausedBecause = checkpoint.pausedBecause ?? .serverRestarted
+    // NB: a room released once it emptied (a cluster's) opens again for whoever comes back:
+    // within moments of it emptying, the meeting goes on by itself, as it would have there.
+    emptiedAt = pausedBecause == .everyoneLeft ? checkpoint.emptiedAt : nil
   }
 }
 

@@ -5,14 +5,14 @@ import StandupsFeatures
 /// Meetings in progress: their checkpoints (the clocks are written in PostgresStorage, behind
 /// its fence).
 extension PostgresStorage {
-  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?)
+  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?, Date?)
 
   func checkpoints(only id: UUID? = nil) async throws -> [MeetingCheckpoint] {
     var checkpoints: [MeetingCheckpoint] = []
     for try await row in try await client.query(
       """
       SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
-        seconds_run, paused_because
+        seconds_run, paused_because, emptied_at
       FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
       """, logger: logger
     ).decode(CheckpointRow.self) {
@@ -21,7 +21,8 @@ extension PostgresStorage {
           standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
           transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
           present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
-          pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:))))
+          pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:)),
+          emptiedAt: row.9))
     }
     return checkpoints
   }
@@ -49,15 +50,16 @@ extension PostgresStorage {
       try await connection.query(
         """
         INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
-          notes, present, seconds_run, paused_because)
+          notes, present, seconds_run, paused_because, emptied_at)
         SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
           \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
-          \(checkpoint.pausedBecause?.rawValue)::text
+          \(checkpoint.pausedBecause?.rawValue)::text, \(checkpoint.emptiedAt)::timestamptz
         WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
         ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
           seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
           transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
-          seconds_run = excluded.seconds_run, paused_because = excluded.paused_because
+          seconds_run = excluded.seconds_run, paused_because = excluded.paused_because,
+          emptied_at = excluded.emptied_at
         """, logger: logger)
     }
   }

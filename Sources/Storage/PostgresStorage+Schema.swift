@@ -89,6 +89,11 @@ extension PostgresStorage {
         """
       ]
     ),
+    (
+      "v4: when a room emptied",
+      // With `paused_because` `everyoneLeft`: someone back soon after finds it going on.
+      ["ALTER TABLE checkpoint ADD COLUMN emptied_at timestamptz"]
+    ),
   ]
 
   /// Applies the migrations this database has not had, all in one transaction; nodes

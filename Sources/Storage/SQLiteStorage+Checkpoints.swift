@@ -26,7 +26,8 @@ extension SQLiteStorage {
           present: Self.decoded([String].self, from: row["present"]) ?? [],
           secondsRun: row["secondsRun"],
           pausedBecause: (row["pausedBecause"] as String?).flatMap(
-            RecordMeeting.State.PauseReason.init(rawValue:)))
+            RecordMeeting.State.PauseReason.init(rawValue:)),
+          emptiedAt: row["emptiedAt"])
       }
     }
   }
@@ -44,13 +45,13 @@ extension SQLiteStorage {
         sql:
           "INSERT OR REPLACE INTO checkpoint "
           + "(standupId, meetingId, secondsElapsed, speakerIndex, transcript, notes, present, "
-          + "secondsRun, pausedBecause) "
-          + "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
+          + "secondsRun, pausedBecause, emptiedAt) "
+          + "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
         arguments: [
           standupID.uuidString, checkpoint.meetingID.uuidString, checkpoint.secondsElapsed,
           checkpoint.speakerIndex, checkpoint.transcript, try Self.json(checkpoint.notes),
           try Self.json(checkpoint.present), checkpoint.secondsRun,
-          checkpoint.pausedBecause?.rawValue, standupID.uuidString,
+          checkpoint.pausedBecause?.rawValue, checkpoint.emptiedAt, standupID.uuidString,
         ])
     }
   }

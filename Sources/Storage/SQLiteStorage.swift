@@ -131,6 +131,12 @@ public final class SQLiteStorage: Sendable {
         table.column("savedAt", .datetime).notNull()
       }
     }
+    migrator.registerMigration("v9: when a room emptied") { db in
+      // With `pausedBecause` `everyoneLeft`: someone back soon after finds it going on.
+      try db.alter(table: "checkpoint") { table in
+        table.add(column: "emptiedAt", .datetime)
+      }
+    }
     return migrator
   }
 

@@ -247,6 +247,46 @@ struct RecordMeetingTests {
     }
   }
 
+  /// A cluster's room is released once it empties, and opens again from its checkpoint on
+  /// whichever server the next person reaches: back within moments, the meeting goes on.
+  @Test func aMeetingOpenedFromItsCheckpointGoesOnIfSomeoneIsBackInMoments() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let checkpoint = MeetingCheckpoint(
+        standupID: standup.id, meetingID: UUID(7), secondsElapsed: 7, speakerIndex: 0,
+        transcript: "", present: ["Ana"], secondsRun: 7, pausedBecause: .everyoneLeft,
+        emptiedAt: Self.start)
+      var opened = Room.State(standup: standup)
+      opened.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+      #expect(opened.meeting?.emptiedAt == Self.start)
+      // A meeting that was running when its server stopped keeps no such moment.
+      var running = checkpoint
+      running.pausedBecause = nil
+      #expect(RecordMeeting.State(restoring: running, standup: standup).emptiedAt == nil)
+
+      let store = TestStore(initialState: opened) {
+        Room()
+      } withDependencies: {
+        $0.continuousClock = clock
+        $0.uuid = .incrementing
+        $0.date = .constant(Self.start.addingTimeInterval(3))
+      }
+      let ana = Participant(id: "p1", name: "Ana")
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.receive(\.meeting.presented.someoneReturned) {
+        $0.meeting?.pausedBecause = nil
+        $0.meeting?.emptiedAt = nil
+      }
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 8
+        $0.meeting?.secondsRun = 8
+      }
+      await discard(store)
+    }
+  }
+
   /// A meeting that was paused before the room emptied (the server restarted, the room
   /// moved) waits for a Resume: nobody chose to run it since.
   @Test func aMeetingPausedBeforeTheRoomEmptiedWaitsForAResume() async {

@@ -86,6 +86,8 @@ struct StorageContractTests {
       present: ["Ana"], secondsRun: 120)
     var paused = checkpoint
     paused.pausedBecause = .everyoneLeft
+    // NB: whole seconds: SQLite keeps milliseconds, PostgreSQL microseconds.
+    paused.emptiedAt = Date(timeIntervalSince1970: 1_795_338_000)
     try await storage.saveCheckpoint(id, paused)
     #expect(try await storage.loadCheckpoint(id) == paused)
     try await storage.saveCheckpoint(id, checkpoint)
