@@ -27,8 +27,9 @@ public struct RecordMeeting: Reducer {
     /// Who has been in the room while the meeting ran, in the order they came.
     public var present: [String] = []
     /// When the room emptied, while it stays empty and the meeting paused for it: someone
-    /// back within `returnGrace` (a reload, a tab closed by mistake) resumes the meeting. Kept
-    /// in memory only: not on the wire, not in a checkpoint.
+    /// back within `returnGrace` (a reload, a tab closed by mistake) resumes the meeting. Not
+    /// on the wire; kept in its checkpoint, so that a room released once empty (a cluster's)
+    /// resumes the same way wherever it opens again.
     public var emptiedAt: Date?
 
     public enum Alert: String, Equatable, Sendable, Encodable {

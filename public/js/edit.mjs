@@ -1,6 +1,6 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
-import { isOverLimit } from "./limits.mjs";
+import { fieldName, isOverLimit } from "./limits.mjs";
 import { app, toast } from "./shell.mjs";
 import { themeSwatches } from "./views.mjs";
 
@@ -105,9 +105,8 @@ export const edit = {
       if (!path || mine === theirs || view.pending.has(path)) return;
       // NB: the field shows the room's text now, not at the next change to the room.
       input.value = view.roomValues.get(path) ?? theirs;
-      const field = input.getAttribute("aria-label") ?? input.labels?.[0]?.textContent?.trim() ?? "This field";
       const item = toast(
-        `“${field}” was changed to “${theirs}” by someone else while you typed “${mine}”.`,
+        `“${fieldName(input) ?? "This field"}” was changed to “${theirs}” by someone else while you typed “${mine}”.`,
         { kind: "overwritten" });
       const putBack = document.createElement("button");
       putBack.type = "button";

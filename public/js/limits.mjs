@@ -51,7 +51,7 @@ export function overLimitMessage(max, count, name = null) {
 }
 
 /** A field's name as its label or `aria-label` gives it, or null. */
-function fieldName(field) {
+export function fieldName(field) {
   const name = field.getAttribute("aria-label") ?? field.labels?.[0]?.textContent;
   return name?.trim() || null;
 }
