@@ -230,6 +230,41 @@ static inline int clws_write_ping(struct lws *wsi) {
   return lws_write(wsi, buffer + LWS_PRE, 4, LWS_WRITE_PING);
 }
 
+/// The longest payload `clws_write_with_ping` carries a ping behind.
+enum { CLWS_WITH_PING_MAX = 1024 };
+
+/// Writes one complete server frame (text, or binary) with a ping right behind it, in one
+/// write: one send, one TCP segment, one wake-up of the peer, where a ping of its own costs
+/// all of that again. Returns the bytes written, <0 on failure, or 0 without writing anything
+/// when it cannot: a payload over `CLWS_WITH_PING_MAX`, or a WebSocket carried inside an
+/// HTTP/2 connection (whose frames lws wraps in its own).
+///
+/// NB: the frames are built here and written raw (`LWS_WRITE_RAW` on a WebSocket goes to
+/// `lws_issue_raw` as they are: `ops-ws.c`, `send_raw`), as lws would frame them: no
+/// extension is ever negotiated on this server and a server's frames are not masked. The
+/// ping's payload is `clws_write_ping`'s.
+static inline int clws_write_with_ping(struct lws *wsi, const unsigned char *payload, size_t length,
+                                       int binary) {
+  unsigned char frame[4 + CLWS_WITH_PING_MAX + 6];
+  size_t n = 0;
+  if (length > CLWS_WITH_PING_MAX || lws_get_network_wsi(wsi) != wsi) return 0;
+  frame[n++] = 0x80 | (binary ? 0x2 : 0x1);
+  if (length < 126) {
+    frame[n++] = (unsigned char)length;
+  } else {
+    frame[n++] = 126;
+    frame[n++] = (unsigned char)(length >> 8);
+    frame[n++] = (unsigned char)(length & 0xff);
+  }
+  memcpy(frame + n, payload, length);
+  n += length;
+  frame[n++] = 0x89;
+  frame[n++] = 4;
+  memcpy(frame + n, "ping", 4);
+  n += 4;
+  return lws_write(wsi, frame, n, LWS_WRITE_RAW) < (int)n ? -1 : (int)n;
+}
+
 /// Drops a connection at the next chance, without a close frame (it stopped answering).
 static inline void clws_drop(struct lws *wsi) { lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC); }
 

@@ -100,3 +100,26 @@ struct KeepaliveWheel {
     slots[Int(second % UInt32(slots.count))].append(id)
   }
 }
+
+/// Pings waiting to go out behind the next frame to their connection (one write, one
+/// segment, instead of a send of their own), each for `turns` turns of the wheel at most:
+/// then it goes alone. A connection sent to every second never costs a ping its own send.
+///
+/// Only the ids: whether a ping is still wanted (it may have gone out behind a frame since)
+/// is the connection's own flag, read when its wait is over.
+struct WaitingPings {
+  private var slots: [[UInt64]]
+  private var turn = 0
+
+  init(turns: Int) { slots = Array(repeating: [], count: max(1, turns)) }
+
+  /// `id`'s ping waits from this turn on; it comes due `turns` turns from now.
+  mutating func add(_ id: UInt64) { slots[turn].append(id) }
+
+  /// Advances one turn; returns the ids whose wait is over.
+  mutating func advance() -> [UInt64] {
+    turn = (turn + 1) % slots.count
+    defer { slots[turn] = [] }
+    return slots[turn]
+  }
+}

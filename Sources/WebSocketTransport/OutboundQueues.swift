@@ -40,6 +40,8 @@ final class OutboundQueues: Sendable {
   private let state = Mutex(State())
   /// Bytes a connection may have queued before it is closed with 1008.
   let limit: Int
+  /// Keepalive pings written behind a frame so far.
+  let pingsBehindFrames = Atomic<Int>(0)
 
   init(limit: Int) { self.limit = limit }
 
@@ -173,14 +175,17 @@ final class OutboundQueues: Sendable {
   /// buffer the rest and send it when it can; writing stops there, without a `poll` per
   /// frame to ask first. What is left — more than the socket takes, or a close, which only
   /// the writable callback may send — waits for a writable callback.
-  func flush(_ cell: OutboxCell, wsi: OpaquePointer) {
+  ///
+  /// With `ping` set, the first frame written carries a ping behind it (and `ping` is then
+  /// cleared): see `write(_:wsi:ping:)`.
+  func flush(_ cell: OutboxCell, wsi: OpaquePointer, ping: inout Bool) {
     while lws_partial_buffered(wsi) == 0 {
       let (message, isEmpty) = cell.outbox.withLock { $0.popMessage() }
       guard let message else {
         if !isEmpty { lws_callback_on_writable(wsi) }
         return
       }
-      guard write(message, wsi: wsi) else {
+      guard write(message, wsi: wsi, ping: &ping) else {
         // A socket that fails a write is done for; let lws close it on its next turn.
         lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, LWS_TO_KILL_ASYNC)
         return
@@ -190,7 +195,20 @@ final class OutboundQueues: Sendable {
     lws_callback_on_writable(wsi)
   }
 
-  private func write(_ message: OutboundMessage, wsi: OpaquePointer) -> Bool {
+  /// Writes one message; with `ping` set, a ping goes out in the same write behind it if it
+  /// can (`ping` is then cleared), so that keepalive costs a connection that is sent to
+  /// anyway no send and no segment of its own. False if the write failed.
+  private func write(_ message: OutboundMessage, wsi: OpaquePointer, ping: inout Bool) -> Bool {
+    if ping {
+      let written = clws_write_with_ping(
+        wsi, message.payload, message.count, message.isBinary ? 1 : 0)
+      if written < 0 { return false }
+      if written > 0 {
+        ping = false
+        pingsBehindFrames.add(1, ordering: .relaxed)
+        return true
+      }
+    }
     let written =
       message.isBinary
       ? clws_write_binary(wsi, message.payload, message.count)
@@ -226,14 +244,14 @@ final class OutboundQueues: Sendable {
 
   /// Service thread, in lws' writable callback: writes queued frames until one is left
   /// partly buffered by lws (the socket is full), or a close frame is out.
-  func drain(_ cell: OutboxCell, wsi: OpaquePointer) -> DrainResult {
+  func drain(_ cell: OutboxCell, wsi: OpaquePointer, ping: inout Bool) -> DrainResult {
     while lws_partial_buffered(wsi) == 0 {
       let item = cell.outbox.withLock { $0.popFirst() }
       switch item {
       case nil:
         return .open
       case .message(let message)?:
-        if !write(message, wsi: wsi) { return .failed }
+        if !write(message, wsi: wsi, ping: &ping) { return .failed }
       case .close(let code, let reason)?:
         return clws_write_close(wsi, Int32(code.rawValue), reason) < 0 ? .failed : .closeSent
       }

@@ -112,7 +112,7 @@ extension ServerEngine {
     case LWS_CALLBACK_SERVER_WRITEABLE:
       guard let id = user?.load(as: UInt64.self), let state = webSockets[id] else { return 0 }
       state.mayWriteAtOnce = true
-      return queues.drain(state.outbox, wsi: wsi).callbackResult(
+      return queues.drain(state.outbox, wsi: wsi, ping: &state.pingWanted).callbackResult(
         wsi: wsi, waitSeconds: configuration.closeAnswerSeconds
       ) { state.closeSent = true }
 
@@ -150,7 +150,16 @@ extension ServerEngine {
   }
 
   /// Ten times a second: ping what has been quiet, drop what never answered.
+  ///
+  /// A ping first waits for a frame to go out behind (`pingWaitTurns`), then goes alone.
   func keepaliveSweep() {
+    for id in waitingPings.advance() {
+      guard let state = webSockets[id], state.pingWanted else { continue }
+      state.pingWanted = false
+      guard !state.closeSent, !state.peerClosed, !state.outbox.isClosing else { continue }
+      pingsAlone.add(1, ordering: .relaxed)
+      if clws_write_ping(state.wsi) < 0 { clws_drop(state.wsi) }
+    }
     let decisions = keepalive.tick { id in
       guard let state = webSockets[id], !state.closeSent, !state.peerClosed, !state.outbox.isClosing
       else { return false }
@@ -159,7 +168,9 @@ extension ServerEngine {
     for decision in decisions {
       switch decision {
       case .ping(let id):
-        if let state = webSockets[id], clws_write_ping(state.wsi) < 0 { clws_drop(state.wsi) }
+        guard let state = webSockets[id] else { continue }
+        state.pingWanted = true
+        waitingPings.add(id)
       case .drop(let id):
         if let state = webSockets[id] { clws_drop(state.wsi) }
       }
@@ -184,7 +195,7 @@ extension ServerEngine {
     for cell in wake {
       guard let state = webSockets[cell.id] else { continue }
       if state.mayWriteAtOnce && !state.peerClosed {
-        queues.flush(cell, wsi: state.wsi)
+        queues.flush(cell, wsi: state.wsi, ping: &state.pingWanted)
       } else {
         lws_callback_on_writable(state.wsi)
       }

@@ -13,6 +13,10 @@ final class ServerEngine: @unchecked Sendable {
   let queues: OutboundQueues
   /// How often the keepalive wheel turns: pings go out in batches a tenth of a second apart.
   static let keepaliveTicksPerSecond: UInt32 = 10
+  /// How many turns of the keepalive wheel a ping may wait for a frame to go out behind
+  /// (1.5 s: a meeting's connections are sent a tick every second), and at most a quarter of
+  /// the time the peer has to answer it.
+  static let pingWaitTurns: UInt32 = 15
   let delegate: any WebSocketServerDelegate
   let configuration: WebSocketServerConfiguration
   let logger: Logger
@@ -28,6 +32,9 @@ final class ServerEngine: @unchecked Sendable {
   var nextID: UInt64 = 1
   var webSockets: [UInt64: WebSocketState] = [:]
   var keepalive: KeepaliveWheel
+  var waitingPings: WaitingPings
+  /// Keepalive pings that went alone so far (no frame came to carry them in time).
+  let pingsAlone = Atomic<Int>(0)
   /// Set by the one-second ticker; the next wake-up sweeps.
   var keepaliveDue = false
   var httpRequests: [UInt64: HTTPRequestState] = [:]
@@ -62,6 +69,9 @@ final class ServerEngine: @unchecked Sendable {
     var peerClosed = false
     /// Our close frame is out; the peer's answering close ends the connection.
     var closeSent = false
+    /// The keepalive wants a ping sent: it goes out behind the next frame written, or alone
+    /// when `WaitingPings` says its wait is over.
+    var pingWanted = false
     init(wsi: OpaquePointer, outbox: OutboxCell) {
       self.wsi = wsi
       self.outbox = outbox
@@ -93,6 +103,8 @@ final class ServerEngine: @unchecked Sendable {
     keepalive = KeepaliveWheel(
       pingAfter: configuration.pingAfterSeconds, hangUpAfter: configuration.hangUpAfterSeconds,
       ticksPerSecond: Self.keepaliveTicksPerSecond)
+    waitingPings = WaitingPings(
+      turns: Int(min(Self.pingWaitTurns, (keepalive.hangUpAfter - keepalive.pingAfter) / 4)))
     if let directory = configuration.publicDirectory {
       guard let resolved = realpath(directory, nil) else {
         throw WebSocketServerError(description: "The public directory \(directory) does not exist.")

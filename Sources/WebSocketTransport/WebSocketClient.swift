@@ -277,7 +277,11 @@ final class ClientEngine: @unchecked Sendable {
 
     case LWS_CALLBACK_CLIENT_WRITEABLE:
       guard let connection = connections[id], let outbox = connection.outbox else { return 0 }
-      return queues.drain(outbox, wsi: wsi).callbackResult(wsi: wsi, waitSeconds: 5) {
+      // NB: a client never writes a ping this way: its frames are masked, `drain`'s are not.
+      var noPing = false
+      return queues.drain(outbox, wsi: wsi, ping: &noPing).callbackResult(
+        wsi: wsi, waitSeconds: 5
+      ) {
         connection.closeSent = true
       }
 

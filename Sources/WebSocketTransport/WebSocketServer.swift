@@ -106,6 +106,13 @@ public final class WebSocketServer: Sendable {
   public var webSocketCount: Int { engine.queues.count }
   /// Connections closed with 1008 so far because they read too slowly.
   public var slowReaderCount: Int { engine.queues.fellBehindCount }
+  /// Keepalive pings sent so far: behind a frame, in the same write, or alone.
+  public var pingsSent: (behindAFrame: Int, alone: Int) {
+    (
+      engine.queues.pingsBehindFrames.load(ordering: .relaxed),
+      engine.pingsAlone.load(ordering: .relaxed)
+    )
+  }
 
   /// Closes every WebSocket with 1001, waits up to `gracePeriod` for them to go, then stops.
   /// Safe to call more than once.

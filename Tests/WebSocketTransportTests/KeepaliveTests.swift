@@ -1,4 +1,6 @@
+import Fixtures
 import Foundation
+import Synchronization
 import Testing
 
 @testable import WebSocketTransport
@@ -85,6 +87,28 @@ struct KeepaliveWheelTests {
   }
 }
 
+/// Pings waiting for a frame to go out behind.
+struct WaitingPingsTests {
+  @Test func aPingsWaitIsOverAfterItsTurnsAndNotBefore() {
+    var waiting = WaitingPings(turns: 3)
+    waiting.add(1)
+    #expect(waiting.advance() == [])
+    waiting.add(2)
+    #expect(waiting.advance() == [])
+    #expect(waiting.advance() == [1])
+    #expect(waiting.advance() == [2])
+    #expect(waiting.advance() == [])
+  }
+
+  @Test func oneTurnIsTheShortestWait() {
+    var waiting = WaitingPings(turns: 0)
+    waiting.add(5)
+    waiting.add(6)
+    #expect(waiting.advance() == [5, 6])
+    #expect(waiting.advance() == [])
+  }
+}
+
 /// The keepalive against a real server, with a raw socket that answers pings or not.
 @Suite(.serialized)
 struct KeepaliveServerTests {
@@ -111,5 +135,56 @@ struct KeepaliveServerTests {
     #expect(socket.becomesReadable(within: 5_000))
     #expect([.end, .reset].contains(socket.readToEnd()))
     #expect(server.webSocketCount == 0)
+    #expect(server.pingsSent.alone == 3 && server.pingsSent.behindAFrame == 0)
+  }
+
+  /// A connection the server sends to anyway (a meeting's tick) gets its pings in the same
+  /// write as a frame: no send, no segment of their own. They are pings all the same: it is
+  /// dropped once it stops answering them.
+  @Test func aConnectionThatIsSentToGetsItsPingsBehindItsFrames() async throws {
+    let (server, delegate) = try startEchoServer {
+      $0.pingAfterSeconds = 1
+      $0.hangUpAfterSeconds = 3
+    }
+    defer { server.shutdown() }
+    let socket = try RawSocket(port: server.port)
+    socket.write(RawSocket.upgrade("/ws"))
+    #expect(socket.readHead().hasPrefix("HTTP/1.1 101"))
+    try await eventually("the connection opens") { delegate.open.withLock { $0.count == 1 } }
+    let connection = try #require(delegate.open.withLock { $0.first })
+    let ticker = Task {
+      var tick = 0
+      while !Task.isCancelled {
+        tick += 1
+        server.send(OutboundMessage(text: "tick \(tick)"), to: connection)
+        try? await Task.sleep(for: .milliseconds(100))
+      }
+    }
+    defer { ticker.cancel() }
+    // Two pings, answered; each came right behind a tick.
+    var previous: UInt8?
+    var pings = 0
+    while pings < 2 {
+      #expect(socket.becomesReadable(within: 5_000))
+      let frame = try #require(socket.readFrame())
+      if frame.opcode == 0x9 {
+        #expect(previous == 0x1)
+        #expect(frame.payload == Array("ping".utf8))
+        socket.writeFrame(opcode: 0xA, payload: frame.payload)
+        pings += 1
+      } else {
+        #expect(frame.opcode == 0x1)
+        #expect(String(decoding: frame.payload, as: UTF8.self).hasPrefix("tick "))
+      }
+      previous = frame.opcode
+    }
+    #expect(server.pingsSent.behindAFrame == 2)
+    #expect(server.pingsSent.alone == 0)
+    // Then it stops answering (it still reads): the server hangs up.
+    while let frame = socket.readFrame() {
+      #expect([0x1, 0x9].contains(frame.opcode))
+    }
+    #expect(server.pingsSent.alone == 0)
+    try await eventually("the server hangs up") { server.webSocketCount == 0 }
   }
 }
