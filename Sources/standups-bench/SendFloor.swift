@@ -46,7 +46,8 @@ enum SendFloor {
       A bare sender in C (`Sources/standups-send-floor`), with no WebSocket library and no
       state, holds as many loopback connections and sends what the server must: a 97-byte frame
       to each room's peers once a second, the rooms spread over the second as the meetings'
-      ticks are, and a ping to every connection every 15 s, reading the pongs. A second process
+      ticks are, and a ping to every connection every 15 s in the same `send` as one of its
+      ticks, right behind it, as the server writes them, reading the pongs. A second process
       reads everything on one thread, as the bench's client does. The sending thread's exact run
       time (`/proc/thread-self/schedstat`) is almost all the kernel's: the TCP send path and, on
       loopback, the receiving side's TCP work and wake-ups, which run in the sender's context.

@@ -8,8 +8,10 @@
 //     `peers` sockets of each room, the rooms spread evenly over the second as the meetings'
 //     ticks are: one `send` per delivery;
 //   - it pings every connection once every `ping-after` seconds (the server pings what it has
-//     not heard from for 15 s; the scenario's clients never speak), spread the same way, and
-//     reads the pongs as they come, sleeping in `epoll_wait` between rooms as a server does.
+//     not heard from for 15 s; the scenario's clients never speak), each ping in the same
+//     `send` as a tick to that connection, right behind it, as the server writes them (with
+//     `--pings-alone`, a `send` of its own, spread the same way), and reads the pongs as they
+//     come, sleeping in `epoll_wait` between rooms as a server does.
 // A child process (forked, so that each side holds its own 10 000 descriptors) connects,
 // reads everything with one thread on epoll as the bench's client does, and answers pings.
 //
@@ -25,7 +27,7 @@
 // to its transport: the floor of any design that keeps rooms off the thread that sends, with
 // no room work at all. The CPU then counts every thread.
 //
-//   standups-send-floor --rooms 500 --peers 20 --seconds 90 [--handoff 2]
+//   standups-send-floor --rooms 500 --peers 20 --seconds 90 [--handoff 2] [--pings-alone 1]
 //
 // Prints a Markdown table of one row.
 
@@ -157,7 +159,7 @@ static void readAll(struct sockaddr_in address, int count) {
 }
 
 int main(int argc, char **argv) {
-  int rooms = 500, peers = 20, seconds = 90, pingAfter = 15, handoffThreads = 0;
+  int rooms = 500, peers = 20, seconds = 90, pingAfter = 15, handoffThreads = 0, pingsAlone = 0;
   for (int index = 1; index + 1 < argc; index += 2) {
     int value = atoi(argv[index + 1]);
     if (strcmp(argv[index], "--rooms") == 0) rooms = value;
@@ -165,9 +167,11 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[index], "--seconds") == 0) seconds = value;
     else if (strcmp(argv[index], "--ping-after") == 0) pingAfter = value;
     else if (strcmp(argv[index], "--handoff") == 0) handoffThreads = value;
+    else if (strcmp(argv[index], "--pings-alone") == 0) pingsAlone = value != 0;
     else {
       fprintf(stderr,
-              "usage: %s [--rooms N] [--peers N] [--seconds N] [--ping-after N] [--handoff N]\n",
+              "usage: %s [--rooms N] [--peers N] [--seconds N] [--ping-after N] [--handoff N] "
+              "[--pings-alone 0|1]\n",
               argv[0]);
       return 2;
     }
@@ -207,6 +211,9 @@ int main(int argc, char **argv) {
   unsigned char tick[tickSize] = {0x81, tickSize - 2};
   memset(tick + 2, 'x', tickSize - 2);
   const unsigned char ping[pingSize] = {0x89, 0x04, 1, 2, 3, 4};
+  unsigned char tickAndPing[tickSize + pingSize];
+  memcpy(tickAndPing, tick, tickSize);
+  memcpy(tickAndPing + tickSize, ping, pingSize);
   unsigned char buffer[4096];
   struct epoll_event events[256];
   // Each room's turn pings its share of the connections: all of them every `pingAfter` s.
@@ -266,13 +273,25 @@ int main(int argc, char **argv) {
         if (left <= 0) break;
       }
     }
+    long second = turn / rooms;
     for (int peer = 0; peer < peers; peer++) {
-      if (send(sockets[room * peers + peer], tick, tickSize, 0) != tickSize) fail("send");
+      int index = room * peers + peer;
+      // NB: each connection's ping rides its tick once every `pingAfter` seconds, the
+      // connections' turns spread over those seconds.
+      if (!pingsAlone && (second + index) % pingAfter == 0) {
+        if (send(sockets[index], tickAndPing, sizeof tickAndPing, 0) != (ssize_t)sizeof tickAndPing)
+          fail("send");
+        pingsSent++;
+      } else if (send(sockets[index], tick, tickSize, 0) != tickSize) {
+        fail("send");
+      }
       sends++;
     }
-    pingsDue += count;
-    for (; pingsDue >= (long)rooms * pingAfter; pingsDue -= (long)rooms * pingAfter) {
-      if (send(sockets[pingsSent++ % count], ping, pingSize, 0) != pingSize) fail("send");
+    if (pingsAlone) {
+      pingsDue += count;
+      for (; pingsDue >= (long)rooms * pingAfter; pingsDue -= (long)rooms * pingAfter) {
+        if (send(sockets[pingsSent++ % count], ping, pingSize, 0) != pingSize) fail("send");
+      }
     }
   }
   double elapsed = now() - start;
