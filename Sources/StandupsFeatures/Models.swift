@@ -167,9 +167,11 @@ public enum StandupRules {
   public static let notesPerMeeting = 200
 
   public static func validateTitle(_ title: String) -> String? {
-    let count = title.trimmingCharacters(in: .whitespacesAndNewlines).count
-    guard titleLength.contains(count) && title.count <= titleLength.upperBound else {
-      return "The title must be 1 to 100 characters."
+    guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      return "A standup needs a title."
+    }
+    guard title.count <= titleLength.upperBound else {
+      return "The title has \(title.count) characters; it holds \(titleLength.upperBound) at most."
     }
     return isPlainText(title) ? nil : "The title " + notPlain
   }
@@ -216,8 +218,11 @@ public enum StandupRules {
 
   /// A name for a saved attendee: 1 to 40 characters after trimming.
   public static func validateName(_ name: String) -> String? {
-    guard nameLength.contains(name.trimmingCharacters(in: .whitespacesAndNewlines).count) else {
-      return "An attendee's name must be 1 to 40 characters."
+    let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmed.isEmpty else { return "Every attendee needs a name." }
+    guard trimmed.count <= nameLength.upperBound else {
+      return
+        "\"\(trimmed.prefix(20))…\" has \(trimmed.count) characters; an attendee's name holds \(nameLength.upperBound) at most."
     }
     return isPlainText(name) ? nil : "An attendee's name " + notPlain
   }

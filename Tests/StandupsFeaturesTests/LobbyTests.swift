@@ -43,10 +43,10 @@ struct LobbyTests {
         .init(title: title, durationSeconds: seconds, theme: theme, attendeeNames: names))
     }
     await store.send(
-      new(title: " "), rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+      new(title: " "), rejectedWith: .invalidValue("A standup needs a title."))
     await store.send(
       new(title: String(repeating: "x", count: 101)),
-      rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+      rejectedWith: .invalidValue("The title has 101 characters; it holds 100 at most."))
     // Control characters and invisible direction marks are refused in titles and names; so
     // is one character stacking 17 code points (a length counts characters, not bytes).
     let stacked = "e" + String(repeating: "\u{301}", count: 16)
@@ -75,7 +75,11 @@ struct LobbyTests {
       rejectedWith: .quotaExceeded("A standup has at most 50 attendees.", limit: 50))
     await store.send(
       new(names: ["Ana", " "]),
-      rejectedWith: .invalidValue("An attendee's name must be 1 to 40 characters."))
+      rejectedWith: .invalidValue("Every attendee needs a name."))
+    await store.send(
+      new(names: ["Ana", String(repeating: "b", count: 41)]),
+      rejectedWith: .invalidValue(
+        "\"bbbbbbbbbbbbbbbbbbbb…\" has 41 characters; an attendee's name holds 40 at most."))
     await store.send(
       new(names: ["Ana", "Ben", " ana "]),
       rejectedWith: .invalidValue(

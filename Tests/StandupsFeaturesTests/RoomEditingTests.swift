@@ -190,7 +190,7 @@ struct RoomEditingTests {
     }
     await store.send(
       .saveEditButtonTapped,
-      rejectedWith: .invalidValue("The title must be 1 to 100 characters."))
+      rejectedWith: .invalidValue("A standup needs a title."))
   }
 
   @Test func savingTwoAttendeesOfOneNameIsRejected() async {

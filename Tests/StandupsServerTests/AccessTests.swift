@@ -584,5 +584,16 @@ struct AccessUnitTests {
     #expect(
       TextRules.problem(withDisplayName: "Ben (b\u{043E}t)", botNames: ["CI"])
         == "\"(bot)\" marks a bot's notes, so a person's name cannot have it: choose another.")
+    // Too short or too long says which, and by how much; a length counts characters.
+    #expect(TextRules.problem(withDisplayName: "", botNames: []) == "Choose a name to go by.")
+    #expect(
+      TextRules.problem(withDisplayName: String(repeating: "👩‍👩‍👧", count: 41), botNames: [])
+        == "Your name has 41 characters; it holds 40 at most.")
+    #expect(
+      TextRules.problem(withDisplayName: String(repeating: "👩‍👩‍👧", count: 40), botNames: []) == nil)
+    #expect(Bot.problem(withName: "") == "A bot needs a name.")
+    #expect(
+      Bot.problem(withName: String(repeating: "x", count: 41))
+        == "A bot's name has 41 characters; it holds 40 at most.")
   }
 }

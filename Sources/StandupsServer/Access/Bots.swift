@@ -42,7 +42,10 @@ public struct Bot: Sendable, Equatable {
 
   /// Why a bot's name is not usable, or nil.
   public static func problem(withName name: String) -> String? {
-    guard (1...40).contains(name.count) else { return "A bot's name must be 1 to 40 characters." }
+    guard !name.isEmpty else { return "A bot needs a name." }
+    guard name.count <= 40 else {
+      return "A bot's name has \(name.count) characters; it holds 40 at most."
+    }
     guard name == name.trimmingWhitespace else {
       return "A bot's name cannot start or end with spaces."
     }

@@ -9,8 +9,9 @@ enum TextRules {
   /// Why a person's display name is not usable, or nil. Bots' names are reserved, and
   /// "(bot)" is kept for bots' notes.
   static func problem(withDisplayName name: String, botNames: Set<String>) -> String? {
-    guard (1...40).contains(name.count) else {
-      return "Your name must be 1 to 40 characters."
+    guard !name.isEmpty else { return "Choose a name to go by." }
+    guard name.count <= 40 else {
+      return "Your name has \(name.count) characters; it holds 40 at most."
     }
     guard isPlain(name) else {
       return "Your name cannot contain control or direction-changing characters, "
