@@ -190,13 +190,10 @@ extension RoomHub {
       return
     }
     if request.path == "/metrics" {
-      let counts = transportCounts
       return respond(
         HTTPResponse(
           status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
-          body: ServerMetrics.shared.render(
-            connections: counts.connections, rooms: openRoomCount, slowReaders: counts.slowReaders))
-      )
+          body: ServerMetrics.shared.render(transportCounts, rooms: openRoomCount)))
     }
     if request.path.hasPrefix("/ws/") {
       respond(

@@ -118,9 +118,14 @@ final class RoomHub: WebSocketServerDelegate {
     outlet.attach(transport)
   }
 
-  /// WebSockets open now, and those closed so far for reading too slowly (`/metrics`).
-  var transportCounts: (connections: Int, slowReaders: Int) {
-    transport.withLock { $0 }.map { ($0.webSocketCount, $0.slowReaderCount) } ?? (0, 0)
+  /// WebSockets open now, those closed so far for reading too slowly, and the keepalive's
+  /// pings so far (`/metrics`).
+  var transportCounts: ServerMetrics.TransportCounts {
+    guard let transport = transport.withLock({ $0 }) else { return .init() }
+    let pings = transport.pingsSent
+    return .init(
+      connections: transport.webSocketCount, slowReaders: transport.slowReaderCount,
+      pingsBehindFrames: pings.behindAFrame, pingsAlone: pings.alone)
   }
 
   /// The lobby at startup: a standup with a meeting to restore shows it running.

@@ -529,7 +529,7 @@ def test_every_node_answers_metrics_a_prometheus_parser_reads(cluster):
         "standups_actions": "counter", "standups_patches_sent": "counter",
         "standups_patch_bytes_sent": "counter", "standups_tick_lateness_seconds": "histogram",
         "standups_storage_seconds": "histogram", "standups_ownership_changes": "counter",
-        "standups_slow_reader_drops": "counter",
+        "standups_slow_reader_drops": "counter", "standups_keepalive_pings": "counter",
     }
     standup = asyncio.run(create_standup(cluster.url, "Measured"))
 

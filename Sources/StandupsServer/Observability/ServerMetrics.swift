@@ -23,14 +23,17 @@ final class ServerMetrics: Sendable {
   let tickLateness: CoreMetrics.Timer
   /// Connections closed with 1008 because they read too slowly.
   let slowReaderDrops: CoreMetrics.Counter
+  /// Keepalive pings sent behind a frame, in the same write, and alone.
+  let pingsBehindFrames: CoreMetrics.Counter
+  let pingsAlone: CoreMetrics.Counter
   private let counted = Mutex(Counted())
 
   private struct Counted {
     var actions: [String: CoreMetrics.Counter] = [:]
     var storage: [String: CoreMetrics.Timer] = [:]
     var ownership: [String: CoreMetrics.Counter] = [:]
-    /// The transport's own count of slow readers at the last scrape.
-    var slowReadersSeen = 0
+    /// The transport's own counts at the last scrape.
+    var transportSeen = TransportCounts()
   }
 
   init() {
@@ -51,6 +54,11 @@ final class ServerMetrics: Sendable {
     tickLateness = CoreMetrics.Timer(label: "standups_tick_lateness_seconds", factory: factory)
     slowReaderDrops = CoreMetrics.Counter(
       label: "standups_slow_reader_drops_total", factory: factory)
+    pingsBehindFrames = CoreMetrics.Counter(
+      label: "standups_keepalive_pings_total", dimensions: [("sent", "behind_a_frame")],
+      factory: factory)
+    pingsAlone = CoreMetrics.Counter(
+      label: "standups_keepalive_pings_total", dimensions: [("sent", "alone")], factory: factory)
   }
 
   /// A patch of `bytes` went to `peers` peers.
@@ -104,15 +112,29 @@ final class ServerMetrics: Sendable {
     }
   }
 
+  /// What the transport counts itself: read at each scrape, added as it grew.
+  struct TransportCounts {
+    var connections = 0
+    var slowReaders = 0
+    var pingsBehindFrames = 0
+    var pingsAlone = 0
+  }
+
   /// The text format, after reading what is read rather than counted.
-  func render(connections open: Int, rooms: Int, slowReaders: Int) -> [UInt8] {
-    connections.record(open)
+  func render(_ transport: TransportCounts, rooms: Int) -> [UInt8] {
+    connections.record(transport.connections)
     roomsOwned.record(rooms)
-    let new = counted.withLock { counted in
-      defer { counted.slowReadersSeen = slowReaders }
-      return slowReaders - counted.slowReadersSeen
+    let seen = counted.withLock { counted in
+      defer { counted.transportSeen = transport }
+      return counted.transportSeen
     }
-    if new > 0 { slowReaderDrops.increment(by: new) }
+    for (counter, now, before) in [
+      (slowReaderDrops, transport.slowReaders, seen.slowReaders),
+      (pingsBehindFrames, transport.pingsBehindFrames, seen.pingsBehindFrames),
+      (pingsAlone, transport.pingsAlone, seen.pingsAlone),
+    ] where now > before {
+      counter.increment(by: now - before)
+    }
     return registry.emitToBuffer()
   }
 }
