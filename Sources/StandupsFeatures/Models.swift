@@ -222,7 +222,7 @@ public enum StandupRules {
     guard !trimmed.isEmpty else { return "Every attendee needs a name." }
     guard trimmed.count <= nameLength.upperBound else {
       return
-        "\"\(trimmed.prefix(20))…\" has \(trimmed.count) characters; an attendee's name holds \(nameLength.upperBound) at most."
+        "An attendee's name has \(trimmed.count) characters; it holds \(nameLength.upperBound) at most."
     }
     return isPlainText(name) ? nil : "An attendee's name " + notPlain
   }

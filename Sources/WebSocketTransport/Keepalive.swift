@@ -22,6 +22,9 @@ struct KeepaliveWheel {
     var lastHeard: UInt32
     /// When the unanswered ping went out; nil once anything was heard since.
     var pingSent: UInt32?
+    /// The tick it is to be looked at next: its slot holds it then (another slot may still
+    /// hold it from before an answer moved it sooner, and is passed over).
+    var due: UInt32
   }
 
   /// In ticks.
@@ -44,14 +47,24 @@ struct KeepaliveWheel {
   var count: Int { entries.count }
 
   mutating func opened(_ id: UInt64) {
-    entries[id] = Entry(lastHeard: now)
-    schedule(id, at: now + pingAfter)
+    var entry = Entry(lastHeard: now, due: 0)
+    schedule(id, &entry, at: now + pingAfter)
+    entries[id] = entry
   }
 
   /// Anything from the peer — a message, a pong — shows it is there.
+  ///
+  /// An answer to a ping moves the next look to `pingAfter` from now: it sat at the ping's
+  /// deadline, which may be later. Otherwise the wheel moves it on lazily when it comes round
+  /// (it sits at most `pingAfter` after the last thing heard before this).
   mutating func heard(_ id: UInt64) {
-    entries[id]?.lastHeard = now
-    entries[id]?.pingSent = nil
+    guard var entry = entries[id] else { return }
+    entry.lastHeard = now
+    if entry.pingSent != nil {
+      entry.pingSent = nil
+      if now + pingAfter < entry.due { schedule(id, &entry, at: now + pingAfter) }
+    }
+    entries[id] = entry
   }
 
   mutating func closed(_ id: UInt64) { entries[id] = nil }
@@ -66,14 +79,14 @@ struct KeepaliveWheel {
     slots[slot] = []
     var decisions: [Decision] = []
     for id in due {
-      guard var entry = entries[id] else { continue }
+      guard var entry = entries[id], entry.due == now else { continue }
       if let sent = entry.pingSent {
         if now >= sent + hangUpAfter - pingAfter {
           entries[id] = nil
           decisions.append(.drop(id))
           continue
         }
-        schedule(id, at: sent + hangUpAfter - pingAfter)
+        schedule(id, &entry, at: sent + hangUpAfter - pingAfter)
       } else if now >= entry.lastHeard + hangUpAfter {
         // Silent all along and never pingable (its socket full, or a close stuck behind
         // what it does not read): it is gone all the same.
@@ -84,20 +97,21 @@ struct KeepaliveWheel {
         if mayPing(id) {
           entry.pingSent = now
           decisions.append(.ping(id))
-          schedule(id, at: now + hangUpAfter - pingAfter)
+          schedule(id, &entry, at: now + hangUpAfter - pingAfter)
         } else {
-          schedule(id, at: now + 1)
+          schedule(id, &entry, at: now + 1)
         }
       } else {
-        schedule(id, at: entry.lastHeard + pingAfter)
+        schedule(id, &entry, at: entry.lastHeard + pingAfter)
       }
       entries[id] = entry
     }
     return decisions
   }
 
-  private mutating func schedule(_ id: UInt64, at second: UInt32) {
-    slots[Int(second % UInt32(slots.count))].append(id)
+  private mutating func schedule(_ id: UInt64, _ entry: inout Entry, at tick: UInt32) {
+    entry.due = tick
+    slots[Int(tick % UInt32(slots.count))].append(id)
   }
 }
 

@@ -277,7 +277,8 @@ final class ClientEngine: @unchecked Sendable {
 
     case LWS_CALLBACK_CLIENT_WRITEABLE:
       guard let connection = connections[id], let outbox = connection.outbox else { return 0 }
-      // NB: a client never writes a ping this way: its frames are masked, `drain`'s are not.
+      // NB: never a ping behind a frame here: `clws_write_with_ping` writes a server's
+      // unmasked frames, and a client's must be masked.
       var noPing = false
       return queues.drain(outbox, wsi: wsi, ping: &noPing).callbackResult(
         wsi: wsi, waitSeconds: 5

@@ -34,6 +34,22 @@ struct KeepaliveWheelTests {
     #expect(pings == [30, 62, 94, 130, 162, 194])
   }
 
+  /// With more time to answer than to fall quiet, an answered ping still brings the next one
+  /// `pingAfter` after the answer, not at the answered ping's deadline; and the hang-up still
+  /// comes `hangUpAfter` after the last thing heard.
+  @Test func theNextPingIsDueFromTheAnswerNotFromTheLastPingsDeadline() {
+    var wheel = KeepaliveWheel(pingAfter: 1, hangUpAfter: 5)
+    wheel.opened(1)
+    var seen: [UInt32: [KeepaliveWheel.Decision]] = [:]
+    for _ in 1...12 {
+      let decisions = wheel.tick { _ in true }
+      if !decisions.isEmpty { seen[wheel.now] = decisions }
+      if wheel.now == 2 { wheel.heard(1) }  // answers the first ping only
+    }
+    #expect(seen == [1: [.ping(1)], 3: [.ping(1)], 7: [.drop(1)]])
+    #expect(wheel.count == 0)
+  }
+
   @Test func aConnectionThatCannotTakeAFrameIsAskedAgainNextSecond() {
     var wheel = KeepaliveWheel(pingAfter: 2, hangUpAfter: 4)
     wheel.opened(7)
@@ -140,11 +156,12 @@ struct KeepaliveServerTests {
 
   /// A connection the server sends to anyway (a meeting's tick) gets its pings in the same
   /// write as a frame: no send, no segment of their own. They are pings all the same: it is
-  /// dropped once it stops answering them.
+  /// dropped once it stops answering them. The first rides a short frame (a one-byte length),
+  /// the second a 300-byte one (a two-byte length).
   @Test func aConnectionThatIsSentToGetsItsPingsBehindItsFrames() async throws {
     let (server, delegate) = try startEchoServer {
       $0.pingAfterSeconds = 1
-      $0.hangUpAfterSeconds = 3
+      $0.hangUpAfterSeconds = 5  // a ping waits up to 1 s for a frame
     }
     defer { server.shutdown() }
     let socket = try RawSocket(port: server.port)
@@ -152,39 +169,53 @@ struct KeepaliveServerTests {
     #expect(socket.readHead().hasPrefix("HTTP/1.1 101"))
     try await eventually("the connection opens") { delegate.open.withLock { $0.count == 1 } }
     let connection = try #require(delegate.open.withLock { $0.first })
-    let ticker = Task {
-      var tick = 0
-      while !Task.isCancelled {
-        tick += 1
-        server.send(OutboundMessage(text: "tick \(tick)"), to: connection)
-        try? await Task.sleep(for: .milliseconds(100))
-      }
+    // NB: ticks from a dispatch timer, not a task: this test blocks its own thread reading.
+    let long = Atomic<Bool>(false)
+    let ticks = Atomic<Int>(0)
+    let ticker = DispatchSource.makeTimerSource(queue: .global())
+    ticker.schedule(deadline: .now(), repeating: .milliseconds(100))
+    ticker.setEventHandler {
+      let tick = ticks.add(1, ordering: .relaxed).newValue
+      let padding = long.load(ordering: .relaxed) ? String(repeating: "x", count: 300) : ""
+      server.send(OutboundMessage(text: "tick \(tick) \(padding)"), to: connection)
     }
+    ticker.resume()
     defer { ticker.cancel() }
-    // Two pings, answered; each came right behind a tick.
-    var previous: UInt8?
+    var previous: (opcode: UInt8, payload: [UInt8])?
     var pings = 0
     while pings < 2 {
       #expect(socket.becomesReadable(within: 5_000))
       let frame = try #require(socket.readFrame())
       if frame.opcode == 0x9 {
-        #expect(previous == 0x1)
         #expect(frame.payload == Array("ping".utf8))
+        #expect(previous?.opcode == 0x1)
+        #expect(previous?.payload.count ?? 0 > (pings == 0 ? 0 : 300))
         socket.writeFrame(opcode: 0xA, payload: frame.payload)
         pings += 1
+        long.store(true, ordering: .relaxed)
+        // NB: frames already queued are still short: the next ping rides a long one.
+        try await eventually("the pings are counted") {
+          server.pingsSent.behindAFrame == pings
+        }
       } else {
         #expect(frame.opcode == 0x1)
         #expect(String(decoding: frame.payload, as: UTF8.self).hasPrefix("tick "))
       }
-      previous = frame.opcode
+      previous = frame
     }
-    #expect(server.pingsSent.behindAFrame == 2)
     #expect(server.pingsSent.alone == 0)
     // Then it stops answering (it still reads): the server hangs up.
-    while let frame = socket.readFrame() {
+    let deadline = ContinuousClock.now + .seconds(15)
+    var ended = false
+    while ContinuousClock.now < deadline, socket.becomesReadable(within: 5_000) {
+      guard let frame = socket.readFrame() else {
+        ended = true
+        break
+      }
       #expect([0x1, 0x9].contains(frame.opcode))
     }
+    #expect(ended, "the server hung up")
     #expect(server.pingsSent.alone == 0)
-    try await eventually("the server hangs up") { server.webSocketCount == 0 }
+    try await eventually("the server forgets it") { server.webSocketCount == 0 }
   }
 }
