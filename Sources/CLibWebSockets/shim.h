@@ -219,15 +219,19 @@ static inline void clws_ticker_stop(void *ticker) {
   uv_close((uv_handle_t *)&t->timer, clws_ticker_free);
 }
 
-/// Writes a ping, outside a writeable callback; <0 on failure.
+/// Every ping's payload, and its length.
 ///
-/// NB: never with an empty payload: this lws drops an empty pong before the protocol's
-/// callback sees it (`ops-ws.c`: `opcode == LWSWSOPC_PONG && !eb_in.len`), so the answer
-/// to an empty ping would go unnoticed.
+/// NB: never an empty payload: this lws drops an empty pong before the protocol's callback
+/// sees it (`ops-ws.c`: `opcode == LWSWSOPC_PONG && !eb_in.len`), so the answer to an empty
+/// ping would go unnoticed.
+#define CLWS_PING_PAYLOAD "ping"
+enum { CLWS_PING_LENGTH = 4 };
+
+/// Writes a ping, outside a writeable callback; <0 on failure.
 static inline int clws_write_ping(struct lws *wsi) {
-  unsigned char buffer[LWS_PRE + 4];
-  memcpy(buffer + LWS_PRE, "ping", 4);
-  return lws_write(wsi, buffer + LWS_PRE, 4, LWS_WRITE_PING);
+  unsigned char buffer[LWS_PRE + CLWS_PING_LENGTH];
+  memcpy(buffer + LWS_PRE, CLWS_PING_PAYLOAD, CLWS_PING_LENGTH);
+  return lws_write(wsi, buffer + LWS_PRE, CLWS_PING_LENGTH, LWS_WRITE_PING);
 }
 
 /// The longest payload `clws_write_with_ping` carries a ping behind.
@@ -241,11 +245,10 @@ enum { CLWS_WITH_PING_MAX = 1024 };
 ///
 /// NB: the frames are built here and written raw (`LWS_WRITE_RAW` on a WebSocket goes to
 /// `lws_issue_raw` as they are: `ops-ws.c`, `send_raw`), as lws would frame them: no
-/// extension is ever negotiated on this server and a server's frames are not masked. The
-/// ping's payload is `clws_write_ping`'s.
+/// extension is ever negotiated on this server and a server's frames are not masked.
 static inline int clws_write_with_ping(struct lws *wsi, const unsigned char *payload, size_t length,
                                        int binary) {
-  unsigned char frame[4 + CLWS_WITH_PING_MAX + 6];
+  unsigned char frame[4 + CLWS_WITH_PING_MAX + 2 + CLWS_PING_LENGTH];
   size_t n = 0;
   if (length > CLWS_WITH_PING_MAX || lws_get_network_wsi(wsi) != wsi) return 0;
   frame[n++] = 0x80 | (binary ? 0x2 : 0x1);
@@ -259,9 +262,9 @@ static inline int clws_write_with_ping(struct lws *wsi, const unsigned char *pay
   memcpy(frame + n, payload, length);
   n += length;
   frame[n++] = 0x89;
-  frame[n++] = 4;
-  memcpy(frame + n, "ping", 4);
-  n += 4;
+  frame[n++] = CLWS_PING_LENGTH;
+  memcpy(frame + n, CLWS_PING_PAYLOAD, CLWS_PING_LENGTH);
+  n += CLWS_PING_LENGTH;
   return lws_write(wsi, frame, n, LWS_WRITE_RAW) < (int)n ? -1 : (int)n;
 }
 

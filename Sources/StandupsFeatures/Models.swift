@@ -171,7 +171,7 @@ public enum StandupRules {
       return "A standup needs a title."
     }
     guard title.count <= titleLength.upperBound else {
-      return "The title has \(title.count) characters; it holds \(titleLength.upperBound) at most."
+      return tooLong("The title", count: title.count, limit: titleLength.upperBound)
     }
     return isPlainText(title) ? nil : "The title " + notPlain
   }
@@ -206,6 +206,12 @@ public enum StandupRules {
   /// The most code points one character may stack (the longest emoji sequences take 10).
   public static let scalarsPerCharacter = 16
 
+  /// The sentence that refuses text over its limit: "The title has 101 characters; it holds
+  /// 100 at most." (`count` in characters, as every length here.)
+  public static func tooLong(_ what: String, count: Int, limit: Int) -> String {
+    "\(what) has \(count) characters; it holds \(limit) at most."
+  }
+
   /// The end of the sentence that refuses text which is not plain.
   public static let notPlain =
     "cannot contain control characters (such as line breaks), invisible direction marks, "
@@ -221,8 +227,7 @@ public enum StandupRules {
     let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !trimmed.isEmpty else { return "Every attendee needs a name." }
     guard trimmed.count <= nameLength.upperBound else {
-      return
-        "An attendee's name has \(trimmed.count) characters; it holds \(nameLength.upperBound) at most."
+      return tooLong("An attendee's name", count: trimmed.count, limit: nameLength.upperBound)
     }
     return isPlainText(name) ? nil : "An attendee's name " + notPlain
   }

@@ -156,13 +156,12 @@ extension ServerEngine {
     for id in waitingPings.advance() {
       guard let state = webSockets[id], state.pingWanted else { continue }
       state.pingWanted = false
-      guard !state.closeSent, !state.peerClosed, !state.outbox.isClosing else { continue }
+      guard !state.isClosing else { continue }
       pingsAlone.add(1, ordering: .relaxed)
       if clws_write_ping(state.wsi) < 0 { clws_drop(state.wsi) }
     }
     let decisions = keepalive.tick { id in
-      guard let state = webSockets[id], !state.closeSent, !state.peerClosed, !state.outbox.isClosing
-      else { return false }
+      guard let state = webSockets[id], !state.isClosing else { return false }
       return lws_send_pipe_choked(state.wsi) == 0
     }
     for decision in decisions {

@@ -72,6 +72,8 @@ final class ServerEngine: @unchecked Sendable {
     /// The keepalive wants a ping sent: it goes out behind the next frame written, or alone
     /// when `WaitingPings` says its wait is over.
     var pingWanted = false
+    /// Closing either way, or gone: it is pinged no more.
+    var isClosing: Bool { closeSent || peerClosed || outbox.isClosing }
     init(wsi: OpaquePointer, outbox: OutboxCell) {
       self.wsi = wsi
       self.outbox = outbox

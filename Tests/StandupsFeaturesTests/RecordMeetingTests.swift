@@ -189,6 +189,19 @@ struct RecordMeetingTests {
     }
   }
 
+  /// Someone came back in time: the meeting goes on by itself and ticks to `second`.
+  func goesOnByItself(_ store: TestStore<Room>, clock: TestClock<Duration>, to second: Int) async {
+    await store.receive(\.meeting.presented.someoneReturned) {
+      $0.meeting?.pausedBecause = nil
+      $0.meeting?.emptiedAt = nil
+    }
+    await clock.advance(by: .seconds(1))
+    await store.receive(\.meeting.presented.timerTick) {
+      $0.meeting?.secondsElapsed = second
+      $0.meeting?.secondsRun = second
+    }
+  }
+
   @Test func nothingTicksInAnEmptiedRoomUntilSomeoneResumes() async {
     await withMainSerialExecutor {
       let clock = TestClock()
@@ -232,15 +245,7 @@ struct RecordMeetingTests {
       now.withValue { $0 += RecordMeeting.returnGrace }
       await clock.advance(by: .seconds(2))  // nothing ticks while the room is empty
       await store.send(.participantJoined(anaAgain)) { $0.participants = [anaAgain] }
-      await store.receive(\.meeting.presented.someoneReturned) {
-        $0.meeting?.pausedBecause = nil
-        $0.meeting?.emptiedAt = nil
-      }
-      await clock.advance(by: .seconds(1))
-      await store.receive(\.meeting.presented.timerTick) {
-        $0.meeting?.secondsElapsed = 2
-        $0.meeting?.secondsRun = 2
-      }
+      await goesOnByItself(store, clock: clock, to: 2)
       // Another joining later changes nothing more.
       await store.send(.participantJoined(ana)) { $0.participants = [anaAgain, ana] }
       await discard(store)
@@ -274,15 +279,7 @@ struct RecordMeetingTests {
       }
       let ana = Participant(id: "p1", name: "Ana")
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
-      await store.receive(\.meeting.presented.someoneReturned) {
-        $0.meeting?.pausedBecause = nil
-        $0.meeting?.emptiedAt = nil
-      }
-      await clock.advance(by: .seconds(1))
-      await store.receive(\.meeting.presented.timerTick) {
-        $0.meeting?.secondsElapsed = 8
-        $0.meeting?.secondsRun = 8
-      }
+      await goesOnByItself(store, clock: clock, to: 8)
       await discard(store)
     }
   }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StandupsFeatures
 import StandupsWire
 
 /// A bot allowed in: its name, what it may do, where, and its token's SHA-256 (the token
@@ -44,7 +45,7 @@ public struct Bot: Sendable, Equatable {
   public static func problem(withName name: String) -> String? {
     guard !name.isEmpty else { return "A bot needs a name." }
     guard name.count <= 40 else {
-      return "A bot's name has \(name.count) characters; it holds 40 at most."
+      return StandupRules.tooLong("A bot's name", count: name.count, limit: 40)
     }
     guard name == name.trimmingWhitespace else {
       return "A bot's name cannot start or end with spaces."

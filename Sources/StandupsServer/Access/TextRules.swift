@@ -11,7 +11,7 @@ enum TextRules {
   static func problem(withDisplayName name: String, botNames: Set<String>) -> String? {
     guard !name.isEmpty else { return "Choose a name to go by." }
     guard name.count <= 40 else {
-      return "Your name has \(name.count) characters; it holds 40 at most."
+      return StandupRules.tooLong("Your name", count: name.count, limit: 40)
     }
     guard isPlain(name) else {
       return "Your name cannot contain control or direction-changing characters, "
