@@ -133,6 +133,10 @@ class Cluster:
             stdout=subprocess.DEVNULL, stderr=open(self.folder / "haproxy.log", "a"))
         wait_until(lambda: health(self.proxy_port)[0] == 200, 15, "HAProxy answers /healthz")
 
+    def proxy_log(self):
+        """What HAProxy said (nodes taken out and back), for a failing test's message."""
+        return (self.folder / "haproxy.log").read_text(errors="replace")[-4000:]
+
     def command(self, *arguments):
         """`standups-server …` (invite, bots) against the cluster's database."""
         return subprocess.run(

@@ -162,7 +162,10 @@ def apply(document, op):
 
 
 def test_rooms_spread_over_the_nodes_and_every_lobby_shows_every_room(cluster):
-    standups = [asyncio.run(create_standup(cluster.url, f"Team {n}")) for n in range(6)]
+    # NB: twelve rooms: HAProxy's ring gives the three nodes about 38, 34 and 29 % of random
+    # ids (measured over 600), so six rooms all landed on one node about once in 200 runs;
+    # twelve, about once in 100 000.
+    standups = [asyncio.run(create_standup(cluster.url, f"Team {n}")) for n in range(12)]
     owners = {}
 
     async def scenario():
@@ -216,8 +219,9 @@ def test_rooms_spread_over_the_nodes_and_every_lobby_shows_every_room(cluster):
             await person.stop()
 
     asyncio.run(scenario())
-    # Consistent hashing spread the six rooms over more than one node.
-    assert len({owner.name for owner in owners.values() if owner}) >= 2, owners
+    # Consistent hashing spread the rooms over more than one node.
+    spread = {standup: owner.name if owner else None for standup, owner in owners.items()}
+    assert len({name for name in spread.values() if name}) >= 2, (spread, cluster.proxy_log())
 
 
 def test_a_room_is_served_by_one_node_at_a_time(cluster):
