@@ -43,6 +43,9 @@ public struct StandupForm: Reducer {
   @CasePathable
   public enum Action: Equatable, Sendable {
     case binding(BindingAction<State>)
+    /// Someone typed in a text field: `value` is its text as they see it, `base` the draft's
+    /// text it started from. Others' typing since `base` is kept (`TextMerge`).
+    case typed(in: Focus, base: String, value: String)
     case addAttendeeButtonTapped
     case deleteAttendeesTapped(ids: [Attendee.ID])
   }
@@ -56,11 +59,7 @@ public struct StandupForm: Reducer {
     Reduce { state, action in
       switch action {
       case .binding(\.$title):
-        guard state.title.count <= StandupRules.titleLength.upperBound else {
-          return .reject(.invalidValue("The title may be at most 100 characters."))
-        }
-        return StandupRules.isPlainText(state.title)
-          ? .none : .reject(.invalidValue("The title " + StandupRules.notPlain))
+        return Self.checkTitle(state)
 
       case .binding(\.$duration):
         let seconds = Int(state.duration.components.seconds)
@@ -68,18 +67,21 @@ public struct StandupForm: Reducer {
           ?? .none
 
       case .binding(\.$attendees):
-        let tooLong = state.attendees.contains {
-          $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count
-            > StandupRules.nameLength.upperBound
-        }
-        if tooLong {
-          return .reject(.invalidValue("An attendee's name may be at most 40 characters."))
-        }
-        return state.attendees.allSatisfy({ StandupRules.isPlainText($0.name) })
-          ? .none : .reject(.invalidValue("An attendee's name " + StandupRules.notPlain))
+        return Self.checkNames(state)
 
       case .binding:
         return .none
+
+      case .typed(in: .title, let base, let value):
+        state.title = TextMerge.merge(base: base, mine: value, theirs: state.title)
+        return Self.checkTitle(state)
+
+      case .typed(in: .attendee(let id), let base, let value):
+        guard let name = state.attendees[id: id]?.name else {
+          return .reject(.invalidValue("That field no longer exists: it was removed."))
+        }
+        state.attendees[id: id]?.name = TextMerge.merge(base: base, mine: value, theirs: name)
+        return Self.checkNames(state)
 
       case .addAttendeeButtonTapped:
         guard state.attendees.count < StandupRules.attendeeCount.upperBound else {
@@ -100,6 +102,30 @@ public struct StandupForm: Reducer {
         return .none
       }
     }
+  }
+}
+
+extension StandupForm {
+  /// A title the draft may hold (blank while editing, but not too long, and plain text).
+  static func checkTitle(_ state: State) -> Effect<Action> {
+    guard state.title.count <= StandupRules.titleLength.upperBound else {
+      return .reject(.invalidValue("The title may be at most 100 characters."))
+    }
+    return StandupRules.isPlainText(state.title)
+      ? .none : .reject(.invalidValue("The title " + StandupRules.notPlain))
+  }
+
+  /// Names the draft may hold (blank while editing, but not too long, and plain text).
+  static func checkNames(_ state: State) -> Effect<Action> {
+    let tooLong = state.attendees.contains {
+      $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count
+        > StandupRules.nameLength.upperBound
+    }
+    if tooLong {
+      return .reject(.invalidValue("An attendee's name may be at most 40 characters."))
+    }
+    return state.attendees.allSatisfy({ StandupRules.isPlainText($0.name) })
+      ? .none : .reject(.invalidValue("An attendee's name " + StandupRules.notPlain))
   }
 }
 

@@ -75,7 +75,7 @@ public enum ActionDecoding {
     case "editButtonTapped":
       return .editButtonTapped
     case "edit.binding":
-      return .destination(.presented(.edit(.binding(try binding(action)))))
+      return .destination(.presented(.edit(try binding(action))))
     case "edit.addAttendeeButtonTapped":
       return .destination(.presented(.edit(.addAttendeeButtonTapped)))
     case "edit.deleteAttendeesTapped":
@@ -173,32 +173,45 @@ public enum ActionDecoding {
     }
   }
 
-  /// `edit.binding`: one of the draft's bindable fields, addressed by JSON Pointer.
+  /// `edit.binding`: one of the draft's bindable fields, addressed by JSON Pointer. A text
+  /// field's change with a `base` (the text it started from) is merged with others' typing.
   private static func binding(_ action: [String: JSONValue]) throws(WireError)
-    -> BindingAction<StandupForm.State>
+    -> StandupForm.Action
   {
     guard let path = action["path"]?.stringValue, let pointer = JSONPointer(path) else {
       throw WireError(
         .invalidValue, "\"path\" must be /title, /duration, /theme or /attendees/{id}/name.")
     }
     let value = action["value"]
+    var base: String?
+    if let given = action["base"], given != .null {
+      guard let text = given.stringValue else {
+        throw WireError(.invalidValue, "\"base\" must be the field's text the change started from.")
+      }
+      base = text
+    }
+    if base != nil, pointer.tokens == ["duration"] || pointer.tokens == ["theme"] {
+      throw WireError(
+        .invalidValue, "\"base\" goes only with a text field: /title or /attendees/{id}/name.")
+    }
     switch pointer.tokens {
     case ["title"]:
       guard let title = value?.stringValue else {
         throw WireError(.invalidValue, "The title must be a string of at most 100 characters.")
       }
-      return .set(\.$title, title)
+      if let base { return .typed(in: .title, base: base, value: title) }
+      return .binding(.set(\.$title, title))
     case ["duration"]:
       guard let seconds = value?.intValue else {
         throw WireError(
           .invalidValue, "The duration must be whole seconds: 300 to 1800, in steps of 60.")
       }
-      return .set(\.$duration, .seconds(seconds))
+      return .binding(.set(\.$duration, .seconds(seconds)))
     case ["theme"]:
       guard let theme = value?.stringValue.flatMap(Theme.init(rawValue:)) else {
         throw WireError(.invalidValue, "The theme must be one of \(StandupRules.themeList).")
       }
-      return .set(\.$theme, theme)
+      return .binding(.set(\.$theme, theme))
     case let tokens where tokens.count == 3 && tokens[0] == "attendees" && tokens[2] == "name":
       guard let id = UUID(uuidString: tokens[1]) else {
         throw WireError(.invalidValue, "Attendees are addressed by id: /attendees/{id}/name.")
@@ -207,7 +220,8 @@ public enum ActionDecoding {
         throw WireError(
           .invalidValue, "An attendee's name must be a string of at most 40 characters.")
       }
-      return .set(\.$attendees, \.[nameOf: id], name)
+      if let base { return .typed(in: .attendee(id), base: base, value: name) }
+      return .binding(.set(\.$attendees, \.[nameOf: id], name))
     default:
       throw WireError(
         .invalidValue,

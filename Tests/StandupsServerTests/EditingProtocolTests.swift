@@ -50,6 +50,29 @@ struct EditingProtocolTests {
     await server.stop()
   }
 
+  /// Ana and Ben each send a change to the title from the same text, as two people typing
+  /// at once do: neither has seen the other's yet. The room keeps both, and tells both.
+  @Test func twoChangesToOneFieldFromTheSameTextAreBothKept() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    try await ana.act("editButtonTapped")
+    _ = try await ben.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "Design" }
+    try await ana.act(
+      "edit.binding", ["path": "/title", "value": "Design review", "base": "Design"])
+    try await ben.act(
+      "edit.binding", ["path": "/title", "value": "Weekly Design", "base": "Design"])
+    for person in [ana, ben] {
+      _ = try await person.waitForState {
+        $0["destination"]?["edit"]?["draft"]?["title"] == "Weekly Design review"
+      }
+    }
+    // Without a base, a change sets the field as sent (a bot's, an older client's).
+    try await ben.act("edit.binding", ["path": "/title", "value": "Retro"])
+    _ = try await ana.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "Retro" }
+    await server.stop()
+  }
+
   @Test func aDeletionIsSaidToEveryoneCanBeUndoneAndOtherwiseClosesEveryoneWith4410() async throws {
     let server = try await TestServer.start { $0.undoWindow = .seconds(2) }
     let lobby = try await server.connect("/ws/lobby?name=Watcher")

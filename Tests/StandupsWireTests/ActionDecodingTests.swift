@@ -55,6 +55,24 @@ struct ActionDecodingTests {
       .destination(.presented(.edit(.binding(.set(\.$attendees, \.[nameOf: attendee], "Robin")))))
     ),
     (
+      Case(
+        type: "edit.binding", fields: ["path": "/title", "value": "Daily sync", "base": "Daily"]),
+      .destination(.presented(.edit(.typed(in: .title, base: "Daily", value: "Daily sync"))))
+    ),
+    (
+      Case(type: "edit.binding", fields: ["path": "/title", "value": "Retro", "base": nil]),
+      .destination(.presented(.edit(.binding(.set(\.$title, "Retro")))))
+    ),
+    (
+      Case(
+        type: "edit.binding",
+        fields: [
+          "path": .string("/attendees/\(attendee.uuidString)/name"), "value": "Robin",
+          "base": "Rob",
+        ]),
+      .destination(.presented(.edit(.typed(in: .attendee(attendee), base: "Rob", value: "Robin"))))
+    ),
+    (
       Case(type: "edit.addAttendeeButtonTapped"),
       .destination(.presented(.edit(.addAttendeeButtonTapped)))
     ),
@@ -113,6 +131,14 @@ struct ActionDecodingTests {
     (
       Case(type: "edit.binding", fields: ["path": "/theme", "value": "beige"]), .invalidValue,
       "The theme must be one of"
+    ),
+    (
+      Case(type: "edit.binding", fields: ["path": "/title", "value": "Retro", "base": 3]),
+      .invalidValue, "\"base\" must be the field's text the change started from."
+    ),
+    (
+      Case(type: "edit.binding", fields: ["path": "/theme", "value": "navy", "base": "teal"]),
+      .invalidValue, "\"base\" goes only with a text field"
     ),
     (
       Case(type: "edit.binding", fields: ["path": "/attendees/7/name", "value": "A"]),

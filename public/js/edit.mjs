@@ -1,7 +1,8 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
-import { fieldName, isOverLimit } from "./limits.mjs";
+import { isOverLimit } from "./limits.mjs";
 import { app, toast } from "./shell.mjs";
+import { mergeText } from "./textmerge.mjs";
 import { themeSwatches } from "./views.mjs";
 
 export const edit = {
@@ -26,102 +27,124 @@ export const edit = {
   wire(view) {
     const send = (action) => view.send(action);
     const form = app.querySelector(".edit-form");
-    // Typing is sent after a short pause; what is still waiting goes out at once, in order,
-    // before anything that depends on it (Save, Enter, Add attendee).
+    // A text field is shared: what this person types goes out after a short pause (or at
+    // once before Save, Enter, Add attendee), with the room's text it started from, and the
+    // room merges it with what others typed meanwhile (TextMerge). Someone else's typing
+    // comes into the field the same way, around this person's own, while they type.
+    // - `view.pending`: path → the timer of typing not sent yet;
+    // - `view.roomValues`: path → the room's text as last received;
+    // - `view.fields`: path → `{ shadow, inflight, unsure }`: the room's text the field's own
+    //   text builds on; the change on its way (sent, not answered: `{ base, value }`); one
+    //   whose answer was lost with the connection.
     view.pending = new Map();
-    // What this browser last sent for each field, and the value each last showed from the
-    // room: a new value that is neither came from someone else typing in the same field.
-    view.sentValues = new Map();
     view.roomValues = new Map();
-    const later = (path, value) => {
-      // NB: typing on after someone else's text came: this person's goes out last, and stays.
-      const input = form.querySelector(`[data-path="${path}"]`);
-      if (input) delete input.dataset.theirs;
-      clearTimeout(view.pending.get(path)?.timer);
-      const timer = setTimeout(() => flushOne(path), 150);
-      view.pending.set(path, { value, timer });
+    view.fields = new Map();
+    const inputFor = (path) => [...form.querySelectorAll("[data-path]")]
+      .find((input) => input.dataset.path === path);
+    /** The field's text as `base` → its text, moved onto the room's `room` (caret kept). */
+    const rebase = (input, field, base, room) => {
+      const focused = document.activeElement === input;
+      const { value, caret } = mergeText(base, input.value, room, focused ? input.selectionEnd : null);
+      if (input.value !== value) {
+        input.value = value;
+        if (focused && caret !== null) input.setSelectionRange(caret, caret);
+      }
+      field.shadow = room;
     };
-    const flushOne = (path) => {
-      const waiting = view.pending.get(path);
-      if (!waiting) return Promise.resolve(true);
-      clearTimeout(waiting.timer);
+    const later = (path) => {
+      clearTimeout(view.pending.get(path)?.timer);
+      view.pending.set(path, { timer: setTimeout(() => flushOne(path), 150) });
+    };
+    /** Sends the field's typing and waits for the room's answer; false if it was refused. */
+    const flushOne = async (path) => {
+      clearTimeout(view.pending.get(path)?.timer);
       view.pending.delete(path);
-      view.sentValues.set(path, waiting.value);
+      const field = view.fields.get(path);
+      if (!field) return true;
+      // NB: one change in flight per field: the next one starts from the room's answer to it.
+      while (field.inflight) await field.inflight.answer;
+      const input = inputFor(path);
+      // NB: typing whose fate a dropped connection hid waits for the room to be back.
+      if (field.unsure) return false;
+      if (!input || input.value === field.shadow || isOverLimit(input)) return true;
+      const base = field.shadow;
+      const value = input.value;
       const { connection } = view;
-      return connection.send({ type: "edit.binding", path, value: waiting.value }).catch((error) => {
-        // Not sent, or its answer lost with the connection: it goes again once the room is
-        // back (`resendTyping`), unless typing went on meanwhile. Setting a field to what was
-        // typed twice changes nothing more.
+      const answer = connection.send({ type: "edit.binding", path, value, base });
+      field.inflight = { base, value, answer: answer.then(() => {}, () => {}) };
+      try {
+        await answer;
+        field.inflight = null;
+        // The room holds `value` merged with others' typing: what was typed since goes onto it.
+        rebase(input, field, value, view.roomValues.get(path) ?? value);
+        if (input.value !== field.shadow) later(path);
+        return true;
+      } catch (error) {
+        field.inflight = null;
         if (error.code === "offline") {
-          if (!view.pending.has(path)) view.pending.set(path, { value: waiting.value });
-        } else if (!connection.closed) {
-          toast(error.message);
+          // Not sent, or its answer lost with the connection: once the room is back,
+          // `resendTyping` tells which from the room's text, and sends what it lacks.
+          field.unsure = { base, value };
+        } else {
+          rebase(input, field, base, view.roomValues.get(path) ?? base);
+          if (!connection.closed) toast(error.message);
         }
-        return null;
-      });
+        return false;
+      }
     };
     /** Sends what typing still waits for; resolves false if any of it was refused. */
-    view.flushEdits = async () =>
-      (await Promise.all([...view.pending.keys()].map(flushOne))).every((ack) => ack !== null);
-    view.typeLater = later;
-    /** Back in the room after a drop: what could not be sent goes now. */
-    view.resendTyping = () => view.pending.size && view.flushEdits();
+    view.flushEdits = async () => {
+      const paths = [...view.fields.keys()].filter((path) =>
+        view.pending.has(path) || view.fields.get(path).inflight
+        || inputFor(path)?.value !== view.fields.get(path).shadow);
+      return (await Promise.all(paths.map(flushOne))).every(Boolean);
+    };
+    /** Leaving the room or the page: what is typed and not sent goes now, without waiting
+     * for an answer; behind a change on its way, from the text that change sent (the room
+     * takes one person's changes in order). */
+    view.sendTypingNow = () => {
+      for (const [path, field] of view.fields) {
+        clearTimeout(view.pending.get(path)?.timer);
+        view.pending.delete(path);
+        const input = inputFor(path);
+        const base = field.inflight?.value ?? field.shadow;
+        if (!input || field.unsure || input.value === base || isOverLimit(input)) continue;
+        view.connection.send({ type: "edit.binding", path, value: input.value, base }).catch(() => {});
+      }
+    };
+    /** Back in the room after a drop: what did not reach it goes now. */
+    view.resendTyping = () => {
+      for (const [path, field] of view.fields) {
+        const input = inputFor(path);
+        const room = view.roomValues.get(path);
+        if (!field.unsure || !input || room === undefined) continue;
+        const { base, value } = field.unsure;
+        field.unsure = null;
+        // NB: the room's text holds the change already if merging it in changes nothing.
+        const arrived = mergeText(base, value, room).value === room;
+        rebase(input, field, arrived ? value : base, room);
+        if (input.value !== field.shadow) flushOne(path);
+      }
+    };
+    view.rebase = rebase;
+    view.typeLater = (path, input) => isOverLimit(input) || later(path);
     const focus = (field) => send({ type: "focusChanged", field });
     const title = form.querySelector(".title");
     // NB: a field over its limit (a composition ended past it) is not sent: it says so, and
     // goes once it fits.
-    title.addEventListener("input", () => isOverLimit(title) || later("/title", title.value));
+    title.addEventListener("input", () => view.typeLater("/title", title));
+    // NB: an input method's composition (most typing on a phone) is not written into: the
+    // room's text comes in once it ends, with the typing it made.
+    form.addEventListener("compositionstart", (event) => (view.composing = event.target));
+    form.addEventListener("compositionend", () => (view.composing = null));
     form.addEventListener("focusin", (event) => {
-      delete event.target.dataset.typed;
       if (event.target.dataset.focus) focus(event.target.dataset.focus);
-    });
-    // NB: only a field typed in since it took the focus can have been typed over.
-    form.addEventListener("input", (event) => {
-      if (event.target.dataset.path) event.target.dataset.typed = "";
     });
     form.addEventListener("focusout", (event) => {
       // NB: the form going away (saved, cancelled) blurs its input too: nothing to clear then.
       if (view.mode !== "edit") return;
-      const input = event.target;
-      if (input.dataset.theirs !== undefined) {
-        overwritten(input);
-      } else if (!("typed" in input.dataset) && view.roomValues.has(input.dataset.path)) {
-        // NB: a field only sat in kept its text while it had the focus: it shows the room's
-        // now, not at the next change to the room.
-        input.value = view.roomValues.get(input.dataset.path);
-      }
       if (event.target.dataset.focus && !form.contains(event.relatedTarget)) focus(null);
     });
-    /**
-     * Someone else wrote this field while this person typed in it, and the room kept theirs
-     * (the last one sent wins). Leaving the field shows the room's text: what this person
-     * typed is said, with a button that puts it back, rather than dropped without a word.
-     */
-    const overwritten = (input) => {
-      const theirs = input.dataset.theirs;
-      delete input.dataset.theirs;
-      const mine = input.value;
-      const path = input.dataset.path;
-      if (!path || mine === theirs || view.pending.has(path)) return;
-      // NB: the field shows the room's text now, not at the next change to the room.
-      input.value = view.roomValues.get(path) ?? theirs;
-      const item = toast(
-        `“${fieldName(input) ?? "This field"}” was changed to “${theirs}” by someone else while you typed “${mine}”.`,
-        { kind: "overwritten" });
-      const putBack = document.createElement("button");
-      putBack.type = "button";
-      putBack.className = "put-back";
-      putBack.textContent = "Put mine back";
-      putBack.onclick = () => {
-        item.remove();
-        later(path, mine);
-        view.flushEdits();
-      };
-      item.append(" ", putBack);
-      // NB: longer than a toast that only informs: it holds the only copy of that text.
-      clearTimeout(item.timer);
-      item.timer = setTimeout(() => item.remove(), 30000);
-    };
     form.querySelector(".duration").addEventListener("change", (event) =>
       send({ type: "edit.binding", path: "/duration", value: Number(event.target.value) * 60 }));
     form.querySelector(".duration").addEventListener("input", (event) =>
@@ -160,16 +183,17 @@ export const edit = {
     const setValue = (input, value) => {
       if (document.activeElement !== input && input.value !== String(value)) input.value = value;
     };
-    /** A text field: its value from the room, noting one someone else wrote while focused. */
+    /** A shared text field: the room's text, with what this person typed and has not yet
+     * seen come back kept where it was (a change in flight is rebased on its answer). */
     const setText = (input, path, value) => {
-      const before = view.roomValues.get(path);
       view.roomValues.set(path, value);
-      if (document.activeElement === input && "typed" in input.dataset && before !== undefined
-        && value !== before
-        && value !== view.sentValues.get(path) && value !== input.value && !view.pending.has(path)) {
-        input.dataset.theirs = value;
+      const field = view.fields.get(path);
+      if (!field) {
+        view.fields.set(path, { shadow: value, inflight: null, unsure: null });
+        input.value = value;
+      } else if (!field.inflight && !field.unsure && view.composing !== input) {
+        view.rebase(input, field, field.shadow, value);
       }
-      setValue(input, value);
     };
     setText(form.querySelector(".title"), "/title", draft.title);
     setValue(form.querySelector(".duration"), draft.duration / 60);
@@ -193,8 +217,7 @@ export const edit = {
           <button type="button" class="icon" aria-label="Remove attendee">✕</button>
           <ul class="chips"></ul>`;
         const input = row.querySelector("input");
-        input.addEventListener("input", () =>
-          isOverLimit(input) || view.typeLater(`/attendees/${attendee.id}/name`, input.value));
+        input.addEventListener("input", () => view.typeLater(`/attendees/${attendee.id}/name`, input));
         row.querySelector("button").onclick = () => {
           view.flushEdits();
           view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] });
@@ -209,6 +232,13 @@ export const edit = {
       row.querySelector(".chips").innerHTML = others(`attendee:${attendee.id}`);
       rows.delete(attendee.id);
     });
-    for (const row of rows.values()) row.remove();
+    for (const [id, row] of rows) {
+      row.remove();
+      const path = `/attendees/${id}/name`;
+      clearTimeout(view.pending.get(path)?.timer);
+      view.pending.delete(path);
+      view.fields.delete(path);
+      view.roomValues.delete(path);
+    }
   },
 };

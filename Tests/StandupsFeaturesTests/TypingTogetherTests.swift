@@ -1,0 +1,112 @@
+import Foundation
+import IdentifiedCollections
+import StandupsFeatures
+import StoreRuntime
+import Testing
+
+/// Two people typing in one field of the shared draft: both keep what they typed.
+@MainActor
+@Suite(.serialized)
+struct TypingTogetherTests {
+  /// A merge: the text both started from, what was sent, what the field holds, the result.
+  struct Merge: CustomTestStringConvertible, Sendable {
+    var base: String
+    var mine: String
+    var theirs: String
+    var merged: String
+    var testDescription: String { "\(base) + mine \(mine) + theirs \(theirs)" }
+  }
+
+  nonisolated static let merges: [Merge] = [
+    // Nothing else changed, or only one side did.
+    Merge(base: "Daily", mine: "Daily sync", theirs: "Daily", merged: "Daily sync"),
+    Merge(base: "Daily", mine: "Daily", theirs: "Team daily", merged: "Team daily"),
+    Merge(base: "Daily", mine: "Daily sync", theirs: "Daily sync", merged: "Daily sync"),
+    // Different places: both.
+    Merge(base: "Daily", mine: "Daily sync", theirs: "Team Daily", merged: "Team Daily sync"),
+    Merge(base: "Daily", mine: "Team Daily", theirs: "Daily sync", merged: "Team Daily sync"),
+    Merge(
+      base: "Design review", mine: "Design sync review", theirs: "Design review (weekly)",
+      merged: "Design sync review (weekly)"),
+    Merge(base: "Design review", mine: "Design", theirs: "Big Design review", merged: "Big Design"),
+    // Both added at the same place: theirs came first.
+    Merge(base: "Daily", mine: "Daily sync", theirs: "Daily standup", merged: "Daily standup sync"),
+    Merge(base: "", mine: "Ana", theirs: "Ben", merged: "BenAna"),
+    // The same change sent twice (again after a dropped connection): made once.
+    Merge(base: "Daily", mine: "Daily!", theirs: "Daily!", merged: "Daily!"),
+    Merge(base: "ab", mine: "aXb", theirs: "aXb", merged: "aXb"),
+    // The same characters changed on both sides: theirs, then what was typed here.
+    Merge(base: "Daily", mine: "Weekly", theirs: "Monthly", merged: "MonthWeekly"),
+    Merge(base: "abcdef", mine: "aXef", theirs: "abcYf", merged: "abcYXf"),
+    Merge(base: "Daily", mine: "", theirs: "Dally", merged: "Dally"),
+    // Characters, never halves of one: a family emoji is one character of seven scalars.
+    Merge(base: "👨‍👩‍👧", mine: "👨‍👩‍👧 team", theirs: "Our 👨‍👩‍👧", merged: "Our 👨‍👩‍👧 team"),
+    Merge(base: "e", mine: "e\u{301}", theirs: "ex", merged: "e\u{301}x"),
+  ]
+
+  @Test(arguments: merges)
+  nonisolated func aMergeKeepsWhatBothTyped(_ merge: Merge) {
+    #expect(
+      TextMerge.merge(base: merge.base, mine: merge.mine, theirs: merge.theirs) == merge.merged)
+  }
+
+  func makeStore() -> TestStore<Room> {
+    var state = Room.State(standup: .mock())
+    state.participants = [Participant(id: "p1", name: "Ana"), Participant(id: "p2", name: "Ben")]
+    state.destination = .edit(StandupForm.State(standup: .mock()))
+    return TestStore(initialState: state) { Room() }
+  }
+
+  func typed(_ field: Focus, from base: String, to value: String) -> Room.Action {
+    .destination(.presented(.edit(.typed(in: field, base: base, value: value))))
+  }
+
+  /// Changes the open draft in `state`.
+  func editing(_ state: inout Room.State, _ change: (inout StandupForm.State) -> Void) {
+    guard case .edit(var form) = state.destination else { return }
+    change(&form)
+    state.destination = .edit(form)
+  }
+
+  @Test func twoPeopleTypingInTheTitleAtOnceBothKeepWhatTheyTyped() async {
+    let store = makeStore()
+    // Ana and Ben both start from "Design"; Ben's change reaches the room first.
+    await store.send(typed(.title, from: "Design", to: "Team Design")) {
+      editing(&$0) { $0.title = "Team Design" }
+    }
+    await store.send(typed(.title, from: "Design", to: "Design review")) {
+      editing(&$0) { $0.title = "Team Design review" }
+    }
+    // Ana types on from what she sent; Ben's change is not taken back.
+    await store.send(typed(.title, from: "Design review", to: "Design review!")) {
+      editing(&$0) { $0.title = "Team Design review!" }
+    }
+  }
+
+  @Test func twoPeopleTypingInOneAttendeesNameBothKeepWhatTheyTyped() async {
+    let store = makeStore()
+    let second = Standup.mock().attendees[1].id
+    await store.send(typed(.attendee(second), from: "Person 2", to: "Dr Person 2")) {
+      editing(&$0) { $0.attendees[id: second]?.name = "Dr Person 2" }
+    }
+    await store.send(typed(.attendee(second), from: "Person 2", to: "Person 2 (QA)")) {
+      editing(&$0) { $0.attendees[id: second]?.name = "Dr Person 2 (QA)" }
+    }
+  }
+
+  @Test func aMergeThatBreaksARuleIsRefusedAndChangesNothing() async {
+    let store = makeStore()
+    let ninetyFour = String(repeating: "x", count: 94)
+    await store.send(typed(.title, from: "Design", to: "Design" + ninetyFour)) {
+      editing(&$0) { $0.title = "Design" + ninetyFour }
+    }
+    // Each side fits in 100 characters; together they would not.
+    await store.send(
+      typed(.title, from: "Design", to: "Big Design"),
+      rejectedWith: .invalidValue("The title may be at most 100 characters."))
+    let gone = UUID(9999)
+    await store.send(
+      typed(.attendee(gone), from: "Blob", to: "Blob Jr"),
+      rejectedWith: .invalidValue("That field no longer exists: it was removed."))
+  }
+}

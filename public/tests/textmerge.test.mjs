@@ -1,0 +1,50 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mergeText } from "../js/textmerge.mjs";
+
+// The same table as the server's (Tests/StandupsFeaturesTests/TypingTogetherTests.swift): the
+// page shows what the room will hold.
+const merges = [
+  // Nothing else changed, or only one side did.
+  ["Daily", "Daily sync", "Daily", "Daily sync"],
+  ["Daily", "Daily", "Team daily", "Team daily"],
+  ["Daily", "Daily sync", "Daily sync", "Daily sync"],
+  // Different places: both.
+  ["Daily", "Daily sync", "Team Daily", "Team Daily sync"],
+  ["Daily", "Team Daily", "Daily sync", "Team Daily sync"],
+  ["Design review", "Design sync review", "Design review (weekly)", "Design sync review (weekly)"],
+  ["Design review", "Design", "Big Design review", "Big Design"],
+  // Both added at the same place: theirs came first.
+  ["Daily", "Daily sync", "Daily standup", "Daily standup sync"],
+  ["", "Ana", "Ben", "BenAna"],
+  // The same change sent twice: made once.
+  ["Daily", "Daily!", "Daily!", "Daily!"],
+  ["ab", "aXb", "aXb", "aXb"],
+  // The same characters changed on both sides: theirs, then what was typed here.
+  ["Daily", "Weekly", "Monthly", "MonthWeekly"],
+  ["abcdef", "aXef", "abcYf", "abcYXf"],
+  ["Daily", "", "Dally", "Dally"],
+  // Characters, never halves of one.
+  ["👨‍👩‍👧", "👨‍👩‍👧 team", "Our 👨‍👩‍👧", "Our 👨‍👩‍👧 team"],
+  ["e", "e\u0301", "ex", "e\u0301x"],
+];
+
+for (const [base, mine, theirs, merged] of merges) {
+  test(`${JSON.stringify(base)} + mine ${JSON.stringify(mine)} + theirs ${JSON.stringify(theirs)}`, () => {
+    assert.equal(mergeText(base, mine, theirs).value, merged);
+  });
+}
+
+test("the caret stays where this person was typing", () => {
+  // Typing at the end while someone adds at the start: the caret moves with the text.
+  assert.deepEqual(mergeText("Daily", "Daily sync", "Team Daily", 10), { value: "Team Daily sync", caret: 15 });
+  // Typing at the start while someone adds at the end: the caret stays.
+  assert.deepEqual(mergeText("Daily", "Team Daily", "Daily sync", 5), { value: "Team Daily sync", caret: 5 });
+  // Both at the end: theirs first, the caret after what was typed here.
+  assert.deepEqual(mergeText("Daily", "Daily sync", "Daily standup", 10), { value: "Daily standup sync", caret: 18 });
+  // Nothing typed here since: the caret keeps its distance from the end after their change.
+  assert.deepEqual(mergeText("Daily", "Daily", "Team Daily", 5), { value: "Team Daily", caret: 10 });
+  assert.deepEqual(mergeText("Daily", "Daily", "Daily sync", 2), { value: "Daily sync", caret: 2 });
+  // In UTF-16 units, as an input counts them: an emoji before the caret is eight.
+  assert.deepEqual(mergeText("👨‍👩‍👧", "👨‍👩‍👧!", "Our 👨‍👩‍👧", 9), { value: "Our 👨‍👩‍👧!", caret: 13 });
+});
