@@ -73,14 +73,26 @@ public struct StandupForm: Reducer {
         return .none
 
       case .typed(in: .title, let base, let value):
-        state.title = TextMerge.merge(base: base, mine: value, theirs: state.title)
+        let merged = TextMerge.merge(base: base, mine: value, theirs: state.title)
+        if let problem = Self.tooLongOnceMerged(
+          "the title", value, merged, limit: StandupRules.titleLength.upperBound)
+        {
+          return .reject(.invalidValue(problem))
+        }
+        state.title = merged
         return Self.checkTitle(state)
 
       case .typed(in: .attendee(let id), let base, let value):
         guard let name = state.attendees[id: id]?.name else {
-          return .reject(.invalidValue("That field no longer exists: it was removed."))
+          return .reject(.invalidValue("That attendee was removed from the draft."))
         }
-        state.attendees[id: id]?.name = TextMerge.merge(base: base, mine: value, theirs: name)
+        let merged = TextMerge.merge(base: base, mine: value, theirs: name)
+        if let problem = Self.tooLongOnceMerged(
+          "this name", value, merged, limit: StandupRules.nameLength.upperBound)
+        {
+          return .reject(.invalidValue(problem))
+        }
+        state.attendees[id: id]?.name = merged
         return Self.checkNames(state)
 
       case .addAttendeeButtonTapped:
@@ -113,6 +125,18 @@ extension StandupForm {
     }
     return StandupRules.isPlainText(state.title)
       ? .none : .reject(.invalidValue("The title " + StandupRules.notPlain))
+  }
+
+  /// Why text that fits on its own would not once merged with others' typing; nil if it fits
+  /// (or did not fit on its own either: the field's own rule says so).
+  static func tooLongOnceMerged(_ what: String, _ sent: String, _ merged: String, limit: Int)
+    -> String?
+  {
+    let count = merged.trimmingCharacters(in: .whitespacesAndNewlines).count
+    guard count > limit, sent.trimmingCharacters(in: .whitespacesAndNewlines).count <= limit
+    else { return nil }
+    return "With what others typed meanwhile, \(what) would have \(count) characters; "
+      + "it holds \(limit) at most."
   }
 
   /// Names the draft may hold (blank while editing, but not too long, and plain text).

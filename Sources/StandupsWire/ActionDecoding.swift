@@ -186,7 +186,8 @@ public enum ActionDecoding {
     var base: String?
     if let given = action["base"], given != .null {
       guard let text = given.stringValue else {
-        throw WireError(.invalidValue, "\"base\" must be the field's text the change started from.")
+        throw WireError(
+          .invalidValue, "\"base\" must be a string: the field's text the change started from.")
       }
       base = text
     }

@@ -99,6 +99,24 @@ def test_two_people_typing_in_one_field_at_once_both_keep_what_they_typed(server
     assert collect_console_errors(ana) == [] and collect_console_errors(ben) == []
 
 
+def test_a_selection_stays_selected_while_someone_else_types(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    ana_title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ana_title.send_keys(Keys.END, " review")
+    wait(ben, lambda d: ben_title.get_attribute("value") == "Design review")
+    # Ana selects "review" to type over it; Ben types at the start meanwhile.
+    ana.execute_script("arguments[0].setSelectionRange(7, 13)", ana_title)
+    ben_title.send_keys(Keys.HOME, "X")
+    wait(ana, lambda d: ana_title.get_attribute("value") == "XDesign review")
+    assert ana.execute_script(
+        "return [arguments[0].selectionStart, arguments[0].selectionEnd]", ana_title) == [8, 14]
+    ana_title.send_keys("sync")
+    for driver, title in ((ana, ana_title), (ben, ben_title)):
+        wait(driver, lambda d: title.get_attribute("value") == "XDesign sync")
+
+
 def test_enter_in_an_attendee_adds_the_next_one_and_nothing_is_lost(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")
@@ -224,6 +242,83 @@ def test_typing_when_the_connection_drops_is_sent_once_it_is_back(server, ana, b
     wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
          == "Typed as the network went")
     assert toasts(ana) == []
+
+
+def test_typing_whose_answer_was_lost_with_the_connection_is_kept_once(server, ana, ben):
+    """The room took the change, but the connection dropped before its answer came: back
+    in the room (resumed, the missed patches after the welcome), the page tells from the
+    room's text that it arrived, and sends only what was typed after it."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    # The socket closes right behind the change it sends: the server reads the change, then
+    # the close; its answer has nowhere to go.
+    ana.execute_script("""
+        const socket = window.standupsConnection.socket;
+        const send = socket.send.bind(socket);
+        socket.send = (data) => { send(data); if (data.includes('edit.binding')) socket.close(); };""")
+    title.send_keys(Keys.END, " review")
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Design review")
+    title.send_keys("!")
+    text_in(ana, "#status", "Live")
+    for driver in (ana, ben):
+        wait(driver, lambda d: d.execute_script(
+            "return window.standupsConnection.state.destination.edit.draft.title") == "Design review!")
+    assert title.get_attribute("value") == "Design review!"
+    assert ana.execute_script("return window.standupsConnection.resumed") is True
+    # Back in the field as before the drop: Ben sees Ana's chip on it again.
+    wait(ben, lambda d: "Ana" in d.find_element(By.CSS_SELECTOR, ".chips[data-for=title]").text)
+    assert toasts(ana) == []
+
+
+HOLD_TYPING = """
+    // Ben's typing leaves his page but never reaches the room (a slow network, held here).
+    const socket = window.standupsConnection.socket;
+    const send = socket.send.bind(socket);
+    window.heldTyping = [];
+    window.sendTyping = () => { socket.send = send; };
+    socket.send = (data) => data.includes('edit.binding') ? window.heldTyping.push(data) : send(data);"""
+
+
+def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, ben):
+    """Ana saves while Ben's typing is still on its way: the saved standup does not have
+    it, and Ben is told what did not make it in, with a button that opens the form again
+    with it."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    ben.execute_script(HOLD_TYPING)
+    name = ben.find_elements(By.CSS_SELECTOR, ".attendees input")[1]
+    name.send_keys(Keys.END, " (QA)")
+    wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
+    click(ana, ".save-edit")
+    for driver in (ana, ben):
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+    toast_says(ben, "The form closed before your typing reached it: “Blob Jr (QA)” (Attendee name).")
+    ben.execute_script("window.sendTyping()")
+    click(ben, ".toast .edit-again")
+    for driver in (ana, ben):
+        wait(driver, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+             == ["Blob", "Blob Jr (QA)", "Blob Sr"])
+    # Only the refusal of the held change's late arrival is not said: the notice said it.
+    assert not any("Nothing is being edited" in toast for toast in toasts(ben))
+    assert collect_console_errors(ben) == []
+
+
+def test_typing_in_an_attendee_someone_removes_is_said_and_the_keyboard_moves_on(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    ben.execute_script(HOLD_TYPING)
+    ben.find_elements(By.CSS_SELECTOR, ".attendees input")[2].send_keys(Keys.END, " the 3rd")
+    wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
+    ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
+    toast_says(ben, "The attendee you were typing in was removed: “Blob Sr the 3rd” is not in the draft.")
+    # The keyboard is in the attendee now last, not lost on the page.
+    assert ben.execute_script("return document.activeElement.value") == "Blob Jr"
 
 
 def test_escape_on_the_name_prompt_keeps_asking():

@@ -42,6 +42,30 @@ def test_others_hear_who_did_what_and_anyone_can_bring_back_a_discarded_meeting(
         assert collect_console_errors(driver) == []
 
 
+def test_next_pressed_just_as_someone_else_moved_on_asks_again(server, ana, ben):
+    """Two people pressing Next for one speaker skip only that one: a press within a second of
+    someone else moving on asks for another press, rather than skipping who just came up."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    text_in(ben, ".speaker", "Speaker 1 of 3: Blob")
+    # Ana skips two on purpose: her own second press is not held back.
+    click(ana, ".next")
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr")
+    click(ana, ".next")
+    text_in(ana, ".speaker", "Speaker 3 of 3: Blob Sr")
+    # Ben meant to skip Blob too, and presses as Blob Sr comes up on his screen.
+    text_in(ben, ".speaker", "Speaker 3 of 3: Blob Sr")
+    click(ben, ".next")
+    text_in(ben, ".toasts", "Blob Sr just came up: press Next again to skip them.")
+    assert not ben.find_element(By.CSS_SELECTOR, ".end-alert").is_displayed()
+    text_in(ana, ".speaker", "Speaker 3 of 3: Blob Sr")
+    # Pressed again, it goes: on the last speaker, Next asks to end.
+    click(ben, ".next")
+    for driver in (ana, ben):
+        wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, ".end-alert")))
+    assert collect_console_errors(ben) == []
+
+
 def test_a_cancelled_draft_comes_back_with_what_was_typed(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")

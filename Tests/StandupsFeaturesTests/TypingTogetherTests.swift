@@ -29,25 +29,40 @@ struct TypingTogetherTests {
       base: "Design review", mine: "Design sync review", theirs: "Design review (weekly)",
       merged: "Design sync review (weekly)"),
     Merge(base: "Design review", mine: "Design", theirs: "Big Design review", merged: "Big Design"),
+    // Several changes on a side (typed while one was on its way): each where it was.
+    Merge(base: "abcdef", mine: "XabcdefY", theirs: "abcZdef", merged: "XabcZdefY"),
+    Merge(
+      base: "one two three", mine: "One two three!", theirs: "one 2 three",
+      merged: "One 2 three!"),
+    Merge(base: "ab", mine: "aXbY", theirs: "aXb", merged: "aXbY"),
     // Both added at the same place: theirs came first.
     Merge(base: "Daily", mine: "Daily sync", theirs: "Daily standup", merged: "Daily standup sync"),
     Merge(base: "", mine: "Ana", theirs: "Ben", merged: "BenAna"),
     // The same change sent twice (again after a dropped connection): made once.
     Merge(base: "Daily", mine: "Daily!", theirs: "Daily!", merged: "Daily!"),
     Merge(base: "ab", mine: "aXb", theirs: "aXb", merged: "aXb"),
-    // The same characters changed on both sides: theirs, then what was typed here.
+    // The same characters changed on both sides: what either took out is out, what each put in stays.
     Merge(base: "Daily", mine: "Weekly", theirs: "Monthly", merged: "MonthWeekly"),
-    Merge(base: "abcdef", mine: "aXef", theirs: "abcYf", merged: "abcYXf"),
-    Merge(base: "Daily", mine: "", theirs: "Dally", merged: "Dally"),
+    // One deleted a word while the other typed inside it: the word goes, the typing stays.
+    Merge(base: "Design review", mine: "review", theirs: "DesZZZign review", merged: "ZZZreview"),
+    Merge(base: "abcdef", mine: "aXef", theirs: "abcYf", merged: "aXYf"),
+    Merge(base: "Daily", mine: "", theirs: "Dally", merged: "l"),
     // Characters, never halves of one: a family emoji is one character of seven scalars.
     Merge(base: "👨‍👩‍👧", mine: "👨‍👩‍👧 team", theirs: "Our 👨‍👩‍👧", merged: "Our 👨‍👩‍👧 team"),
     Merge(base: "e", mine: "e\u{301}", theirs: "ex", merged: "e\u{301}x"),
+    // é typed as one scalar or as e and an accent is the same character.
+    Merge(base: "cafe\u{301}", mine: "caf\u{e9}", theirs: "cafe\u{301}!", merged: "cafe\u{301}!"),
   ]
 
   @Test(arguments: merges)
   nonisolated func aMergeKeepsWhatBothTyped(_ merge: Merge) {
     #expect(
       TextMerge.merge(base: merge.base, mine: merge.mine, theirs: merge.theirs) == merge.merged)
+  }
+
+  @Test nonisolated func textTooLongToBeAFieldIsNotMergedButTakenAsSent() {
+    let long = String(repeating: "x", count: TextMerge.maxLength + 1)
+    #expect(TextMerge.merge(base: "Daily", mine: long, theirs: "Team Daily") == long)
   }
 
   func makeStore() -> TestStore<Room> {
@@ -103,10 +118,15 @@ struct TypingTogetherTests {
     // Each side fits in 100 characters; together they would not.
     await store.send(
       typed(.title, from: "Design", to: "Big Design"),
+      rejectedWith: .invalidValue(
+        "With what others typed meanwhile, the title would have 104 characters; "
+          + "it holds 100 at most."))
+    await store.send(
+      typed(.title, from: "Design", to: String(repeating: "y", count: 101)),
       rejectedWith: .invalidValue("The title may be at most 100 characters."))
     let gone = UUID(9999)
     await store.send(
       typed(.attendee(gone), from: "Blob", to: "Blob Jr"),
-      rejectedWith: .invalidValue("That field no longer exists: it was removed."))
+      rejectedWith: .invalidValue("That attendee was removed from the draft."))
   }
 }

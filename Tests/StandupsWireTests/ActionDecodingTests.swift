@@ -134,7 +134,7 @@ struct ActionDecodingTests {
     ),
     (
       Case(type: "edit.binding", fields: ["path": "/title", "value": "Retro", "base": 3]),
-      .invalidValue, "\"base\" must be the field's text the change started from."
+      .invalidValue, "\"base\" must be a string: the field's text the change started from."
     ),
     (
       Case(type: "edit.binding", fields: ["path": "/theme", "value": "navy", "base": "teal"]),

@@ -1,8 +1,8 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
-import { isOverLimit } from "./limits.mjs";
+import { fieldName, isOverLimit } from "./limits.mjs";
 import { app, toast } from "./shell.mjs";
-import { mergeText } from "./textmerge.mjs";
+import { holds, mergeText } from "./textmerge.mjs";
 import { themeSwatches } from "./views.mjs";
 
 export const edit = {
@@ -33,27 +33,42 @@ export const edit = {
     // comes into the field the same way, around this person's own, while they type.
     // - `view.pending`: path → the timer of typing not sent yet;
     // - `view.roomValues`: path → the room's text as last received;
-    // - `view.fields`: path → `{ shadow, inflight, unsure }`: the room's text the field's own
-    //   text builds on; the change on its way (sent, not answered: `{ base, value }`); one
-    //   whose answer was lost with the connection.
+    // - `view.fields`: path → `{ shadow, inflight, unsure }`: `shadow`, the room's text the
+    //   field's own text builds on; `inflight`, the change on its way (sent, not answered:
+    //   `{ base, value, answer }`); `unsure`, one whose answer was lost with the connection
+    //   (`{ base, value }`).
     view.pending = new Map();
     view.roomValues = new Map();
     view.fields = new Map();
     const inputFor = (path) => [...form.querySelectorAll("[data-path]")]
       .find((input) => input.dataset.path === path);
-    /** The field's text as `base` → its text, moved onto the room's `room` (caret kept). */
+    /** The field's text, built on `base`, moved onto the room's `room` (its selection kept). */
     const rebase = (input, field, base, room) => {
+      if (view.composing === input) {
+        // NB: writing into a composition would cancel it: the field's text still builds on
+        // `base`, and its next change goes from there.
+        field.shadow = base;
+        return;
+      }
       const focused = document.activeElement === input;
-      const { value, caret } = mergeText(base, input.value, room, focused ? input.selectionEnd : null);
+      const { selectionStart, selectionEnd, selectionDirection } = input;
+      const { value, caret: end } = mergeText(base, input.value, room, focused ? selectionEnd : null);
       if (input.value !== value) {
+        const start = focused && selectionStart !== selectionEnd
+          ? mergeText(base, input.value, room, selectionStart).caret
+          : end;
         input.value = value;
-        if (focused && caret !== null) input.setSelectionRange(caret, caret);
+        if (focused && end !== null) input.setSelectionRange(start, end, selectionDirection);
       }
       field.shadow = room;
     };
     const later = (path) => {
-      clearTimeout(view.pending.get(path)?.timer);
-      view.pending.set(path, { timer: setTimeout(() => flushOne(path), 150) });
+      const waiting = view.pending.get(path);
+      clearTimeout(waiting?.timer);
+      // NB: typing that goes on is sent at least every 400 ms, so that others see it come.
+      const since = waiting?.since ?? Date.now();
+      const delay = Math.max(0, Math.min(150, since + 400 - Date.now()));
+      view.pending.set(path, { since, timer: setTimeout(() => flushOne(path), delay) });
     };
     /** Sends the field's typing and waits for the room's answer; false if it was refused. */
     const flushOne = async (path) => {
@@ -61,7 +76,9 @@ export const edit = {
       view.pending.delete(path);
       const field = view.fields.get(path);
       if (!field) return true;
-      // NB: one change in flight per field: the next one starts from the room's answer to it.
+      // NB: one change in flight per field: the next one starts from the room's answer to
+      // it. `answer` settles only after the code below the `await` that sent it has run
+      // (its `then` is one step behind), so `inflight` is cleared and rebased by then.
       while (field.inflight) await field.inflight.answer;
       const input = inputFor(path);
       // NB: typing whose fate a dropped connection hid waits for the room to be back.
@@ -87,7 +104,8 @@ export const edit = {
           field.unsure = { base, value };
         } else {
           rebase(input, field, base, view.roomValues.get(path) ?? base);
-          if (!connection.closed) toast(error.message);
+          // NB: refused because the form closed meanwhile: `sayUnsentTyping` says so.
+          if (!connection.closed && view.mode === "edit") toast(error.message);
         }
         return false;
       }
@@ -113,30 +131,56 @@ export const edit = {
       }
     };
     /** Back in the room after a drop: what did not reach it goes now. */
-    view.resendTyping = () => {
+    const resendTyping = () => {
       for (const [path, field] of view.fields) {
         const input = inputFor(path);
         const room = view.roomValues.get(path);
         if (!field.unsure || !input || room === undefined) continue;
         const { base, value } = field.unsure;
         field.unsure = null;
-        // NB: the room's text holds the change already if merging it in changes nothing.
-        const arrived = mergeText(base, value, room).value === room;
-        rebase(input, field, arrived ? value : base, room);
+        rebase(input, field, holds(base, value, room) ? value : base, room);
         if (input.value !== field.shadow) flushOne(path);
       }
     };
+    /**
+     * Back in the room after a drop (`welcome`): the field this person is in is marked theirs
+     * again (they came back as a new arrival, with none), and once that is answered — after
+     * the patches a resumed welcome is followed by, so the room's text is current — the
+     * typing whose fate the drop hid goes if it had not arrived.
+     */
+    view.backInTheRoom = () => {
+      const field = form.contains(document.activeElement) ? document.activeElement.dataset.focus : null;
+      view.connection.send({ type: "focusChanged", field: field ?? null })
+        .catch(() => {})
+        .then(resendTyping);
+    };
     view.rebase = rebase;
-    view.typeLater = (path, input) => isOverLimit(input) || later(path);
+    /** What this person typed that the room's draft does not hold (for when the form closes
+     * under them: someone else saved or cancelled it). */
+    view.unsentTyping = () => (view.discarding ? [] : [...view.fields].flatMap(([path, field]) => {
+      const input = inputFor(path);
+      return input && input.value !== field.shadow
+        ? [{ path, base: field.shadow, value: input.value, name: fieldName(input) ?? "a field" }]
+        : [];
+    }));
+    view.discarding = false;
+    // NB: a composition's steps are not sent: its end (an `input` after `compositionend`) is.
+    view.typeLater = (path, input, event) =>
+      (event.type === "input" && event.isComposing) || isOverLimit(input) || later(path);
     const focus = (field) => send({ type: "focusChanged", field });
     const title = form.querySelector(".title");
     // NB: a field over its limit (a composition ended past it) is not sent: it says so, and
     // goes once it fits.
-    title.addEventListener("input", () => view.typeLater("/title", title));
+    title.addEventListener("input", (event) => view.typeLater("/title", title, event));
     // NB: an input method's composition (most typing on a phone) is not written into: the
     // room's text comes in once it ends, with the typing it made.
     form.addEventListener("compositionstart", (event) => (view.composing = event.target));
-    form.addEventListener("compositionend", () => (view.composing = null));
+    form.addEventListener("compositionend", (event) => {
+      view.composing = null;
+      // NB: Chrome's last `input` of a composition comes before its end, still composing.
+      const path = event.target.dataset.path;
+      if (path) view.typeLater(path, event.target, event);
+    });
     form.addEventListener("focusin", (event) => {
       if (event.target.dataset.focus) focus(event.target.dataset.focus);
     });
@@ -157,6 +201,7 @@ export const edit = {
       send({ type: "edit.addAttendeeButtonTapped" });
     };
     form.querySelector(".cancel-edit").onclick = () => {
+      view.discarding = true;
       view.pending.forEach((waiting) => clearTimeout(waiting.timer));
       view.pending.clear();
       send({ type: "cancelEditButtonTapped" });
@@ -207,6 +252,7 @@ export const edit = {
 
     const list = form.querySelector(".attendees");
     const rows = new Map([...list.children].map((row) => [row.dataset.id, row]));
+    const wasAt = new Map([...list.children].map((row, index) => [row, index]));
     draft.attendees.forEach((attendee, index) => {
       let row = rows.get(attendee.id);
       if (!row) {
@@ -217,7 +263,7 @@ export const edit = {
           <button type="button" class="icon" aria-label="Remove attendee">✕</button>
           <ul class="chips"></ul>`;
         const input = row.querySelector("input");
-        input.addEventListener("input", () => view.typeLater(`/attendees/${attendee.id}/name`, input));
+        input.addEventListener("input", (event) => view.typeLater(`/attendees/${attendee.id}/name`, input, event));
         row.querySelector("button").onclick = () => {
           view.flushEdits();
           view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] });
@@ -233,12 +279,52 @@ export const edit = {
       rows.delete(attendee.id);
     });
     for (const [id, row] of rows) {
-      row.remove();
+      const input = row.querySelector("input");
       const path = `/attendees/${id}/name`;
+      const field = view.fields.get(path);
+      const hadFocus = row.contains(document.activeElement);
+      row.remove();
       clearTimeout(view.pending.get(path)?.timer);
       view.pending.delete(path);
       view.fields.delete(path);
       view.roomValues.delete(path);
+      // Someone else removed the attendee this person was typing in: the keyboard goes to
+      // the one now in its place, and the typing is said, not dropped without a word.
+      if (hadFocus) list.children[Math.min(wasAt.get(row), list.children.length - 1)]?.querySelector("input").focus();
+      if (field && input.value !== field.shadow && input.value.trim()) {
+        keepSaying(toast(`The attendee you were typing in was removed: “${input.value}” is not in the draft.`));
+      }
     }
   },
 };
+
+/** A toast that holds the only copy of something typed stays longer than one that informs. */
+function keepSaying(item) {
+  clearTimeout(item.timer);
+  item.timer = setTimeout(() => item.remove(), 30000);
+  return item;
+}
+
+/**
+ * The form closed under this person's typing (someone else saved or cancelled it): says what
+ * did not make it in, with a button that opens the form again with it.
+ */
+export function sayUnsentTyping(view, unsent) {
+  const what = unsent.map(({ name, value }) => `“${value}” (${name})`).join(", ");
+  const item = keepSaying(toast(`The form closed before your typing reached it: ${what}.`, { kind: "unsent" }));
+  const again = document.createElement("button");
+  again.type = "button";
+  again.className = "edit-again";
+  again.textContent = "Edit again with it";
+  again.onclick = async () => {
+    item.remove();
+    try {
+      await view.connection.send({ type: "editButtonTapped" });
+      await Promise.all(unsent.map(({ path, base, value }) =>
+        view.connection.send({ type: "edit.binding", path, base, value })));
+    } catch (error) {
+      toast(error.message);
+    }
+  };
+  item.append(" ", again);
+}

@@ -2,7 +2,7 @@
 // a chime on each new speaker (on unless muted, remembered) and, if asked for, a browser
 // notification when it is your turn.
 import { arcPath } from "./format.mjs";
-import { app } from "./shell.mjs";
+import { app, toast } from "./shell.mjs";
 import { meetingFacts } from "./views.mjs";
 
 const chimeKey = "standups.chime";
@@ -94,7 +94,19 @@ export const meeting = {
   wire(view) {
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
     const send = (action) => view.send(action);
-    on(".next", "click", () => send({ type: "meeting.nextButtonTapped", from: view.state.meeting.speakerIndex }));
+    on(".next", "click", () => {
+      // NB: within a second of the speaker changing (someone else pressed Next, the time ran
+      // out), a press was most likely meant for the speaker before: it would skip the one who
+      // just came up. It asks for another press instead.
+      if (performance.now() - view.speakerChangedAt < 1000) {
+        view.speakerChangedAt = -Infinity;
+        const { speakerIndex } = view.state.meeting;
+        const speaker = view.state.standup.attendees[speakerIndex]?.name ?? "The next speaker";
+        toast(`${speaker} just came up: press Next again to skip them.`, { kind: "next" });
+        return;
+      }
+      send({ type: "meeting.nextButtonTapped", from: view.state.meeting.speakerIndex });
+    });
     on(".end", "click", () => send({ type: "meeting.endMeetingButtonTapped" }));
     on(".save", "click", () => send({ type: "meeting.alert.saveAndEnd" }));
     on(".discard", "click", () => send({ type: "meeting.alert.discard" }));
@@ -127,6 +139,7 @@ export const meeting = {
     });
     showToggles();
     view.lastSpeaker = null;
+    view.speakerChangedAt = -Infinity;
     // The note being typed outlives a reload or a dropped connection (this tab only); it goes
     // once sent, or when the meeting ends (the ended notice offers it then).
     const input = app.querySelector("#note");
@@ -153,7 +166,13 @@ export const meeting = {
     app.querySelector(".meeting").classList.toggle("warning", facts.warning);
     const changed = view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex;
     view.lastSpeaker = state.meeting.speakerIndex;
+    const activity = state.activity;
+    const ownSkip = activity?.kind === "skippedToSpeaker" && activity.by?.id === view.you
+      && activity.seq !== view.lastSkipSeq;
+    if (activity?.kind === "skippedToSpeaker") view.lastSkipSeq = activity.seq;
     if (changed) {
+      // NB: not when this person's own press changed it: pressing twice on purpose skips two.
+      if (!ownSkip) view.speakerChangedAt = performance.now();
       if (chimeOn()) chime();
       const me = localStorage.getItem("standups.name");
       const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;

@@ -2,7 +2,7 @@
 // the detail, the shared edit form, or the meeting — as the room's state says.
 import { escapeHTML } from "./format.mjs";
 import { detail } from "./detail.mjs";
-import { edit } from "./edit.mjs";
+import { edit, sayUnsentTyping } from "./edit.mjs";
 import { meeting, noteDraftKey } from "./meeting.mjs";
 import {
   act, app, connect, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
@@ -76,6 +76,8 @@ class RoomView {
     this.you = you;
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
     if (mode !== this.mode) {
+      // NB: read before the form goes: what this person typed that the room never got.
+      const unsent = this.mode === "edit" ? this.unsentTyping?.() ?? [] : [];
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
         sessionStorage.removeItem(noteDraftKey(this.id));
@@ -89,6 +91,7 @@ class RoomView {
       this.pending?.clear();
       this.mode = mode;
       this.layout();
+      if (unsent.length) sayUnsentTyping(this, unsent);
     }
     document.title = `${state.standup.title} · Standups`;
     const section = app.querySelector(".room");
@@ -98,7 +101,7 @@ class RoomView {
     this.announce(previous, state, you);
     this.renderUndo(state, you);
     PARTS[mode].render(this, state);
-    if (arrival.welcome && mode === "edit") this.resendTyping?.();
+    if (arrival.welcome && mode === "edit") this.backInTheRoom?.();
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mergeText } from "../js/textmerge.mjs";
+import { holds, mergeText } from "../js/textmerge.mjs";
 
 // The same table as the server's (Tests/StandupsFeaturesTests/TypingTogetherTests.swift): the
 // page shows what the room will hold.
@@ -14,19 +14,27 @@ const merges = [
   ["Daily", "Team Daily", "Daily sync", "Team Daily sync"],
   ["Design review", "Design sync review", "Design review (weekly)", "Design sync review (weekly)"],
   ["Design review", "Design", "Big Design review", "Big Design"],
+  // Several changes on a side (typed while one was on its way): each where it was.
+  ["abcdef", "XabcdefY", "abcZdef", "XabcZdefY"],
+  ["one two three", "One two three!", "one 2 three", "One 2 three!"],
+  ["ab", "aXbY", "aXb", "aXbY"],
   // Both added at the same place: theirs came first.
   ["Daily", "Daily sync", "Daily standup", "Daily standup sync"],
   ["", "Ana", "Ben", "BenAna"],
   // The same change sent twice: made once.
   ["Daily", "Daily!", "Daily!", "Daily!"],
   ["ab", "aXb", "aXb", "aXb"],
-  // The same characters changed on both sides: theirs, then what was typed here.
+  // The same characters changed on both sides: what either took out is out, what each put in stays.
   ["Daily", "Weekly", "Monthly", "MonthWeekly"],
-  ["abcdef", "aXef", "abcYf", "abcYXf"],
-  ["Daily", "", "Dally", "Dally"],
+  // One deleted a word while the other typed inside it: the word goes, the typing stays.
+  ["Design review", "review", "DesZZZign review", "ZZZreview"],
+  ["abcdef", "aXef", "abcYf", "aXYf"],
+  ["Daily", "", "Dally", "l"],
   // Characters, never halves of one.
   ["👨‍👩‍👧", "👨‍👩‍👧 team", "Our 👨‍👩‍👧", "Our 👨‍👩‍👧 team"],
   ["e", "e\u0301", "ex", "e\u0301x"],
+  // é typed as one scalar or as e and an accent is the same character.
+  ["cafe\u0301", "caf\u00e9", "cafe\u0301!", "cafe\u0301!"],
 ];
 
 for (const [base, mine, theirs, merged] of merges) {
@@ -45,6 +53,23 @@ test("the caret stays where this person was typing", () => {
   // Nothing typed here since: the caret keeps its distance from the end after their change.
   assert.deepEqual(mergeText("Daily", "Daily", "Team Daily", 5), { value: "Team Daily", caret: 10 });
   assert.deepEqual(mergeText("Daily", "Daily", "Daily sync", 2), { value: "Daily sync", caret: 2 });
+  // Changes in two places while theirs came between them: the caret after the last.
+  assert.deepEqual(mergeText("abcdef", "XabcdefY", "abcZdef", 8), { value: "XabcZdefY", caret: 9 });
+  assert.deepEqual(mergeText("abcdef", "XabcdefY", "abcZdef", 1), { value: "XabcZdefY", caret: 1 });
+  // Inside text someone else replaced: after their text.
+  assert.deepEqual(mergeText("Daily", "Daily", "Weekly", 2), { value: "Weekly", caret: 4 });
   // In UTF-16 units, as an input counts them: an emoji before the caret is eight.
   assert.deepEqual(mergeText("👨‍👩‍👧", "👨‍👩‍👧!", "Our 👨‍👩‍👧", 9), { value: "Our 👨‍👩‍👧!", caret: 13 });
+});
+
+test("a change whose answer was lost is told apart by whether the room holds it", () => {
+  // It arrived, and others typed since, even right after it.
+  assert.equal(holds("Design", "Design review", "Design review"), true);
+  assert.equal(holds("Design", "Design review", "Design review!"), true);
+  assert.equal(holds("Design", "Design review", "Weekly Design review"), true);
+  assert.equal(holds("abc", "ac", "ac!"), true);
+  // It did not: sending it again is what keeps it.
+  assert.equal(holds("Design", "Design review", "Design"), false);
+  assert.equal(holds("Design", "Design review", "Design!"), false);
+  assert.equal(holds("abc", "ac", "abc!"), false);
 });
