@@ -273,6 +273,84 @@ def test_typing_whose_answer_was_lost_with_the_connection_is_kept_once(server, a
     assert toasts(ana) == []
 
 
+def test_a_change_whose_patch_came_but_not_its_answer_is_not_sent_again(server, ana, ben):
+    """Ana's change reached the room and its patch reached her, but the connection dropped
+    before its answer. While she is away Ben types inside her text: the room's text no
+    longer holds her change as she sent it. Back (resumed), her page knows from the patch
+    that it arrived, and sends only what she typed since."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ana.execute_script("""
+        const connection = window.standupsConnection;
+        const socket = connection.socket;
+        const send = socket.send.bind(socket);
+        const receive = connection.receive.bind(connection);
+        const open = connection.open.bind(connection);
+        const refs = new Set();
+        socket.send = (data) => {
+          const message = JSON.parse(data);
+          if (message.action?.type === 'edit.binding') refs.add(message.ref);
+          send(data);
+        };
+        // The change's answer is lost: the connection drops as it comes.
+        connection.receive = (message) => {
+          if (message.type !== 'ack' || !refs.has(message.ref)) return receive(message);
+          connection.receive = receive;
+          socket.close();
+        };
+        // And it comes back only when the test says.
+        window.mayReconnect = false;
+        connection.open = () => window.mayReconnect ? open() : setTimeout(() => connection.open(), 50);""")
+    title.send_keys(Keys.END, " review")
+    text_in(ana, "#status", "Reconnecting")
+    title.send_keys("!")
+    wait(ben, lambda d: ben_title.get_attribute("value") == "Design review")
+    ben_title.click()
+    ben.execute_script("arguments[0].setSelectionRange(10, 10)", ben_title)
+    ben_title.send_keys("-")
+    room_title = "return window.standupsConnection.state.destination.edit.draft.title"
+    wait(ben, lambda d: d.execute_script(room_title) == "Design rev-iew")
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    assert ana.execute_script("return window.standupsConnection.resumed") is True
+    for driver in (ana, ben):
+        wait(driver, lambda d: d.execute_script(room_title) == "Design rev-iew!")
+    wait(ana, lambda d: title.get_attribute("value") == "Design rev-iew!")
+
+
+def test_typing_that_others_typing_takes_over_the_limit_says_so_and_is_not_sent(server, ana, ben):
+    """Ana types while offline; meanwhile Ben fills the title almost to its limit. Back in
+    the room, her field holds both (102 characters): it says so, and nothing is sent until
+    it fits."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ana.execute_script("""
+        const connection = window.standupsConnection;
+        const open = connection.open.bind(connection);
+        window.mayReconnect = false;
+        connection.open = () => window.mayReconnect ? open() : setTimeout(() => connection.open(), 50);
+        connection.socket.close();""")
+    text_in(ana, "#status", "Reconnecting")
+    title.send_keys(Keys.END, "AB")
+    ben_title.send_keys(Keys.HOME, "x" * 94)
+    room_title = "return window.standupsConnection.state.destination.edit.draft.title"
+    wait(ben, lambda d: d.execute_script(room_title) == "x" * 94 + "Design")
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    wait(ana, lambda d: title.get_attribute("value") == "x" * 94 + "DesignAB")
+    toast_says(ana, "“Title” has 102 characters; it holds 100 at most.")
+    assert ana.execute_script("return arguments[0].validity.valid", title) is False
+    assert ben.execute_script(room_title) == "x" * 94 + "Design"
+    # Once it fits, it goes.
+    title.send_keys(Keys.BACKSPACE, Keys.BACKSPACE, Keys.BACKSPACE)
+    for driver in (ana, ben):
+        wait(driver, lambda d: d.execute_script(room_title) == "x" * 94 + "Desig")
+
+
 HOLD_TYPING = """
     // Ben's typing leaves his page but never reaches the room (a slow network, held here).
     const socket = window.standupsConnection.socket;
@@ -307,7 +385,28 @@ def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, b
     assert collect_console_errors(ben) == []
 
 
-def test_typing_in_an_attendee_someone_removes_is_said_and_the_keyboard_moves_on(server, ana, ben):
+def test_a_new_attendees_name_the_save_left_out_comes_back_in_a_new_row(server, ana, ben):
+    """Ben adds an attendee and types a name; Ana saves before the name arrives, and the
+    save drops the blank row. "Edit again with it" adds a row with that name."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .add-attendee"))).click()
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 4)
+    wait(ben, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee name")
+    ben.execute_script(HOLD_TYPING)
+    ben.switch_to.active_element.send_keys("Dee")
+    wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
+    click(ana, ".save-edit")
+    toast_says(ben, "The form closed before your typing reached it: “Dee” (Attendee name).")
+    ben.execute_script("window.sendTyping()")
+    click(ben, ".toast .edit-again")
+    for driver in (ana, ben):
+        wait(driver, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+             == ["Blob", "Blob Jr", "Blob Sr", "Dee"])
+    assert not any("Edit again" in toast for toast in toasts(ben))
+
+
+def test_typing_in_an_attendee_someone_removes_is_said_and_the_keyboard_goes_to_add_attendee(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
@@ -317,8 +416,9 @@ def test_typing_in_an_attendee_someone_removes_is_said_and_the_keyboard_moves_on
     ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
     toast_says(ben, "The attendee you were typing in was removed: “Blob Sr the 3rd” is not in the draft.")
-    # The keyboard is in the attendee now last, not lost on the page.
-    assert ben.execute_script("return document.activeElement.value") == "Blob Jr"
+    # The keyboard is on Add attendee: not lost on the page, nor in someone else's name.
+    assert ben.execute_script("return document.activeElement.classList.contains('add-attendee')")
+    wait(ana, lambda d: "Ben" not in d.find_element(By.CSS_SELECTOR, ".attendees").text)
 
 
 def test_escape_on_the_name_prompt_keeps_asking():

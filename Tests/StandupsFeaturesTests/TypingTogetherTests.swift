@@ -52,6 +52,9 @@ struct TypingTogetherTests {
     Merge(base: "e", mine: "e\u{301}", theirs: "ex", merged: "e\u{301}x"),
     // é typed as one scalar or as e and an accent is the same character.
     Merge(base: "cafe\u{301}", mine: "caf\u{e9}", theirs: "cafe\u{301}!", merged: "cafe\u{301}!"),
+    Merge(base: "cafe\u{301}", mine: "cafe\u{301}", theirs: "caf\u{e9}!", merged: "caf\u{e9}!"),
+    // A cluster of scripts other than Latin is one character too (Devanagari "kṣa").
+    Merge(base: "क्ष", mine: "क्ष!", theirs: "¡क्ष", merged: "¡क्ष!"),
   ]
 
   @Test(arguments: merges)

@@ -118,7 +118,8 @@ export class RoomConnection {
     const ref = `c-${this.nextRef++}`;
     return new Promise((resolve, reject) => {
       if (!this.socket || this.socket.readyState !== WebSocket.OPEN) {
-        reject(Object.assign(new Error("Not connected: try again in a moment."), { code: "offline" }));
+        // NB: `sent: false`: it never left, unlike one whose answer a drop lost.
+        reject(Object.assign(new Error("Not connected: try again in a moment."), { code: "offline", sent: false }));
         return;
       }
       this.pending.set(ref, { resolve, reject });

@@ -35,8 +35,8 @@ export const edit = {
     // - `view.roomValues`: path → the room's text as last received;
     // - `view.fields`: path → `{ shadow, inflight, unsure }`: `shadow`, the room's text the
     //   field's own text builds on; `inflight`, the change on its way (sent, not answered:
-    //   `{ base, value, answer }`); `unsure`, one whose answer was lost with the connection
-    //   (`{ base, value }`).
+    //   `{ base, value, answer, arrived }`); `unsure`, one whose answer was lost with the
+    //   connection (`{ base, value, arrived }`); `arrived`: its patch came.
     view.pending = new Map();
     view.roomValues = new Map();
     view.fields = new Map();
@@ -59,6 +59,8 @@ export const edit = {
           : end;
         input.value = value;
         if (focused && end !== null) input.setSelectionRange(start, end, selectionDirection);
+        // NB: others' typing took it over its limit: it says so (`guardLengths` listens).
+        if (isOverLimit(input)) input.dispatchEvent(new Event("input", { bubbles: true }));
       }
       field.shadow = room;
     };
@@ -81,9 +83,10 @@ export const edit = {
       // (its `then` is one step behind), so `inflight` is cleared and rebased by then.
       while (field.inflight) await field.inflight.answer;
       const input = inputFor(path);
-      // NB: typing whose fate a dropped connection hid waits for the room to be back.
-      if (field.unsure) return false;
-      if (!input || input.value === field.shadow || isOverLimit(input)) return true;
+      // NB: typing whose fate a dropped connection hid waits for the room to be back; a
+      // composition or a field over its limit is not sent until it ends or fits.
+      if (field.unsure || (input && (view.composing === input || isOverLimit(input)))) return false;
+      if (!input || input.value === field.shadow) return true;
       const base = field.shadow;
       const value = input.value;
       const { connection } = view;
@@ -97,11 +100,13 @@ export const edit = {
         if (input.value !== field.shadow) later(path);
         return true;
       } catch (error) {
+        const { arrived } = field.inflight;
         field.inflight = null;
         if (error.code === "offline") {
-          // Not sent, or its answer lost with the connection: once the room is back,
-          // `resendTyping` tells which from the room's text, and sends what it lacks.
-          field.unsure = { base, value };
+          // Its answer lost with the connection: once the room is back, `resendTyping`
+          // tells whether it arrived, and sends what the room lacks. (One never sent just
+          // waits: the field's text still differs from `shadow`.)
+          if (error.sent !== false) field.unsure = { base, value, arrived };
         } else {
           rebase(input, field, base, view.roomValues.get(path) ?? base);
           // NB: refused because the form closed meanwhile: `sayUnsentTyping` says so.
@@ -131,14 +136,19 @@ export const edit = {
       }
     };
     /** Back in the room after a drop: what did not reach it goes now. */
-    const resendTyping = () => {
+    const resendTyping = (resumed) => {
       for (const [path, field] of view.fields) {
         const input = inputFor(path);
         const room = view.roomValues.get(path);
-        if (!field.unsure || !input || room === undefined) continue;
-        const { base, value } = field.unsure;
-        field.unsure = null;
-        rebase(input, field, holds(base, value, room) ? value : base, room);
+        if (!input || room === undefined) continue;
+        if (field.unsure) {
+          const { base, value, arrived } = field.unsure;
+          field.unsure = null;
+          // NB: resumed, the room replayed every change since, so `arrived` is known; from a
+          // whole state (the room opened afresh, another node) the room's text is all there is.
+          const did = resumed ? Boolean(arrived) : holds(base, value, room);
+          rebase(input, field, did ? value : base, room);
+        }
         if (input.value !== field.shadow) flushOne(path);
       }
     };
@@ -148,11 +158,12 @@ export const edit = {
      * the patches a resumed welcome is followed by, so the room's text is current — the
      * typing whose fate the drop hid goes if it had not arrived.
      */
-    view.backInTheRoom = () => {
+    view.backInTheRoom = (resumed) => {
       const field = form.contains(document.activeElement) ? document.activeElement.dataset.focus : null;
-      view.connection.send({ type: "focusChanged", field: field ?? null })
-        .catch(() => {})
-        .then(resendTyping);
+      view.connection.send({ type: "focusChanged", field: field ?? null }).then(
+        () => resendTyping(resumed),
+        // NB: dropped again: the next welcome tries again.
+        (error) => error.code !== "offline" && resendTyping(resumed));
     };
     view.rebase = rebase;
     /** What this person typed that the room's draft does not hold (for when the form closes
@@ -231,12 +242,20 @@ export const edit = {
     /** A shared text field: the room's text, with what this person typed and has not yet
      * seen come back kept where it was (a change in flight is rebased on its answer). */
     const setText = (input, path, value) => {
+      const before = view.roomValues.get(path);
       view.roomValues.set(path, value);
       const field = view.fields.get(path);
       if (!field) {
         view.fields.set(path, { shadow: value, inflight: null, unsure: null });
         input.value = value;
-      } else if (!field.inflight && !field.unsure && view.composing !== input) {
+        return;
+      }
+      // NB: a change on its way, or whose answer a drop lost, arrived with the patch that
+      // turned the room's text into it merged with that text (a resumed welcome replays them).
+      const change = field.inflight ?? field.unsure;
+      if (change && before !== undefined && value !== before
+          && value === mergeText(change.base, change.value, before).value) change.arrived = true;
+      if (!field.inflight && !field.unsure && view.composing !== input) {
         view.rebase(input, field, field.shadow, value);
       }
     };
@@ -252,7 +271,6 @@ export const edit = {
 
     const list = form.querySelector(".attendees");
     const rows = new Map([...list.children].map((row) => [row.dataset.id, row]));
-    const wasAt = new Map([...list.children].map((row, index) => [row, index]));
     draft.attendees.forEach((attendee, index) => {
       let row = rows.get(attendee.id);
       if (!row) {
@@ -289,8 +307,12 @@ export const edit = {
       view.fields.delete(path);
       view.roomValues.delete(path);
       // Someone else removed the attendee this person was typing in: the keyboard goes to
-      // the one now in its place, and the typing is said, not dropped without a word.
-      if (hadFocus) list.children[Math.min(wasAt.get(row), list.children.length - 1)]?.querySelector("input").focus();
+      // Add attendee, and the typing is said, not dropped without a word.
+      if (hadFocus) {
+        // NB: not another attendee's name, which the next keys would change.
+        form.querySelector(".add-attendee").focus();
+        view.send({ type: "focusChanged", field: null });
+      }
       if (field && input.value !== field.shadow && input.value.trim()) {
         keepSaying(toast(`The attendee you were typing in was removed: “${input.value}” is not in the draft.`));
       }
@@ -317,11 +339,23 @@ export function sayUnsentTyping(view, unsent) {
   again.className = "edit-again";
   again.textContent = "Edit again with it";
   again.onclick = async () => {
-    item.remove();
+    const { connection } = view;
     try {
-      await view.connection.send({ type: "editButtonTapped" });
-      await Promise.all(unsent.map(({ path, base, value }) =>
-        view.connection.send({ type: "edit.binding", path, base, value })));
+      await connection.send({ type: "editButtonTapped" });
+      for (const { path, base, value } of unsent) {
+        const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+        const draft = () => connection.state.destination.edit.draft;
+        if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
+          // NB: a new attendee whose name never came was dropped by the save: a new row.
+          await connection.send({ type: "edit.addAttendeeButtonTapped" });
+          const added = draft().attendees.at(-1).id;
+          await connection.send({ type: "edit.binding", path: `/attendees/${added}/name`, value });
+        } else {
+          await connection.send({ type: "edit.binding", path, base, value });
+        }
+      }
+      // NB: only now: until then the toast holds the only copy.
+      item.remove();
     } catch (error) {
       toast(error.message);
     }

@@ -101,7 +101,7 @@ class RoomView {
     this.announce(previous, state, you);
     this.renderUndo(state, you);
     PARTS[mode].render(this, state);
-    if (arrival.welcome && mode === "edit") this.backInTheRoom?.();
+    if (arrival.welcome && mode === "edit") this.backInTheRoom?.(!arrival.whole);
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

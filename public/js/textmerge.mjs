@@ -101,11 +101,12 @@ function both(theirs, mine, base, [start, end]) {
  */
 export function mergeText(base, mine, theirs, caret = null) {
   if (same(mine, theirs) || same(theirs, base)) return { value: mine, caret };
-  if ([base, mine, theirs].some((text) => characters(text).length > MAX_LENGTH)) {
-    return { value: mine, caret };
-  }
+  // NB: in the server's order: only theirs changed, then too long to merge.
+  const onlyTheirs = same(mine, base);
+  const tooLong = [base, mine, theirs].some((text) => characters(text).length > MAX_LENGTH);
+  if (tooLong) return { value: onlyTheirs ? theirs : mine, caret };
   const old = characters(base);
-  const my = same(mine, base) ? [] : hunks(old, characters(mine));
+  const my = onlyTheirs ? [] : hunks(old, characters(mine));
   const their = hunks(old, characters(theirs));
   const at = caret === null ? null : characters(mine.slice(0, caret)).length;
   const merged = [];
@@ -156,8 +157,10 @@ export function mergeText(base, mine, theirs, caret = null) {
   }
   const rest = old.slice(position);
   put(rest, rest.length, true);
-  const value = merged.join("");
-  return { value, caret: placed === null ? null : merged.slice(0, placed).join("").length };
+  // NB: only theirs changed: theirs exactly, as the server gives it (the same characters as
+  // `merged`, but written as theirs writes them: é as one scalar or two).
+  const result = onlyTheirs ? characters(theirs) : merged;
+  return { value: result.join(""), caret: placed === null ? null : result.slice(0, placed).join("").length };
 }
 
 /**

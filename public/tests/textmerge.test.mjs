@@ -35,6 +35,9 @@ const merges = [
   ["e", "e\u0301", "ex", "e\u0301x"],
   // é typed as one scalar or as e and an accent is the same character.
   ["cafe\u0301", "caf\u00e9", "cafe\u0301!", "cafe\u0301!"],
+  ["cafe\u0301", "cafe\u0301", "caf\u00e9!", "caf\u00e9!"],
+  // A cluster of scripts other than Latin is one character too (Devanagari "kṣa").
+  ["क्ष", "क्ष!", "¡क्ष", "¡क्ष!"],
 ];
 
 for (const [base, mine, theirs, merged] of merges) {
