@@ -21,6 +21,25 @@ def toast_says(driver, text):
     wait(driver, lambda d: any(text in toast for toast in toasts(d)))
 
 
+def both_editing(server, ana, ben):
+    """Ana opens the edit form; returns the title field on each page."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    return (wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title"))),
+            wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title"))))
+
+
+# The page's connection comes back after a drop only once the test sets `mayReconnect`.
+HOLD_RECONNECT = """
+    {
+      const connection = window.standupsConnection;
+      const open = connection.open.bind(connection);
+      window.mayReconnect = false;
+      connection.open = () => window.mayReconnect ? open() : setTimeout(() => connection.open(), 50);
+    }
+"""
+
+
 def test_save_right_after_typing_saves_what_was_typed(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")
@@ -37,10 +56,7 @@ def test_two_people_typing_in_one_field_at_once_both_keep_what_they_typed(server
     """Ana types at the end of the title while Ben types at its start, key by key, at the
     same time: each sees the other's typing come in around their own, their carets stay
     where they type, and the room keeps both."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".edit")
-    ana_title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
-    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ana_title, ben_title = both_editing(server, ana, ben)
     assert ana_title.get_attribute("value") == "Design"
     ana_title.click()
     ana_title.send_keys(Keys.END)
@@ -100,10 +116,7 @@ def test_two_people_typing_in_one_field_at_once_both_keep_what_they_typed(server
 
 
 def test_a_selection_stays_selected_while_someone_else_types(server, ana, ben):
-    both_in_a_room(server, ana, ben)
-    click(ana, ".edit")
-    ana_title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
-    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ana_title, ben_title = both_editing(server, ana, ben)
     ana_title.send_keys(Keys.END, " review")
     wait(ben, lambda d: ben_title.get_attribute("value") == "Design review")
     # Ana selects "review" to type over it; Ben types at the start meanwhile.
@@ -278,16 +291,12 @@ def test_a_change_whose_patch_came_but_not_its_answer_is_not_sent_again(server, 
     before its answer. While she is away Ben types inside her text: the room's text no
     longer holds her change as she sent it. Back (resumed), her page knows from the patch
     that it arrived, and sends only what she typed since."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".edit")
-    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
-    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    title, ben_title = both_editing(server, ana, ben)
     ana.execute_script("""
         const connection = window.standupsConnection;
         const socket = connection.socket;
         const send = socket.send.bind(socket);
         const receive = connection.receive.bind(connection);
-        const open = connection.open.bind(connection);
         const refs = new Set();
         socket.send = (data) => {
           const message = JSON.parse(data);
@@ -300,9 +309,7 @@ def test_a_change_whose_patch_came_but_not_its_answer_is_not_sent_again(server, 
           connection.receive = receive;
           socket.close();
         };
-        // And it comes back only when the test says.
-        window.mayReconnect = false;
-        connection.open = () => window.mayReconnect ? open() : setTimeout(() => connection.open(), 50);""")
+        """ + HOLD_RECONNECT)
     title.send_keys(Keys.END, " review")
     text_in(ana, "#status", "Reconnecting")
     title.send_keys("!")
@@ -324,16 +331,8 @@ def test_typing_that_others_typing_takes_over_the_limit_says_so_and_is_not_sent(
     """Ana types while offline; meanwhile Ben fills the title almost to its limit. Back in
     the room, her field holds both (102 characters): it says so, and nothing is sent until
     it fits."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".edit")
-    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
-    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
-    ana.execute_script("""
-        const connection = window.standupsConnection;
-        const open = connection.open.bind(connection);
-        window.mayReconnect = false;
-        connection.open = () => window.mayReconnect ? open() : setTimeout(() => connection.open(), 50);
-        connection.socket.close();""")
+    title, ben_title = both_editing(server, ana, ben)
+    ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
     text_in(ana, "#status", "Reconnecting")
     title.send_keys(Keys.END, "AB")
     ben_title.send_keys(Keys.HOME, "x" * 94)

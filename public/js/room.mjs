@@ -2,8 +2,9 @@
 // the detail, the shared edit form, or the meeting — as the room's state says.
 import { escapeHTML } from "./format.mjs";
 import { detail } from "./detail.mjs";
-import { edit, sayUnsentTyping } from "./edit.mjs";
+import { edit } from "./edit.mjs";
 import { meeting, noteDraftKey } from "./meeting.mjs";
+import { sayUnsentTyping } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
 } from "./shell.mjs";
@@ -77,7 +78,7 @@ class RoomView {
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
     if (mode !== this.mode) {
       // NB: read before the form goes: what this person typed that the room never got.
-      const unsent = this.mode === "edit" ? this.unsentTyping?.() ?? [] : [];
+      const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
         sessionStorage.removeItem(noteDraftKey(this.id));
@@ -87,8 +88,8 @@ class RoomView {
       // NB: a meeting that saves itself adds to the history one patch before it goes.
       if (mode === "meeting") this.meetingsBefore = meetingCount(state);
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
-      this.pending?.forEach((waiting) => clearTimeout(waiting.timer));
-      this.pending?.clear();
+      this.text?.stop();
+      this.text = null;
       this.mode = mode;
       this.layout();
       if (unsent.length) sayUnsentTyping(this, unsent);
@@ -101,7 +102,7 @@ class RoomView {
     this.announce(previous, state, you);
     this.renderUndo(state, you);
     PARTS[mode].render(this, state);
-    if (arrival.welcome && mode === "edit") this.backInTheRoom?.(!arrival.whole);
+    if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

@@ -25,7 +25,7 @@ let screens = 0;
 /** Typing that still waits for its pause goes out now: it reaches the server before the
  * close that follows (leaving the room, putting the page away). */
 function sendPendingTyping() {
-  current?.view?.sendTypingNow?.();
+  current?.view?.text?.sendNow();
 }
 
 /** Closes the screen's connection: a new screen comes. */

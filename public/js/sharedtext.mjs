@@ -1,0 +1,267 @@
+// The edit form's text fields, shared: what this person types goes out after a short pause
+// (or at once before Save, Enter, Add attendee), with the room's text it started from
+// (`base`), and the room merges it with what others typed meanwhile (TextMerge). Someone
+// else's typing comes into the field the same way, around this person's own, while they
+// type (`textmerge.mjs`, the same merge). PROTOCOL.md, "Typing together".
+import { fieldName, isOverLimit } from "./limits.mjs";
+import { toast } from "./shell.mjs";
+import { holds, mergeText } from "./textmerge.mjs";
+
+/** One form's text fields, by path (`/title`, `/attendees/{id}/name`). */
+export class SharedText {
+  constructor(view, form) {
+    this.view = view;
+    this.form = form;
+    /** path → the timer of typing not sent yet. */
+    this.pending = new Map();
+    /** path → the room's text as last received. */
+    this.roomValues = new Map();
+    /**
+     * path → `{ shadow, inflight, unsure }`: `shadow`, the room's text the field's own text
+     * builds on; `inflight`, the change on its way (sent, not answered: `{ base, value,
+     * answer, arrived }`); `unsure`, one whose answer was lost with the connection (`{ base,
+     * value, arrived }`); `arrived`: its patch came.
+     */
+    this.fields = new Map();
+    /** The input an input method is composing in (most typing on a phone): not written into. */
+    this.composing = null;
+    /** This person cancelled: what they typed is thrown away, not "left out". */
+    this.discarding = false;
+    form.addEventListener("compositionstart", (event) => (this.composing = event.target));
+    form.addEventListener("compositionend", (event) => {
+      this.composing = null;
+      // NB: Chrome's last `input` of a composition comes before its end, still composing.
+      const path = event.target.dataset.path;
+      if (path) this.typed(path, event.target, event);
+    });
+  }
+
+  inputFor(path) {
+    return [...this.form.querySelectorAll("[data-path]")].find((input) => input.dataset.path === path);
+  }
+
+  /** Typing in a field (its `input` event, or a composition's end): sent after a pause. */
+  typed(path, input, event) {
+    // NB: a composition's steps are not sent, nor a field over its limit (it says so): the
+    // first when it ends, the second once it fits.
+    if ((event.type === "input" && event.isComposing) || isOverLimit(input)) return;
+    const waiting = this.pending.get(path);
+    clearTimeout(waiting?.timer);
+    // NB: typing that goes on is sent at least every 400 ms, so that others see it come.
+    const since = waiting?.since ?? Date.now();
+    const delay = Math.max(0, Math.min(150, since + 400 - Date.now()));
+    this.pending.set(path, { since, timer: setTimeout(() => this.flush(path), delay) });
+  }
+
+  /** The room's text for a field (each render): it comes in around what is typed here. */
+  show(input, path, value) {
+    const before = this.roomValues.get(path);
+    this.roomValues.set(path, value);
+    const field = this.fields.get(path);
+    if (!field) {
+      this.fields.set(path, { shadow: value, inflight: null, unsure: null });
+      input.value = value;
+      return;
+    }
+    // NB: a change on its way, or whose answer a drop lost, arrived with the patch that
+    // turned the room's text into it merged with that text (a resumed welcome replays them).
+    const change = field.inflight ?? field.unsure;
+    if (change && before !== undefined && value !== before
+        && value === mergeText(change.base, change.value, before).value) change.arrived = true;
+    // NB: a change on its way, or unsure, is rebased when its fate is known.
+    if (!field.inflight && !field.unsure) this.rebase(input, field, field.shadow, value);
+  }
+
+  /** The field's text, built on `base`, moved onto the room's `room` (its selection kept). */
+  rebase(input, field, base, room) {
+    if (this.composing === input) {
+      // NB: writing into a composition would cancel it: the field's text still builds on
+      // `base`, and its next change goes from there.
+      field.shadow = base;
+      return;
+    }
+    const focused = document.activeElement === input;
+    const { selectionStart, selectionEnd, selectionDirection } = input;
+    const { value, caret: end } = mergeText(base, input.value, room, focused ? selectionEnd : null);
+    if (input.value !== value) {
+      const start = focused && selectionStart !== selectionEnd
+        ? mergeText(base, input.value, room, selectionStart).caret
+        : end;
+      input.value = value;
+      if (focused && end !== null) input.setSelectionRange(start, end, selectionDirection);
+      // NB: others' typing took it over its limit: it says so (`guardLengths` listens).
+      if (isOverLimit(input)) input.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    field.shadow = room;
+  }
+
+  /** Sends the field's typing and waits for the room's answer; false if it was refused. */
+  async flush(path) {
+    clearTimeout(this.pending.get(path)?.timer);
+    this.pending.delete(path);
+    const field = this.fields.get(path);
+    if (!field) return true;
+    // NB: one change in flight per field: the next one starts from the room's answer to it.
+    // `answer` settles only after the code below the `await` that sent it has run (its
+    // `then` is one step behind), so `inflight` is cleared and rebased by then.
+    while (field.inflight) await field.inflight.answer;
+    const input = this.inputFor(path);
+    // NB: typing whose fate a dropped connection hid waits for the room to be back; a
+    // composition or a field over its limit is not sent until it ends or fits.
+    if (field.unsure || (input && (this.composing === input || isOverLimit(input)))) return false;
+    if (!input || input.value === field.shadow) return true;
+    const base = field.shadow;
+    const value = input.value;
+    const { connection } = this.view;
+    const answer = connection.send({ type: "edit.binding", path, value, base });
+    field.inflight = { base, value, answer: answer.then(() => {}, () => {}) };
+    try {
+      await answer;
+      field.inflight = null;
+      // The room holds `value` merged with others' typing: what was typed since goes onto it.
+      this.rebase(input, field, value, this.roomValues.get(path) ?? value);
+      if (input.value !== field.shadow) this.typed(path, input, { type: "answer" });
+      return true;
+    } catch (error) {
+      const { arrived } = field.inflight;
+      field.inflight = null;
+      if (error.code === "offline") {
+        // Its answer lost with the connection: once the room is back, `backInTheRoom` tells
+        // whether it arrived, and sends what the room lacks. (One never sent just waits:
+        // the field's text still differs from `shadow`.)
+        if (error.sent !== false) field.unsure = { base, value, arrived };
+      } else {
+        this.rebase(input, field, base, this.roomValues.get(path) ?? base);
+        // NB: refused because the form closed meanwhile: `sayUnsentTyping` says so.
+        if (!connection.closed && this.view.mode === "edit") toast(error.message);
+      }
+      return false;
+    }
+  }
+
+  /** Sends what typing still waits for; resolves false if any of it was refused. */
+  async flushAll() {
+    const paths = [...this.fields].filter(([path, field]) =>
+      this.pending.has(path) || field.inflight || this.inputFor(path)?.value !== field.shadow);
+    return (await Promise.all(paths.map(([path]) => this.flush(path)))).every(Boolean);
+  }
+
+  /** Leaving the room or the page: what is typed and not sent goes now, without waiting for
+   * an answer; behind a change on its way, from the text that change sent (the room takes
+   * one person's changes in order). */
+  sendNow() {
+    this.stop();
+    for (const [path, field] of this.fields) {
+      const input = this.inputFor(path);
+      const base = field.inflight?.value ?? field.shadow;
+      if (!input || field.unsure || input.value === base || isOverLimit(input)) continue;
+      this.view.connection.send({ type: "edit.binding", path, value: input.value, base }).catch(() => {});
+    }
+  }
+
+  /**
+   * Back in the room after a drop (`welcome`): the field this person is in is marked theirs
+   * again (they came back as a new arrival, with none), and once that is answered — after the
+   * patches a resumed welcome is followed by, so the room's text is current — the typing
+   * whose fate the drop hid goes if it had not arrived, and any typing not sent.
+   */
+  backInTheRoom(resumed) {
+    const active = document.activeElement;
+    const field = this.form.contains(active) ? active.dataset.focus ?? null : null;
+    this.view.connection.send({ type: "focusChanged", field }).then(
+      () => this.resend(resumed),
+      // NB: dropped again: the next welcome tries again.
+      (error) => error.code !== "offline" && this.resend(resumed));
+  }
+
+  resend(resumed) {
+    for (const [path, field] of this.fields) {
+      const input = this.inputFor(path);
+      const room = this.roomValues.get(path);
+      if (!input || room === undefined) continue;
+      if (field.unsure) {
+        const { base, value, arrived } = field.unsure;
+        field.unsure = null;
+        // NB: resumed, the room replayed every change since, so `arrived` is known; from a
+        // whole state (the room opened afresh, another node) the room's text is all there is.
+        const did = resumed ? Boolean(arrived) : holds(base, value, room);
+        this.rebase(input, field, did ? value : base, room);
+      }
+      if (input.value !== field.shadow) this.flush(path);
+    }
+  }
+
+  /** What this person typed that the room's draft does not hold (read when the form closes
+   * under them: someone else saved or cancelled it). */
+  unsent() {
+    if (this.discarding) return [];
+    return [...this.fields].flatMap(([path, field]) => {
+      const input = this.inputFor(path);
+      return input && input.value !== field.shadow
+        ? [{ path, base: field.shadow, value: input.value, name: fieldName(input) ?? "a field" }]
+        : [];
+    });
+  }
+
+  /** A field is gone (its attendee removed): forgets it; says typing it held that the room
+   * did not. */
+  removed(path, input) {
+    const field = this.fields.get(path);
+    clearTimeout(this.pending.get(path)?.timer);
+    this.pending.delete(path);
+    this.fields.delete(path);
+    this.roomValues.delete(path);
+    if (field && input.value !== field.shadow && input.value.trim()) {
+      keepSaying(toast(`The attendee you were typing in was removed: “${input.value}” is not in the draft.`));
+    }
+  }
+
+  /** Typing waiting for its pause is not sent (the form is gone, or cancelled). */
+  stop() {
+    this.pending.forEach((waiting) => clearTimeout(waiting.timer));
+    this.pending.clear();
+  }
+}
+
+/** A toast that holds the only copy of something typed stays longer than one that informs. */
+function keepSaying(item) {
+  clearTimeout(item.timer);
+  item.timer = setTimeout(() => item.remove(), 30000);
+  return item;
+}
+
+/**
+ * The form closed under this person's typing (someone else saved or cancelled it): says what
+ * did not make it in, with a button that opens the form again with it.
+ */
+export function sayUnsentTyping(view, unsent) {
+  const what = unsent.map(({ name, value }) => `“${value}” (${name})`).join(", ");
+  const item = keepSaying(toast(`The form closed before your typing reached it: ${what}.`, { kind: "unsent" }));
+  const again = document.createElement("button");
+  again.type = "button";
+  again.className = "edit-again";
+  again.textContent = "Edit again with it";
+  again.onclick = async () => {
+    const { connection } = view;
+    const draft = () => connection.state.destination.edit.draft;
+    try {
+      await connection.send({ type: "editButtonTapped" });
+      for (const { path, base, value } of unsent) {
+        const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+        if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
+          // NB: a new attendee whose name never came was dropped by the save: a new row.
+          await connection.send({ type: "edit.addAttendeeButtonTapped" });
+          const added = draft().attendees.at(-1).id;
+          await connection.send({ type: "edit.binding", path: `/attendees/${added}/name`, value });
+        } else {
+          await connection.send({ type: "edit.binding", path, base, value });
+        }
+      }
+      // NB: only now: until then the toast holds the only copy.
+      item.remove();
+    } catch (error) {
+      toast(error.message);
+    }
+  };
+  item.append(" ", again);
+}
