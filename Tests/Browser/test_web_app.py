@@ -147,6 +147,17 @@ def test_a_deleted_standup_sends_everyone_back(server, ana, ben):
         assert collect_console_errors(driver) == []
 
 
+def test_a_link_to_no_standup_says_so_with_nothing_to_reconnect_to(server, ana):
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    ana.get(server + "#/rooms/0a0a0a0a-0000-4000-8000-000000000000")
+    text_in(ana, ".gone h1", "There is no such standup.", timeout=20)
+    text_in(ana, ".gone", "open it from the list of standups")
+    assert ana.find_elements(By.CSS_SELECTOR, ".gone .reconnect") == []
+    click(ana, ".gone a")
+    text_in(ana, "#status", "Live")
+
+
 def test_a_connection_closed_for_flooding_can_reconnect(server, ana):
     room = create_standup(ana, server)
     ana.get(room)

@@ -59,11 +59,15 @@ class RoomView {
 
   gone(code, reason) {
     const deleted = code === 4410;
+    const missing = code === "missing";
     // NB: the server's reason for a deletion is the heading already: say it once.
-    const detail = deleted ? "Its meeting history went with it." : reason || "";
-    app.innerHTML = `<section class="room gone"><h1 tabindex="-1">${deleted ? "This standup was deleted." : "Disconnected"}</h1>
+    const heading = deleted ? "This standup was deleted." : missing ? "There is no such standup." : "Disconnected";
+    const detail = deleted ? "Its meeting history went with it."
+      : missing ? "It may have been deleted, or the link is not whole: open it from the list of standups."
+      : reason || "";
+    app.innerHTML = `<section class="room gone"><h1 tabindex="-1">${heading}</h1>
       <p>${escapeHTML(detail)}</p>
-      <p>${deleted ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
+      <p>${deleted || missing ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
     // Closed for a reason (too slow, too many messages): the person decides when to come back.
     app.querySelector(".reconnect")?.addEventListener("click", reroute);
     app.querySelector("h1").focus();

@@ -281,6 +281,13 @@ export function connect(path, name, view) {
         showSignIn(code === 4401 ? reason : "");
         return;
       }
+      // NB: a browser reports a refused upgrade as a bare close: asked over HTTP, a standup
+      // that does not exist answers 404, and there is nothing to reconnect to.
+      if (code === 0 && path.startsWith("/ws/rooms/")
+          && (await standupIsMissing(path.replace("/ws/rooms/", "/api/rooms/")))) {
+        view.gone?.("missing", "");
+        return;
+      }
       view.gone?.(code, reason);
     },
   });
@@ -289,6 +296,15 @@ export function connect(path, name, view) {
   current = { connection, view };
   window.standupsConnection = connection; // for the browser tests
   return connection;
+}
+
+/** Whether the server says there is no standup at `room` (`/api/rooms/{id}`). */
+async function standupIsMissing(room) {
+  try {
+    return (await fetch(`${room}/meetings?limit=1`, { credentials: "same-origin" })).status === 404;
+  } catch {
+    return false;
+  }
 }
 
 /** Sends an action; shows the server's refusal as a toast (not once the page closed the
