@@ -74,8 +74,9 @@ public struct StandupForm: Reducer {
 
       case .typed(in: .title, let base, let value):
         let merged = TextMerge.merge(base: base, mine: value, theirs: state.title)
-        if let problem = Self.tooLongOnceMerged(
-          "the title", value, merged, limit: StandupRules.titleLength.upperBound)
+        if let problem = Self.tooLong(
+          ("The title", "the title"), sent: value, merged: merged,
+          limit: StandupRules.titleLength.upperBound)
         {
           return .reject(.invalidValue(problem))
         }
@@ -87,8 +88,9 @@ public struct StandupForm: Reducer {
           return .reject(.invalidValue("That attendee was removed from the draft."))
         }
         let merged = TextMerge.merge(base: base, mine: value, theirs: name)
-        if let problem = Self.tooLongOnceMerged(
-          "this name", value, merged, limit: StandupRules.nameLength.upperBound)
+        if let problem = Self.tooLong(
+          ("An attendee's name", "this name"), sent: value, merged: merged,
+          limit: StandupRules.nameLength.upperBound)
         {
           return .reject(.invalidValue(problem))
         }
@@ -120,33 +122,38 @@ public struct StandupForm: Reducer {
 extension StandupForm {
   /// A title the draft may hold (blank while editing, but not too long, and plain text).
   static func checkTitle(_ state: State) -> Effect<Action> {
-    guard state.title.count <= StandupRules.titleLength.upperBound else {
-      return .reject(.invalidValue("The title may be at most 100 characters."))
+    let limit = StandupRules.titleLength.upperBound
+    guard state.title.count <= limit else {
+      return .reject(
+        .invalidValue(StandupRules.tooLong("The title", count: state.title.count, limit: limit)))
     }
     return StandupRules.isPlainText(state.title)
       ? .none : .reject(.invalidValue("The title " + StandupRules.notPlain))
   }
 
-  /// Why text that fits on its own would not once merged with others' typing; nil if it fits
-  /// (or did not fit on its own either: the field's own rule says so).
-  static func tooLongOnceMerged(_ what: String, _ sent: String, _ merged: String, limit: Int)
-    -> String?
-  {
+  /// Why typed text is too long for its field (`what`: the field as a sentence starts and
+  /// within one): as sent, or once merged with others' typing; nil if it fits.
+  static func tooLong(
+    _ what: (start: String, within: String), sent: String, merged: String, limit: Int
+  ) -> String? {
+    let sentCount = sent.trimmingCharacters(in: .whitespacesAndNewlines).count
+    if sentCount > limit { return StandupRules.tooLong(what.start, count: sentCount, limit: limit) }
     let count = merged.trimmingCharacters(in: .whitespacesAndNewlines).count
-    guard count > limit, sent.trimmingCharacters(in: .whitespacesAndNewlines).count <= limit
-    else { return nil }
-    return "With what others typed meanwhile, \(what) would have \(count) characters; "
+    guard count > limit else { return nil }
+    return "With what others typed meanwhile, \(what.within) would have \(count) characters; "
       + "it holds \(limit) at most."
   }
 
   /// Names the draft may hold (blank while editing, but not too long, and plain text).
   static func checkNames(_ state: State) -> Effect<Action> {
-    let tooLong = state.attendees.contains {
-      $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count
-        > StandupRules.nameLength.upperBound
-    }
-    if tooLong {
-      return .reject(.invalidValue("An attendee's name may be at most 40 characters."))
+    let limit = StandupRules.nameLength.upperBound
+    let longest =
+      state.attendees.map {
+        $0.name.trimmingCharacters(in: .whitespacesAndNewlines).count
+      }.max() ?? 0
+    if longest > limit {
+      return .reject(
+        .invalidValue(StandupRules.tooLong("An attendee's name", count: longest, limit: limit)))
     }
     return state.attendees.allSatisfy({ StandupRules.isPlainText($0.name) })
       ? .none : .reject(.invalidValue("An attendee's name " + StandupRules.notPlain))

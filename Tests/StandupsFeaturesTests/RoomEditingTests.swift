@@ -84,7 +84,7 @@ struct RoomEditingTests {
     }
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$title, String(repeating: "x", count: 101)))))),
-      rejectedWith: .invalidValue("The title may be at most 100 characters."))
+      rejectedWith: .invalidValue("The title has 101 characters; it holds 100 at most."))
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$title, "Design\r\nReview"))))),
       rejectedWith: .invalidValue(
@@ -103,7 +103,7 @@ struct RoomEditingTests {
                 \.$attendees, \.[nameOf: standup.attendees[0].id], String(repeating: "n", count: 41)
               )
             )))),
-      rejectedWith: .invalidValue("An attendee's name may be at most 40 characters."))
+      rejectedWith: .invalidValue("An attendee's name has 41 characters; it holds 40 at most."))
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$attendees, \.[nameOf: UUID(999)], "Ghost"))))),
       rejectedWith: .invalidValue("That field no longer exists: it was removed."))

@@ -126,7 +126,7 @@ struct TypingTogetherTests {
           + "it holds 100 at most."))
     await store.send(
       typed(.title, from: "Design", to: String(repeating: "y", count: 101)),
-      rejectedWith: .invalidValue("The title may be at most 100 characters."))
+      rejectedWith: .invalidValue("The title has 101 characters; it holds 100 at most."))
     let gone = UUID(9999)
     await store.send(
       typed(.attendee(gone), from: "Blob", to: "Blob Jr"),
