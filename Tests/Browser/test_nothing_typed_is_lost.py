@@ -398,6 +398,9 @@ def test_a_new_attendees_name_the_save_left_out_comes_back_in_a_new_row(server, 
     click(ana, ".save-edit")
     toast_says(ben, "The form closed before your typing reached it: “Dee” (Attendee name).")
     ben.execute_script("window.sendTyping()")
+    # Ana has opened the form again meanwhile: Ben's typing goes into it.
+    click(ana, ".edit")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form")))
     click(ben, ".toast .edit-again")
     for driver in (ana, ben):
         wait(driver, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]

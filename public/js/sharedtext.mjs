@@ -245,7 +245,8 @@ export function sayUnsentTyping(view, unsent) {
     const { connection } = view;
     const draft = () => connection.state.destination.edit.draft;
     try {
-      await connection.send({ type: "editButtonTapped" });
+      // NB: someone may have opened the form again meanwhile: then it goes into theirs.
+      if (!connection.state.destination?.edit) await connection.send({ type: "editButtonTapped" });
       for (const { path, base, value } of unsent) {
         const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
         if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
