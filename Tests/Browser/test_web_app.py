@@ -158,6 +158,25 @@ def test_a_link_to_no_standup_says_so_with_nothing_to_reconnect_to(server, ana):
     text_in(ana, "#status", "Live")
 
 
+def test_a_link_cut_short_says_so_instead_of_showing_the_lobby(server, ana):
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    # The link lost its last characters when it was passed on.
+    ana.get(room[:-6])
+    text_in(ana, ".gone h1", "There is no such standup.")
+    text_in(ana, ".gone", "the link is not whole")
+    text_in(ana, "#status", "Disconnected")
+    assert ana.find_elements(By.CSS_SELECTOR, ".gone .reconnect") == []
+    assert ana.find_elements(By.CSS_SELECTOR, ".lobby") == []
+    # A slash after a whole link is no harm.
+    ana.get(room + "/")
+    text_in(ana, ".presence", "Ana")
+    click(ana, "a[href='#/']")
+    text_in(ana, "#status", "Live")
+    assert collect_console_errors(ana) == []
+
+
 def test_a_connection_closed_for_flooding_can_reconnect(server, ana):
     room = create_standup(ana, server)
     ana.get(room)

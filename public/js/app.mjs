@@ -2,14 +2,21 @@
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
-import { showRoom } from "./room.mjs";
-import { beginScreen, dismissToast, setRouter, suspend, toast } from "./shell.mjs";
+import { showGone, showRoom } from "./room.mjs";
+import { beginScreen, dismissToast, setRouter, setStatus, suspend, toast } from "./shell.mjs";
 
 function route() {
   const screen = beginScreen();
-  const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})$/);
-  if (match) showRoom(match[1], screen);
-  else showLobby(screen);
+  const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/);
+  if (match) {
+    showRoom(match[1], screen);
+  } else if (location.hash.startsWith("#/rooms/")) {
+    // A room's link cut short or mangled when it was passed on: say so, not the lobby unasked.
+    setStatus("closed");
+    showGone("missing");
+  } else {
+    showLobby(screen);
+  }
 }
 
 setRouter(route);

@@ -46,6 +46,26 @@ export async function showRoom(id, screen) {
   view.connection = connect(`/ws/rooms/${id}`, name, view);
 }
 
+/**
+ * Says the room is not there to be in: deleted (4410), no such standup (`"missing"`: also a
+ * link cut short), or the connection closed for `reason`, with a Reconnect button.
+ */
+export function showGone(code, reason = "") {
+  const deleted = code === 4410;
+  const missing = code === "missing";
+  // NB: the server's reason for a deletion is the heading already: say it once.
+  const heading = deleted ? "This standup was deleted." : missing ? "There is no such standup." : "Disconnected";
+  const detail = deleted ? "Its meeting history went with it."
+    : missing ? "It may have been deleted, or the link is not whole: open it from the list of standups."
+    : reason || "";
+  app.innerHTML = `<section class="room gone"><h1 tabindex="-1">${heading}</h1>
+    <p>${escapeHTML(detail)}</p>
+    <p>${deleted || missing ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
+  // Closed for a reason (too slow, too many messages): the person decides when to come back.
+  app.querySelector(".reconnect")?.addEventListener("click", reroute);
+  app.querySelector("h1").focus();
+}
+
 class RoomView {
   constructor(id) {
     this.id = id;
@@ -58,19 +78,7 @@ class RoomView {
   }
 
   gone(code, reason) {
-    const deleted = code === 4410;
-    const missing = code === "missing";
-    // NB: the server's reason for a deletion is the heading already: say it once.
-    const heading = deleted ? "This standup was deleted." : missing ? "There is no such standup." : "Disconnected";
-    const detail = deleted ? "Its meeting history went with it."
-      : missing ? "It may have been deleted, or the link is not whole: open it from the list of standups."
-      : reason || "";
-    app.innerHTML = `<section class="room gone"><h1 tabindex="-1">${heading}</h1>
-      <p>${escapeHTML(detail)}</p>
-      <p>${deleted || missing ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
-    // Closed for a reason (too slow, too many messages): the person decides when to come back.
-    app.querySelector(".reconnect")?.addEventListener("click", reroute);
-    app.querySelector("h1").focus();
+    showGone(code, reason);
   }
 
   render(state, you, arrival = {}) {
