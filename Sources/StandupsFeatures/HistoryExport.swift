@@ -12,7 +12,7 @@ public enum HistoryExport {
           + (meeting.seconds > 0 ? " · \(lengthText(meeting.seconds))" : ""))
       lines.append("")
       if !meeting.present.isEmpty {
-        lines += ["There: \(escaped(meeting.present.joined(separator: ", ")))", ""]
+        lines += ["Present: \(escaped(meeting.present.joined(separator: ", ")))", ""]
       }
       let groups = notesBySpeaker(meeting)
       if groups.isEmpty { lines += ["No notes.", ""] }

@@ -119,7 +119,7 @@ def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
     assert markdown["disposition"] == 'attachment; filename="design-history.md"'
     lines = markdown["text"].splitlines()
     assert lines[0] == "# Design: meeting history"
-    assert "There: Ana, Ben" in lines
+    assert "Present: Ana, Ben" in lines
     assert lines.index("### Blob") < lines.index('- **Ana**: Shipped, with "quotes"') < lines.index("### Blob Jr")
     assert "- **Ben**: =cmd\\|' /C calc'!A0" in lines  # shown literally (| escaped)
 

@@ -31,7 +31,7 @@ struct HistoryExportTests {
 
         ## Sunday 22 November 2026, 09:00 UTC · 12 min 5 s
 
-        There: Ana, Ben, CI
+        Present: Ana, Ben, CI
 
         ### Person 1
 

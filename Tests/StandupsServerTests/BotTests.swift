@@ -182,7 +182,7 @@ struct BotTests {
     // Once: a header sent twice is joined with a comma by the reader.
     #expect(markdown.headers["cache-control"] == "no-store")
     #expect(markdown.body.hasPrefix("# Design: meeting history\n"))
-    #expect(markdown.body.contains("There: Ana\n"))
+    #expect(markdown.body.contains("Present: Ana\n"))
     #expect(markdown.body.contains("- **Ana**: Shipped, finally\n"))
     let csv = try httpResponse(
       port: server.port, "GET", "/api/rooms/\(id)/history.csv", token: "bot-secret-0002")

@@ -68,7 +68,7 @@ export function historyItem(meeting, locale = undefined) {
     `${group.speaker ? `<h4>${escapeHTML(group.speaker)}</h4>` : ""}<ul class="notes">${group.notes.map((note) =>
       `<li>${note.author ? `<strong>${escapeHTML(note.author)}</strong>: ` : ""}${escapeHTML(note.text)}</li>`).join("")}</ul>`).join("");
   return `<li><details><summary>${summary}</summary>
-    ${present.length ? `<p class="present">There: ${escapeHTML(present.join(", "))}</p>` : ""}${body}</details></li>`;
+    ${present.length ? `<p class="present">Present: ${escapeHTML(present.join(", "))}</p>` : ""}${body}</details></li>`;
 }
 
 export function themeSwatches(group, selected) {

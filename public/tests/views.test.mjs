@@ -92,7 +92,7 @@ test("a past meeting shows its date, length, who was there and notes by speaker,
     ],
   }, "en-GB");
   assert.match(html, /12 min 5 s · 2 people/);
-  assert.match(html, /There: Ana, &lt;b&gt;/);
+  assert.match(html, /Present: Ana, &lt;b&gt;/);
   assert.match(html, /<h4>Dan<\/h4><ul class="notes"><li><strong>Ana<\/strong>: Shipped<\/li><li><strong>CI \(bot\)<\/strong>: green<\/li><\/ul><h4>Eve<\/h4>/);
   assert.match(html, /a &lt; b/);
 });
