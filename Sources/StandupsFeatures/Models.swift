@@ -235,14 +235,22 @@ public enum StandupRules {
   /// Attendees of one standup go by different names (compared without case or the spaces
   /// around them): the meeting says who is up by name, and the history files notes under it.
   public static func validateDistinctNames(_ names: some Sequence<String>) -> String? {
+    let names = Array(names)
+    return repeatedName(names).map { Self.nameTaken(names[$0]) }
+  }
+
+  /// Where a name first comes again (`validateDistinctNames`), if one does.
+  public static func repeatedName(_ names: [String]) -> Int? {
     var seen = Set<String>()
-    for name in names {
-      let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-      guard seen.insert(trimmed.lowercased()).inserted else {
-        return "Two attendees are called \"\(trimmed)\": give each a name of their own."
-      }
+    return names.firstIndex { name in
+      !seen.insert(name.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()).inserted
     }
-    return nil
+  }
+
+  /// The refusal for an attendee called as another one is.
+  public static func nameTaken(_ name: String) -> String {
+    let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+    return "Two attendees are called \"\(trimmed)\": give each a name of their own."
   }
 
   public static func validateAttendeeCount(_ count: Int) -> String? {

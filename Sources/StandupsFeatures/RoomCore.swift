@@ -140,21 +140,28 @@ struct RoomCore: Reducer {
         }
         var standup = form.draft
         standup.title = standup.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        // NB: each refusal names the field to fix, so that the page can take the person there.
         if let problem = StandupRules.validateTitle(standup.title) {
-          return .reject(.invalidValue(problem))
+          return .reject(.invalidValue(problem, field: Focus.title.description))
         }
+        let blankFirst = standup.attendees.first.map { Focus.attendee($0.id).description }
         standup.attendees = standup.attendees.filter {
           !$0.name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
         }
         guard !standup.attendees.isEmpty else {
-          return .reject(.invalidValue("A standup needs at least one attendee with a name."))
+          return .reject(
+            .invalidValue("A standup needs at least one attendee with a name.", field: blankFirst))
         }
         for index in standup.attendees.indices {
           standup.attendees[index].name = standup.attendees[index].name
             .trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        if let problem = StandupRules.validateDistinctNames(standup.attendees.map(\.name)) {
-          return .reject(.invalidValue(problem))
+        if let repeated = StandupRules.repeatedName(standup.attendees.map(\.name)) {
+          let attendee = standup.attendees[repeated]
+          return .reject(
+            .invalidValue(
+              StandupRules.nameTaken(attendee.name),
+              field: Focus.attendee(attendee.id).description))
         }
         state.standup = standup
         closeDestination(&state)

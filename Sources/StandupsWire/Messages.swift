@@ -27,11 +27,14 @@ public struct WireError: Error, Equatable, Sendable {
   public var message: String
   /// The quota passed, for `quota_exceeded`.
   public var limit: Int?
+  /// The form's field a refused save is about (`title`, `attendee:<id>`).
+  public var field: String?
 
-  public init(_ code: Code, _ message: String, limit: Int? = nil) {
+  public init(_ code: Code, _ message: String, limit: Int? = nil, field: String? = nil) {
     self.code = code
     self.message = message
     self.limit = limit
+    self.field = field
   }
 
   public init(_ rejection: Rejection) {
@@ -43,17 +46,20 @@ public struct WireError: Error, Equatable, Sendable {
     }
     message = rejection.message
     limit = rejection.limit
+    field = rejection.field
   }
 }
 
 extension WireError {
-  /// The protocol's `error` message (`limit` only for `quota_exceeded`).
+  /// The protocol's `error` message (`limit` only for `quota_exceeded`, `field` only for a
+  /// refusal about one field of the form).
   public func json(ref: String?) -> JSONValue {
     var members: [String: JSONValue] = [
       "type": "error", "ref": ref.map(JSONValue.string) ?? .null,
       "code": .string(code.rawValue), "message": .string(message),
     ]
     if let limit { members["limit"] = .int(limit) }
+    if let field { members["field"] = .string(field) }
     return .object(members)
   }
 }

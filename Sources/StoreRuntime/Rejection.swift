@@ -17,18 +17,24 @@ public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
   public var message: String
   /// The quota, for `quotaExceeded`.
   public var limit: Int?
+  /// The field of a form the refusal is about, named as the client names it, so that it can
+  /// take the person there (a standup's draft: `title`, `attendee:<id>`).
+  public var field: String?
 
-  public init(_ kind: Kind, _ message: String, limit: Int? = nil) {
+  public init(_ kind: Kind, _ message: String, limit: Int? = nil, field: String? = nil) {
     self.kind = kind
     self.message = message
     self.limit = limit
+    self.field = field
   }
 
   public static func quotaExceeded(_ message: String, limit: Int) -> Self {
     Self(.quotaExceeded, message, limit: limit)
   }
 
-  public static func invalidValue(_ message: String) -> Self { Self(.invalidValue, message) }
+  public static func invalidValue(_ message: String, field: String? = nil) -> Self {
+    Self(.invalidValue, message, field: field)
+  }
   public static func invalidAction(_ message: String) -> Self { Self(.invalidAction, message) }
   public static func stale(_ message: String) -> Self { Self(.stale, message) }
 

@@ -1,9 +1,10 @@
 """The web app in real Chromium against a real server: two people run a standup together."""
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import collect_console_errors, screenshot
+from conftest import collect_console_errors, resize, screenshot
 
 
 def wait(driver, condition, timeout=10):
@@ -87,7 +88,7 @@ def test_two_people_run_a_standup_together(server, ana, ben):
     text_in(ben, ".ended", "Ana ended the meeting — saved.")
     ben.find_element(By.CSS_SELECTOR, ".history summary").click()
     text_in(ben, ".history summary", "2 people")
-    text_in(ben, ".history .present", "There: Ana, Ben")
+    text_in(ben, ".history .present", "Present: Ana, Ben")
     text_in(ben, ".history h4", "Blob Jr")
     text_in(ben, ".history .notes", "Ana: Shipped the API")
     screenshot(ben, "history")
@@ -175,6 +176,77 @@ def test_a_link_cut_short_says_so_instead_of_showing_the_lobby(server, ana):
     click(ana, "a[href='#/']")
     text_in(ana, "#status", "Live")
     assert collect_console_errors(ana) == []
+
+
+def test_a_refused_save_takes_the_person_to_the_field_to_fix(server, ana):
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    click(ana, ".edit")
+    title = wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    title.click()
+    title.send_keys(Keys.CONTROL, "a", Keys.DELETE)
+    # Saved from the bottom of the form, where the notice also shows: the title is where to look.
+    click(ana, ".save-edit")
+    text_in(ana, ".toast", "A standup needs a title.")
+    wait(ana, lambda d: d.switch_to.active_element == title)
+    assert title.get_attribute("aria-invalid") == "true"
+    title.send_keys("Design")
+    assert title.get_attribute("aria-invalid") is None
+    # Fixed: the notice about it goes.
+    wait(ana, lambda d: d.find_elements(By.CSS_SELECTOR, ".toast") == [])
+    # Two attendees of one name: the second one is the one to change.
+    names = ana.find_elements(By.CSS_SELECTOR, ".attendees input")
+    names[2].send_keys(Keys.CONTROL, "a", Keys.DELETE)
+    names[2].send_keys("blob")
+    click(ana, ".save-edit")
+    wait(ana, lambda d: any("Two attendees are called \"blob\"" in toast.text
+                            for toast in d.find_elements(By.CSS_SELECTOR, ".toast")))
+    wait(ana, lambda d: d.switch_to.active_element == names[2])
+    assert names[2].get_attribute("aria-invalid") == "true"
+    assert names[0].get_attribute("aria-invalid") is None
+    # On a phone too, the field is in sight, clear of the notice at the bottom.
+    resize(ana, "phone")
+    click(ana, ".save-edit")
+    wait(ana, lambda d: d.switch_to.active_element == names[2])
+    field, notice = ana.execute_script(
+        "return [arguments[0].getBoundingClientRect(), document.querySelector('.toast').getBoundingClientRect()]",
+        names[2])
+    assert 0 <= field["top"] and field["bottom"] <= notice["top"]
+    screenshot(ana, "save-refused")
+    names[2].send_keys(Keys.CONTROL, "a", Keys.DELETE)
+    names[2].send_keys("Blob Sr")
+    click(ana, ".save-edit")
+    text_in(ana, ".room-title", "Design")
+    assert collect_console_errors(ana) == []
+
+
+def test_two_people_in_the_form_see_where_the_other_is_without_their_fields_moving(server, ana, ben):
+    room = create_standup(ana, server)
+    for driver in (ana, ben):
+        driver.get(room)
+        text_in(driver, ".presence", "Ana")
+    text_in(ana, ".presence", "Ben")
+    click(ana, ".edit")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    names = ana.find_elements(By.CSS_SELECTOR, ".attendees input")
+    title = ana.find_element(By.CSS_SELECTOR, ".edit-form .title")
+    before = [field.rect for field in [title, *names]]
+    # Ben goes into the title, then into the second name: Ana sees his chip on each in turn,
+    # and none of her fields moves or narrows for it.
+    ben.find_element(By.CSS_SELECTOR, ".edit-form .title").click()
+    text_in(ana, ".chips[data-for=title]", "Ben")
+    assert [field.rect for field in [title, *names]] == before
+    ben.find_elements(By.CSS_SELECTOR, ".attendees input")[1].click()
+    wait(ana, lambda d: "Ben" in d.find_elements(By.CSS_SELECTOR, ".attendees li")[1].text)
+    assert [field.rect for field in [title, *names]] == before
+    chip = ana.find_elements(By.CSS_SELECTOR, ".attendees li")[1].find_element(By.CSS_SELECTOR, ".chip")
+    assert chip.is_displayed()
+    # On the name's top edge, clear of the remove button beside it.
+    remove = ana.find_elements(By.CSS_SELECTOR, ".attendees li")[1].find_element(By.CSS_SELECTOR, "button")
+    assert chip.rect["x"] + chip.rect["width"] <= remove.rect["x"]
+    assert names[1].rect["y"] - chip.rect["height"] <= chip.rect["y"] <= names[1].rect["y"]
+    screenshot(ana, "edit-chips")
 
 
 def test_a_connection_closed_for_flooding_can_reconnect(server, ana):

@@ -182,7 +182,9 @@ struct RoomEditingTests {
     }
     await store.send(
       .saveEditButtonTapped,
-      rejectedWith: .invalidValue("A standup needs at least one attendee with a name."))
+      rejectedWith: .invalidValue(
+        "A standup needs at least one attendee with a name.",
+        field: "attendee:\(standup.attendees[0].id.uuidString)"))
     await store.send(.destination(.presented(.edit(.binding(.set(\.$title, " ")))))) {
       guard case .edit(var form) = $0.destination else { return }
       form.title = " "
@@ -190,11 +192,11 @@ struct RoomEditingTests {
     }
     await store.send(
       .saveEditButtonTapped,
-      rejectedWith: .invalidValue("A standup needs a title."))
+      rejectedWith: .invalidValue("A standup needs a title.", field: "title"))
   }
 
-  @Test func savingTwoAttendeesOfOneNameIsRejected() async {
-    let standup = Standup.mock(attendees: 2)
+  @Test func savingTwoAttendeesOfOneNameIsRejectedAtTheSecond() async {
+    let standup = Standup.mock(attendees: 3)
     let store = makeStore(standup)
     await store.send(.editButtonTapped) {
       $0.destination = .edit(StandupForm.State(standup: standup))
@@ -211,7 +213,8 @@ struct RoomEditingTests {
     await store.send(
       .saveEditButtonTapped,
       rejectedWith: .invalidValue(
-        "Two attendees are called \"\(first)\": give each a name of their own."))
+        "Two attendees are called \"\(first)\": give each a name of their own.",
+        field: "attendee:\(second.uuidString)"))
   }
 
   @Test func aSaveThatFailedPutsTheStandupBackAndReopensTheDraft() async {

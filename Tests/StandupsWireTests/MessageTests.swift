@@ -1,5 +1,6 @@
 import JSONPatch
 import StandupsWire
+import StoreRuntime
 import Testing
 import WebSocketTransport
 
@@ -70,8 +71,19 @@ struct MessageTests {
           "type": "error", "ref": nil, "code": "quota_exceeded", "message": "Too many.",
           "limit": 500,
         ])
-    // `limit` only where there is one.
+    // `limit` and `field` only where there is one.
     #expect(WireError(.stale, "Gone.").json(ref: "r")["limit"] == nil)
+    #expect(WireError(.stale, "Gone.").json(ref: "r")["field"] == nil)
+    // A refused save names the field to fix, from the reducer's rejection.
+    #expect(
+      try JSONValue(
+        parsing: ServerMessage.error(
+          ref: "c-2", WireError(.invalidValue("A standup needs a title.", field: "title"))
+        ).bytes)
+        == [
+          "type": "error", "ref": "c-2", "code": "invalid_value",
+          "message": "A standup needs a title.", "field": "title",
+        ])
     #expect(
       try JSONValue(parsing: ServerMessage.patch(version: 3, operations: []))
         == ["type": "patch", "version": 3, "ops": []])

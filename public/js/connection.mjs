@@ -78,7 +78,8 @@ export class RoomConnection {
         this.settle(message.ref, (pending) => pending.resolve(message));
         break;
       case "error": {
-        const error = Object.assign(new Error(message.message), { code: message.code });
+        // NB: `field` names the form's field a refused save is about (`title`, `attendee:<id>`).
+        const error = Object.assign(new Error(message.message), { code: message.code, field: message.field });
         if (message.ref && this.pending.has(message.ref)) {
           this.settle(message.ref, (pending) => pending.reject(error));
         } else {

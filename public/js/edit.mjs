@@ -1,16 +1,37 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
-import { app } from "./shell.mjs";
+import { app, dismissToast, toast } from "./shell.mjs";
 import { SharedText } from "./sharedtext.mjs";
 import { themeSwatches } from "./views.mjs";
+
+/** Saves the draft; a refusal says why, and takes the person to the field it names. */
+async function save(view, form) {
+  try {
+    await view.connection.send({ type: "saveEditButtonTapped" });
+  } catch (error) {
+    if (view.connection.closed) return;
+    // NB: one at a time: the next refusal replaces the last, which is about its own field.
+    const notice = toast(error.message, { kind: "save-refused" });
+    const field = error.field && form.querySelector(`[data-focus="${CSS.escape(error.field)}"]`);
+    if (!field) return;
+    field.setAttribute("aria-invalid", "true");
+    field.addEventListener("input", () => {
+      field.removeAttribute("aria-invalid");
+      dismissToast(notice, error.message);
+    }, { once: true });
+    // In the middle of the screen: not under the notice, which shows at the bottom.
+    field.focus({ preventScroll: true });
+    field.scrollIntoView({ block: "center" });
+  }
+}
 
 export const edit = {
   template() {
     return `
       <form class="edit-form panel" aria-label="Edit standup">
         <h2>Edit standup <span class="hint">everyone here sees this draft</span></h2>
-        <label>Title <input class="title" data-max-chars="100" autocomplete="off" data-focus="title" data-path="/title"></label>
-        <ul class="chips" data-for="title"></ul>
+        <div class="field"><label>Title <input class="title" data-max-chars="100" autocomplete="off" data-focus="title" data-path="/title"></label>
+          <ul class="chips" data-for="title"></ul></div>
         <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
           <output class="duration-label"></output></span></label>
         <fieldset class="themes"><legend>Theme</legend>${themeSwatches("edit-theme", null)}</fieldset>
@@ -69,7 +90,7 @@ export const edit = {
       // NB: sent at once, in order, before the save; a refused edit (its toast says why)
       // keeps the form open rather than saving an older draft than the one on screen.
       const saveAfter = text.flushAll();
-      if (await saveAfter) send({ type: "saveEditButtonTapped" });
+      if (await saveAfter) save(view, form);
     };
   },
 
