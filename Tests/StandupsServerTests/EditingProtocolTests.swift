@@ -39,6 +39,12 @@ struct EditingProtocolTests {
       ["ids": .array(Standup.design.attendees.map { .string($0.id.uuidString) })]
     )
     .expectError("invalid_action")
+    // A save refused for one field names it, as `focusChanged` does.
+    try await ana.act("edit.binding", ["path": "/title", "value": " "])
+    let refused = try await ana.act("saveEditButtonTapped")
+    refused.expectError("invalid_value")
+    #expect(refused["field"] == "title")
+    try await ana.act("edit.binding", ["path": "/title", "value": "Design sync"])
 
     try await ben.act("saveEditButtonTapped")
     let saved = try await ana.waitForState { $0["destination"] == .null }
