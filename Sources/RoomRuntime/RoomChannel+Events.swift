@@ -11,12 +11,12 @@ extension RoomChannel {
     switch job {
     case .event(let event):
       await handle(event)
-    case .closing(let saves, let before):
+    case .closing(let saves, let before, let after):
       guard isRefusing == nil, !hasStopped else { return }
       // NB: nobody is told the standup is gone before storage says so.
       await savesDone()
       guard takeFailures(in: saves).isEmpty else {
-        send(feature.rollback(to: before))
+        send(feature.rollback(to: before, from: after))
         return
       }
       await closeIfDeleted()
@@ -186,6 +186,7 @@ extension RoomChannel {
     let first = saves.count
     let failures = document.publishFailures
     if let rejection = send(action) { return .failure(WireError(rejection)) }
+    let after = core.state
     let version = document.version
     let pieces = first..<saves.count
     guard document.publishFailures == failures else {
@@ -198,7 +199,7 @@ extension RoomChannel {
     await savesDone()
     guard takeFailures(in: pieces).isEmpty else {
       // Not saved: undo it for everyone, and say so instead of acknowledging it.
-      send(feature.rollback(to: before))
+      send(feature.rollback(to: before, from: after))
       return .failure(
         WireError(
           .storageUnavailable,

@@ -49,7 +49,7 @@ public actor RoomChannel<Feature: RoomFeature> {
     case event(Event)
     /// The state says the room must close (an effect deleted its standup): once `saves` (the
     /// pieces of work that change queued) are done — or, if they failed, back to `before`.
-    case closing(saves: Range<Int>, before: State)
+    case closing(saves: Range<Int>, before: State, after: State)
     /// The room was closed: after what came before, the versions it did not use go back.
     case finish
   }
@@ -258,10 +258,10 @@ public actor RoomChannel<Feature: RoomFeature> {
     case .published(let old):
       let first = saves.count
       var work = RoomWork()
-      feature.stateDidChange(from: old, to: state, work: &work)
+      feature.stateDidChange(from: old, to: state, after: action, work: &work)
       start(work)
       if feature.closing(old) == nil && feature.closing(state) != nil {
-        post(.closing(saves: first..<saves.count, before: old))
+        post(.closing(saves: first..<saves.count, before: old, after: state))
       }
     case .unchanged: break
     case .outOfVersions where !versions.fenceHolds:

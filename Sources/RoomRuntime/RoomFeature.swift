@@ -16,13 +16,15 @@ public protocol RoomFeature: Sendable {
   /// What the room reduces before it is handed on to another server, if anything.
   func moving() -> R.Action?
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
-  /// Called after each change, in order: queue saves and notifications on `work` (they run
-  /// in order, off the room's shard). A save that fails throws, so that the action that
-  /// caused it is refused and rolled back.
-  func stateDidChange(from old: R.State, to new: R.State, work: inout RoomWork)
+  /// Called after each change (`action` made it), in order: queue saves and notifications on
+  /// `work` (they run in order, off the room's shard). A save that fails throws, so that the
+  /// action that caused it is refused and rolled back.
+  func stateDidChange(
+    from old: R.State, to new: R.State, after action: R.Action, work: inout RoomWork)
   /// What undoes what an action changed that could not be saved (`before`: the state before
-  /// it), keeping what a person typed.
-  func rollback(to before: R.State) -> R.Action
+  /// it; `after`: right after it, before anything else changed the state), keeping what a
+  /// person typed.
+  func rollback(to before: R.State, from after: R.State) -> R.Action
   /// A page of saved history, for rooms that have one (nil: this room has none).
   func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage?
   /// Whether the room may be released once empty (nothing left that must survive).

@@ -85,8 +85,9 @@ public struct Lobby: Reducer {
     case standupDeleted(Standup.ID)
     /// A room's presence or meeting changed; nil when it emptied.
     case roomActivityChanged(Standup.ID, Live?)
-    /// What an action added could not be saved: the standups it added go away again.
-    case saveFailed(before: State)
+    /// What an action added could not be saved: the standups it added go away again (and
+    /// only those: others may have come since, made elsewhere).
+    case saveFailed(added: [Standup.ID])
   }
 
   @Dependency(\.uuid) var uuid
@@ -139,8 +140,11 @@ public struct Lobby: Reducer {
         state.live[id] = live
         return .none
 
-      case .saveFailed(let before):
-        state.standups.removeAll { before.standups[id: $0.id] == nil }
+      case .saveFailed(let added):
+        for id in added {
+          state.standups.remove(id: id)
+          state.live[id] = nil
+        }
         return .none
       }
     }

@@ -40,7 +40,9 @@ struct StandupRoomFeature: RoomFeature {
       try ActionDecoding.roomAction(message.action, type: message.actionType, sender: sender))
   }
 
-  func stateDidChange(from old: Room.State, to new: Room.State, work: inout RoomWork) {
+  func stateDidChange(
+    from old: Room.State, to new: Room.State, after action: Room.Action, work: inout RoomWork
+  ) {
     if new.isDeleted && !old.isDeleted {
       work.enqueue { [storage, health, lobby, catalog, standupID] in
         try await health.checking("Deleting a standup") { try await storage.delete(standupID) }
@@ -106,7 +108,9 @@ struct StandupRoomFeature: RoomFeature {
     }
   }
 
-  func rollback(to before: Room.State) -> Room.Action { .saveFailed(before: before) }
+  func rollback(to before: Room.State, from after: Room.State) -> Room.Action {
+    .saveFailed(before: before)
+  }
 
   func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? {
     try await storage.loadMeetings(standupID, page.offset, page.limit)
@@ -209,24 +213,33 @@ struct LobbyFeature: RoomFeature {
     return action
   }
 
-  func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: inout RoomWork) {
-    // Most changes are someone coming or going in a room: nothing to save.
-    guard old.standups.count != new.standups.count else { return }
-    // NB: rooms keep the catalog up to date as they save; here only what the lobby adds or
-    // takes back (a refused save) changes it.
-    for standup in old.standups where new.standups[id: standup.id] == nil {
-      catalog.remove(standup.id)
-    }
-    for standup in new.standups where old.standups[id: standup.id] == nil {
-      catalog.update(standup)
-      work.enqueue { [storage, health, notifier] in
-        try await health.checking("Saving a new standup") { try await storage.save(standup) }
-        notifier.tellOthers(.standupChanged(standup))
+  func stateDidChange(
+    from old: Lobby.State, to new: Lobby.State, after action: Lobby.Action, work: inout RoomWork
+  ) {
+    // NB: only what this lobby makes is saved here. The rest is saved already, by the room
+    // that changed or deleted its standup, or by the node that made one: the lobby hears of it
+    // to show it (writing it again would undo what its room saved since, and drop its draft).
+    // Rooms keep the catalog up to date as they save; here only what the lobby adds or takes
+    // back (a refused save) changes it.
+    switch action {
+    case .addStandupSubmitted:
+      for standup in new.standups where old.standups[id: standup.id] == nil {
+        catalog.update(standup)
+        work.enqueue { [storage, health, notifier] in
+          try await health.checking("Saving a new standup") { try await storage.save(standup) }
+          notifier.tellOthers(.standupChanged(standup))
+        }
       }
+    case .saveFailed(let added):
+      for id in added { catalog.remove(id) }
+    case .standupChanged, .standupDeleted, .roomActivityChanged:
+      break
     }
   }
 
-  func rollback(to before: Lobby.State) -> Lobby.Action { .saveFailed(before: before) }
+  func rollback(to before: Lobby.State, from after: Lobby.State) -> Lobby.Action {
+    .saveFailed(added: after.standups.ids.filter { before.standups[id: $0] == nil })
+  }
 
   func isIdle(_ state: Lobby.State) -> Bool { false }
 

@@ -704,3 +704,99 @@ def test_a_write_waiting_on_a_lock_is_answered_not_stalled(cluster):
         await ana.stop()
 
     asyncio.run(scenario())
+
+
+async def lobby_shows(node, predicate, what, timeout=10):
+    """Waits until `node`'s own lobby (not through the proxy) shows what `predicate` asks."""
+    async with websockets.connect(ws(node.url, "/ws/lobby?name=Look")) as lobby:
+        state = (await receive(lobby))["state"]
+        deadline = time.monotonic() + timeout
+        while not predicate(state):
+            assert time.monotonic() < deadline, f"node {node.name}'s lobby never showed {what}"
+            message = await receive(lobby, max(0.01, deadline - time.monotonic()))
+            for op in message.get("ops", []):
+                apply(state, op)
+
+
+def test_a_standup_is_written_by_the_node_that_made_it_not_by_those_that_hear_of_it(cluster):
+    """Every node's lobby hears of a standup another node made, to show it; none writes it
+    again: that write would undo what its room saved since, drop its open draft, or bring back
+    one deleted meanwhile."""
+    cluster.psql("""
+        CREATE TABLE test_standup_write (n serial, id uuid, title text);
+        CREATE FUNCTION test_note_standup_write() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN INSERT INTO test_standup_write (id, title) VALUES (NEW.id, NEW.title); RETURN NEW; END $$;
+        CREATE TRIGGER test_standup_write AFTER INSERT OR UPDATE ON standup
+          FOR EACH ROW EXECUTE FUNCTION test_note_standup_write();""")
+    try:
+        standup = asyncio.run(create_standup(cluster.url, "Written once"))
+
+        def titled(title):
+            return lambda state: any(s["id"] == standup and s["title"] == title for s in state["standups"])
+
+        async def scenario():
+            for node in cluster.nodes:
+                await lobby_shows(node, titled("Written once"), "the new standup")
+            # Renamed in its room: the one more write, which no late copy of the first may undo.
+            ana = Person(cluster.url, standup, "Ana")
+            ana.start()
+            assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
+            assert (await ana.act("type", {"type": "edit.binding", "path": "/title",
+                                           "value": "Renamed"}))["type"] == "ack"
+            assert (await ana.act("save", {"type": "saveEditButtonTapped"}))["type"] == "ack"
+            await ana.stop()
+            for node in cluster.nodes:
+                await lobby_shows(node, titled("Renamed"), "the new title")
+
+        asyncio.run(scenario())
+        writes = cluster.psql(
+            f"SELECT title FROM test_standup_write WHERE id = '{standup}' ORDER BY n").split("\n")
+        assert [title for title in writes if title] == ["Written once", "Renamed"], writes
+        assert cluster.psql(f"SELECT title FROM standup WHERE id = '{standup}'").strip() == "Renamed"
+    finally:
+        cluster.psql("DROP TRIGGER test_standup_write ON standup; "
+                     "DROP FUNCTION test_note_standup_write(); DROP TABLE test_standup_write;")
+
+
+def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_holds_its_lock(cluster):
+    """A room that emptied gives its lock back once its versions are given back; here that
+    write waits on a row lock. Someone arriving meanwhile gets the room once that is done, on
+    the same node, with the lock held once: it works, and it lets the lock go when it empties."""
+    standup = asyncio.run(create_standup(cluster.url, "Closing"))
+    port = cluster.database.split(":")[-1].split("/")[0]
+
+    def advisory_locks():
+        return int(cluster.psql(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted").strip())
+
+    async def scenario():
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        await until_state(ana, lambda state: state is not None)
+        held = await asyncio.to_thread(advisory_locks)
+        holder = await asyncio.create_subprocess_exec(
+            "psql", "-h", "127.0.0.1", "-p", port, "-U", "standups", "-d", "standups", "-At",
+            "-c", f"BEGIN; SELECT 1 FROM room_version WHERE room = '{standup.upper()}' FOR UPDATE; "
+                  "SELECT pg_sleep(3); COMMIT;",
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        await asyncio.sleep(0.5)
+        await ana.stop()
+        await asyncio.sleep(0.5)
+        ben = Person(cluster.url, standup, "Ben")
+        ben.start()
+        await holder.wait()
+        answer = await ben.act("edit", {"type": "editButtonTapped"}, timeout=15)
+        assert answer["type"] == "ack", answer
+        typed = await ben.act("type", {"type": "edit.binding", "path": "/title", "value": "Closing, v2"})
+        assert typed["type"] == "ack", typed
+        assert ben.closes == [], ben.closes
+        assert len(ben.welcomes) == 1, ben.welcomes
+        await ben.stop()
+        # Empty again: the lock goes, as it came.
+        deadline = time.monotonic() + 5
+        while await asyncio.to_thread(advisory_locks) != held - 1:
+            assert time.monotonic() < deadline, "the room kept its lock after it emptied"
+            await asyncio.sleep(0.1)
+
+    asyncio.run(scenario())
+    assert "Closing, v2" in cluster.psql(f"SELECT body FROM draft WHERE standup_id = '{standup}'")

@@ -20,8 +20,12 @@ struct LobbyRoom: RoomFeature {
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Lobby.Action {
     throw WireError(.unknownAction, "Not in this test.")
   }
-  func stateDidChange(from old: Lobby.State, to new: Lobby.State, work: inout RoomWork) {}
-  func rollback(to before: Lobby.State) -> Lobby.Action { .saveFailed(before: before) }
+  func stateDidChange(
+    from old: Lobby.State, to new: Lobby.State, after action: Lobby.Action, work: inout RoomWork
+  ) {}
+  func rollback(to before: Lobby.State, from after: Lobby.State) -> Lobby.Action {
+    .saveFailed(added: [])
+  }
   func isIdle(_ state: Lobby.State) -> Bool { false }
   func closing(_ state: Lobby.State) -> (code: CloseCode, reason: String)? { nil }
 }

@@ -79,12 +79,16 @@ struct TallyRoom: RoomFeature {
     }
   }
 
-  func stateDidChange(from old: Tally.State, to new: Tally.State, work: inout RoomWork) {
+  func stateDidChange(
+    from old: Tally.State, to new: Tally.State, after action: Tally.Action, work: inout RoomWork
+  ) {
     guard old.count != new.count else { return }
     work.enqueue { [save, count = new.count] in try await save(count) }
   }
 
-  func rollback(to before: Tally.State) -> Tally.Action { .saveFailed(before: before) }
+  func rollback(to before: Tally.State, from after: Tally.State) -> Tally.Action {
+    .saveFailed(before: before)
+  }
   func isIdle(_ state: Tally.State) -> Bool { true }
   func closing(_ state: Tally.State) -> (code: CloseCode, reason: String)? { nil }
 }

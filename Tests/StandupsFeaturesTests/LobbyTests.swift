@@ -111,6 +111,23 @@ struct LobbyTests {
     }
   }
 
+  /// A new standup that could not be saved goes again, and only it: one another node made
+  /// meanwhile (heard of while the save was on its way) stays.
+  @Test func aRefusedNewStandupGoesAndOnlyIt() async {
+    let made = Standup(id: UUID(1), title: "Made here")
+    let heard = Standup(id: UUID(2), title: "Made elsewhere")
+    let store = TestStore(initialState: Lobby.State(standups: [made, heard])) { Lobby() }
+    await store.send(
+      .roomActivityChanged(made.id, Lobby.Live(participants: 1, meetingRunning: false))
+    ) {
+      $0.live[made.id] = Lobby.Live(participants: 1, meetingRunning: false)
+    }
+    await store.send(.saveFailed(added: [made.id])) {
+      $0.standups = [heard]
+      $0.live = [:]
+    }
+  }
+
   @Test func aTeamHasAtMost500Standups() async {
     var state = Lobby.State()
     for index in 0..<StandupRules.standupsPerTeam {

@@ -113,7 +113,8 @@ struct DraftTests {
       heartbeat: MeetingHeartbeat(storage: storage.client, health: health))
     func change(_ old: Room.State, _ new: Room.State) async {
       var work = RoomWork()
-      feature.stateDidChange(from: old, to: new, work: &work)
+      // NB: which action made the change does not matter to a standup's room.
+      feature.stateDidChange(from: old, to: new, after: .roomMoving, work: &work)
       for piece in work.pieces { try? await piece() }
     }
     let idle = Room.State(standup: .design)
