@@ -42,6 +42,9 @@ final class RoomHub: WebSocketServerDelegate {
 
   struct Shared {
     var rooms: [UUID: RoomChannel<StandupRoomFeature>] = [:]
+    /// Rooms dropped that are still finishing (saving, giving their versions and lock back):
+    /// in a cluster, a room's next copy opens only after its last one finished.
+    var finishing: [UUID: RoomChannel<StandupRoomFeature>] = [:]
     /// Joins routed to a room but not yet processed: it must not be released meanwhile.
     var pendingJoins: [UUID: Int] = [:]
     var routes: [ConnectionID: Route] = [:]
@@ -211,7 +214,7 @@ final class RoomHub: WebSocketServerDelegate {
       } else {
         guard let standup = catalog[roomID] ?? (cluster == nil ? nil : Standup(id: roomID))
         else { return nil }
-        channel = makeRoom(standup, viaProxy: viaProxy)
+        channel = makeRoom(standup, viaProxy: viaProxy, after: shared.finishing[roomID])
         shared.rooms[roomID] = channel
       }
       if let connection { shared.routes[connection] = .room(channel) }
@@ -220,7 +223,12 @@ final class RoomHub: WebSocketServerDelegate {
     }
   }
 
-  private func makeRoom(_ standup: Standup, viaProxy: Bool) -> RoomChannel<StandupRoomFeature> {
+  /// - Parameter previous: the room's last copy, if it is still finishing: in a cluster this
+  ///   one opens after it (the two would otherwise hold one lock, which PostgreSQL counts
+  ///   twice for one session, and the first to finish would give it up under the other).
+  private func makeRoom(
+    _ standup: Standup, viaProxy: Bool, after previous: RoomChannel<StandupRoomFeature>?
+  ) -> RoomChannel<StandupRoomFeature> {
     let versions = VersionLease(
       room: standup.id.uuidString, storage: dependencies.storage, sizes: versionSizes,
       logger: logger, now: { [date = dependencies.date] in date.now })
@@ -238,7 +246,9 @@ final class RoomHub: WebSocketServerDelegate {
       dependencies: dependencies, resumeBytes: admission.limits.resumeBytes, versions: versions,
       outlet: outlet, metrics: .server, logger: logger,
       opening: cluster.map {
-        opening(standup.id, session: $0, versions: versions, hold: hold, viaProxy: viaProxy)
+        opening(
+          standup.id, session: $0, versions: versions, hold: hold, viaProxy: viaProxy,
+          after: previous)
       } ?? openingAsSaved(standup, storage: storage),
       onJoined: { [weak self] channel in self?.joinProcessed(channel.feature.standupID) },
       onClosed: { [weak self] channel in self?.remove(channel) },
@@ -248,6 +258,8 @@ final class RoomHub: WebSocketServerDelegate {
 
   /// How a room of a single server opens: with its meeting or draft as saved, whenever it
   /// opens (after a restart, or after it restarted on its own).
+  /// (It need not wait for a copy still finishing: that copy saved everything before it
+  /// closed, and versions it gives back after this one reserved more stay reserved.)
   private func openingAsSaved(_ standup: Standup, storage: StorageClient)
     -> RoomChannel<StandupRoomFeature>.Opening
   {
@@ -269,11 +281,25 @@ final class RoomHub: WebSocketServerDelegate {
     }
   }
 
-  /// Drops a room that closed (its standup was deleted).
+  /// Drops a room that closed (its standup was deleted, or it restarts).
   private func remove(_ channel: RoomChannel<StandupRoomFeature>) {
-    shared.withLock { shared in
-      if shared.rooms[channel.feature.standupID] === channel {
-        shared.rooms[channel.feature.standupID] = nil
+    let removed = shared.withLock { shared -> Bool in
+      guard shared.rooms[channel.feature.standupID] === channel else { return false }
+      shared.rooms[channel.feature.standupID] = nil
+      shared.finishing[channel.feature.standupID] = channel
+      return true
+    }
+    if removed { forgetOnceFinished(channel) }
+  }
+
+  /// Forgets a dropped room once it has finished: a copy opened after it need not wait.
+  private func forgetOnceFinished(_ channel: RoomChannel<StandupRoomFeature>) {
+    Task { [weak self] in
+      await channel.closed()
+      self?.shared.withLock { shared in
+        if shared.finishing[channel.feature.standupID] === channel {
+          shared.finishing[channel.feature.standupID] = nil
+        }
       }
     }
   }
@@ -287,9 +313,12 @@ final class RoomHub: WebSocketServerDelegate {
       guard shared.rooms[roomID] === channel, shared.pendingJoins[roomID] == nil
       else { return false }
       shared.rooms[roomID] = nil
+      shared.finishing[roomID] = channel
       return true
     }
-    if released { channel.close() }
+    guard released else { return }
+    channel.close()
+    forgetOnceFinished(channel)
   }
 
   /// Tries one small write while saves fail; if it works, storage is healthy again.

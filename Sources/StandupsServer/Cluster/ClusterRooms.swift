@@ -66,15 +66,19 @@ extension RoomHub {
 
   /// How a room opens on this node: only with its lock, from what the database holds.
   ///
-  /// - Parameter viaProxy: the proxy chose this node for the room: if another node has it,
-  ///   it is asked to hand it on (`wanted`), and the people it closes with 1012 come here.
+  /// - Parameters:
+  ///   - viaProxy: the proxy chose this node for the room: if another node has it, it is
+  ///     asked to hand it on (`wanted`), and the people it closes with 1012 come here.
+  ///   - previous: the room's last copy on this node, still finishing: the lock is taken
+  ///     after that copy gave it back.
   func opening(
     _ roomID: UUID, session: NodeSession, versions: VersionLease,
-    hold held: NodeSession.HoldBox, viaProxy: Bool
+    hold held: NodeSession.HoldBox, viaProxy: Bool, after previous: RoomChannel<StandupRoomFeature>?
   ) -> RoomChannel<StandupRoomFeature>.Opening {
     let elsewhere = WireError(
       .roomMoving, "This standup is served by another server right now. Try again in a moment.")
     return RoomChannel.Opening { [storage, draining, logger] in
+      await previous?.closed()
       guard !draining.value else {
         return .refused(
           code: .serviceRestart, reason: "This server is restarting: reconnecting to another.",

@@ -253,6 +253,12 @@ final class NodeSession: Sendable {
         state.connection.map { ($0, state.generation) }
       })
     else { return nil }
+    // NB: PostgreSQL counts a session's advisory lock taken twice, and one unlock would leave
+    // it held by neither copy of the room: never two holds of one room.
+    guard !state.withLock({ $0.held.contains(room) }) else {
+      logger.error("Room \(room) was opened again while this node still holds it.")
+      return nil
+    }
     do {
       var taken = false
       for try await value in try await connection.query(
