@@ -537,3 +537,18 @@ def test_a_name_too_long_says_so_on_the_join_page(server, ana):
     # The next change takes the sentence down.
     name.send_keys(Keys.BACKSPACE)
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, "#join-form .form-error").text == "")
+
+
+def test_the_length_slider_follows_the_room_while_it_has_the_keyboard(server, ana, ben):
+    both_editing(server, ana, ben)
+    slider = ana.find_element(By.CSS_SELECTOR, ".edit-form .duration")
+    slider.click()
+    # Ben sets 8 minutes while Ana's slider has the keyboard: it moves to 8, label and all.
+    ben.execute_script(
+        "window.standupsConnection.send({type: 'edit.binding', path: '/duration', value: 480})")
+    wait(ana, lambda d: slider.get_attribute("value") == "8")
+    text_in(ana, ".duration-label", "8 min")
+    # One step on from there, not from where Ana's slider had been: Ben's change stays made.
+    slider.send_keys(Keys.ARROW_RIGHT)
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".duration-label").text == "9 min")
+    assert ana.execute_script("return window.standupsConnection.state.destination.edit.draft.duration") == 540

@@ -66,6 +66,13 @@ export const edit = {
       send({ type: "edit.binding", path: "/duration", value: Number(event.target.value) * 60 }));
     form.querySelector(".duration").addEventListener("input", (event) =>
       (form.querySelector(".duration-label").value = `${event.target.value} min`));
+    // NB: the slider follows the room while it has the keyboard (an arrow key then moves on
+    // from what others set), not while a pointer drags it.
+    const duration = form.querySelector(".duration");
+    duration.addEventListener("pointerdown", () => (duration.dataset.dragging = "true"));
+    for (const end of ["pointerup", "pointercancel", "change"]) {
+      duration.addEventListener(end, () => delete duration.dataset.dragging);
+    }
     form.querySelectorAll("input[name=edit-theme]").forEach((radio) =>
       radio.addEventListener("change", () => send({ type: "edit.binding", path: "/theme", value: radio.value })));
     form.querySelector(".add-attendee").onclick = () => {
@@ -97,13 +104,13 @@ export const edit = {
   render(view, state) {
     const draft = state.destination.edit.draft;
     const form = app.querySelector(".edit-form");
-    const setValue = (input, value) => {
-      if (document.activeElement !== input && input.value !== String(value)) input.value = value;
-    };
     const { text } = view;
     text.show(form.querySelector(".title"), "/title", draft.title);
-    setValue(form.querySelector(".duration"), draft.duration / 60);
-    form.querySelector(".duration-label").value = `${draft.duration / 60} min`;
+    const duration = form.querySelector(".duration");
+    if (!duration.dataset.dragging) {
+      duration.value = draft.duration / 60;
+      form.querySelector(".duration-label").value = `${draft.duration / 60} min`;
+    }
     const theme = form.querySelector(`input[name=edit-theme][value=${draft.theme}]`);
     if (theme && !theme.checked) theme.checked = true;
     const others = (field) => state.participants
