@@ -384,6 +384,34 @@ def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, b
     assert collect_console_errors(ben) == []
 
 
+def test_putting_typing_back_after_a_cancel_undoes_it_keeping_the_others_changes(server, ana, ben):
+    """Ana changes the theme and adds an attendee, then cancels while Ben's typing is on its
+    way. "Edit again with it" undoes the cancel (Ana's changes come back) and adds Ben's
+    typing, rather than opening a new form from the saved standup."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    click(ana, "label.swatch[title=navy]")
+    click(ana, ".add-attendee")
+    wait(ana, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee name")
+    ana.switch_to.active_element.send_keys("Eve")
+    wait(ben, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")][-1:] == ["Eve"])
+    ben.execute_script(HOLD_TYPING)
+    ben.find_element(By.CSS_SELECTOR, ".edit-form .title").send_keys(Keys.END, " XYZ")
+    wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
+    click(ana, ".cancel-edit")
+    toast_says(ben, "The form closed before your typing reached it: “Design XYZ” (Title).")
+    ben.execute_script("window.sendTyping()")
+    click(ben, ".toast .edit-again")
+    draft = "return window.standupsConnection.state.destination?.edit?.draft"
+    for driver in (ana, ben):
+        wait(driver, lambda d: (d.execute_script(draft) or {}).get("title") == "Design XYZ")
+        found = driver.execute_script(draft)
+        assert found["theme"] == "navy", found
+        assert [a["name"] for a in found["attendees"]] == ["Blob", "Blob Jr", "Blob Sr", "Eve"], found
+    assert collect_console_errors(ben) == []
+
+
 def test_a_new_attendees_name_the_save_left_out_comes_back_in_a_new_row(server, ana, ben):
     """Ben adds an attendee and types a name; Ana saves before the name arrives, and the
     save drops the blank row. "Edit again with it" adds a row with that name."""

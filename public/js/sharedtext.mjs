@@ -245,8 +245,14 @@ export function sayUnsentTyping(view, unsent) {
     const { connection } = view;
     const draft = () => connection.state.destination.edit.draft;
     try {
-      // NB: someone may have opened the form again meanwhile: then it goes into theirs.
-      if (!connection.state.destination?.edit) await connection.send({ type: "editButtonTapped" });
+      // NB: someone may have opened the form again meanwhile: then it goes into theirs. A
+      // cancel that can still be undone is undone, so that the others' changes in the form
+      // come back with it (and their Undo is not taken from them).
+      const { destination, undo } = connection.state;
+      if (!destination?.edit) {
+        await connection.send(undo?.kind === "cancelledEditing"
+          ? { type: "undoButtonTapped", seq: undo.seq } : { type: "editButtonTapped" });
+      }
       for (const { path, base, value } of unsent) {
         const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
         if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
