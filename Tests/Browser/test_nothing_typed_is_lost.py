@@ -580,3 +580,35 @@ def test_the_length_slider_follows_the_room_while_it_has_the_keyboard(server, an
     slider.send_keys(Keys.ARROW_RIGHT)
     wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".duration-label").text == "9 min")
     assert ana.execute_script("return window.standupsConnection.state.destination.edit.draft.duration") == 540
+
+
+def test_a_note_whose_answer_the_drop_lost_is_not_offered_again(server, ana, ben):
+    """The note reaches the room but the connection drops before its answer: back in the room,
+    the page sees the note in the transcript and empties the field, so pressing Add again does
+    not write it twice. A note that never left is still in the field."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    note.send_keys("arrived before the drop")
+    ana.execute_script("document.querySelector('.note-form').requestSubmit();"
+                       "window.standupsConnection.socket.close()")
+    text_in(ben, ".transcript", "Ana: arrived before the drop")
+    toast_says(ana, "Your note reached the meeting before the connection dropped.")
+    assert note.get_attribute("value") == ""
+    text_in(ana, "#status", "Live")
+    # One that was held back and never reached the room stays, to be sent again.
+    ana.execute_script("""
+        const socket = window.standupsConnection.socket;
+        const send = socket.send.bind(socket);
+        socket.send = (data) => data.includes('noteSubmitted') ? null : send(data);""")
+    note.send_keys("never left")
+    ana.execute_script("document.querySelector('.note-form').requestSubmit();"
+                       "window.standupsConnection.socket.close()")
+    text_in(ana, "#status", "Live")
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.resumed") is not None)
+    assert note.get_attribute("value") == "never left"
+    click(ana, ".note-form button")
+    text_in(ben, ".transcript", "Ana: never left")
+    transcript = ben.find_element(By.CSS_SELECTOR, ".transcript").text
+    assert transcript.count("arrived before the drop") == 1, transcript
+    assert collect_console_errors(ana) == []

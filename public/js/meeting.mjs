@@ -50,6 +50,24 @@ function showToggles() {
 /** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
 export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
 
+/** The note went in: the field and its kept copy are cleared. */
+function noteTaken(view, input) {
+  input.value = "";
+  sessionStorage.removeItem(noteDraftKey(view.id));
+}
+
+/** Back after a drop that hid whether a note arrived: if the room's transcript has it (a line
+ * after those it had when the note was sent), it is taken from the field, not sent twice. */
+function noteArrived(view, transcript) {
+  const { before, line, text } = view.unsureNote;
+  view.unsureNote = null;
+  const added = transcript.startsWith(before) ? transcript.slice(before.length).split("\n") : [];
+  const input = app.querySelector("#note");
+  if (!added.includes(line) || input?.value !== text) return;
+  noteTaken(view, input);
+  toast("Your note reached the meeting before the connection dropped.");
+}
+
 export const meeting = {
   template() {
     return `
@@ -150,11 +168,32 @@ export const meeting = {
     });
     on(".note-form", "submit", async (event) => {
       event.preventDefault();
-      if (await send({ type: "meeting.noteSubmitted", text: input.value })) {
-        input.value = "";
-        sessionStorage.removeItem(noteDraftKey(view.id));
+      const { transcript } = view.state.meeting;
+      const author = view.state.participants.find(({ id }) => id === view.you)?.name;
+      const text = input.value;
+      try {
+        await view.connection.send({ type: "meeting.noteSubmitted", text });
+        noteTaken(view, input);
+      } catch (error) {
+        if (view.connection.closed) return;
+        toast(error.message);
+        // NB: the answer may be what was lost, not the note: the room's transcript tells,
+        // once the page is back (`render`), before the person sends it again.
+        if (error.code === "offline" && error.sent !== false && author) {
+          view.unsureNote = { before: transcript, line: `${author}: ${text.trim()}`, text };
+        }
       }
     });
+  },
+
+  /** Back in the room after a drop (`welcome`): a note whose answer the drop hid is looked
+   * for once a request is answered, after the patches a resumed welcome is followed by. */
+  backInTheRoom(view) {
+    if (!view.unsureNote) return;
+    view.connection.history(0, 1).then(
+      () => view.state.meeting && noteArrived(view, view.state.meeting.transcript),
+      // NB: dropped again: the next welcome looks.
+      () => {});
   },
 
   render(view, state) {

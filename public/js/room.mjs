@@ -115,6 +115,7 @@ class RoomView {
     this.renderUndo(state, you);
     PARTS[mode].render(this, state);
     if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
+    if (arrival.welcome && mode === "meeting") meeting.backInTheRoom(this);
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */
