@@ -216,3 +216,27 @@ def test_time_up_says_the_meeting_was_saved(server, ana, ben):
         text_in(driver, ".ended", "Time's up — meeting saved.", timeout=15)
     assert ben.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half typed"
     text_in(ben, ".history summary", "s ·")
+
+
+def test_a_note_being_typed_comes_back_with_a_discarded_meeting(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ben, EC.element_to_be_clickable((By.ID, "note"))).send_keys("typing unsent")
+    click(ana, ".end")
+    click(ana, ".end-alert .discard")
+    # Offered to copy while the meeting is gone…
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "typing unsent")
+    # …and back in the field when the meeting comes back.
+    click(ben, ".undo-bar .undo")
+    note = wait(ben, EC.element_to_be_clickable((By.ID, "note")))
+    assert note.get_attribute("value") == "typing unsent"
+    # Sent, it is gone from the field and kept nowhere: a later meeting starts empty.
+    note.send_keys("\n")
+    text_in(ana, ".transcript", "Ben: typing unsent")
+    click(ana, ".end")
+    click(ana, ".end-alert .discard")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".undo-bar")))
+    click(ana, ".start")
+    note = wait(ben, EC.element_to_be_clickable((By.ID, "note")))
+    assert note.get_attribute("value") == ""
+    assert collect_console_errors(ben) == []

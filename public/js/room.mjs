@@ -88,17 +88,26 @@ class RoomView {
     this.state = state;
     this.you = you;
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
+    // The discard can no longer be undone: the ended notice keeps the note, no meeting will.
+    if (!state.undo && mode !== "meeting") this.noteBeforeDiscard = null;
     if (mode !== this.mode) {
       // NB: read before the form goes: what this person typed that the room never got.
       const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
+        // NB: a discard that can be undone may bring the meeting back: the note goes back
+        // into its field then.
+        this.noteBeforeDiscard = state.undo?.kind === "discardedMeeting" ? this.ended?.unsent : null;
         sessionStorage.removeItem(noteDraftKey(this.id));
         // The ended notice says how it ended: "Ana asked to end the meeting" is past.
         dismissToasts();
       }
       // NB: a meeting that saves itself adds to the history one patch before it goes.
       if (mode === "meeting") this.meetingsBefore = meetingCount(state);
+      if (mode === "meeting" && this.noteBeforeDiscard) {
+        sessionStorage.setItem(noteDraftKey(this.id), this.noteBeforeDiscard);
+        this.noteBeforeDiscard = null;
+      }
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
       this.text?.stop();
       this.text = null;
