@@ -54,12 +54,31 @@ public struct Lobby: Reducer {
   public struct Live: Equatable, Sendable, Codable {
     public var participants: Int
     public var meetingRunning: Bool
+    /// The meeting under way is paused (everyone left, the server restarted, it moved).
+    public var meetingPaused: Bool
     /// The names of who is there, in the order they came, each once.
     public var people: [String]
-    public init(participants: Int, meetingRunning: Bool, people: [String] = []) {
+    public init(
+      participants: Int, meetingRunning: Bool, meetingPaused: Bool = false, people: [String] = []
+    ) {
       self.participants = participants
       self.meetingRunning = meetingRunning
+      self.meetingPaused = meetingPaused
       self.people = people
+    }
+
+    private enum CodingKeys: String, CodingKey {
+      case participants, meetingRunning, meetingPaused, people
+    }
+
+    // NB: a node of the last release leaves `meetingPaused` out of its notices (a cluster
+    // upgraded one node at a time).
+    public init(from decoder: any Decoder) throws {
+      let container = try decoder.container(keyedBy: CodingKeys.self)
+      participants = try container.decode(Int.self, forKey: .participants)
+      meetingRunning = try container.decode(Bool.self, forKey: .meetingRunning)
+      meetingPaused = try container.decodeIfPresent(Bool.self, forKey: .meetingPaused) ?? false
+      people = try container.decode([String].self, forKey: .people)
     }
   }
 

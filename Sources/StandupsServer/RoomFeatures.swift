@@ -100,7 +100,9 @@ struct StandupRoomFeature: RoomFeature {
     // NB: a tick changes neither who is in the room nor whether a meeting runs: the lobby's
     // summary is built only when one of those changed (arrays that share storage compare
     // at once).
-    guard new.participants != old.participants || (new.meeting == nil) != (old.meeting == nil)
+    guard
+      new.participants != old.participants || (new.meeting == nil) != (old.meeting == nil)
+        || new.meeting?.isPaused != old.meeting?.isPaused
     else { return }
     let live = Self.live(new)
     if live != Self.live(old) {
@@ -176,6 +178,7 @@ struct StandupRoomFeature: RoomFeature {
       ? nil
       : Lobby.Live(
         participants: state.participants.count, meetingRunning: state.meeting != nil,
+        meetingPaused: state.meeting?.isPaused == true,
         people: state.participants.reduce(into: [String]()) { names, person in
           if !names.contains(person.name) { names.append(person.name) }
         })

@@ -265,7 +265,7 @@ struct LobbyProtocolTests {
     #expect(carl.state?["standup"]?["theme"] == "teal")
     _ = try await ben.waitForState {
       $0["standups"]?[0]?["live"] == [
-        "participants": 1, "meetingRunning": false, "people": ["Carl"],
+        "participants": 1, "meetingRunning": false, "meetingPaused": false, "people": ["Carl"],
       ]
     }
     try await carl.act("startMeetingButtonTapped")

@@ -157,7 +157,10 @@ struct CrashTests {
     let lobbyAgain = try await connect(client, server.port, "/ws/lobby?name=Ana")
     let listed = try #require(lobbyAgain.state?["standups"]?[0])
     #expect(listed["title"] == "Design")
-    #expect(listed["live"] == ["participants": 0, "meetingRunning": true, "people": []])
+    #expect(
+      listed["live"] == [
+        "participants": 0, "meetingRunning": true, "meetingPaused": true, "people": [],
+      ])
     let roomAgain = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ben")
     // Versions go on past every one issued before the crash (not just those seen).
     #expect(try #require(lobbyAgain.version) > lastLobbyVersion)
@@ -174,8 +177,17 @@ struct CrashTests {
     let restored = try #require(state["meeting"]?["secondsElapsed"]?.intValue)
     #expect((150...152).contains(restored))
     #expect(state["meeting"]?["transcript"] == "Ana: before the crash")
+    // Someone is in the room, and the lobby still says the meeting is paused.
+    _ = try await lobbyAgain.waitForState {
+      $0["standups"]?[0]?["live"] == [
+        "participants": 1, "meetingRunning": true, "meetingPaused": true, "people": ["Ben"],
+      ]
+    }
     try await roomAgain.act("meeting.resumeButtonTapped")
     _ = try await roomAgain.waitForState { $0["meeting"]?["secondsElapsed"] == .int(restored + 1) }
+    _ = try await lobbyAgain.waitForState {
+      $0["standups"]?[0]?["live"]?["meetingPaused"] == false
+    }
   }
 
   /// A quiet stretch (nobody speaks, notes or pauses) is not lost in a crash: the heartbeat

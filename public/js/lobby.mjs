@@ -49,7 +49,7 @@ export async function showLobby(screen) {
 /** A meeting under way: on, or paused when nobody is there to run it. */
 function meetingNote(live) {
   if (!live.meetingRunning) return "";
-  return live.participants === 0 ? " · meeting paused" : " · meeting on";
+  return live.meetingPaused || live.participants === 0 ? " · meeting paused" : " · meeting on";
 }
 
 function renderLobby(state) {
