@@ -135,7 +135,8 @@ final class RoomHub: WebSocketServerDelegate {
   static func lobbyState(_ standups: [Standup], _ checkpoints: [MeetingCheckpoint]) -> Lobby.State {
     var state = Lobby.State(standups: IdentifiedArray(uniqueElements: standups))
     for checkpoint in checkpoints where state.standups[id: checkpoint.standupID] != nil {
-      state.live[checkpoint.standupID] = Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true)
+      state.live[checkpoint.standupID] = Lobby.Live(
+        participants: 0, meetingRunning: true, meetingPaused: true)
     }
     return state
   }

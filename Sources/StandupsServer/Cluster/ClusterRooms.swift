@@ -177,7 +177,9 @@ extension RoomHub {
   private func forgetDeadNodes(_ session: NodeSession) async {
     guard let alive = try? await session.liveNodeSessions() else { return }
     for (room, live) in remoteRooms.orphaned(alive: alive) {
-      let left = live.meetingRunning ? Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true) : nil
+      let left =
+        live.meetingRunning
+        ? Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true) : nil
       // NB: unless this node took the room meanwhile (its own state is the truth then).
       guard shared.withLock({ $0.rooms[room] == nil }) else { continue }
       await notifier.receive(.roomActivityChanged(room, left))
