@@ -91,11 +91,12 @@ enum BotAPI {
       guard request.method == "GET" else {
         return respond(methodNotAllowed(request, allowed: "GET"))
       }
-      guard let roomID, var standup = hub.catalog[roomID] else {
-        return respond(notFound(parts[2]))
-      }
+      guard let roomID else { return respond(notFound(parts[2])) }
       Task { [storage = hub.storage] in
         do {
+          guard var standup = try await knownStandup(roomID, hub: hub) else {
+            return respond(notFound(parts[2]))
+          }
           // Every meeting, not just the recent ones the room holds.
           let all = try await storage.loadMeetings(roomID, 0, Int.max)
           standup.meetings = IdentifiedArray(uniqueElements: all.meetings)
@@ -109,7 +110,7 @@ enum BotAPI {
       guard request.method == "GET" else {
         return respond(methodNotAllowed(request, allowed: "GET"))
       }
-      guard let roomID, hub.catalog[roomID] != nil else { return respond(notFound(parts[2])) }
+      guard let roomID else { return respond(notFound(parts[2])) }
       let page: ClientMessage.HistoryPage
       do {
         page = try ClientMessage.HistoryPage.read(
@@ -120,6 +121,9 @@ enum BotAPI {
       }
       Task { [storage = hub.storage] in
         do {
+          guard try await knownStandup(roomID, hub: hub) != nil else {
+            return respond(notFound(parts[2]))
+          }
           let found = try await storage.loadMeetings(roomID, page.offset, page.limit)
           respond(
             .json(
@@ -135,7 +139,9 @@ enum BotAPI {
       guard request.method == "POST" else {
         return respond(methodNotAllowed(request, allowed: "POST"))
       }
-      guard let roomID, hub.catalog[roomID] != nil else {
+      // NB: in a cluster the room opens from the database, which knows a standup another node
+      // made a moment ago before this node's catalog hears of it.
+      guard let roomID, hub.catalog[roomID] != nil || hub.cluster != nil else {
         return respond(notFound(parts[2]))
       }
       let message: ClientMessage
@@ -163,6 +169,14 @@ enum BotAPI {
     } else {
       respond(response(for: WireError(.notFound, "Nothing at \(request.path)."), ref: nil))
     }
+  }
+
+  /// The standup a request names: the catalog's, or in a cluster (whose catalog hears of a
+  /// standup another node made a moment after it was made) the database's.
+  private static func knownStandup(_ id: UUID, hub: RoomHub) async throws -> Standup? {
+    if let known = hub.catalog[id] { return known }
+    guard hub.cluster != nil else { return nil }
+    return try await hub.storage.loadStandup(id)
   }
 
   /// `/api/rooms/{id}/history.md` or `…/history.csv`.
