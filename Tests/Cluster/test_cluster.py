@@ -800,3 +800,74 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
 
     asyncio.run(scenario())
     assert "Closing, v2" in cluster.psql(f"SELECT body FROM draft WHERE standup_id = '{standup}'")
+
+
+def test_the_http_api_serves_a_standup_this_node_has_not_heard_of(cluster):
+    """A standup in the database that a node's catalog does not have (made on another node a
+    moment ago, or a notice missed while the node's session was down): the HTTP API reads it
+    from the database rather than answer 404."""
+    standup = "5eed0000-0000-4000-8000-00000000c0de"
+    cluster.psql(
+        f"INSERT INTO standup (id, title, duration_seconds, theme) VALUES ('{standup}', 'Unheard', 300, 'teal');"
+        f"INSERT INTO attendee (standup_id, id, position, name) "
+        f"VALUES ('{standup}', 'a0000000-0000-4000-8000-00000000c0de', 0, 'Ana');")
+    added = cluster.command("bots", "add", "Reader", "--can", "admin")
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip().splitlines()[-1]
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def call(path, body=None):
+        request = urllib.request.Request(
+            f"{cluster.url}{path}", headers={**headers, "Content-Type": "application/json"},
+            data=json.dumps(body).encode() if body is not None else None)
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.read().decode()
+
+    # NB: every node re-reads the bots within a second (asking sooner would count as failed
+    # sign-ins, which the node throttles).
+    time.sleep(1.5)
+    status, body = call(f"/api/rooms/{standup}/meetings")
+    assert json.loads(body)["total"] == 0
+    status, body = call(f"/api/rooms/{standup}/history.md")
+    assert body.startswith("# Unheard: meeting history"), body
+    status, body = call(f"/api/rooms/{standup}/actions", {"type": "editButtonTapped"})
+    assert status == 200 and "version" in json.loads(body), body
+    # One that is nowhere is still 404.
+    assert call_status(call, "/api/rooms/5eed0000-0000-4000-8000-00000000dead/meetings") == 404
+
+
+def call_status(call, path):
+    try:
+        return call(path)[0]
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_a_node_back_on_a_new_session_catches_up_on_what_it_missed(cluster):
+    """A standup made while no notice could reach the nodes (here written straight into the
+    database, as another node would with its notice lost): once each node listens again on a
+    new session, its lobby shows it."""
+    standup = "5eed0000-0000-4000-8000-0000000c47c4"
+    cluster.psql(
+        f"INSERT INTO standup (id, title, duration_seconds, theme) VALUES ('{standup}', 'Missed', 300, 'navy');"
+        f"INSERT INTO attendee (standup_id, id, position, name) "
+        f"VALUES ('{standup}', 'a0000000-0000-4000-8000-0000000c47c4', 0, 'Ana');")
+
+    def sessions():
+        return set(cluster.psql(
+            "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node'").split())
+
+    before = sessions()
+    cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                 "WHERE application_name = 'standups-node'")
+    wait_until(lambda: len(sessions() - before) == len(cluster.nodes), 15,
+               "every node opened a new session")
+
+    async def scenario():
+        for node in cluster.nodes:
+            await lobby_shows(node, lambda state: any(s["id"].lower() == standup and s["title"] == "Missed"
+                                                      for s in state["standups"]), "the missed standup")
+
+    asyncio.run(scenario())
+    for node in cluster.nodes:
+        wait_until(lambda: health(node.port)[0] == 200, 15, f"node {node.name} serves again")

@@ -52,7 +52,8 @@ extension RoomHub {
     }
     session.attach(
       lost: { [weak self] in self?.sessionLost() },
-      heard: { [weak self] notice in await self?.heard(notice) })
+      heard: { [weak self] notice in await self?.heard(notice) },
+      listening: { [weak self] in await self?.catchUp() })
     // NB: the rooms of a node that died show nobody in them within two seconds.
     remoteRooms.keep(
       Task { [weak self] in
@@ -120,6 +121,25 @@ extension RoomHub {
     let rooms = shared.withLock { Array($0.rooms.values) }
     for room in rooms {
       room.enqueue(.restart(why: "the database session was lost", code: .serviceRestart))
+    }
+  }
+
+  /// Brings the catalog and the lobby up to the database once this node listens for notices
+  /// (at start, and with each new session): a standup another node made or changed while no
+  /// notice could reach this one is shown, and found by the HTTP API. (Rooms open here are
+  /// their own truth. A standup deleted meanwhile stays listed until its room is opened,
+  /// which closes it with 4410: one being made here may not be saved yet.)
+  func catchUp() async {
+    do {
+      for standup in try await storage.load() {
+        guard shared.withLock({ $0.rooms[standup.id] == nil }),
+          catalog[standup.id]?.withoutHistory != standup.withoutHistory
+        else { continue }
+        catalog.update(standup)
+        await notifier.receive(.standupChanged(standup))
+      }
+    } catch {
+      logger.warning("Reading the standups again, after listening, failed: \(error)")
     }
   }
 

@@ -67,6 +67,9 @@ final class NodeSession: Sendable {
     var lost: @Sendable () -> Void = {}
     /// Called with each notice from another node.
     var heard: @Sendable (Notice) async -> Void = { _ in }
+    /// Called once a session listens, before its first notice: what changed while no notice
+    /// could reach this node (before it listened, or between two sessions) is read then.
+    var listening: @Sendable () async -> Void = {}
   }
   private let handlers = Mutex(Handlers())
 
@@ -79,9 +82,10 @@ final class NodeSession: Sendable {
 
   /// Who is told when the session is lost and what the other nodes say (before `start`).
   func attach(
-    lost: @escaping @Sendable () -> Void, heard: @escaping @Sendable (Notice) async -> Void
+    lost: @escaping @Sendable () -> Void, heard: @escaping @Sendable (Notice) async -> Void,
+    listening: @escaping @Sendable () async -> Void
   ) {
-    handlers.withLock { $0 = Handlers(lost: lost, heard: heard) }
+    handlers.withLock { $0 = Handlers(lost: lost, heard: heard, listening: listening) }
   }
 
   private func lost() { handlers.withLock { $0.lost }() }
@@ -149,6 +153,7 @@ final class NodeSession: Sendable {
   private func listen(on connection: PostgresConnection, generation: Int) async {
     do {
       try await connection.listen(on: Self.channel) { notifications in
+        await handlers.withLock { $0.listening }()
         for try await notification in notifications {
           guard
             let notice = try? JSONDecoder().decode(
