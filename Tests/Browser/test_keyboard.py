@@ -33,6 +33,8 @@ def test_everything_works_from_the_keyboard(server, ana):
     tab_to(ana, "#new-form button.primary")
     press(ana, Keys.ENTER)
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    # The form is gone: the keyboard is back on the button that opened it, not lost.
+    wait(ana, lambda d: d.execute_script("return document.activeElement.id") == "new-standup")
     tab_to(ana, ".card")
     press(ana, Keys.ENTER)
     text_in(ana, ".room-title", "Keyboard")

@@ -31,7 +31,7 @@ export const edit = {
       <form class="edit-form panel" aria-label="Edit standup">
         <h2>Edit standup <span class="hint">everyone here sees this draft</span></h2>
         <div class="field"><label>Title <input class="title" data-max-chars="100" autocomplete="off" data-focus="title" data-path="/title"></label>
-          <ul class="chips" data-for="title"></ul></div>
+          <ul class="chips" data-for="title" aria-label="Also in this field"></ul></div>
         <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
           <output class="duration-label"></output></span></label>
         <fieldset class="themes"><legend>Theme</legend>${themeSwatches("edit-theme", null)}</fieldset>
@@ -128,7 +128,7 @@ export const edit = {
         row.innerHTML = `<input data-max-chars="40" aria-label="Attendee name" data-focus="attendee:${attendee.id}"
           data-path="/attendees/${attendee.id}/name">
           <button type="button" class="icon" aria-label="Remove attendee">✕</button>
-          <ul class="chips"></ul>`;
+          <ul class="chips" aria-label="Also in this field"></ul>`;
         const input = row.querySelector("input");
         input.addEventListener("input", (event) => text.typed(`/attendees/${attendee.id}/name`, input, event));
         row.querySelector("button").onclick = () => {

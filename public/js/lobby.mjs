@@ -119,6 +119,8 @@ function wireNewStandupForm(connection) {
       form.hidden = true;
       toggle.setAttribute("aria-expanded", "false");
       reset();
+      // NB: the form had the keyboard and is gone: it goes back to the button that opened it.
+      toggle.focus();
     } catch (error) {
       form.querySelector(".form-error").textContent = error.message;
     }
