@@ -675,22 +675,27 @@ def test_nodes_open_a_new_session_once_postgresql_ended_theirs(cluster):
     asyncio.run(scenario())
 
 
+async def hold_row(cluster, select, seconds):
+    """A transaction of its own (psql) that locks the row `select` picks for `seconds`: a write
+    to it waits meanwhile, as behind a node frozen inside a transaction."""
+    port = cluster.database.split(":")[-1].split("/")[0]
+    return await asyncio.create_subprocess_exec(
+        "psql", "-h", "127.0.0.1", "-p", port, "-U", "standups", "-d", "standups", "-At",
+        "-c", f"BEGIN; {select} FOR UPDATE; SELECT pg_sleep({seconds}); COMMIT;",
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+
+
 def test_a_write_waiting_on_a_lock_is_answered_not_stalled(cluster):
     # A transaction that holds a room's draft row and never ends (a node frozen inside one
     # looks the same to the next owner): the next write waits at most lock_timeout (10 s), then
     # is refused with storage_unavailable; once the lock is gone, writes go through again.
     standup = asyncio.run(create_standup(cluster.url, "Locked"))
-    port = cluster.database.split(":")[-1].split("/")[0]
 
     async def scenario():
         ana = Person(cluster.url, standup, "Ana")
         ana.start()
         assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
-        holder = await asyncio.create_subprocess_exec(
-            "psql", "-h", "127.0.0.1", "-p", port, "-U", "standups", "-d", "standups", "-At",
-            "-c", f"BEGIN; SELECT 1 FROM draft WHERE standup_id = '{standup}' FOR UPDATE; "
-                  "SELECT pg_sleep(14); COMMIT;",
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        holder = await hold_row(cluster, f"SELECT 1 FROM draft WHERE standup_id = '{standup}'", 14)
         await asyncio.sleep(1)
         started = time.monotonic()
         answer = await ana.act("blocked", {"type": "edit.binding", "path": "/title", "value": "Blocked"},
@@ -763,7 +768,6 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
     write waits on a row lock. Someone arriving meanwhile gets the room once that is done, on
     the same node, with the lock held once: it works, and it lets the lock go when it empties."""
     standup = asyncio.run(create_standup(cluster.url, "Closing"))
-    port = cluster.database.split(":")[-1].split("/")[0]
 
     def advisory_locks():
         return int(cluster.psql(
@@ -774,11 +778,7 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
         ana.start()
         await until_state(ana, lambda state: state is not None)
         held = await asyncio.to_thread(advisory_locks)
-        holder = await asyncio.create_subprocess_exec(
-            "psql", "-h", "127.0.0.1", "-p", port, "-U", "standups", "-d", "standups", "-At",
-            "-c", f"BEGIN; SELECT 1 FROM room_version WHERE room = '{standup.upper()}' FOR UPDATE; "
-                  "SELECT pg_sleep(3); COMMIT;",
-            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        holder = await hold_row(cluster, f"SELECT 1 FROM room_version WHERE room = '{standup.upper()}'", 3)
         await asyncio.sleep(0.5)
         await ana.stop()
         await asyncio.sleep(0.5)
