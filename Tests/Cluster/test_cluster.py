@@ -569,14 +569,19 @@ def test_every_node_answers_metrics_a_prometheus_parser_reads(cluster):
     assert totals[("standups_storage_seconds_count", (("operation", "save"),))] >= 1
 
 
+def advisory_locks(cluster):
+    """Room locks held now, on every node."""
+    return int(cluster.psql(
+        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted").strip())
+
+
 def test_an_empty_room_gives_its_lock_up_and_its_meeting_goes_on_when_someone_is_back(cluster):
     """The room goes with its lock once empty; the meeting's checkpoint keeps when it
     emptied, so someone back within moments (a reload) finds it going on, from where it was."""
     standup = asyncio.run(create_standup(cluster.url, "Left alone"))
 
     def locks():
-        return int(cluster.psql(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted").strip())
+        return advisory_locks(cluster)
 
     async def scenario():
         ana = Person(cluster.url, standup, "Ana")
@@ -769,15 +774,14 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
     the same node, with the lock held once: it works, and it lets the lock go when it empties."""
     standup = asyncio.run(create_standup(cluster.url, "Closing"))
 
-    def advisory_locks():
-        return int(cluster.psql(
-            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted").strip())
+    def locks():
+        return advisory_locks(cluster)
 
     async def scenario():
         ana = Person(cluster.url, standup, "Ana")
         ana.start()
         await until_state(ana, lambda state: state is not None)
-        held = await asyncio.to_thread(advisory_locks)
+        held = await asyncio.to_thread(locks)
         holder = await hold_row(cluster, f"SELECT 1 FROM room_version WHERE room = '{standup.upper()}'", 3)
         await asyncio.sleep(0.5)
         await ana.stop()
@@ -794,7 +798,7 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
         await ben.stop()
         # Empty again: the lock goes, as it came.
         deadline = time.monotonic() + 5
-        while await asyncio.to_thread(advisory_locks) != held - 1:
+        while await asyncio.to_thread(locks) != held - 1:
             assert time.monotonic() < deadline, "the room kept its lock after it emptied"
             await asyncio.sleep(0.1)
 
