@@ -287,14 +287,17 @@ final class RoomHub: WebSocketServerDelegate {
     let removed = shared.withLock { shared -> Bool in
       guard shared.rooms[channel.feature.standupID] === channel else { return false }
       shared.rooms[channel.feature.standupID] = nil
-      shared.finishing[channel.feature.standupID] = channel
+      if cluster != nil { shared.finishing[channel.feature.standupID] = channel }
       return true
     }
     if removed { forgetOnceFinished(channel) }
   }
 
-  /// Forgets a dropped room once it has finished: a copy opened after it need not wait.
+  /// Forgets a dropped room once it has finished (a cluster's `Shared.finishing`, set in the
+  /// same lock as the room was dropped, so that no arrival misses it): a copy opened after it
+  /// need not wait.
   private func forgetOnceFinished(_ channel: RoomChannel<StandupRoomFeature>) {
+    guard cluster != nil else { return }
     Task { [weak self] in
       await channel.closed()
       self?.shared.withLock { shared in
@@ -314,7 +317,7 @@ final class RoomHub: WebSocketServerDelegate {
       guard shared.rooms[roomID] === channel, shared.pendingJoins[roomID] == nil
       else { return false }
       shared.rooms[roomID] = nil
-      shared.finishing[roomID] = channel
+      if cluster != nil { shared.finishing[roomID] = channel }
       return true
     }
     guard released else { return }

@@ -178,7 +178,7 @@ export const meeting = {
         if (view.connection.closed) return;
         toast(error.message);
         // NB: the answer may be what was lost, not the note: the room's transcript tells,
-        // once the page is back (`render`), before the person sends it again.
+        // once the page is back (`backInTheRoom`), before the person sends it again.
         if (error.code === "offline" && error.sent !== false && author) {
           view.unsureNote = { before: transcript, line: `${author}: ${text.trim()}`, text };
         }
