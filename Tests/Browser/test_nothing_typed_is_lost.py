@@ -4,12 +4,13 @@ import subprocess
 import threading
 import tempfile
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import ROOT, SERVER, chromium, collect_console_errors
+from conftest import ROOT, SERVER, chromium, collect_console_errors, screenshot
 from test_web_app import both_in_a_room, click, text_in, wait
 
 
@@ -176,6 +177,47 @@ def test_a_note_being_typed_when_the_meeting_ends_is_kept(server, ana, ben):
     click(ben, ".end-alert .save")
     text_in(ana, ".ended", "Ben ended the meeting — saved.")
     assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
+
+
+def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_typed(server, ana, ben):
+    """Ben presses End while Ana is typing a note: her next keys go on into the note, not
+    into the alert, which shows under the note; once the note is added, it is the alert's."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a")
+    click(ben, ".end")
+    wait(ana, lambda d: d.execute_script("return document.querySelector('.end-alert').open"))
+    # NB: to whatever has the keyboard, as a person's keys go (an element's send_keys
+    # would focus it first).
+    ActionChains(ana).send_keys(" thought").perform()
+    facts = ana.execute_script("""
+        const alert = document.querySelector('.end-alert');
+        const note = document.getElementById('note');
+        const [a, n] = [alert.getBoundingClientRect(), note.getBoundingClientRect()];
+        return { value: note.value, focused: document.activeElement === note,
+                 modal: alert.matches(':modal'), said: alert.querySelector('.finish-note').offsetParent !== null,
+                 covers: a.top < n.bottom && n.top < a.bottom };""")
+    assert facts == {"value": "Half a thought", "focused": True, "modal": False, "said": True, "covers": False}
+    screenshot(ana, "meeting-end-alert-beside-a-note")
+    ActionChains(ana).send_keys(Keys.ENTER).perform()
+    text_in(ben, ".transcript", "Ana: Half a thought")
+    wait(ana, lambda d: d.execute_script("""
+        const alert = document.querySelector('.end-alert');
+        return alert.matches(':modal') && alert.contains(document.activeElement);"""))
+    assert not ana.find_element(By.CSS_SELECTOR, ".end-alert .finish-note").is_displayed()
+    click(ana, ".end-alert .save")
+    text_in(ben, ".ended", "Ana ended the meeting — saved.")
+    assert collect_console_errors(ana) == []
+
+
+def test_asking_to_end_the_meeting_takes_the_keyboard_from_an_empty_note(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).click()
+    click(ben, ".end")
+    wait(ana, lambda d: d.execute_script("""
+        const alert = document.querySelector('.end-alert');
+        return alert.matches(':modal') && alert.contains(document.activeElement);"""))
 
 
 def test_a_note_being_typed_outlives_a_reload_and_goes_once_sent(server, ana, ben):

@@ -54,6 +54,33 @@ export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
 function noteTaken(view, input) {
   input.value = "";
   sessionStorage.removeItem(noteDraftKey(view.id));
+  takeTheKeyboard();
+}
+
+/**
+ * Someone asked to end the meeting. A person typing a note keeps the keyboard: the alert
+ * shows beside the meeting without taking it (what they type goes on into the note), and
+ * takes it once the note is added or emptied (`takeTheKeyboard`).
+ */
+function showEndAlert(alert) {
+  const input = app.querySelector("#note");
+  if (document.activeElement !== input || !input.value.trim()) return alert.showModal();
+  const { selectionStart, selectionEnd, selectionDirection } = input;
+  alert.classList.add("aside");
+  alert.show();
+  // NB: `show()` moves the focus to the alert (its autofocus heading) too.
+  input.focus();
+  input.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
+  alert.scrollIntoView({ block: "nearest" });
+}
+
+/** The end-meeting alert shown aside while a note was typed becomes the modal it is. */
+function takeTheKeyboard() {
+  const alert = app.querySelector(".end-alert");
+  if (!alert?.open || !alert.classList.contains("aside")) return;
+  alert.close();
+  alert.classList.remove("aside");
+  alert.showModal();
 }
 
 /** Back after a drop that hid whether a note arrived: if the room's transcript has it (a line
@@ -96,16 +123,17 @@ export const meeting = {
           <input id="note" data-max-chars="1000" autocomplete="off" required>
           <button>Add</button>
         </form>
-        <pre class="transcript" aria-label="Notes so far"></pre>
         <dialog class="end-alert" aria-labelledby="end-title">
           <h2 id="end-title" tabindex="-1" autofocus>End meeting?</h2>
           <p>Save the meeting to the history, or discard it.</p>
+          <p class="finish-note">Your note is still being typed: Enter adds it to the meeting first.</p>
           <div class="actions">
             <button type="button" class="resume-alert">Resume</button>
             <button type="button" class="danger discard">Discard</button>
             <button type="button" class="primary save">Save and end</button>
           </div>
         </dialog>
+        <pre class="transcript" aria-label="Notes so far"></pre>
       </div>`;
   },
 
@@ -165,6 +193,7 @@ export const meeting = {
     on("#note", "input", () => {
       if (input.value) sessionStorage.setItem(noteDraftKey(view.id), input.value);
       else sessionStorage.removeItem(noteDraftKey(view.id));
+      if (!input.value.trim()) takeTheKeyboard();
     });
     on(".note-form", "submit", async (event) => {
       event.preventDefault();
@@ -237,7 +266,10 @@ export const meeting = {
     app.querySelector(".transcript").textContent = facts.transcript;
     const alert = app.querySelector(".end-alert");
     const open = state.meeting.alert === "endMeeting";
-    if (open && !alert.open) alert.showModal();
-    if (!open && alert.open) alert.close();
+    if (open && !alert.open) showEndAlert(alert);
+    if (!open && alert.open) {
+      alert.close();
+      alert.classList.remove("aside");
+    }
   },
 };
