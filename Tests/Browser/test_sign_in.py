@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import SERVER, chromium, collect_console_errors, screenshot, sign_in
+from test_web_app import click, create_standup
 
 
 def text_in(driver, selector, text, timeout=10):
@@ -91,16 +93,78 @@ def test_a_whole_link_pasted_into_a_join_page_without_one_is_taken(server, stran
 def test_rotating_the_invite_sends_everyone_to_the_sign_in_page(server, ana):
     ana.get(server)
     text_in(ana, "#status", "Live")
+    rotate_invite(server)
+    text_in(ana, ".signin h1", "Ask your team for the invite link", timeout=15)
+    text_in(ana, ".signin", "session ended")
+    # The new link works.
+    sign_in(ana, server)
+    text_in(ana, "#status", "Live")
+
+
+def rotate_invite(server):
+    """`standups-server invite --rotate`; the new link becomes the server's invite."""
     rotated = subprocess.run(
         [str(SERVER), "invite", "--rotate", "--data-dir", server.data],
         capture_output=True, text=True, timeout=30, check=True)
     assert "/join#" in rotated.stdout
-    text_in(ana, ".signin h1", "Ask your team for the invite link", timeout=15)
-    text_in(ana, ".signin", "session ended")
-    # The new link works.
     server.invite = server + "join#" + rotated.stdout.strip().split("#")[-1]
-    sign_in(ana, server)
-    text_in(ana, "#status", "Live")
+
+
+def test_typing_on_its_way_when_the_invite_is_rotated_comes_back_after_signing_in(server, ana):
+    """Ana is typing in the edit form when the invite is rotated: her typing, which never
+    reached the room, is kept; she opens the new link in another tab and is back in the room
+    with it, and the tab that had to sign in goes back there by itself."""
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    click(ana, ".edit")
+    title = WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    # NB: the typing is still on its way when the session ends: its sends are held.
+    ana.execute_script("""
+        const connection = window.standupsConnection;
+        const send = connection.send.bind(connection);
+        connection.send = (action) => action.type === 'edit.binding' ? new Promise(() => {}) : send(action);""")
+    title.send_keys(Keys.END, " weekly")
+    rotate_invite(server)
+    text_in(ana, ".signin h1", "Ask your team for the invite link", timeout=15)
+    text_in(ana, ".signin .kept", "goes back to the standup you were in, with what you typed")
+    first = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    ana.get(server.invite)
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    WebDriverWait(ana, 10).until(EC.url_to_be(room))
+    text_in(ana, ".toast", "Your typing had not reached the room when you had to sign in again: “Design weekly” (Title).")
+    click(ana, ".toast .edit-again")
+    WebDriverWait(ana, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title")
+                                 .get_attribute("value") == "Design weekly")
+    ana.switch_to.window(first)
+    WebDriverWait(ana, 10).until(EC.url_to_be(room))
+    WebDriverWait(ana, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title")
+                                 .get_attribute("value") == "Design weekly")
+    # The typing was offered once, in the tab in view.
+    assert not [toast for toast in ana.find_elements(By.CSS_SELECTOR, ".toast") if "weekly" in toast.text]
+    assert collect_console_errors(ana) == []
+
+
+def test_a_room_link_opened_before_signing_in_is_where_the_invite_link_leads(server, ana, stranger):
+    room = create_standup(ana, server)
+    stranger.get(room)
+    text_in(stranger, ".signin .kept", "goes back to the standup it was showing")
+    sign_in_to(stranger, server.invite)
+    WebDriverWait(stranger, 10).until(EC.url_to_be(room))
+    text_in(stranger, ".presence", "Eve")
+    # Signing out forgets where it was: the next sign-in in this browser starts in the lobby.
+    stranger.find_element(By.ID, "me").click()
+    click(stranger, "#name-dialog .sign-out")
+    text_in(stranger, ".signin", "You signed out of this browser.")
+    assert not stranger.find_elements(By.CSS_SELECTOR, ".signin .kept")
+    sign_in_to(stranger, server.invite)
+    WebDriverWait(stranger, 10).until(EC.url_to_be(server))
+
+
+def sign_in_to(driver, invite):
+    driver.get(invite)
+    WebDriverWait(driver, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):

@@ -1,10 +1,11 @@
 // A standup's room: the header everyone shares (title, presence) and one of three parts —
 // the detail, the shared edit form, or the meeting — as the room's state says.
 import { escapeHTML } from "./format.mjs";
+import { takeTyping } from "./comeback.mjs";
 import { detail } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { meeting, noteDraftKey } from "./meeting.mjs";
-import { sayUnsentTyping } from "./sharedtext.mjs";
+import { keepSaying, sayUnsentTyping } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
 } from "./shell.mjs";
@@ -81,6 +82,41 @@ class RoomView {
     showGone(code, reason);
   }
 
+  /** What was typed here that the room never got (its form's fields, a note), for the sign-in
+   * page to keep when the session ends under it. */
+  typingToKeep() {
+    const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
+    const note = this.mode === "meeting" ? app.querySelector("#note")?.value.trim() ?? "" : "";
+    return { room: this.id, unsent, note };
+  }
+
+  /**
+   * Back after signing in again: the typing kept then (`comeback.mjs`) goes back into the
+   * note, or is offered as when the form closes under typing (`sayUnsentTyping`). Only a page
+   * in view takes it: of two tabs back in the room at once, the one the person looks at.
+   */
+  bringBackTyping() {
+    if (document.hidden) {
+      document.addEventListener("visibilitychange", () => this.bringBackTyping(), { once: true });
+      return;
+    }
+    if (this.connection.closed) return;
+    const kept = takeTyping(this.id);
+    if (!kept) return;
+    if (kept.unsent.length) {
+      sayUnsentTyping(this, kept.unsent, "Your typing had not reached the room when you had to sign in again");
+    }
+    const input = this.mode === "meeting" ? app.querySelector("#note") : null;
+    if (!kept.note || input?.value.trim() === kept.note) return;
+    if (input && !input.value.trim()) {
+      input.value = kept.note;
+      sessionStorage.setItem(noteDraftKey(this.id), kept.note);
+      toast("Your note from before you signed in again is back in its field.");
+    } else {
+      keepSaying(toast(`Your note from before you signed in again did not reach the meeting: “${kept.note}”.`));
+    }
+  }
+
   render(state, you, arrival = {}) {
     const previous = this.state;
     // A whole state says nothing new (and a room opened afresh numbers from 1 again).
@@ -114,6 +150,7 @@ class RoomView {
       this.mode = mode;
       this.layout();
       if (unsent.length) sayUnsentTyping(this, unsent);
+      if (!previous) this.bringBackTyping();
     }
     document.title = `${state.standup.title} · Standups`;
     const section = app.querySelector(".room");

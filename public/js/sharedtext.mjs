@@ -224,19 +224,20 @@ export class SharedText {
 }
 
 /** A toast that holds the only copy of something typed stays longer than one that informs. */
-function keepSaying(item) {
+export function keepSaying(item) {
   clearTimeout(item.timer);
   item.timer = setTimeout(() => item.remove(), 30000);
   return item;
 }
 
 /**
- * The form closed under this person's typing (someone else saved or cancelled it): says what
- * did not make it in, with a button that opens the form again with it.
+ * The form closed under this person's typing (someone else saved or cancelled it; their
+ * session ended): says what did not make it in, with a button that opens the form again
+ * with it.
  */
-export function sayUnsentTyping(view, unsent) {
+export function sayUnsentTyping(view, unsent, lead = "The form closed before your typing reached it") {
   const what = unsent.map(({ name, value }) => `“${value}” (${name})`).join(", ");
-  const item = keepSaying(toast(`The form closed before your typing reached it: ${what}.`, { kind: "unsent" }));
+  const item = keepSaying(toast(`${lead}: ${what}.`, { kind: "unsent" }));
   const again = document.createElement("button");
   again.type = "button";
   again.className = "edit-again";

@@ -1,4 +1,5 @@
 // The page around every screen: status badge, toasts, who you are, connections, actions.
+import { SIGNED_IN_KEY, forgetKept, keepForSignIn } from "./comeback.mjs";
 import { RoomConnection } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML } from "./format.mjs";
 
@@ -166,7 +167,7 @@ function changeName(name, open) {
     dialog.close();
     document.getElementById("me").hidden = true;
     renamableName = null;
-    showSignIn("You signed out of this browser.");
+    showSignIn("You signed out of this browser.", { keep: false });
   };
   dialog.onclose = null;
   form.onsubmit = async (event) => {
@@ -233,22 +234,38 @@ function askName() {
   });
 }
 
-/** Without a session: what to do, instead of a page that cannot connect. */
-export function showSignIn(reason = signInReason) {
+/**
+ * Without a session: what to do, instead of a page that cannot connect. Where the page was,
+ * and typing its room never got, are kept for after the sign-in (`comeback.mjs`), unless
+ * the person signed out (`keep` false).
+ */
+export function showSignIn(reason = signInReason, { keep = true } = {}) {
+  // NB: read before `leave`, while the screen and its fields are still there.
+  const kept = keep ? keepForSignIn(location.hash, current?.view?.typingToKeep?.()) : forgetKept();
   leave();
   setStatus("closed");
   // NB: whoever asked last (`whoAmI`) found a session that only needs another name.
   if (renamableName !== null) return showRename(signInReason || reason);
   document.title = "Sign in · Standups";
+  const back = kept?.typing
+    ? "Once you are signed in, in this tab or another, this page goes back to the standup you were in, with what you typed that had not reached it."
+    : kept?.hash.startsWith("#/rooms/") ? "Once you are signed in, in this tab or another, this page goes back to the standup it was showing." : "";
   app.innerHTML = `
     <section class="signin panel">
       <h1 tabindex="-1">Ask your team for the invite link</h1>
       <p>${escapeHTML(reason || "These standups are for one team only.")}</p>
       <p>Someone on your team has a link that looks like
         <code>${escapeHTML(location.origin)}/join#…</code>. Open it once in this browser and you are in.</p>
+      ${back ? `<p class="kept">${escapeHTML(back)}</p>` : ""}
     </section>`;
   app.querySelector("h1").focus();
 }
+
+// Signed in from another tab (the invite link's page): a page asking to sign in goes back
+// to where it was.
+window.addEventListener("storage", (event) => {
+  if (event.key === SIGNED_IN_KEY && app.querySelector(".signin")) reroute();
+});
 
 /** Signed in under a name a bot was given since: the session holds, another name lets in. */
 function showRename(reason) {

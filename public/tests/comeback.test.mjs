@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { addressAfterSignIn, forgetKept, keepForSignIn, takeTyping } from "../js/comeback.mjs";
+
+/** `localStorage`'s calls, in memory. */
+function storage() {
+  const items = new Map();
+  return {
+    getItem: (key) => items.get(key) ?? null,
+    setItem: (key, value) => items.set(key, String(value)),
+    removeItem: (key) => items.delete(key),
+  };
+}
+
+const room = "9DC560BB-B249-46DE-9F06-F13A87678816";
+const typing = { room, unsent: [{ path: "/title", base: "Design", value: "Design weekly", name: "Title" }], note: "" };
+
+test("after signing in, the invite link's page goes back to the room that asked", () => {
+  const kept = storage();
+  assert.equal(addressAfterSignIn(kept), "/");
+  keepForSignIn(`#/rooms/${room}`, null, kept);
+  assert.equal(addressAfterSignIn(kept), `/#/rooms/${room}`);
+  keepForSignIn("", null, kept);
+  assert.equal(addressAfterSignIn(kept), "/");
+  // Only an address of the app's own: nothing else is taken from storage into the address.
+  keepForSignIn("//elsewhere.example", null, kept);
+  assert.equal(addressAfterSignIn(kept), "/");
+});
+
+test("typing is kept for its room, taken once, and outlives a second ask to sign in", () => {
+  const kept = storage();
+  keepForSignIn(`#/rooms/${room}`, typing, kept);
+  // Asked again (a reload of the sign-in page): nothing typed now, the typing stays.
+  keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "" }, kept);
+  assert.equal(takeTyping("another room", kept), null);
+  assert.deepEqual(takeTyping(room, kept), typing);
+  assert.equal(takeTyping(room, kept), null);
+  assert.equal(addressAfterSignIn(kept), `/#/rooms/${room}`);
+});
+
+test("a note alone is typing to keep", () => {
+  const kept = storage();
+  keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "Half a thought" }, kept);
+  assert.equal(takeTyping(room, kept).note, "Half a thought");
+});
+
+test("what was kept a day ago, or before signing out, is gone", () => {
+  const kept = storage();
+  keepForSignIn(`#/rooms/${room}`, typing, kept, Date.now() - 25 * 60 * 60 * 1000);
+  assert.equal(takeTyping(room, kept), null);
+  assert.equal(addressAfterSignIn(kept), "/");
+  keepForSignIn(`#/rooms/${room}`, typing, kept);
+  forgetKept(kept);
+  assert.equal(takeTyping(room, kept), null);
+  assert.equal(addressAfterSignIn(kept), "/");
+});
+
+test("a kept record that is not JSON is nothing kept", () => {
+  const kept = storage();
+  kept.setItem("standups.afterSignIn", "{not json");
+  assert.equal(addressAfterSignIn(kept), "/");
+  assert.equal(takeTyping(room, kept), null);
+});
