@@ -79,7 +79,9 @@ extension RoomHub {
         address: request.remoteAddress)
       credential =
         sessionName.map {
-          .session(name: $0, expires: gatekeeper.sessionExpiry(in: request) ?? .distantFuture)
+          .session(
+            name: $0, expires: gatekeeper.sessionExpiry(in: request) ?? .distantFuture,
+            hash: gatekeeper.sessionCookie(in: request).map(Bot.hash(token:)) ?? "")
         } ?? .none
     }
     var since: Int?
@@ -212,14 +214,20 @@ extension RoomHub {
   }
 
   /// Closes the connections whose credentials just ended (4401): every person's when the
-  /// team's secret was rotated, a bot's when it was revoked.
+  /// team's secret was rotated, a session's when it was signed out, a bot's when it was
+  /// revoked.
   func credentialsChanged(_ changes: Gatekeeper.Changes) {
     let ended = shared.withLock { shared in
       shared.credentials.compactMap { connection, credential -> (ConnectionID, String)? in
         switch credential {
         case .session where changes.sessionsEnded:
           return (connection, "Your session ended: open your team's new invite link.")
-        case .session(let name, _)
+        case .session(_, _, let hash) where changes.signedOut.contains(hash):
+          return (
+            connection,
+            "This session was signed out: open your team's invite link to sign in again."
+          )
+        case .session(let name, _, _)
         where changes.newBotNames.contains(where: {
           TextRules.readable($0) == TextRules.readable(name)
         }):
@@ -245,7 +253,7 @@ extension RoomHub {
   func closeExpiredSessions(now: Date = Date()) {
     let expired = shared.withLock { shared in
       shared.credentials.compactMap { connection, credential -> ConnectionID? in
-        guard case .session(_, let expires) = credential, expires <= now else { return nil }
+        guard case .session(_, let expires, _) = credential, expires <= now else { return nil }
         return connection
       }
     }

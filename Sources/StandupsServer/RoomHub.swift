@@ -34,8 +34,9 @@ final class RoomHub: WebSocketServerDelegate {
   /// What let a connection in, so that it can be closed when that ends.
   enum Credential: Sendable, Equatable {
     case none
-    /// A person's session, under this name, until it expires.
-    case session(name: String, expires: Date)
+    /// A person's session, under this name, until it expires; `hash`: its token's, to close it
+    /// when it is signed out.
+    case session(name: String, expires: Date, hash: String)
     /// A bot's token hash.
     case bot(String)
   }

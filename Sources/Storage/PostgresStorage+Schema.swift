@@ -94,6 +94,13 @@ extension PostgresStorage {
       // With `paused_because` `everyoneLeft`: someone back soon after finds it going on.
       ["ALTER TABLE checkpoint ADD COLUMN emptied_at timestamptz"]
     ),
+    (
+      "v5: signed-out sessions",
+      // Sessions are signed cookies, not rows: one signed out is kept here until it expires.
+      [
+        "CREATE TABLE signed_out_session (token_hash text PRIMARY KEY, expires timestamptz NOT NULL)"
+      ]
+    ),
   ]
 
   /// Applies the migrations this database has not had, all in one transaction; nodes

@@ -137,6 +137,13 @@ public final class SQLiteStorage: Sendable {
         table.add(column: "emptiedAt", .datetime)
       }
     }
+    migrator.registerMigration("v10: signed-out sessions") { db in
+      // Sessions are signed cookies, not rows: one signed out is kept here until it expires.
+      try db.create(table: "signedOutSession") { table in
+        table.primaryKey("tokenHash", .text)
+        table.column("expires", .datetime).notNull()
+      }
+    }
     return migrator
   }
 

@@ -65,6 +65,20 @@ struct AccessStorageContractTests {
     #expect(try await access.revokeBot("Deploy") == false)
     #expect(try await access.bots() == [])
   }
+
+  @Test(arguments: StorageKind.allCases)
+  func keepsSignedOutSessionsUntilTheyExpire(_ kind: StorageKind) async throws {
+    guard let (_, access, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    #expect(try await access.signedOutSessions() == [])
+    try await access.signOutSession("a", Date().addingTimeInterval(3600))
+    try await access.signOutSession("expired", Date().addingTimeInterval(-1))
+    // Signing one out twice (two tabs at once) is no error.
+    try await access.signOutSession("a", Date().addingTimeInterval(3600))
+    #expect(try await access.signedOutSessions() == ["a"])
+    try await access.signOutSession("b", Date().addingTimeInterval(3600))
+    #expect(try await access.signedOutSessions() == ["a", "b"])
+  }
 }
 
 struct DatabaseReachTests {

@@ -17,19 +17,27 @@ public struct AccessStorage: Sendable {
   public var addBot: @Sendable (Bot) async throws -> Void
   /// Removes the bot of that name (any case); false if there was none.
   public var revokeBot: @Sendable (String) async throws -> Bool
+  /// The hashes (`Bot.hash(token:)`) of the sessions signed out that have not expired yet.
+  public var signedOutSessions: @Sendable () async throws -> Set<String>
+  /// Keeps a session's hash as signed out until it expires (and forgets those expired).
+  public var signOutSession: @Sendable (_ hash: String, _ expires: Date) async throws -> Void
 
   public init(
     teamSecret: @escaping @Sendable () async throws -> TeamSecret,
     rotateTeamSecret: @escaping @Sendable () async throws -> TeamSecret,
     bots: @escaping @Sendable () async throws -> [Bot],
     addBot: @escaping @Sendable (Bot) async throws -> Void,
-    revokeBot: @escaping @Sendable (String) async throws -> Bool
+    revokeBot: @escaping @Sendable (String) async throws -> Bool,
+    signedOutSessions: @escaping @Sendable () async throws -> Set<String>,
+    signOutSession: @escaping @Sendable (_ hash: String, _ expires: Date) async throws -> Void
   ) {
     self.teamSecret = teamSecret
     self.rotateTeamSecret = rotateTeamSecret
     self.bots = bots
     self.addBot = addBot
     self.revokeBot = revokeBot
+    self.signedOutSessions = signedOutSessions
+    self.signOutSession = signOutSession
   }
 }
 
@@ -47,7 +55,7 @@ public enum AccessStorageError: Error, CustomStringConvertible {
 extension AccessStorage {
   /// Kept in memory (tests, and servers given their standups in memory).
   public static func inMemory(secret: TeamSecret = .random(), bots: [Bot] = []) -> AccessStorage {
-    let state = Mutex((secret: secret, bots: bots))
+    let state = Mutex((secret: secret, bots: bots, signedOut: [String: Date]()))
     return AccessStorage(
       teamSecret: { state.withLock { $0.secret } },
       rotateTeamSecret: {
@@ -71,6 +79,17 @@ extension AccessStorage {
           let count = state.bots.count
           state.bots.removeAll { $0.name.lowercased() == name.lowercased() }
           return state.bots.count < count
+        }
+      },
+      signedOutSessions: {
+        let now = Date()
+        return state.withLock { Set($0.signedOut.filter { $0.value > now }.keys) }
+      },
+      signOutSession: { hash, expires in
+        let now = Date()
+        state.withLock { state in
+          state.signedOut = state.signedOut.filter { $0.value > now }
+          state.signedOut[hash] = expires
         }
       })
   }
@@ -138,6 +157,23 @@ extension SQLiteStorage {
         try await database.write { db in
           try db.execute(sql: "DELETE FROM bot WHERE name = ?", arguments: [name])
           return db.changesCount > 0
+        }
+      },
+      signedOutSessions: {
+        try await database.read { db in
+          Set(
+            try String.fetchAll(
+              db, sql: "SELECT tokenHash FROM signedOutSession WHERE expires > ?",
+              arguments: [Date()]))
+        }
+      },
+      signOutSession: { hash, expires in
+        try await database.write { db in
+          try db.execute(
+            sql: "DELETE FROM signedOutSession WHERE expires <= ?", arguments: [Date()])
+          try db.execute(
+            sql: "INSERT OR REPLACE INTO signedOutSession (tokenHash, expires) VALUES (?, ?)",
+            arguments: [hash, expires])
         }
       })
   }

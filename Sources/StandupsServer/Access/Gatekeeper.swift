@@ -46,13 +46,20 @@ public final class Gatekeeper: Sendable {
     var revokedBots: Set<String> = []
     /// The names, lower-cased, of bots that are new: people under them must go.
     var newBotNames: Set<String> = []
+    /// Hashes of sessions signed out since (on any node).
+    var signedOut: Set<String> = []
   }
 
-  private struct Credentials {
+  struct Credentials {
     var secret: TeamSecret
     var bots: [String: Bot]
     /// Stored bots not let in because a `--bot-token` bot has their name (as it reads).
     var clashing: Set<String> = []
+    /// Hashes of the sessions signed out that have not expired, as storage last said, with
+    /// those signed out here since.
+    var signedOut: Set<String> = []
+    /// The signed-out sessions storage last said (whose connections were closed then).
+    var storedSignedOut: Set<String> = []
   }
 
   let mode: AccessMode
@@ -65,8 +72,8 @@ public final class Gatekeeper: Sendable {
   private let legacyBots: [String: Bot]
   /// The `--bot-token` bots' names, as they read (`TextRules.readable`).
   private let legacyNames: Set<String>
-  private let storage: AccessStorage
-  private let credentials: Mutex<Credentials>
+  let storage: AccessStorage
+  let credentials: Mutex<Credentials>
   let failures: FailedAttempts
   private let logger: Logger
 
@@ -95,9 +102,12 @@ public final class Gatekeeper: Sendable {
     self.logger = logger
     let secret = try await storage.teamSecret()
     let (bots, clashing) = Self.honored(try await storage.bots(), legacyNames: legacyNames)
+    let signedOut = try await storage.signedOutSessions()
     Self.warn(about: clashing, logger: logger)
     credentials = Mutex(
-      Credentials(secret: secret, bots: Self.byHash(bots), clashing: Set(clashing.map(\.key))))
+      Credentials(
+        secret: secret, bots: Self.byHash(bots), clashing: Set(clashing.map(\.key)),
+        signedOut: signedOut, storedSignedOut: signedOut))
   }
 
   private static func byHash(_ bots: [Bot]) -> [String: Bot] {
@@ -140,6 +150,7 @@ public final class Gatekeeper: Sendable {
     let secret = try await storage.teamSecret()
     let (honored, clashing) = Self.honored(try await storage.bots(), legacyNames: legacyNames)
     let bots = Self.byHash(honored)
+    let signedOut = try await storage.signedOutSessions()
     return credentials.withLock { credentials in
       Self.warn(
         about: clashing.filter { !credentials.clashing.contains($0.key) }, logger: logger)
@@ -148,7 +159,12 @@ public final class Gatekeeper: Sendable {
       changes.revokedBots = Set(credentials.bots.keys).subtracting(bots.keys)
       changes.newBotNames = Set(bots.values.map { $0.name.lowercased() })
         .subtracting(credentials.bots.values.map { $0.name.lowercased() })
-      credentials = Credentials(secret: secret, bots: bots, clashing: Set(clashing.keys))
+      changes.signedOut = signedOut.subtracting(credentials.storedSignedOut)
+      // NB: one signed out here may be newer than this reading: it stays until read.
+      let signedOutHere = credentials.signedOut.subtracting(credentials.storedSignedOut)
+      credentials = Credentials(
+        secret: secret, bots: bots, clashing: Set(clashing.keys),
+        signedOut: signedOut.union(signedOutHere), storedSignedOut: signedOut)
       return changes
     }
   }
@@ -227,6 +243,10 @@ public final class Gatekeeper: Sendable {
         "Your session is from an older invite: open your team's current invite link.", guess: false)
     case .expired:
       return refuse("Your session expired: open your team's invite link again.", guess: false)
+    case .signedOut:
+      return refuse(
+        "This session was signed out: open your team's invite link to sign in again.",
+        guess: false)
     case .forged:
       return refuse(
         "That session is not one of this team's: open your team's invite link.", guess: true)
@@ -247,34 +267,6 @@ public final class Gatekeeper: Sendable {
       return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
     }
     return isUpgrade ? request.queryValue("token") : nil
-  }
-
-  /// The session cookie's name names the team's key, so that two Standups servers on one
-  /// host (cookies ignore ports) keep their sessions apart.
-  var cookieName: String { Self.cookiePrefix + secret.keyID }
-  static let cookiePrefix = "standups_session_"
-
-  func sessionCookie(in request: HTTPRequest) -> String? {
-    Self.cookie(cookieName, in: request.header("cookie"))
-  }
-
-  /// Whether `request` carries a Standups session cookie signed with another key.
-  func hasSessionCookieOfAnotherKey(in request: HTTPRequest) -> Bool {
-    let name = cookieName
-    return Self.cookies(in: request.header("cookie")).contains {
-      $0.name.hasPrefix(Self.cookiePrefix) && $0.name != name
-    }
-  }
-
-  func session(from cookie: String, now: Date = Date()) -> SessionCheck {
-    secret.verifySession(cookie, now: now)
-  }
-
-  /// When the valid session `request` carries expires, if it carries one.
-  func sessionExpiry(in request: HTTPRequest) -> Date? {
-    guard let cookie = sessionCookie(in: request), case .valid(let session) = session(from: cookie)
-    else { return nil }
-    return session.expires
   }
 
   /// A refusal for an invite that is wrong (counted as a failed guess), or nil.
@@ -345,37 +337,6 @@ public final class Gatekeeper: Sendable {
     return origin
   }
 
-  /// The `Set-Cookie` value that holds a new session for `name`.
-  func sessionCookie(for name: String, now: Date = Date()) -> (value: String, expires: Date) {
-    let seconds = Int(sessionLifetime.components.seconds)
-    let expires = now.addingTimeInterval(Double(seconds))
-    let token = secret.session(name: name, expires: expires)
-    return (cookieAttributes(token, maxAge: seconds), expires)
-  }
-
-  /// The `Set-Cookie` value that removes the session.
-  var signOutCookie: String { cookieAttributes("", maxAge: 0) }
-
-  private func cookieAttributes(_ value: String, maxAge: Int) -> String {
-    "\(cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
-      + (secureCookies ? "; Secure" : "")
-  }
-
-  /// A cookie's value from a `Cookie` header.
-  static func cookie(_ name: String, in header: String?) -> String? {
-    cookies(in: header).first { $0.name == name }?.value
-  }
-
-  /// Every cookie of a `Cookie` header, in order.
-  static func cookies(in header: String?) -> [(name: String, value: String)] {
-    (header ?? "").split(separator: ";").compactMap { pair in
-      let parts = pair.split(separator: "=", maxSplits: 1)
-      guard parts.count == 2 else { return nil }
-      return (
-        parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces)
-      )
-    }
-  }
 }
 
 extension CloseCode {

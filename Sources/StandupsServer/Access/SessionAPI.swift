@@ -12,7 +12,8 @@ import WebSocketTransport
 ///   with `"mayRename": true` and its `name`: it may `POST` another name.
 /// - `POST {"invite": "…", "name": "Ana"}` → the same, with the session cookie. A signed-in
 ///   person may leave out the invite to change their name.
-/// - `DELETE` → signs out (the cookie is cleared).
+/// - `DELETE` → signs out: the cookie is cleared, and the session it held is refused from now
+///   on, on every node, and its connections closed (4401), wherever a copy of it is used.
 enum SessionAPI {
   static func handle(_ request: HTTPRequest, respond: HTTPResponder, gatekeeper: Gatekeeper) {
     switch request.method {
@@ -24,9 +25,23 @@ enum SessionAPI {
           BotAPI.response(
             for: WireError(.forbidden, "Sign out from this server's own page."), ref: nil))
       }
-      var response = HTTPResponse.json(JSONValue.object(["signedOut": true]).encoded)
-      response.headers.append(("set-cookie:", gatekeeper.signOutCookie))
-      respond(response)
+      Task {
+        do {
+          _ = try await gatekeeper.signOut(request)
+        } catch {
+          // NB: the cookie stays, and says so: a sign-out that only cleared this browser's
+          // copy would leave the session usable elsewhere.
+          return respond(
+            BotAPI.response(
+              for: WireError(
+                .storageUnavailable, "Could not sign out: the server cannot save it now. Try again."
+              ),
+              ref: nil, status: 503))
+        }
+        var response = HTTPResponse.json(JSONValue.object(["signedOut": true]).encoded)
+        response.headers.append(("set-cookie:", gatekeeper.signOutCookie))
+        respond(response)
+      }
     default:
       respond(BotAPI.methodNotAllowed(request, allowed: "GET, POST, DELETE"))
     }
@@ -104,7 +119,9 @@ enum SessionAPI {
     if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
       return BotAPI.response(for: WireError(.invalidValue, problem), ref: nil)
     }
-    let cookie = gatekeeper.sessionCookie(for: name)
+    // NB: a new name is no new sign-in: the session keeps its end.
+    let cookie = gatekeeper.sessionCookie(
+      for: name, until: body["invite"] == nil ? gatekeeper.sessionExpiry(in: request) : nil)
     var response = answer(name: name, expires: cookie.expires)
     response.headers.append(("set-cookie:", cookie.value))
     return response

@@ -48,10 +48,13 @@ public struct TeamSecret: Sendable, Equatable {
     )
   }
 
-  /// Signs a session for `name`, valid until `expires`.
+  /// Signs a session for `name`, valid until `expires`. Each is one of its own (`sid`, random),
+  /// so that signing one out ends no other, even one for the same name in the same second.
   func session(name: String, expires: Date) -> String {
+    let id = (0..<12).map { _ in UInt8.random(in: .min ... .max) }
     let payload = JSONValue.object([
       "name": .string(name), "exp": .int(Int(expires.timeIntervalSince1970)),
+      "sid": .string(Base64URL.encode(id)),
     ]).encoded
     let signed = "v1.\(keyID).\(Base64URL.encode(payload))"
     let mac = HMAC<SHA256>.authenticationCode(
@@ -92,6 +95,8 @@ enum SessionCheck: Equatable {
   /// Signed under a secret that was rotated away.
   case ended
   case expired
+  /// Signed out (`DELETE /api/session`), here or on any node.
+  case signedOut
   /// Not signed by this team: counts as a failed guess.
   case forged
 }

@@ -76,6 +76,24 @@ extension PostgresStorage {
           removed = true
         }
         return removed
+      },
+      signedOutSessions: {
+        var hashes: Set<String> = []
+        for try await hash in try await storage.client.query(
+          "SELECT token_hash FROM signed_out_session WHERE expires > now()", logger: logger
+        ).decode(String.self) {
+          hashes.insert(hash)
+        }
+        return hashes
+      },
+      signOutSession: { hash, expires in
+        try await storage.client.query(
+          "DELETE FROM signed_out_session WHERE expires <= now()", logger: logger)
+        try await storage.client.query(
+          """
+          INSERT INTO signed_out_session (token_hash, expires) VALUES (\(hash), \(expires))
+          ON CONFLICT (token_hash) DO NOTHING
+          """, logger: logger)
       })
   }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import StandupsWire
+import Synchronization
+import WebSocketTransport
+
+/// A person's session: its cookie, its check, signing it out.
+extension Gatekeeper {
+  /// The session cookie's name names the team's key, so that two Standups servers on one
+  /// host (cookies ignore ports) keep their sessions apart.
+  var cookieName: String { Self.cookiePrefix + secret.keyID }
+  static let cookiePrefix = "standups_session_"
+
+  func sessionCookie(in request: HTTPRequest) -> String? {
+    Self.cookie(cookieName, in: request.header("cookie"))
+  }
+
+  /// Whether `request` carries a Standups session cookie signed with another key.
+  func hasSessionCookieOfAnotherKey(in request: HTTPRequest) -> Bool {
+    let name = cookieName
+    return Self.cookies(in: request.header("cookie")).contains {
+      $0.name.hasPrefix(Self.cookiePrefix) && $0.name != name
+    }
+  }
+
+  func session(from cookie: String, now: Date = Date()) -> SessionCheck {
+    let check = secret.verifySession(cookie, now: now)
+    guard case .valid = check, isSignedOut(cookie) else { return check }
+    return .signedOut
+  }
+
+  /// Whether the session `cookie` holds was signed out (hashed only if any session was).
+  private func isSignedOut(_ cookie: String) -> Bool {
+    let signedOut = credentials.withLock { $0.signedOut }
+    return !signedOut.isEmpty && signedOut.contains(Bot.hash(token: cookie))
+  }
+
+  /// Signs out the valid session `request` carries, on every node: kept as signed out until
+  /// it expires, refused here at once, and its connections (on every node) closed at the next
+  /// reload. Returns its hash, or nil if it carried none.
+  func signOut(_ request: HTTPRequest) async throws -> String? {
+    guard let cookie = sessionCookie(in: request), case .valid(let session) = session(from: cookie)
+    else { return nil }
+    let hash = Bot.hash(token: cookie)
+    try await storage.signOutSession(hash, session.expires)
+    credentials.withLock { _ = $0.signedOut.insert(hash) }
+    return hash
+  }
+
+  /// When the valid session `request` carries expires, if it carries one.
+  func sessionExpiry(in request: HTTPRequest) -> Date? {
+    guard let cookie = sessionCookie(in: request), case .valid(let session) = session(from: cookie)
+    else { return nil }
+    return session.expires
+  }
+
+  /// The `Set-Cookie` value that holds a new session for `name`, until `until` (a renamed
+  /// session keeps its end), else for the session lifetime.
+  func sessionCookie(for name: String, until: Date? = nil, now: Date = Date()) -> (
+    value: String, expires: Date
+  ) {
+    let lifetime = Double(sessionLifetime.components.seconds)
+    let expires = Date(
+      timeIntervalSince1970: (until ?? now.addingTimeInterval(lifetime)).timeIntervalSince1970
+        .rounded(.down))
+    let token = secret.session(name: name, expires: expires)
+    return (cookieAttributes(token, maxAge: max(Int(expires.timeIntervalSince(now)), 0)), expires)
+  }
+
+  /// The `Set-Cookie` value that removes the session.
+  var signOutCookie: String { cookieAttributes("", maxAge: 0) }
+
+  private func cookieAttributes(_ value: String, maxAge: Int) -> String {
+    "\(cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
+      + (secureCookies ? "; Secure" : "")
+  }
+
+  /// A cookie's value from a `Cookie` header.
+  static func cookie(_ name: String, in header: String?) -> String? {
+    cookies(in: header).first { $0.name == name }?.value
+  }
+
+  /// Every cookie of a `Cookie` header, in order.
+  static func cookies(in header: String?) -> [(name: String, value: String)] {
+    (header ?? "").split(separator: ";").compactMap { pair in
+      let parts = pair.split(separator: "=", maxSplits: 1)
+      guard parts.count == 2 else { return nil }
+      return (
+        parts[0].trimmingCharacters(in: .whitespaces), parts[1].trimmingCharacters(in: .whitespaces)
+      )
+    }
+  }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import JSONPatch
+import Testing
+import WebSocketTransport
+
+@testable import StandupsServer
+
+/// Signing out ends the session itself, not only this browser's copy of its cookie.
+extension AccessTests {
+  func signOut(_ server: TestServer, cookie: String) throws -> HTTPAnswer {
+    try httpResponse(
+      port: server.port, "DELETE", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"])
+  }
+
+  @Test func aSignedOutSessionIsRefusedAndItsSocketsCloseWhereverItIsUsed() async throws {
+    let (server, access) = try await Self.teamServer()
+    let cookie = try signIn(server, name: "Ana")
+    // Ana on another device: the same name, a session of its own.
+    let other = try signIn(server, name: "Ana")
+    let copy = try await join(server, room, headers: ["Cookie": cookie])
+    let elsewhere = try await join(server, room, headers: ["Cookie": other])
+
+    let answer = try signOut(server, cookie: cookie)
+    #expect(answer.status == 200)
+    #expect(answer.headers["set-cookie"]?.contains("Max-Age=0") == true)
+    // A copy of the cookie kept somewhere else is refused at once, and its socket closes.
+    #expect(await refusal(server, room, headers: ["Cookie": cookie]) == 401)
+    let session = try httpResponse(
+      port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
+    #expect(session.json?["signedIn"] == false)
+    #expect(session.json?["reason"]?.stringValue?.contains("signed out") == true)
+    let closed = try await copy.waitUntilClosed()
+    #expect(closed.code == 4401)
+    #expect(closed.reason.contains("signed out"))
+    // The other device's session is untouched.
+    #expect(elsewhere.closed == nil)
+    let still = try httpResponse(
+      port: server.port, "GET", "/api/session", headers: ["Cookie": other])
+    #expect(still.json?["signedIn"] == true)
+    // Without a session there is nothing to end: the answer still clears the cookie.
+    #expect(try signOut(server, cookie: "").status == 200)
+    elsewhere.close()
+    await server.stop()
+
+    // Kept in storage: a restarted server (or another node) refuses it too.
+    let (restarted, _) = try await Self.teamServer(access)
+    #expect(await refusal(restarted, room, headers: ["Cookie": cookie]) == 401)
+    #expect(await refusal(restarted, room, headers: ["Cookie": other]) == 101)
+    await restarted.stop()
+  }
+
+  @Test func aSignOutThatCannotBeSavedSaysSoAndEndsNothing() async throws {
+    var access = AccessStorage.inMemory(bots: Self.bots)
+    access.signOutSession = { _, _ in throw CancellationError() }
+    let (server, _) = try await Self.teamServer(access)
+    let cookie = try signIn(server, name: "Ana")
+    let answer = try signOut(server, cookie: cookie)
+    #expect(answer.status == 503)
+    #expect(answer.json?["message"]?.stringValue?.contains("Could not sign out") == true)
+    // NB: the cookie is not cleared: the page says the sign-out failed, and it did.
+    #expect(answer.headers["set-cookie"] == nil)
+    #expect(await refusal(server, room, headers: ["Cookie": cookie]) == 101)
+    await server.stop()
+  }
+
+  @Test func aNewNameKeepsTheSessionsEnd() async throws {
+    let (server, access) = try await Self.teamServer()
+    let secret = try await access.teamSecret()
+    let ends = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 + 100).rounded(.down))
+    let cookie =
+      "\(Gatekeeper.cookiePrefix)\(secret.keyID)=\(secret.session(name: "Ana", expires: ends))"
+    let renamed = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"],
+      body: #"{"name":"Ana B"}"#)
+    #expect(renamed.status == 200, "\(renamed.body)")
+    #expect(renamed.json?["expires"]?.stringValue == ISO8601DateFormatter().string(from: ends))
+    let maxAge = try #require(
+      renamed.headers["set-cookie"]?.split(separator: ";").first { $0.contains("Max-Age=") }
+        .flatMap { Int($0.split(separator: "=")[1]) })
+    #expect((90...100).contains(maxAge))
+    await server.stop()
+  }
+}
