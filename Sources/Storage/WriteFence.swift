@@ -36,7 +36,24 @@ public struct WriteFence: Sendable {
     return (Int64(bits >> 32), Int64(bits & 0xffff_ffff))
   }
 
+  /// The room's write barrier: an advisory lock of two `int4` keys (not the room's `bigint`
+  /// one: PostgreSQL keeps the two kinds apart). Each fenced write holds it shared until it
+  /// commits; a node taking the room takes it once, exclusively, before loading the room,
+  /// and so waits for a commit the last owner had under way.
+  public static func barrier(_ key: Int64) -> (Int32, Int32) {
+    let (high, low) = halves(key)
+    return (Int32(truncatingIfNeeded: high), Int32(truncatingIfNeeded: low))
+  }
+
+  /// Checks, in the write's transaction, that this node may still write for the room; holds
+  /// the room's barrier (`barrier`) shared until the transaction ends.
+  ///
+  /// NB: the barrier first: a write that takes it after the next owner passed it finds the
+  /// lock gone from this node's session, and one that took it before is waited for.
   public func check(on connection: PostgresConnection, logger: Logger) async throws {
+    let (first, second) = Self.barrier(key)
+    try await connection.query(
+      "SELECT pg_advisory_xact_lock_shared(\(first), \(second))", logger: logger)
     let (high, low) = Self.halves(key)
     var held = 0
     for try await count in try await connection.query(
@@ -52,6 +69,19 @@ public struct WriteFence: Sendable {
 }
 
 extension PostgresStorage {
+  /// Waits, for a node taking the room whose lock is `key`, for the writes its last owner had
+  /// under way (a `COMMIT` on a stalled disk, or sent just before it froze) to end: they hold
+  /// the room's barrier shared (`WriteFence.check`). What they commit is then in the state
+  /// the node loads, and none of them lands after it. At most `lock_timeout`: a transaction a
+  /// frozen node left open ends within `idle_in_transaction_session_timeout`.
+  ///
+  /// NB: on a pooled connection, not the node session's, whose heartbeat must not wait behind
+  /// this; one statement is one transaction, which lets the barrier go as it ends.
+  public func waitForWritesUnderWay(_ key: Int64) async throws {
+    let (first, second) = WriteFence.barrier(key)
+    try await client.query("SELECT pg_advisory_xact_lock(\(first), \(second))", logger: logger)
+  }
+
   /// The storage a room of this node uses: its writes fenced by `fence` (nil: the room is not
   /// this node's any more, and nothing is written).
   public func roomClient(fence: @escaping @Sendable () -> WriteFence?) -> StorageClient {

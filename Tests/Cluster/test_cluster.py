@@ -875,3 +875,59 @@ def test_a_node_back_on_a_new_session_catches_up_on_what_it_missed(cluster):
     asyncio.run(scenario())
     for node in cluster.nodes:
         wait_until(lambda: health(node.port)[0] == 200, 15, f"node {node.name} serves again")
+
+
+def test_a_commit_under_way_when_its_node_froze_is_in_the_state_the_next_owner_shows(cluster):
+    """The owner freezes while PostgreSQL is still committing a change (a commit slowed on
+    purpose, as by a stalled disk). The node taking the room waits for that commit: what it
+    shows is what is stored, and the commit does not land behind its back afterwards."""
+    standup = asyncio.run(create_standup(cluster.url, "Committing"))
+    cluster.psql("""
+        CREATE FUNCTION slow_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.body LIKE '%Slow commit%' THEN PERFORM pg_sleep(9); END IF; RETURN NULL; END $$;
+        CREATE CONSTRAINT TRIGGER slow_commit AFTER INSERT OR UPDATE ON draft
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow_commit();""")
+    sleeping = "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'"
+    owner = None
+
+    async def scenario():
+        nonlocal owner
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
+        owner = await asyncio.to_thread(owner_of, cluster, standup)
+        # The change goes out; its answer waits for the commit, which the trigger holds up.
+        await ana.socket.send(json.dumps({"type": "action", "ref": "slow", "action": {
+            "type": "edit.binding", "path": "/title", "value": "Slow commit"}}))
+        await asyncio.to_thread(wait_until, lambda: cluster.psql(sleeping).strip() == "1", 10,
+                                "the commit under way")
+        owner.signal(signal.SIGSTOP)
+        frozen_at = time.monotonic()
+        await ana.stop()
+        others = [n for n in cluster.nodes if n is not owner]
+        shown = None
+        while shown is None:
+            assert time.monotonic() - frozen_at < 25, "no node took the room"
+            for node in others:
+                try:
+                    async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Ben")) as room:
+                        shown = (await receive(room, 15))["state"]["destination"]["edit"]["draft"]["title"]
+                        break
+                except (ConnectionClosed, asyncio.TimeoutError):
+                    continue
+            await asyncio.sleep(0.2)
+        return shown
+
+    try:
+        shown = asyncio.run(scenario())
+        wait_until(lambda: cluster.psql(sleeping).strip() == "0", 15, "the commit ended")
+        stored = json.loads(cluster.psql(f"SELECT body FROM draft WHERE standup_id = '{standup}'"))
+        assert shown == "Slow commit", shown
+        assert stored["title"] == shown, stored
+    finally:
+        cluster.psql("DROP TRIGGER slow_commit ON draft; DROP FUNCTION slow_commit();")
+        # NB: never leave a node stopped for the tests after this one.
+        if owner is not None:
+            owner.signal(signal.SIGCONT)
+        wait_until(lambda: all(health(n.port)[0] == 200 for n in cluster.nodes), 20,
+                   "every node healthy again")

@@ -281,8 +281,16 @@ final class NodeSession: Sendable {
         return true
       }
       guard held else { return nil }
+      let hold = Hold(room: room, generation: generation)
+      do {
+        try await storage.waitForWritesUnderWay(Self.lockKey(room))
+      } catch {
+        logger.error("Room \(room): the last owner's writes did not end in time: \(error)")
+        await release(hold)
+        return nil
+      }
       ServerMetrics.shared.ownership("acquired")
-      return Hold(room: room, generation: generation)
+      return hold
     } catch {
       return nil
     }
