@@ -74,6 +74,7 @@ extension RoomChannel {
         logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")
       }
       cancelAllEffects()
+      await feature.closingEveryone(core.state)
       for peer in document.removeAllPeers() {
         outlet.close(
           peer, code: code,

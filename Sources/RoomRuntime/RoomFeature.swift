@@ -15,6 +15,10 @@ public protocol RoomFeature: Sendable {
   func left(_ participantID: String) -> R.Action?
   /// What the room reduces before it is handed on to another server, if anything.
   func moving() -> R.Action?
+  /// The room closes everyone at once (it restarts, or moves to another server) without
+  /// reducing their leaving: what `state` showed of them is over. Called before they are
+  /// closed, so before they can be anywhere else.
+  func closingEveryone(_ state: R.State) async
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
   /// Called after each change (`action` made it), in order: queue saves and notifications on
   /// `work` (they run in order, off the room's shard). A save that fails throws, so that the
@@ -42,6 +46,7 @@ public protocol RoomFeature: Sendable {
 extension RoomFeature {
   /// Nothing to do before the room is handed on.
   public func moving() -> R.Action? { nil }
+  public func closingEveryone(_ state: R.State) async {}
 
   public func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
 

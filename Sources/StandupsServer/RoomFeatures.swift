@@ -34,6 +34,19 @@ struct StandupRoomFeature: RoomFeature {
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
   func moving() -> Room.Action? { .roomMoving }
 
+  /// The lobby shows nobody here any more (the room restarts or moves: its people come back
+  /// through a join, here or on another node), and a meeting as it opens again: paused.
+  func closingEveryone(_ state: Room.State) async {
+    guard !state.participants.isEmpty else { return }
+    await lobby.send(.roomActivityChanged(standupID, Self.left(state)))
+  }
+
+  /// What the lobby shows of a room nobody is in: its meeting, paused, if it has one.
+  static func left(_ state: Room.State) -> Lobby.Live? {
+    state.meeting == nil
+      ? nil : Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true)
+  }
+
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> Room.Action {
     .acted(
       by: Actor(id: sender.participantID, name: sender.author),

@@ -44,6 +44,22 @@ import Testing
     #expect(ben.state?["standup"]?["title"] == "Design")
     await server.stop()
   }
+
+  /// A room that restarts closes everyone at once, without reducing their leaving: the lobby
+  /// shows nobody there (its meeting paused, as it opens again) until they are back.
+  @Test func theLobbyShowsNobodyInARoomThatRestarted() async throws {
+    let server = try await TestServer.startWithFourVersionsPerRoom()
+    let lobby = try await server.connect("/ws/lobby?name=Cy")
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")  // version 3; its second tick is the 5th
+    _ = try await lobby.waitForState { $0["standups"]?[0]?["live"]?["people"] == ["Ana"] }
+    #expect(try await ana.waitUntilClosed().code == 1011)
+    _ = try await lobby.waitForState {
+      $0["standups"]?[0]?["live"]
+        == ["participants": 0, "meetingRunning": true, "meetingPaused": true, "people": []]
+    }
+    await server.stop()
+  }
 }
 
 extension TestServer {

@@ -13,9 +13,16 @@ final class RemoteRooms: Sendable {
   private let rooms = Mutex<[UUID: (pid: Int32, live: Lobby.Live)]>([:])
   private let sweeping = Mutex<Task<Void, Never>?>(nil)
 
-  func heard(_ room: UUID, live: Lobby.Live?, from pid: Int32?) {
+  /// Keeps what node `pid` says of a room; false if it is stale: it says nobody is there,
+  /// and the room's last word came from another node (the room moved there, and its people
+  /// with it, before this node heard that the node it left had closed it).
+  func heard(_ room: UUID, live: Lobby.Live?, from pid: Int32?) -> Bool {
     rooms.withLock { rooms in
+      if (live?.participants ?? 0) == 0, let pid, let last = rooms[room]?.pid, last != pid {
+        return false
+      }
       if let live, let pid { rooms[room] = (pid, live) } else { rooms[room] = nil }
+      return true
     }
   }
 
@@ -158,11 +165,11 @@ extension RoomHub {
     case .deleted:
       guard let id = notice.standup else { return }
       catalog.remove(id)
-      remoteRooms.heard(id, live: nil, from: nil)
+      _ = remoteRooms.heard(id, live: nil, from: nil)
       await notifier.receive(.standupDeleted(id))
     case .live:
-      guard let id = notice.standup else { return }
-      remoteRooms.heard(id, live: notice.live, from: notice.pid)
+      guard let id = notice.standup, remoteRooms.heard(id, live: notice.live, from: notice.pid)
+      else { return }
       await notifier.receive(.roomActivityChanged(id, notice.live))
     case .wanted:
       guard let id = notice.standup else { return }
