@@ -68,19 +68,25 @@ struct RoomCore: Reducer {
         if let present = state.meeting?.present, !present.contains(participant.name) {
           state.meeting?.present.append(participant.name)
         }
-        guard state.meeting?.emptiedAt != nil else { return .none }
+        // NB: a bot is not somebody back: its joining goes on with no meeting.
+        guard !participant.isBot, state.meeting?.emptiedAt != nil else { return .none }
         return .send(.meeting(.presented(.someoneReturned)))
 
       case .participantLeft(let id):
-        state.participants.remove(id: id)
-        guard state.participants.isEmpty else { return .none }
-        // The room emptied: an alert closes (nobody is there to answer it), a draft stays
-        // open for whoever comes back (it is saved), and the clock stops until someone resumes.
-        if case .alert = state.destination { closeDestination(&state) }
-        // Nobody is left to undo: a deletion waiting for its window is carried out.
-        if state.undo?.restore == .deletion { state.isDeleted = true }
-        state.undo = nil
-        guard state.meeting != nil else { return .none }
+        let leaving = state.participants.remove(id: id)
+        if state.participants.isEmpty {
+          // The room emptied: an alert closes (nobody is there to answer it), a draft stays
+          // open for whoever comes back (it is saved).
+          if case .alert = state.destination { closeDestination(&state) }
+          // Nobody is left to undo: a deletion waiting for its window is carried out.
+          if state.undo?.restore == .deletion { state.isDeleted = true }
+          state.undo = nil
+        }
+        // The last person left (bots, if any, do not hold a meeting): the clock stops until
+        // someone resumes; a meeting only bots were in stops when the last of them leaves.
+        guard let meeting = state.meeting, !state.participants.contains(where: { !$0.isBot }),
+          leaving?.isBot == false || (state.participants.isEmpty && !meeting.isPaused)
+        else { return .none }
         return .send(.meeting(.presented(.roomEmptied)))
 
       case .roomMoving:
