@@ -276,3 +276,35 @@ extension Clock<Duration> {
 extension IdentifiedArray {
   subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }
+
+extension RecordMeeting.State {
+  /// The meeting as it was before an action that could not be saved (`before`; `after`: right
+  /// after the action), with what went on since (`now`) kept: the clock's ticks, others'
+  /// notes, people arriving, a pause for everyone leaving. A meeting the action started or
+  /// ended is as it was before.
+  public static func restoring(_ before: Self?, undoing after: Self?, since now: Self?) -> Self? {
+    guard var meeting = before, let after, let now, meeting.id == after.id, after.id == now.id
+    else { return before }
+    let ticks = max(now.secondsRun - after.secondsRun, 0)
+    if ticks > 0, !meeting.isPaused, meeting.alert == nil {
+      // NB: as the ticks would have moved it; the last second's tick ends it.
+      meeting.secondsRun += ticks
+      meeting.secondsElapsed = min(
+        meeting.secondsElapsed + ticks, max(meeting.durationSeconds - 1, 0))
+      meeting.speakerIndex = min(
+        meeting.secondsElapsed / max(meeting.secondsPerSpeaker, 1), meeting.lastSpeakerIndex)
+    }
+    if now.notes.starts(with: after.notes), now.transcript.hasPrefix(after.transcript) {
+      meeting.notes += now.notes.dropFirst(after.notes.count)
+      for line in now.transcript.dropFirst(after.transcript.count).split(separator: "\n") {
+        meeting.transcript += (meeting.transcript.isEmpty ? "" : "\n") + line
+      }
+    }
+    meeting.present += now.present.filter { !meeting.present.contains($0) }
+    if now.pausedBecause != after.pausedBecause || now.emptiedAt != after.emptiedAt {
+      meeting.pausedBecause = now.pausedBecause
+      meeting.emptiedAt = now.emptiedAt
+    }
+    return meeting
+  }
+}

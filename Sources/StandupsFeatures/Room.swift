@@ -109,7 +109,9 @@ public struct Room: Reducer {
     /// What an action changed could not be saved (`before`: the room before it): the standup
     /// goes back to what is saved, and a draft or meeting the action closed opens again, so
     /// that nothing typed is lost.
-    case saveFailed(before: State)
+    /// A change could not be saved: `before`, the state before the action that made it,
+    /// `after`, right after it (what went on since is kept).
+    case saveFailed(before: State, after: State)
   }
 
   public enum CancelID: Hashable, Sendable { case undoWindow }

@@ -19,7 +19,7 @@ struct RoomCore: Reducer {
       case .acted, .undoWindowEnded:
         return .none
 
-      case .saveFailed(let before):
+      case .saveFailed(let before, let after):
         state.standup = before.standup
         state.isDeleted = before.isDeleted
         // What was said of the refused action is taken back with it (its number stays
@@ -37,9 +37,11 @@ struct RoomCore: Reducer {
           break
         }
         // The meeting as it was: ended again if the action started it, back (its alert up)
-        // if the action ended it, its speaker, notes and question as they were otherwise.
+        // if the action ended it, its speaker, notes and question as they were otherwise —
+        // with what went on since kept (its clock, others' notes, a pause).
         let started = before.meeting != nil && state.meeting == nil
-        state.meeting = before.meeting
+        state.meeting = RecordMeeting.State.restoring(
+          before.meeting, undoing: after.meeting, since: state.meeting)
         return started ? .send(.meeting(.presented(.started))) : .none
 
       case .undoButtonTapped(let seq):

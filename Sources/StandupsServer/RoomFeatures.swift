@@ -124,7 +124,7 @@ struct StandupRoomFeature: RoomFeature {
   }
 
   func rollback(to before: Room.State, from after: Room.State) -> Room.Action {
-    .saveFailed(before: before)
+    .saveFailed(before: before, after: after)
   }
 
   func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? {

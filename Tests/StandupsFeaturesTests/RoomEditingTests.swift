@@ -229,7 +229,7 @@ struct RoomEditingTests {
       $0.activityCount = 1
     }
     // What was said of it is taken back too.
-    await store.send(.saveFailed(before: before)) {
+    await store.send(.saveFailed(before: before, after: store.state)) {
       $0.standup.title = "Design"
       $0.destination = before.destination
       $0.activity = nil
@@ -256,12 +256,12 @@ struct RoomEditingTests {
       $0.participants[1].focus = .title
     }
     // The new attendee was not saved: it goes, and Ana's focus on it with it.
-    await store.send(.saveFailed(before: saved)) {
+    await store.send(.saveFailed(before: saved, after: store.state)) {
       $0.destination = saved.destination
       $0.participants[0].focus = nil
     }
     // Opening the form was not saved either: it closes, and nobody is focused on it.
-    await store.send(.saveFailed(before: opened)) {
+    await store.send(.saveFailed(before: opened, after: store.state)) {
       $0.destination = nil
       $0.participants[1].focus = nil
     }

@@ -69,3 +69,73 @@ extension RecordMeetingTests {
     }
   }
 }
+
+/// A meeting's change that could not be saved is taken back, and only it.
+extension RecordMeetingTests {
+  @Test func aNoteThatCouldNotBeSavedGoesButTheClockAndOthersNotesStay() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let ana = Participant(id: "p1", name: "Ana")
+      await joinAndStart(store, standup: standup, with: ana)
+      let before = store.state
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "Lost")))) {
+        $0.meeting?.transcript = "Ana: Lost"
+        $0.meeting?.notes = [Note(author: "Ana", text: "Lost", speaker: "Person 1")]
+      }
+      let after = store.state
+      // While its save is under way, the clock ticks and Ben's note comes in.
+      await clock.advance(by: .seconds(2))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 1
+        $0.meeting?.secondsRun = 1
+      }
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 2
+        $0.meeting?.secondsRun = 2
+      }
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ben", text: "Kept")))) {
+        $0.meeting?.transcript = "Ana: Lost\nBen: Kept"
+        $0.meeting?.notes.append(Note(author: "Ben", text: "Kept", speaker: "Person 1"))
+      }
+      await store.send(.saveFailed(before: before, after: after)) {
+        $0.meeting?.transcript = "Ben: Kept"
+        $0.meeting?.notes = [Note(author: "Ben", text: "Kept", speaker: "Person 1")]
+      }
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 3
+        $0.meeting?.secondsRun = 3
+      }
+      await discard(store)
+    }
+  }
+
+  @Test func aNextThatCouldNotBeSavedGoesBackToTheSpeakerAsTheClockHasMovedOn() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()  // 60 s a speaker
+      let store = makeStore(standup, clock: clock)
+      let ana = Participant(id: "p1", name: "Ana")
+      await joinAndStart(store, standup: standup, with: ana)
+      let before = store.state
+      let perSpeaker = standup.secondsPerAttendee
+      await store.send(.meeting(.presented(.nextButtonTapped(from: 0)))) {
+        $0.meeting?.speakerIndex = 1
+        $0.meeting?.secondsElapsed = perSpeaker
+      }
+      let after = store.state
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = perSpeaker + 1
+        $0.meeting?.secondsRun = 1
+      }
+      await store.send(.saveFailed(before: before, after: after)) {
+        $0.meeting?.speakerIndex = 0
+        $0.meeting?.secondsElapsed = 1
+      }
+      await discard(store)
+    }
+  }
+}
