@@ -278,33 +278,42 @@ extension IdentifiedArray {
 }
 
 extension RecordMeeting.State {
-  /// The meeting as it was before an action that could not be saved (`before`; `after`: right
-  /// after the action), with what went on since (`now`) kept: the clock's ticks, others'
-  /// notes, people arriving, a pause for everyone leaving. A meeting the action started or
-  /// ended is as it was before.
+  /// The meeting with what an action that could not be saved did to it taken back (`before`:
+  /// the meeting before the action, `after`: right after it), and only that: what went on
+  /// since (`now`: the clock's ticks, others' notes, people arriving, a pause) stays. A
+  /// meeting the action started or ended is as it was before.
   public static func restoring(_ before: Self?, undoing after: Self?, since now: Self?) -> Self? {
-    guard var meeting = before, let after, let now, meeting.id == after.id, after.id == now.id
+    guard let before, let after, var meeting = now, before.id == after.id, after.id == meeting.id
     else { return before }
-    let ticks = max(now.secondsRun - after.secondsRun, 0)
-    if ticks > 0, !meeting.isPaused, meeting.alert == nil {
-      // NB: as the ticks would have moved it; the last second's tick ends it.
-      meeting.secondsRun += ticks
-      meeting.secondsElapsed = min(
-        meeting.secondsElapsed + ticks, max(meeting.durationSeconds - 1, 0))
+    // The note it added goes (from the end: others' since stay).
+    if after.notes.count > before.notes.count, after.notes.starts(with: before.notes) {
+      for note in after.notes.dropFirst(before.notes.count) {
+        if let index = meeting.notes.lastIndex(of: note) { meeting.notes.remove(at: index) }
+      }
+    }
+    if after.transcript.count > before.transcript.count,
+      after.transcript.hasPrefix(before.transcript)
+    {
+      var lines = meeting.transcript.split(separator: "\n")
+      for line in after.transcript.dropFirst(before.transcript.count).split(separator: "\n") {
+        if let index = lines.lastIndex(of: line) { lines.remove(at: index) }
+      }
+      meeting.transcript = lines.joined(separator: "\n")
+    }
+    // A Next: the clock goes back by its jump, keeping the seconds that ran since.
+    if after.secondsElapsed != before.secondsElapsed {
+      meeting.secondsElapsed = max(
+        meeting.secondsElapsed - (after.secondsElapsed - before.secondsElapsed), 0)
       meeting.speakerIndex = min(
         meeting.secondsElapsed / max(meeting.secondsPerSpeaker, 1), meeting.lastSpeakerIndex)
     }
-    if now.notes.starts(with: after.notes), now.transcript.hasPrefix(after.transcript) {
-      meeting.notes += now.notes.dropFirst(after.notes.count)
-      for line in now.transcript.dropFirst(after.transcript.count).split(separator: "\n") {
-        meeting.transcript += (meeting.transcript.isEmpty ? "" : "\n") + line
-      }
+    // A Resume, or the alert, as before, unless they changed again since.
+    if after.pausedBecause != before.pausedBecause, meeting.pausedBecause == after.pausedBecause {
+      meeting.pausedBecause = before.pausedBecause
+      meeting.emptiedAt = before.emptiedAt
     }
-    meeting.present += now.present.filter { !meeting.present.contains($0) }
-    if now.pausedBecause != after.pausedBecause || now.emptiedAt != after.emptiedAt {
-      meeting.pausedBecause = now.pausedBecause
-      meeting.emptiedAt = now.emptiedAt
-    }
+    if after.alert != before.alert, meeting.alert == after.alert { meeting.alert = before.alert }
+    meeting.present.removeAll { !before.present.contains($0) && after.present.contains($0) }
     return meeting
   }
 }

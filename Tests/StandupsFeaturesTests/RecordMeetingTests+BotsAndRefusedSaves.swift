@@ -112,6 +112,36 @@ extension RecordMeetingTests {
     }
   }
 
+  /// Two notes in a row whose saves both fail: each failure takes back its own note.
+  @Test func twoNotesThatCouldNotBeSavedBothGo() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      await joinAndStart(store, standup: standup, with: Participant(id: "p1", name: "Ana"))
+      let before = store.state
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "One")))) {
+        $0.meeting?.transcript = "Ana: One"
+        $0.meeting?.notes = [Note(author: "Ana", text: "One", speaker: "Person 1")]
+      }
+      let afterOne = store.state
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ben", text: "Two")))) {
+        $0.meeting?.transcript = "Ana: One\nBen: Two"
+        $0.meeting?.notes.append(Note(author: "Ben", text: "Two", speaker: "Person 1"))
+      }
+      let afterTwo = store.state
+      await store.send(.saveFailed(before: before, after: afterOne)) {
+        $0.meeting?.transcript = "Ben: Two"
+        $0.meeting?.notes = [Note(author: "Ben", text: "Two", speaker: "Person 1")]
+      }
+      await store.send(.saveFailed(before: afterOne, after: afterTwo)) {
+        $0.meeting?.transcript = ""
+        $0.meeting?.notes = []
+      }
+      await discard(store)
+    }
+  }
+
   @Test func aNextThatCouldNotBeSavedGoesBackToTheSpeakerAsTheClockHasMovedOn() async {
     await withMainSerialExecutor {
       let clock = TestClock()
