@@ -240,9 +240,10 @@ struct LobbyFeature: RoomFeature {
     switch action {
     case .addStandupSubmitted:
       for standup in new.standups where old.standups[id: standup.id] == nil {
-        catalog.update(standup)
-        work.enqueue { [storage, health, notifier] in
+        catalog.made(standup)
+        work.enqueue { [storage, health, notifier, catalog] in
           try await health.checking("Saving a new standup") { try await storage.save(standup) }
+          catalog.saved(standup.id)
           notifier.tellOthers(.standupChanged(standup))
         }
       }

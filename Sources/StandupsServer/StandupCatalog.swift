@@ -12,6 +12,8 @@ import WebSocketTransport
 /// Every standup the server knows, readable from the transport's thread (404s, new rooms).
 final class StandupCatalog: Sendable {
   private let standups: Mutex<IdentifiedArrayOf<Standup>>
+  /// Standups this node made whose save has not landed yet (not in the database).
+  private let unsaved = Mutex<Set<UUID>>([])
 
   init(_ standups: IdentifiedArrayOf<Standup>) {
     self.standups = Mutex(standups)
@@ -22,8 +24,25 @@ final class StandupCatalog: Sendable {
     standups.withLock { $0[id: standup.id] = standup }
   }
 
+  /// A standup this node made: known at once, in the database once `saved`.
+  func made(_ standup: Standup) {
+    unsaved.withLock { _ = $0.insert(standup.id) }
+    update(standup)
+  }
+
+  func saved(_ id: Standup.ID) {
+    unsaved.withLock { _ = $0.remove(id) }
+  }
+
   func remove(_ id: Standup.ID) {
     _ = standups.withLock { $0.remove(id: id) }
+    saved(id)
+  }
+
+  /// The standups known to be in the database (all but those whose save has not landed).
+  var savedIDs: Set<UUID> {
+    let unsaved = unsaved.withLock { $0 }
+    return Set(standups.withLock { $0.ids }).subtracting(unsaved)
   }
   subscript(id: UUID) -> Standup? { standups.withLock { $0[id: id] } }
 }

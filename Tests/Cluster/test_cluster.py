@@ -848,9 +848,18 @@ def call_status(call, path):
 
 
 def test_a_node_back_on_a_new_session_catches_up_on_what_it_missed(cluster):
-    """A standup made while no notice could reach the nodes (here written straight into the
-    database, as another node would with its notice lost): once each node listens again on a
-    new session, its lobby shows it."""
+    """A standup made, and another deleted, while no notice could reach the nodes (here
+    written straight into the database, as another node would with its notice lost): once
+    each node listens again on a new session, its lobby shows the one and not the other."""
+    deleted = asyncio.run(create_standup(cluster.url, "Deleted unheard")).lower()
+
+    async def everyone_lists_it():
+        for node in cluster.nodes:
+            await lobby_shows(node, lambda state: any(s["id"].lower() == deleted for s in state["standups"]),
+                              "the standup to delete")
+
+    asyncio.run(everyone_lists_it())
+    cluster.psql(f"DELETE FROM standup WHERE id = '{deleted}'")
     standup = "5eed0000-0000-4000-8000-0000000c47c4"
     cluster.psql(
         f"INSERT INTO standup (id, title, duration_seconds, theme) VALUES ('{standup}', 'Missed', 300, 'navy');"
@@ -871,6 +880,8 @@ def test_a_node_back_on_a_new_session_catches_up_on_what_it_missed(cluster):
         for node in cluster.nodes:
             await lobby_shows(node, lambda state: any(s["id"].lower() == standup and s["title"] == "Missed"
                                                       for s in state["standups"]), "the missed standup")
+            await lobby_shows(node, lambda state: all(s["id"].lower() != deleted for s in state["standups"]),
+                              "no deleted standup")
 
     asyncio.run(scenario())
     for node in cluster.nodes:

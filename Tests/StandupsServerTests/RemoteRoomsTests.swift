@@ -1,4 +1,6 @@
+import Fixtures
 import Foundation
+import IdentifiedCollections
 import StandupsFeatures
 import Testing
 
@@ -30,5 +32,25 @@ struct RemoteRoomsTests {
     #expect(rooms.heard(room, live: nil, from: 3))
     #expect(rooms.heard(room, live: people, from: 2))
     #expect(rooms.heard(room, live: people, from: 1))
+  }
+}
+
+/// What the catalog says is in the database, for a node catching up on deletions it missed.
+struct StandupCatalogTests {
+  @Test func aStandupThisNodeIsMakingIsNotTakenForSavedUntilItsSaveLanded() {
+    let saved = Standup.design
+    var making = Standup.design
+    making.id = UUID()
+    var another = Standup.design
+    another.id = UUID()
+    let catalog = StandupCatalog([saved])
+    catalog.made(making)
+    #expect(catalog[making.id] != nil)
+    #expect(catalog.savedIDs == [saved.id])
+    catalog.saved(making.id)
+    #expect(catalog.savedIDs == [saved.id, making.id])
+    catalog.made(another)
+    catalog.remove(saved.id)
+    #expect(catalog.savedIDs == [making.id])
   }
 }

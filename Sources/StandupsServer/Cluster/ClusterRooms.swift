@@ -133,12 +133,22 @@ extension RoomHub {
 
   /// Brings the catalog and the lobby up to the database once this node listens for notices
   /// (at start, and with each new session): a standup another node made or changed while no
-  /// notice could reach this one is shown, and found by the HTTP API. (Rooms open here are
-  /// their own truth. A standup deleted meanwhile stays listed until its room is opened,
-  /// which closes it with 4410: one being made here may not be saved yet.)
+  /// notice could reach this one is shown, and found by the HTTP API; one deleted meanwhile
+  /// goes. (Rooms open here are their own truth; a standup this node is making may not be
+  /// saved yet, and stays.)
   func catchUp() async {
     do {
-      for standup in try await storage.load() {
+      // NB: read before the load: a standup in the database then that the load lacks was
+      // deleted (ids are never used again).
+      let known = catalog.savedIDs
+      let stored = try await storage.load()
+      let storedIDs = Set(stored.map(\.id))
+      for id in known.subtracting(storedIDs)
+      where shared.withLock({ $0.rooms[id] == nil }) {
+        catalog.remove(id)
+        await notifier.receive(.standupDeleted(id))
+      }
+      for standup in stored {
         guard shared.withLock({ $0.rooms[standup.id] == nil }),
           catalog[standup.id]?.withoutHistory != standup.withoutHistory
         else { continue }
