@@ -46,6 +46,8 @@ final class Admission: Sendable {
   private struct Shared {
     var byAddress: [String: Int] = [:]
     var meters: [ConnectionID: Meter] = [:]
+    /// The HTTP API's callers (a bot, an address), metered as a connection's messages are.
+    var callers: [String: (tokens: Double, refilled: ContinuousClock.Instant)] = [:]
   }
 
   let limits: ServerLimits
@@ -108,6 +110,32 @@ final class Admission: Sendable {
       }
       shared.meters[connection] = meter
       return verdict
+    }
+  }
+}
+
+extension Admission {
+  /// Takes a token for one HTTP API request from `caller`, at the rate and burst a
+  /// connection's messages have; nil, or the seconds to wait (answer 429).
+  func takeRequest(from caller: String, now: ContinuousClock.Instant = .now) -> Int? {
+    shared.withLock { shared in
+      // NB: callers whose bucket would be full again are forgotten, so the table holds only
+      // the recent ones.
+      let refill = Duration.seconds(limits.burst / limits.messagesPerSecond)
+      if shared.callers.count >= 1024 {
+        shared.callers = shared.callers.filter { now - $0.value.refilled < refill }
+      }
+      var (tokens, refilled) = shared.callers[caller] ?? (limits.burst, now)
+      let elapsed = now - refilled
+      let seconds =
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+      tokens = min(limits.burst, tokens + seconds * limits.messagesPerSecond)
+      guard tokens >= 1 else {
+        shared.callers[caller] = (tokens, now)
+        return max(Int(((1 - tokens) / limits.messagesPerSecond).rounded(.up)), 1)
+      }
+      shared.callers[caller] = (tokens - 1, now)
+      return nil
     }
   }
 }

@@ -66,6 +66,17 @@ enum BotAPI {
           for: WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."),
           ref: nil))
     }
+    if let wait = hub.admission.takeRequest(
+      from: bot.map { "bot:\($0.tokenHash)" } ?? "address:\(request.remoteAddress)")
+    {
+      var refused = response(
+        for: WireError(
+          .rateLimited,
+          "Too many requests: at most \(Int(hub.admission.limits.messagesPerSecond)) a second. Try again in \(wait) s."
+        ), ref: nil, status: 429)
+      refused.headers.append(("retry-after:", "\(wait)"))
+      return respond(refused)
+    }
     let isRoom = parts.count >= 3 && parts[0] == "api" && parts[1] == "rooms"
     let roomID = isRoom ? UUID(uuidString: parts[2]) : nil
     if let bot, isRoom || parts == ["api", "standups"], !bot.mayEnter(roomID) {

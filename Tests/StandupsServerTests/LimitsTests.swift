@@ -26,6 +26,20 @@ import WebSocketTransport
     #expect(admission.take(connection, now: start + .milliseconds(500)) == .refuse)
     #expect(admission.take(connection, now: start + .milliseconds(500)) == .close)
   }
+
+  @Test func httpAPICallersHaveABucketEachAndAreToldHowLongToWait() {
+    var limits = ServerLimits()
+    limits.messagesPerSecond = 2
+    limits.burst = 2
+    let admission = Admission(limits: limits)
+    let start = ContinuousClock.now
+    #expect(admission.takeRequest(from: "bot:a", now: start) == nil)
+    #expect(admission.takeRequest(from: "bot:a", now: start) == nil)
+    #expect(admission.takeRequest(from: "bot:a", now: start) == 1)
+    #expect(admission.takeRequest(from: "bot:b", now: start) == nil)
+    #expect(admission.takeRequest(from: "bot:a", now: start + .milliseconds(500)) == nil)
+    #expect(admission.takeRequest(from: "bot:a", now: start + .milliseconds(500)) == 1)
+  }
 }
 
 @Suite(.serialized)
@@ -47,6 +61,26 @@ struct LimitsTests {
     _ = try await perAddress.room(name: "Ana")
     #expect(try httpStatus(port: perAddress.port, upgradeRequest("/ws/lobby?name=Ben")) == 503)
     await perAddress.stop()
+  }
+
+  @Test func theHTTPAPIAnswers429ToACallerOverItsRateAndOnlyToIt() async throws {
+    let server = try await TestServer.start {
+      $0.limits.messagesPerSecond = 0.001  // no refill during the test
+      $0.limits.burst = 3
+    }
+    for _ in 1...3 {
+      #expect(
+        try http(port: server.port, "GET", "/api/standups", token: "ci-secret-0001").status == 200)
+    }
+    let refused = try httpResponse(
+      port: server.port, "GET", "/api/standups", token: "ci-secret-0001")
+    #expect(refused.status == 429)
+    #expect(refused.json?["code"] == "rate_limited")
+    #expect(Int(refused.headers["retry-after"] ?? "") ?? 0 >= 1)
+    // Another bot has a bucket of its own.
+    #expect(
+      try http(port: server.port, "GET", "/api/standups", token: "bot-secret-0002").status == 200)
+    await server.stop()
   }
 
   @Test func aFloodIsAnsweredRateLimitedThenClosedWith1008() async throws {
