@@ -97,7 +97,7 @@ struct RoomCore: Reducer {
 
       case .startMeetingButtonTapped:
         guard state.meeting == nil else {
-          return .reject(.invalidAction("A meeting is already running."))
+          return .reject(meetingRunning(state, otherwise: "A meeting is already running."))
         }
         if let problem = cannotOpen(state) { return .reject(problem) }
         guard state.standup.meetingCount < StandupRules.meetingsPerStandup else {
@@ -143,9 +143,7 @@ struct RoomCore: Reducer {
         return .none
 
       case .saveEditButtonTapped:
-        guard case .edit(let form) = state.destination else {
-          return .reject(.invalidAction(Destination.nothingEdited))
-        }
+        guard case .edit(let form) = state.destination else { return .reject(formNotOpen(state)) }
         var standup = form.draft
         standup.title = standup.title.trimmingCharacters(in: .whitespacesAndNewlines)
         // NB: each refusal names the field to fix, so that the page can take the person there.
@@ -176,9 +174,7 @@ struct RoomCore: Reducer {
         return .none
 
       case .cancelEditButtonTapped:
-        guard case .edit = state.destination else {
-          return .reject(.invalidAction("Nothing is being edited."))
-        }
+        guard case .edit = state.destination else { return .reject(formNotOpen(state)) }
         closeDestination(&state)
         return .none
 
@@ -200,9 +196,7 @@ struct RoomCore: Reducer {
         return .none
 
       case .focusChanged(let participantID, let field):
-        guard case .edit(let form) = state.destination else {
-          return .reject(.invalidAction("Nothing is being edited."))
-        }
+        guard case .edit(let form) = state.destination else { return .reject(formNotOpen(state)) }
         if case .attendee(let id)? = field, form.attendees[id: id] == nil {
           return .reject(
             .invalidValue("That attendee is not in the draft: it was removed."))
@@ -239,11 +233,44 @@ struct RoomCore: Reducer {
     if state.undo?.restore == .deletion {
       return .invalidAction("This standup is being deleted: Undo keeps it.")
     }
-    if state.meeting != nil { return .invalidAction("A meeting is running: end it first.") }
-    if state.destination != nil {
-      return .invalidAction("Close the open form or alert first.")
+    if state.meeting != nil {
+      return meetingRunning(state, otherwise: "A meeting is running: end it first.")
     }
-    return nil
+    // NB: most often two people pressed at once: say who got there first.
+    let last = state.activity
+    switch state.destination {
+    case .edit:
+      return .invalidAction(
+        last?.kind == .startedEditing
+          ? "\(last?.by.name ?? "Someone") opened the edit form: it is open for everyone, edit together."
+          : "The edit form is open: save or cancel it first.")
+    case .alert:
+      return .invalidAction(
+        "\(last?.kind == .askedToDelete ? last?.by.name ?? "Someone" : "Someone") asked to delete this standup: keep it or delete it first."
+      )
+    case nil:
+      return nil
+    }
+  }
+
+  /// A meeting is running (perhaps someone started it at the same moment: says who).
+  private func meetingRunning(_ state: State, otherwise message: String) -> Rejection {
+    let last = state.activity
+    return .invalidAction(
+      last?.kind == .startedMeeting
+        ? "\(last?.by.name ?? "Someone") started the meeting: it is running." : message)
+  }
+
+  /// The edit form is not open (perhaps someone saved or cancelled it at the same moment).
+  private func formNotOpen(_ state: State) -> Rejection {
+    guard let last = state.activity else { return .invalidAction(Destination.nothingEdited) }
+    switch last.kind {
+    case .savedChanges:
+      return .invalidAction("\(last.by.name) saved the changes: the form is closed.")
+    case .cancelledEditing:
+      return .invalidAction("\(last.by.name) cancelled editing: the form is closed.")
+    default: return .invalidAction(Destination.nothingEdited)
+    }
   }
 
   /// Focus stays only on a field of the open draft.

@@ -114,12 +114,53 @@ struct RoomEditingTests {
       .destination(.presented(.edit(.deleteAttendeesTapped(ids: standup.attendees.map(\.id))))),
       rejectedWith: .invalidAction("A standup keeps at least one attendee."))
     await store.send(
-      .startMeetingButtonTapped, rejectedWith: .invalidAction("Close the open form or alert first.")
-    )
+      .startMeetingButtonTapped,
+      rejectedWith: .invalidAction("The edit form is open: save or cancel it first."))
     await store.send(.cancelEditButtonTapped) { $0.destination = nil }
     await store.send(
       .destination(.presented(.edit(.addAttendeeButtonTapped))),
       rejectedWith: .invalidAction("Nothing is being edited: tap Edit first."))
+  }
+
+  /// Two people pressing the same button at once: the second is told who was first, not a
+  /// rule ("close the form first") that reads as their own mistake.
+  @Test func whoeverPressesSecondIsToldWhoWasFirst() async {
+    let standup = Standup.mock()
+    let store = makeStore(standup)
+    let anaActor = Actor(id: "p1", name: "Ana")
+    let benActor = Actor(id: "p2", name: "Ben")
+    await store.send(.acted(by: anaActor, .editButtonTapped)) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+      $0.activity = Activity(seq: 1, kind: .startedEditing, by: anaActor)
+      $0.activityCount = 1
+    }
+    await store.send(
+      .acted(by: benActor, .editButtonTapped),
+      rejectedWith: .invalidAction(
+        "Ana opened the edit form: it is open for everyone, edit together."))
+    await store.send(
+      .acted(by: benActor, .deleteButtonTapped),
+      rejectedWith: .invalidAction(
+        "Ana opened the edit form: it is open for everyone, edit together."))
+    await store.send(.acted(by: anaActor, .saveEditButtonTapped)) {
+      $0.destination = nil
+      $0.activity = Activity(seq: 2, kind: .savedChanges, by: anaActor)
+      $0.activityCount = 2
+    }
+    await store.send(
+      .acted(by: benActor, .saveEditButtonTapped),
+      rejectedWith: .invalidAction("Ana saved the changes: the form is closed."))
+    await store.send(
+      .acted(by: benActor, .cancelEditButtonTapped),
+      rejectedWith: .invalidAction("Ana saved the changes: the form is closed."))
+    await store.send(.acted(by: anaActor, .deleteButtonTapped)) {
+      $0.destination = .alert(.confirmDeletion)
+      $0.activity = Activity(seq: 3, kind: .askedToDelete, by: anaActor)
+      $0.activityCount = 3
+    }
+    await store.send(
+      .acted(by: benActor, .editButtonTapped),
+      rejectedWith: .invalidAction("Ana asked to delete this standup: keep it or delete it first."))
   }
 
   @Test func deletingAttendeesMovesFocusToTheNearestOne() async {
