@@ -137,7 +137,7 @@ def test_enter_in_an_attendee_adds_the_next_one_and_nothing_is_lost(server, ana,
     wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .add-attendee"))).click()
     # The new row takes the focus; Max and Enter, then Moe and Save, at typing speed.
     wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 4)
-    wait(ana, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee name")
+    wait(ana, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee 4 name")
     ana.switch_to.active_element.send_keys("Max" + Keys.ENTER)
     wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 5)
     # Enter did not save: the form is still open, for Ben too, with Max in it.
@@ -415,7 +415,7 @@ def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, b
     click(ana, ".save-edit")
     for driver in (ana, ben):
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
-    toast_says(ben, "The form closed before your typing reached it: “Blob Jr (QA)” (Attendee name).")
+    toast_says(ben, "The form closed before your typing reached it: “Blob Jr (QA)” (Attendee 2 name).")
     ben.execute_script("window.sendTyping()")
     click(ben, ".toast .edit-again")
     for driver in (ana, ben):
@@ -435,7 +435,7 @@ def test_putting_typing_back_after_a_cancel_undoes_it_keeping_the_others_changes
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
     click(ana, "label.swatch[title=navy]")
     click(ana, ".add-attendee")
-    wait(ana, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee name")
+    wait(ana, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee 4 name")
     ana.switch_to.active_element.send_keys("Eve")
     wait(ben, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")][-1:] == ["Eve"])
     ben.execute_script(HOLD_TYPING)
@@ -461,12 +461,12 @@ def test_a_new_attendees_name_the_save_left_out_comes_back_in_a_new_row(server, 
     click(ana, ".edit")
     wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .add-attendee"))).click()
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 4)
-    wait(ben, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee name")
+    wait(ben, lambda d: d.switch_to.active_element.get_attribute("aria-label") == "Attendee 4 name")
     ben.execute_script(HOLD_TYPING)
     ben.switch_to.active_element.send_keys("Dee")
     wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
     click(ana, ".save-edit")
-    toast_says(ben, "The form closed before your typing reached it: “Dee” (Attendee name).")
+    toast_says(ben, "The form closed before your typing reached it: “Dee” (Attendee 4 name).")
     ben.execute_script("window.sendTyping()")
     # Ana has opened the form again meanwhile: Ben's typing goes into it.
     click(ana, ".edit")

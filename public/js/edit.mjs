@@ -2,7 +2,7 @@
 import { escapeHTML } from "./format.mjs";
 import { app, dismissToast, toast } from "./shell.mjs";
 import { SharedText } from "./sharedtext.mjs";
-import { themeSwatches } from "./views.mjs";
+import { numberRow, themeSwatches } from "./views.mjs";
 
 /** Saves the draft; a refusal says why, and takes the person to the field it names. */
 async function save(view, form) {
@@ -125,9 +125,9 @@ export const edit = {
       if (!row) {
         row = document.createElement("li");
         row.dataset.id = attendee.id;
-        row.innerHTML = `<input data-max-chars="40" aria-label="Attendee name" data-focus="attendee:${attendee.id}"
+        row.innerHTML = `<input data-max-chars="40" data-focus="attendee:${attendee.id}"
           data-path="/attendees/${attendee.id}/name">
-          <button type="button" class="icon" aria-label="Remove attendee">✕</button>
+          <button type="button" class="icon">✕</button>
           <ul class="chips" aria-label="Also in this field"></ul>`;
         const input = row.querySelector("input");
         input.addEventListener("input", (event) => text.typed(`/attendees/${attendee.id}/name`, input, event));
@@ -141,6 +141,7 @@ export const edit = {
         }
       }
       if (list.children[index] !== row) list.insertBefore(row, list.children[index] ?? null);
+      numberRow(row, index);
       text.show(row.querySelector("input"), `/attendees/${attendee.id}/name`, attendee.name);
       row.querySelector(".chips").innerHTML = others(`attendee:${attendee.id}`);
       rows.delete(attendee.id);

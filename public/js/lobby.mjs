@@ -1,7 +1,7 @@
 // The lobby: every standup as a card, who is in each, and the new-standup form.
 import { escapeHTML } from "./format.mjs";
 import { app, connect, isShowing, showSignIn, whoAmI } from "./shell.mjs";
-import { themeStyle, themeSwatches, whoIsHere } from "./views.mjs";
+import { numberRow, themeStyle, themeSwatches, whoIsHere } from "./views.mjs";
 
 export async function showLobby(screen) {
   document.title = "Standups";
@@ -73,10 +73,14 @@ function wireNewStandupForm(connection) {
   const list = form.querySelector(".new-attendees");
   const addRow = (value = "") => {
     const item = document.createElement("li");
-    item.innerHTML = `<input aria-label="Attendee name" data-max-chars="40" value="${escapeHTML(value)}">
-      <button type="button" class="icon" aria-label="Remove attendee">✕</button>`;
-    item.querySelector("button").onclick = () => item.remove();
+    item.innerHTML = `<input data-max-chars="40" value="${escapeHTML(value)}">
+      <button type="button" class="icon">✕</button>`;
+    item.querySelector("button").onclick = () => {
+      item.remove();
+      [...list.children].forEach(numberRow);
+    };
     list.append(item);
+    numberRow(item, list.children.length - 1);
     return item.querySelector("input");
   };
   const reset = () => {

@@ -147,3 +147,17 @@ export function speakerTurn(meeting, standup) {
     nextSpeaker: next,
   };
 }
+
+/** What a screen reader says for an attendee's row: "Attendee 2 name", "Remove attendee 2". */
+export function attendeeLabels(index) {
+  return { name: `Attendee ${index + 1} name`, remove: `Remove attendee ${index + 1}` };
+}
+
+/** Labels an attendee's row (its name field and its remove button) by its place in the list. */
+export function numberRow(row, index) {
+  const { name, remove } = attendeeLabels(index);
+  const input = row.querySelector("input");
+  const button = row.querySelector("button");
+  if (input.getAttribute("aria-label") !== name) input.setAttribute("aria-label", name);
+  if (button.getAttribute("aria-label") !== remove) button.setAttribute("aria-label", remove);
+}

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, historyItem, meetingFacts, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
+import { activitySentence, attendeeLabels, historyItem, meetingFacts, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
 import { RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
@@ -111,4 +111,9 @@ test("the ring's arcs stand out from the page at 3:1 on every theme", () => {
   assert.ok(contrast(RING_WAITING, "#ffffff") >= 3);
   // A dark theme keeps its own colour.
   assert.equal(ringColor("navy"), "#1c2c5b");
+});
+
+test("each attendee's row is told apart by its place: a screen reader does not hear the same label twice", () => {
+  assert.deepEqual(attendeeLabels(0), { name: "Attendee 1 name", remove: "Remove attendee 1" });
+  assert.deepEqual(attendeeLabels(2), { name: "Attendee 3 name", remove: "Remove attendee 3" });
 });
