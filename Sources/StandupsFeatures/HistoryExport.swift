@@ -37,18 +37,22 @@ public enum HistoryExport {
     return result
   }
 
-  /// One row per note (a meeting without notes gets one row with an empty note).
+  /// One row per note (a meeting without notes gets one row with an empty note), each with
+  /// its meeting's id, so that a meeting's rows stay together when sorted. It begins with a
+  /// byte order mark: without one, Excel reads UTF-8 as another encoding, and "José" wrong.
   public static func csv(_ standup: Standup) -> String {
-    var rows = [["date", "length_seconds", "present", "speaker", "author", "note"]]
+    var rows = [["meeting_id", "date", "length_seconds", "present", "speaker", "author", "note"]]
     for meeting in standup.meetings {
       let facts = [
-        iso8601(meeting.date), String(meeting.seconds), meeting.present.joined(separator: "; "),
+        meeting.id.uuidString, iso8601(meeting.date), String(meeting.seconds),
+        meeting.present.joined(separator: "; "),
       ]
       let notes = notesBySpeaker(meeting).flatMap(\.notes)
       if notes.isEmpty { rows.append(facts + ["", "", ""]) }
       rows += notes.map { facts + [$0.speaker, $0.author, $0.text] }
     }
-    return rows.map { $0.map(cell).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    return "\u{FEFF}" + rows.map { $0.map(cell).joined(separator: ",") }.joined(separator: "\r\n")
+      + "\r\n"
   }
 
   /// The meeting's notes grouped under each speaker, speakers in the order they spoke.

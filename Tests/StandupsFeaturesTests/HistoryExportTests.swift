@@ -50,14 +50,19 @@ struct HistoryExportTests {
   }
 
   @Test func csvHasARowPerNoteQuotedAndSafeFromFormulas() {
-    let rows = HistoryExport.csv(standup).components(separatedBy: "\r\n")
+    let csv = HistoryExport.csv(standup)
+    // A byte order mark first, for Excel to read it as UTF-8.
+    #expect(csv.unicodeScalars.first == "\u{FEFF}")
+    let rows = String(csv.dropFirst()).components(separatedBy: "\r\n")
+    let first = "00000000-0000-0000-0000-000000000001"
+    let second = "00000000-0000-0000-0000-000000000002"
     #expect(
       rows == [
-        "date,length_seconds,present,speaker,author,note",
-        "2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 1,Ana,\"Shipped \"\"it\"\"\"",
-        "2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 1,Ben,\"Blocked, on review\"",
-        "2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 2,CI (bot),'=SUM(A1)",
-        "2026-11-21T09:00:00Z,0,,,Ana,Old note",
+        "meeting_id,date,length_seconds,present,speaker,author,note",
+        "\(first),2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 1,Ana,\"Shipped \"\"it\"\"\"",
+        "\(first),2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 1,Ben,\"Blocked, on review\"",
+        "\(first),2026-11-22T09:00:00Z,725,Ana; Ben; CI,Person 2,CI (bot),'=SUM(A1)",
+        "\(second),2026-11-21T09:00:00Z,0,,,Ana,Old note",
         "",
       ])
   }

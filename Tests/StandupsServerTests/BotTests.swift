@@ -189,7 +189,7 @@ struct BotTests {
     #expect(csv.status == 200)
     #expect(csv.headers["content-type"] == "text/csv; charset=utf-8; header=present")
     let rows = csv.body.components(separatedBy: "\r\n")
-    #expect(rows.first == "date,length_seconds,present,speaker,author,note")
+    #expect(rows.first == "\u{FEFF}meeting_id,date,length_seconds,present,speaker,author,note")
     #expect(rows[1].hasSuffix(",Ana,\"Shipped, finally\""))
     // Unknown standups and other methods get the protocol's errors.
     #expect(
