@@ -81,7 +81,7 @@ extension RoomHub {
         sessionName.map {
           .session(
             name: $0, expires: gatekeeper.sessionExpiry(in: request) ?? .distantFuture,
-            hash: gatekeeper.sessionCookie(in: request).map(Bot.hash(token:)) ?? "")
+            hash: gatekeeper.validSession(in: request)?.signedOutKey ?? "")
         } ?? .none
     }
     var since: Int?

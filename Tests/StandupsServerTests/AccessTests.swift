@@ -502,19 +502,35 @@ struct AccessUnitTests {
   @Test func sessionsVerifyOnlyUnderTheirSecretAndBeforeTheyExpire() {
     let secret = TeamSecret.random()
     let now = Date()
-    let token = secret.session(name: "Ana", expires: now.addingTimeInterval(60))
+    let token = secret.session(name: "Ana", expires: now.addingTimeInterval(60), id: "s1")
     #expect(
       secret.verifySession(token, now: now)
         == .valid(
           Session(
             name: "Ana",
-            expires: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 60).rounded(.down)))))
+            expires: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 60).rounded(.down)),
+            id: "s1")))
     #expect(secret.verifySession(token, now: now.addingTimeInterval(61)) == .expired)
     #expect(TeamSecret.random().verifySession(token, now: now) == .ended)
     var parts = token.split(separator: ".").map(String.init)
     parts[2] = Base64URL.encode(Array(#"{"exp":9999999999,"name":"Eve"}"#.utf8))
     #expect(secret.verifySession(parts.joined(separator: "."), now: now) == .forged)
     #expect(secret.verifySession("nonsense", now: now) == .forged)
+    // The signature has one spelling: its last character's spare bits changed, it is refused.
+    let signature = token.split(separator: ".").map(String.init)[3]
+    for other in ["A", "B", "C", "D"] where other != String(signature.last!) {
+      let respelled = token.dropLast() + other
+      if Base64URL.decode(String(respelled.split(separator: ".")[3])) != nil {
+        #expect(secret.verifySession(String(respelled), now: now) == .forged)
+      }
+    }
+    // Sessions without an id (made before ids) are known by their signature.
+    let old = secret.signedSession(Array(#"{"exp":9999999999,"name":"Old"}"#.utf8))
+    guard case .valid(let session) = secret.verifySession(old, now: now) else {
+      Issue.record("a session without an id is refused")
+      return
+    }
+    #expect(session.id == String(old.split(separator: ".")[3]))
   }
 
   @Test func invitesAreDerivedAndCheckedInConstantTime() {

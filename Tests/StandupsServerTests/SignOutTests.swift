@@ -50,6 +50,29 @@ extension AccessTests {
     await restarted.stop()
   }
 
+  /// A cookie kept from before a rename is the same session: signing out the renamed one
+  /// ends it too; and no other spelling of a signed-out cookie gets in.
+  @Test func signingOutEndsTheSessionUnderEveryNameAndSpelling() async throws {
+    let (server, _) = try await Self.teamServer()
+    let before = try signIn(server, name: "Ana")
+    let renamed = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Cookie": before, "Origin": "http://127.0.0.1:\(server.port)"],
+      body: #"{"name":"Ana B"}"#)
+    #expect(renamed.status == 200)
+    let after = String(try #require(renamed.headers["set-cookie"]?.split(separator: ";").first))
+    #expect(after != before)
+    #expect(try signOut(server, cookie: after).status == 200)
+    for cookie in [before, after] {
+      #expect(await refusal(server, room, headers: ["Cookie": cookie]) == 401)
+    }
+    // The signature's last character carries two spare bits: other spellings are refused.
+    for last in ["A", "B", "C", "D", "E", "Q", "g", "w"] where !before.hasSuffix(last) {
+      #expect(await refusal(server, room, headers: ["Cookie": before.dropLast() + last]) == 401)
+    }
+    await server.stop()
+  }
+
   @Test func aSignOutThatCannotBeSavedSaysSoAndEndsNothing() async throws {
     var access = AccessStorage.inMemory(bots: Self.bots)
     access.signOutSession = { _, _ in throw CancellationError() }

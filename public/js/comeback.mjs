@@ -5,6 +5,8 @@
 const KEY = "standups.afterSignIn";
 /** Set by whichever tab signs in: the others showing the sign-in page go back too. */
 export const SIGNED_IN_KEY = "standups.signedInAt";
+/** Set by a sign-out, until the next sign-in: nothing is kept for whoever comes next. */
+const SIGNED_OUT_KEY = "standups.signedOut";
 const KEPT_FOR = 24 * 60 * 60 * 1000;
 
 function read(storage) {
@@ -17,11 +19,14 @@ function read(storage) {
 }
 
 /**
- * Keeps the page's address (`hash`) and `typing`, `{ room, unsent, note }` (an edit form's
- * fields as `sayUnsentTyping` takes them, a note), if any. Typing kept before and not yet
- * taken stays when there is none now: a page asked to sign in twice keeps it.
+ * Keeps the page's address (`hash`) and `typing`, `{ room, unsent, note, by }` (an edit
+ * form's fields as `sayUnsentTyping` takes them, a note, the name it was typed under), if
+ * any. Typing kept before and not yet taken stays when there is none now: a page asked to
+ * sign in twice keeps it. After a sign-out in this browser (another tab's session ends with
+ * it), nothing is kept: null.
  */
 export function keepForSignIn(hash, typing = null, storage = localStorage, now = Date.now()) {
+  if (storage.getItem(SIGNED_OUT_KEY)) return null;
   const typed = typing && (typing.unsent.length > 0 || typing.note) ? typing : null;
   const kept = { hash, at: now, typing: typed ?? read(storage)?.typing ?? null };
   storage.setItem(KEY, JSON.stringify(kept));
@@ -34,15 +39,25 @@ export function addressAfterSignIn(storage = localStorage) {
   return hash.startsWith("#/") ? `/${hash}` : "/";
 }
 
-/** The typing kept for `room`, once (the next to ask gets null). */
-export function takeTyping(room, storage = localStorage) {
+/** The typing kept for `room`, once (the next to ask gets null), if it was typed under the
+ * name now signed in (`name`): another person signing in at this browser does not get it. */
+export function takeTyping(room, name, storage = localStorage) {
   const kept = read(storage);
-  if (kept?.typing?.room !== room) return null;
+  if (kept?.typing?.room !== room || kept.typing.by !== name) return null;
   storage.setItem(KEY, JSON.stringify({ ...kept, typing: null }));
   return kept.typing;
 }
 
-/** Signed out on purpose: nothing typed stays behind in this browser for the next person. */
+/** Signed out on purpose: nothing typed stays behind in this browser for the next person,
+ * nor is kept by another tab whose session ends with it. */
 export function forgetKept(storage = localStorage) {
   storage.removeItem(KEY);
+  storage.setItem(SIGNED_OUT_KEY, "1");
+  return null;
+}
+
+/** Signed in (the invite link's page): the tabs asking to sign in go back to where they were. */
+export function signedIn(storage = localStorage, now = Date.now()) {
+  storage.removeItem(SIGNED_OUT_KEY);
+  storage.setItem(SIGNED_IN_KEY, String(now));
 }

@@ -1,7 +1,7 @@
 // The invite link's page: /join#<invite>. Trades the invite for a session cookie, once, and
 // takes the invite out of the address bar at once (it never reaches the server's logs: a
 // fragment is not sent with requests).
-import { SIGNED_IN_KEY, addressAfterSignIn } from "./comeback.mjs";
+import { addressAfterSignIn, signedIn } from "./comeback.mjs";
 import { BLANK_NAME } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 
@@ -58,7 +58,7 @@ form.addEventListener("submit", async (event) => {
     sessionStorage.removeItem("standups.invite");
     localStorage.setItem("standups.name", answer.name);
     // NB: a page that asked to sign in (this tab's, or another's) goes back to where it was.
-    localStorage.setItem(SIGNED_IN_KEY, String(Date.now()));
+    signedIn();
     location.replace(addressAfterSignIn());
   } catch {
     error.textContent = "The server cannot be reached: try again in a moment.";

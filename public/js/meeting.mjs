@@ -47,6 +47,10 @@ function showToggles() {
   notifyButton.textContent = wanted ? "Notify me when I'm up: on" : "Notify me when I'm up";
 }
 
+/** The time gone, drawn over the arcs: dark on a light edge, so that it shows on a dark
+ * theme's arcs (navy, indigo) as on a light one's. */
+const progressLine = (d) => `<path d="${d}" class="progress-edge"/><path d="${d}" class="progress"/>`;
+
 /** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
 export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
 
@@ -259,7 +263,7 @@ export const meeting = {
       `<circle cx="110" cy="110" r="96" class="track"/>` +
       facts.slices.map((slice) =>
         `<path d="${arcPath(110, 96, slice.start + 0.004, slice.end - 0.004)}" class="slice ${slice.state}"/>`).join("") +
-      (facts.done > 0 ? `<path d="${arcPath(110, 96, 0, Math.min(facts.done, 0.9999))}" class="progress"/>` : "");
+      (facts.done > 0 ? progressLine(arcPath(110, 96, 0, Math.min(facts.done, 0.9999))) : "");
     app.querySelector(".paused").hidden = facts.paused === null;
     app.querySelector(".pause-reason").textContent = facts.paused ?? "";
     app.querySelector(".next").textContent = facts.nextLabel;

@@ -87,7 +87,12 @@ class RoomView {
   typingToKeep() {
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
     const note = this.mode === "meeting" ? app.querySelector("#note")?.value.trim() ?? "" : "";
-    return { room: this.id, unsent, note };
+    return { room: this.id, unsent, note, by: this.myName() };
+  }
+
+  /** The name this page is in the room under. */
+  myName() {
+    return this.state?.participants.find(({ id }) => id === this.you)?.name ?? null;
   }
 
   /**
@@ -101,7 +106,7 @@ class RoomView {
       return;
     }
     if (this.connection.closed) return;
-    const kept = takeTyping(this.id);
+    const kept = takeTyping(this.id, this.myName());
     if (!kept) return;
     if (kept.unsent.length) {
       sayUnsentTyping(this, kept.unsent, "Your typing had not reached the room when you had to sign in again");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { addressAfterSignIn, forgetKept, keepForSignIn, takeTyping } from "../js/comeback.mjs";
+import { addressAfterSignIn, forgetKept, keepForSignIn, signedIn, takeTyping } from "../js/comeback.mjs";
 
 /** `localStorage`'s calls, in memory. */
 function storage() {
@@ -13,7 +13,7 @@ function storage() {
 }
 
 const room = "9DC560BB-B249-46DE-9F06-F13A87678816";
-const typing = { room, unsent: [{ path: "/title", base: "Design", value: "Design weekly", name: "Title" }], note: "" };
+const typing = { room, unsent: [{ path: "/title", base: "Design", value: "Design weekly", name: "Title" }], note: "", by: "Ana" };
 
 test("after signing in, the invite link's page goes back to the room that asked", () => {
   const kept = storage();
@@ -31,33 +31,46 @@ test("typing is kept for its room, taken once, and outlives a second ask to sign
   const kept = storage();
   keepForSignIn(`#/rooms/${room}`, typing, kept);
   // Asked again (a reload of the sign-in page): nothing typed now, the typing stays.
-  keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "" }, kept);
-  assert.equal(takeTyping("another room", kept), null);
-  assert.deepEqual(takeTyping(room, kept), typing);
-  assert.equal(takeTyping(room, kept), null);
+  keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "", by: "Ana" }, kept);
+  assert.equal(takeTyping("another room", "Ana", kept), null);
+  // Someone else signing in at this browser does not get it.
+  assert.equal(takeTyping(room, "Ben", kept), null);
+  assert.deepEqual(takeTyping(room, "Ana", kept), typing);
+  assert.equal(takeTyping(room, "Ana", kept), null);
   assert.equal(addressAfterSignIn(kept), `/#/rooms/${room}`);
 });
 
 test("a note alone is typing to keep", () => {
   const kept = storage();
-  keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "Half a thought" }, kept);
-  assert.equal(takeTyping(room, kept).note, "Half a thought");
+  keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "Half a thought", by: "Ana" }, kept);
+  assert.equal(takeTyping(room, "Ana", kept).note, "Half a thought");
 });
 
 test("what was kept a day ago, or before signing out, is gone", () => {
   const kept = storage();
   keepForSignIn(`#/rooms/${room}`, typing, kept, Date.now() - 25 * 60 * 60 * 1000);
-  assert.equal(takeTyping(room, kept), null);
+  assert.equal(takeTyping(room, "Ana", kept), null);
   assert.equal(addressAfterSignIn(kept), "/");
   keepForSignIn(`#/rooms/${room}`, typing, kept);
   forgetKept(kept);
-  assert.equal(takeTyping(room, kept), null);
+  assert.equal(takeTyping(room, "Ana", kept), null);
   assert.equal(addressAfterSignIn(kept), "/");
+});
+
+test("after a sign-out, another tab whose session ends with it keeps nothing, until someone signs in", () => {
+  const kept = storage();
+  forgetKept(kept);
+  assert.equal(keepForSignIn(`#/rooms/${room}`, typing, kept), null);
+  assert.equal(takeTyping(room, "Ana", kept), null);
+  assert.equal(addressAfterSignIn(kept), "/");
+  signedIn(kept);
+  keepForSignIn(`#/rooms/${room}`, typing, kept);
+  assert.deepEqual(takeTyping(room, "Ana", kept), typing);
 });
 
 test("a kept record that is not JSON is nothing kept", () => {
   const kept = storage();
   kept.setItem("standups.afterSignIn", "{not json");
   assert.equal(addressAfterSignIn(kept), "/");
-  assert.equal(takeTyping(room, kept), null);
+  assert.equal(takeTyping(room, "Ana", kept), null);
 });

@@ -24,45 +24,47 @@ extension Gatekeeper {
 
   func session(from cookie: String, now: Date = Date()) -> SessionCheck {
     let check = secret.verifySession(cookie, now: now)
-    guard case .valid = check, isSignedOut(cookie) else { return check }
+    guard case .valid(let session) = check, isSignedOut(session) else { return check }
     return .signedOut
   }
 
-  /// Whether the session `cookie` holds was signed out (hashed only if any session was).
-  private func isSignedOut(_ cookie: String) -> Bool {
+  /// Whether `session` was signed out (hashed only if any session was).
+  private func isSignedOut(_ session: Session) -> Bool {
     let signedOut = credentials.withLock { $0.signedOut }
-    return !signedOut.isEmpty && signedOut.contains(Bot.hash(token: cookie))
+    return !signedOut.isEmpty && signedOut.contains(session.signedOutKey)
   }
 
   /// Signs out the valid session `request` carries, on every node: kept as signed out until
-  /// it expires, refused here at once, and its connections (on every node) closed at the next
-  /// reload. Returns its hash, or nil if it carried none.
+  /// it expires, refused here at once (every cookie of it, renamed or not), and its
+  /// connections (on every node) closed at the next reload. Returns its key, or nil if it
+  /// carried none.
   func signOut(_ request: HTTPRequest) async throws -> String? {
+    guard let session = validSession(in: request) else { return nil }
+    try await storage.signOutSession(session.signedOutKey, session.expires)
+    credentials.withLock { _ = $0.signedOut.insert(session.signedOutKey) }
+    return session.signedOutKey
+  }
+
+  /// The valid session `request` carries, if it carries one.
+  func validSession(in request: HTTPRequest) -> Session? {
     guard let cookie = sessionCookie(in: request), case .valid(let session) = session(from: cookie)
     else { return nil }
-    let hash = Bot.hash(token: cookie)
-    try await storage.signOutSession(hash, session.expires)
-    credentials.withLock { _ = $0.signedOut.insert(hash) }
-    return hash
+    return session
   }
 
   /// When the valid session `request` carries expires, if it carries one.
-  func sessionExpiry(in request: HTTPRequest) -> Date? {
-    guard let cookie = sessionCookie(in: request), case .valid(let session) = session(from: cookie)
-    else { return nil }
-    return session.expires
-  }
+  func sessionExpiry(in request: HTTPRequest) -> Date? { validSession(in: request)?.expires }
 
   /// The `Set-Cookie` value that holds a new session for `name`, until `until` (a renamed
   /// session keeps its end), else for the session lifetime.
-  func sessionCookie(for name: String, until: Date? = nil, now: Date = Date()) -> (
-    value: String, expires: Date
-  ) {
+  func sessionCookie(for name: String, until: Date? = nil, id: String? = nil, now: Date = Date())
+    -> (value: String, expires: Date)
+  {
     let lifetime = Double(sessionLifetime.components.seconds)
     let expires = Date(
       timeIntervalSince1970: (until ?? now.addingTimeInterval(lifetime)).timeIntervalSince1970
         .rounded(.down))
-    let token = secret.session(name: name, expires: expires)
+    let token = secret.session(name: name, expires: expires, id: id)
     return (cookieAttributes(token, maxAge: max(Int(expires.timeIntervalSince(now)), 0)), expires)
   }
 

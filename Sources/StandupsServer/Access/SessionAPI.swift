@@ -119,9 +119,10 @@ enum SessionAPI {
     if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
       return BotAPI.response(for: WireError(.invalidValue, problem), ref: nil)
     }
-    // NB: a new name is no new sign-in: the session keeps its end.
-    let cookie = gatekeeper.sessionCookie(
-      for: name, until: body["invite"] == nil ? gatekeeper.sessionExpiry(in: request) : nil)
+    // NB: a new name is no new sign-in: the session keeps its end and its id (signing out
+    // ends it under either name).
+    let renamed = body["invite"] == nil ? gatekeeper.validSession(in: request) : nil
+    let cookie = gatekeeper.sessionCookie(for: name, until: renamed?.expires, id: renamed?.id)
     var response = answer(name: name, expires: cookie.expires)
     response.headers.append(("set-cookie:", cookie.value))
     return response

@@ -48,14 +48,19 @@ public struct TeamSecret: Sendable, Equatable {
     )
   }
 
-  /// Signs a session for `name`, valid until `expires`. Each is one of its own (`sid`, random),
-  /// so that signing one out ends no other, even one for the same name in the same second.
-  func session(name: String, expires: Date) -> String {
-    let id = (0..<12).map { _ in UInt8.random(in: .min ... .max) }
+  /// Signs a session for `name`, valid until `expires`. Each is one of its own (`sid`, random;
+  /// a renamed session keeps its `id`), so that signing one out ends no other, even one for
+  /// the same name in the same second.
+  func session(name: String, expires: Date, id: String? = nil) -> String {
+    let id = id ?? Base64URL.encode((0..<12).map { _ in UInt8.random(in: .min ... .max) })
     let payload = JSONValue.object([
-      "name": .string(name), "exp": .int(Int(expires.timeIntervalSince1970)),
-      "sid": .string(Base64URL.encode(id)),
+      "name": .string(name), "exp": .int(Int(expires.timeIntervalSince1970)), "sid": .string(id),
     ]).encoded
+    return signedSession(payload)
+  }
+
+  /// A session token holding `payload` (JSON), signed.
+  func signedSession(_ payload: [UInt8]) -> String {
     let signed = "v1.\(keyID).\(Base64URL.encode(payload))"
     let mac = HMAC<SHA256>.authenticationCode(
       for: Array(signed.utf8), using: sessionKey)
@@ -65,7 +70,12 @@ public struct TeamSecret: Sendable, Equatable {
   /// Reads a session token this secret (or an older one) signed.
   func verifySession(_ token: String, now: Date) -> SessionCheck {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 4, parts[0] == "v1", let mac = Base64URL.decode(String(parts[3])) else {
+    // NB: the signature's text must be the one encoding of its bytes: base64's spare bits
+    // would otherwise give one signature several spellings (and a signed-out cookie, kept by
+    // its id, is no help there; the id is what ends it).
+    guard parts.count == 4, parts[0] == "v1", let mac = Base64URL.decode(String(parts[3])),
+      Base64URL.encode(mac) == parts[3]
+    else {
       return .forged
     }
     guard parts[1] == keyID else { return .ended }
@@ -79,14 +89,22 @@ public struct TeamSecret: Sendable, Equatable {
       let name = object["name"]?.stringValue, let expires = object["exp"]?.intValue
     else { return .forged }
     guard Double(expires) > now.timeIntervalSince1970 else { return .expired }
-    return .valid(Session(name: name, expires: Date(timeIntervalSince1970: Double(expires))))
+    // NB: a session from before sessions had ids is known by its signature.
+    let id = object["sid"]?.stringValue ?? String(parts[3])
+    return .valid(
+      Session(name: name, expires: Date(timeIntervalSince1970: Double(expires)), id: id))
   }
 }
 
-/// A person's signed-in session: the name they chose and when it ends.
+/// A person's signed-in session: the name they chose, when it ends, and its id (the same
+/// through renames; what a sign-out ends).
 public struct Session: Sendable, Equatable {
   public var name: String
   public var expires: Date
+  public var id: String
+
+  /// What storage keeps of a signed-out session: its id's SHA-256.
+  var signedOutKey: String { Bot.hash(token: "session:" + id) }
 }
 
 /// What a session cookie turned out to be.
