@@ -281,10 +281,11 @@ extension RecordMeeting.State {
   /// The meeting with what an action that could not be saved did to it taken back (`before`:
   /// the meeting before the action, `after`: right after it), and only that: what went on
   /// since (`now`: the clock's ticks, others' notes, people arriving, a pause) stays. A
-  /// meeting the action started or ended is as it was before.
+  /// meeting the action started or ended is as it was before; one that ended since stays
+  /// ended (it is in the standup's history already, or was discarded).
   public static func restoring(_ before: Self?, undoing after: Self?, since now: Self?) -> Self? {
-    guard let before, let after, var meeting = now, before.id == after.id, after.id == meeting.id
-    else { return before }
+    if after != nil && now?.id != after?.id { return now }
+    guard let before, let after, var meeting = now, before.id == after.id else { return before }
     // The note it added goes (from the end: others' since stay).
     if after.notes.count > before.notes.count, after.notes.starts(with: before.notes) {
       for note in after.notes.dropFirst(before.notes.count) {

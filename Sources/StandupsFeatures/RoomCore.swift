@@ -20,7 +20,16 @@ struct RoomCore: Reducer {
         return .none
 
       case .saveFailed(let before, let after):
-        state.standup = before.standup
+        // The standup as saved, if the action changed it — with the meetings that ended into
+        // it since (saved on their own).
+        if after.standup != before.standup {
+          var standup = before.standup
+          for meeting in state.standup.meetings.reversed()
+          where after.standup.meetings[id: meeting.id] == nil {
+            standup.addMeeting(meeting)
+          }
+          state.standup = standup
+        }
         state.isDeleted = before.isDeleted
         // What was said of the refused action is taken back with it (its number stays
         // used: clients show each number once). An undo it made or used goes: its window
@@ -38,11 +47,11 @@ struct RoomCore: Reducer {
         }
         // The meeting as it was: ended again if the action started it, back (its alert up)
         // if the action ended it, its speaker, notes and question as they were otherwise —
-        // with what went on since kept (its clock, others' notes, a pause).
-        let started = before.meeting != nil && state.meeting == nil
+        // with what went on since kept (its clock, others' notes, a pause; its end).
+        let wasOn = state.meeting != nil
         state.meeting = RecordMeeting.State.restoring(
           before.meeting, undoing: after.meeting, since: state.meeting)
-        return started ? .send(.meeting(.presented(.started))) : .none
+        return state.meeting != nil && !wasOn ? .send(.meeting(.presented(.started))) : .none
 
       case .undoButtonTapped(let seq):
         guard let undo = state.undo, undo.activity.seq == seq else {

@@ -169,3 +169,31 @@ extension RecordMeetingTests {
     }
   }
 }
+
+extension RecordMeetingTests {
+  /// A note's save fails after the meeting's time ran out: the meeting stays ended and in the
+  /// history (saved on its own), without the note; it does not come back and tick.
+  @Test func aMeetingThatEndedSinceARefusedNoteStaysEndedAndInTheHistory() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock(attendees: 1, minutes: 1)
+      let store = makeStore(standup, clock: clock)
+      store.exhaustivity = .off
+      await joinAndStart(store, standup: standup, with: Participant(id: "p1", name: "Ana"))
+      let before = store.state
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "Lost"))))
+      let after = store.state
+      await clock.advance(by: .seconds(60))
+      await store.skipReceivedActions()
+      #expect(store.state.meeting == nil)
+      let ended = try? #require(store.state.standup.meetings.first)
+      #expect(ended?.notes.map(\.text) == ["Lost"])
+      await store.send(.saveFailed(before: before, after: after))
+      #expect(store.state.meeting == nil)
+      #expect(store.state.standup.meetings.map(\.id) == [ended?.id])
+      await clock.advance(by: .seconds(5))
+      await store.skipReceivedActions()
+      #expect(store.state.meeting == nil)
+    }
+  }
+}
