@@ -74,7 +74,7 @@ extension RoomChannel {
         logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")
       }
       cancelAllEffects()
-      await feature.closingEveryone(core.state)
+      closingEveryone()
       for peer in document.removeAllPeers() {
         outlet.close(
           peer, code: code,

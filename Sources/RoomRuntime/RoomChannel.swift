@@ -272,6 +272,13 @@ public actor RoomChannel<Feature: RoomFeature> {
     }
   }
 
+  /// Before the room closes everyone at once: what the feature queues for it.
+  func closingEveryone() {
+    var work = RoomWork()
+    feature.closingEveryone(core.state, work: &work)
+    start(work)
+  }
+
   // MARK: Saves
 
   /// The pieces of work changes queued (saves, and the notices that follow them): run in

@@ -16,9 +16,9 @@ public protocol RoomFeature: Sendable {
   /// What the room reduces before it is handed on to another server, if anything.
   func moving() -> R.Action?
   /// The room closes everyone at once (it restarts, or moves to another server) without
-  /// reducing their leaving: what `state` showed of them is over. Called before they are
-  /// closed, so before they can be anywhere else.
-  func closingEveryone(_ state: R.State) async
+  /// reducing their leaving: what `state` showed of them is over. Queue what that needs on
+  /// `work` (it runs after the work changes queued before). Called before they are closed.
+  func closingEveryone(_ state: R.State, work: inout RoomWork)
   func decode(_ message: ClientMessage, sender: Sender) throws(WireError) -> R.Action
   /// Called after each change (`action` made it), in order: queue saves and notifications on
   /// `work` (they run in order, off the room's shard). A save that fails throws, so that the
@@ -46,7 +46,7 @@ public protocol RoomFeature: Sendable {
 extension RoomFeature {
   /// Nothing to do before the room is handed on.
   public func moving() -> R.Action? { nil }
-  public func closingEveryone(_ state: R.State) async {}
+  public func closingEveryone(_ state: R.State, work: inout RoomWork) {}
 
   public func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
 

@@ -18,6 +18,8 @@ struct StandupRoomFeature: RoomFeature {
   let catalog: StandupCatalog
   let health: StorageHealth
   let heartbeat: MeetingHeartbeat
+  /// What other nodes said of their rooms (empty on a single server).
+  let remoteRooms: RemoteRooms
   /// In a cluster, a room goes as soon as nobody is in it, meeting or not: what must survive
   /// is in the database, and the room's lock must be free for the node people go to next.
   var releasesWhenEmpty = false
@@ -35,10 +37,15 @@ struct StandupRoomFeature: RoomFeature {
   func moving() -> Room.Action? { .roomMoving }
 
   /// The lobby shows nobody here any more (the room restarts or moves: its people come back
-  /// through a join, here or on another node), and a meeting as it opens again: paused.
-  func closingEveryone(_ state: Room.State) async {
+  /// through a join, here or on another node), and a meeting as it opens again: paused —
+  /// unless another node has said it serves the room meanwhile (its word is the truth then).
+  func closingEveryone(_ state: Room.State, work: inout RoomWork) {
     guard !state.participants.isEmpty else { return }
-    await lobby.send(.roomActivityChanged(standupID, Self.left(state)))
+    let left = Self.left(state)
+    work.enqueue { [lobby, standupID, remoteRooms] in
+      guard !remoteRooms.haveWord(about: standupID) else { return }
+      await lobby.send(.roomActivityChanged(standupID, left))
+    }
   }
 
   /// What the lobby shows of a room nobody is in: its meeting, paused, if it has one.

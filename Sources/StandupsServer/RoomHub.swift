@@ -243,7 +243,8 @@ final class RoomHub: WebSocketServerDelegate {
     return RoomChannel(
       feature: StandupRoomFeature(
         standupID: standup.id, storage: storage, lobby: notifier, catalog: catalog,
-        health: health, heartbeat: heartbeat, releasesWhenEmpty: cluster != nil),
+        health: health, heartbeat: heartbeat, remoteRooms: remoteRooms,
+        releasesWhenEmpty: cluster != nil),
       initialState: Room.State(standup: standup), reducer: Room(undoWindow: undoWindow),
       dependencies: dependencies, resumeBytes: admission.limits.resumeBytes, versions: versions,
       outlet: outlet, metrics: .server, logger: logger,

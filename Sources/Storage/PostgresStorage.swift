@@ -279,21 +279,35 @@ public final class PostgresStorage: Sendable {
     let pid = fence?.session()
     if fence != nil && pid == nil { return }
     let keys = clocks.map { WriteFence.halves(WriteFence.lockKey($0.standupID)) }
-    try await client.query(
-      """
-      UPDATE checkpoint SET seconds_elapsed = clock.seconds_elapsed,
-        speaker_index = clock.speaker_index, seconds_run = clock.seconds_run
-      FROM unnest(\(clocks.map(\.standupID)), \(clocks.map(\.meetingID)),
-        \(clocks.map(\.secondsElapsed)), \(clocks.map(\.speakerIndex)), \(clocks.map(\.secondsRun)),
-        \(keys.map(\.high)), \(keys.map(\.low)))
-        AS clock(standup_id, meeting_id, seconds_elapsed, speaker_index, seconds_run, high, low)
-      WHERE checkpoint.standup_id = clock.standup_id AND checkpoint.meeting_id = clock.meeting_id
-        AND checkpoint.seconds_run < clock.seconds_run
-        AND (\(pid)::integer IS NULL OR EXISTS (
-          SELECT 1 FROM pg_locks held WHERE held.locktype = 'advisory' AND held.granted
-            AND held.pid = \(pid)::integer AND held.objsubid = 1
-            AND held.classid = clock.high::oid AND held.objid = clock.low::oid))
-      """, logger: logger)
+    // NB: in a cluster, each room's barrier first (`WriteFence.check`), held until the commit:
+    // a node taking one of the rooms waits for this write rather than have it land after it
+    // loaded the room. (Shared locks never wait on one another.)
+    let barriers = clocks.map { WriteFence.barrier(WriteFence.lockKey($0.standupID)) }
+    try await write(nil) { connection in
+      if pid != nil {
+        for try await _ in try await connection.query(
+          """
+          SELECT pg_advisory_xact_lock_shared(key.high, key.low)::text
+          FROM unnest(\(barriers.map(\.0)), \(barriers.map(\.1))) AS key(high, low)
+          """, logger: logger
+        ) {}
+      }
+      try await connection.query(
+        """
+        UPDATE checkpoint SET seconds_elapsed = clock.seconds_elapsed,
+          speaker_index = clock.speaker_index, seconds_run = clock.seconds_run
+        FROM unnest(\(clocks.map(\.standupID)), \(clocks.map(\.meetingID)),
+          \(clocks.map(\.secondsElapsed)), \(clocks.map(\.speakerIndex)), \(clocks.map(\.secondsRun)),
+          \(keys.map(\.high)), \(keys.map(\.low)))
+          AS clock(standup_id, meeting_id, seconds_elapsed, speaker_index, seconds_run, high, low)
+        WHERE checkpoint.standup_id = clock.standup_id AND checkpoint.meeting_id = clock.meeting_id
+          AND checkpoint.seconds_run < clock.seconds_run
+          AND (\(pid)::integer IS NULL OR EXISTS (
+            SELECT 1 FROM pg_locks held WHERE held.locktype = 'advisory' AND held.granted
+              AND held.pid = \(pid)::integer AND held.objsubid = 1
+              AND held.classid = clock.high::oid AND held.objid = clock.low::oid))
+        """, logger: logger)
+    }
   }
 
   // MARK: Versions

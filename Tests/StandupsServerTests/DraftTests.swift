@@ -110,7 +110,8 @@ struct DraftTests {
     let feature = StandupRoomFeature(
       standupID: Standup.design.id, storage: storage.client, lobby: LobbyNotifier(),
       catalog: StandupCatalog([.design]), health: health,
-      heartbeat: MeetingHeartbeat(storage: storage.client, health: health))
+      heartbeat: MeetingHeartbeat(storage: storage.client, health: health),
+      remoteRooms: RemoteRooms())
     func change(_ old: Room.State, _ new: Room.State) async {
       var work = RoomWork()
       // NB: which action made the change does not matter to a standup's room.

@@ -26,6 +26,9 @@ final class RemoteRooms: Sendable {
     }
   }
 
+  /// Whether another node has said who is in `room` (it serves it now).
+  func haveWord(about room: UUID) -> Bool { rooms.withLock { $0[room] != nil } }
+
   /// The rooms whose node session is not among `alive`, with what they last showed; forgets
   /// them.
   func orphaned(alive: Set<Int32>) -> [(UUID, Lobby.Live)] {
