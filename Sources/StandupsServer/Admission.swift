@@ -48,6 +48,8 @@ final class Admission: Sendable {
     var meters: [ConnectionID: Meter] = [:]
     /// The HTTP API's callers (a bot, an address), metered as a connection's messages are.
     var callers: [String: (tokens: Double, refilled: ContinuousClock.Instant)] = [:]
+    /// The table's size at which the callers whose bucket is full again are forgotten.
+    var pruneAt = 1024
   }
 
   let limits: ServerLimits
@@ -122,8 +124,10 @@ extension Admission {
       // NB: callers whose bucket would be full again are forgotten, so the table holds only
       // the recent ones.
       let refill = Duration.seconds(limits.burst / limits.messagesPerSecond)
-      if shared.callers.count >= 1024 {
+      // (At most once per doubling: a table of recent callers only is not scanned each time.)
+      if shared.callers.count >= shared.pruneAt {
         shared.callers = shared.callers.filter { now - $0.value.refilled < refill }
+        shared.pruneAt = max(1024, 2 * shared.callers.count)
       }
       var (tokens, refilled) = shared.callers[caller] ?? (limits.burst, now)
       let elapsed = now - refilled

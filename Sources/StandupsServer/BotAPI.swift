@@ -67,7 +67,8 @@ enum BotAPI {
           ref: nil))
     }
     if let wait = hub.admission.takeRequest(
-      from: bot.map { "bot:\($0.tokenHash)" } ?? "address:\(request.remoteAddress)")
+      from: bot.map { "bot:\($0.tokenHash)" }
+        ?? "address:\(FailedAttempts.key(for: request.remoteAddress))")
     {
       var refused = response(
         for: WireError(
