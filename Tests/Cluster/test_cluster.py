@@ -417,6 +417,21 @@ def test_a_rolling_restart_drains_a_node_and_the_meeting_goes_on(cluster):
                 node.start()
 
 
+async def welcome_elsewhere(cluster, standup, owner, deadline, wait):
+    """The welcome of the room from a node other than `owner` (frozen), once one took it by
+    `deadline` (monotonic); each try waits `wait` seconds for the welcome."""
+    others = [n for n in cluster.nodes if n is not owner]
+    while True:
+        assert time.monotonic() < deadline, "no node took the room"
+        for node in others:
+            try:
+                async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Ben")) as room:
+                    return await receive(room, wait)
+            except (ConnectionClosed, asyncio.TimeoutError):
+                continue
+        await asyncio.sleep(0.2)
+
+
 def test_a_frozen_owner_sends_nothing_once_another_node_took_its_room(cluster):
     standup = asyncio.run(create_standup(cluster.url, "Frozen"))
     owner = None
@@ -440,19 +455,7 @@ def test_a_frozen_owner_sends_nothing_once_another_node_took_its_room(cluster):
                 pass
             # PostgreSQL ends the frozen node's session (idle_session_timeout 5 s): another
             # node takes the room, and the meeting comes back there.
-            others = [n for n in cluster.nodes if n is not owner]
-            taken = None
-            while taken is None:
-                assert time.monotonic() - frozen_at < 15, "no node took the room"
-                for node in others:
-                    try:
-                        async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Ben")) as room:
-                            welcome = await receive(room, 3)
-                            taken = welcome
-                            break
-                    except ConnectionClosed:
-                        continue
-                await asyncio.sleep(0.2)
+            taken = await welcome_elsewhere(cluster, standup, owner, frozen_at + 15, 3)
             assert taken["state"]["meeting"] is not None
             owner.signal(signal.SIGCONT)
             # Once it runs again, the frozen node sends not one patch: it closes with 1012.
@@ -915,19 +918,9 @@ def test_a_commit_under_way_when_its_node_froze_is_in_the_state_the_next_owner_s
         owner.signal(signal.SIGSTOP)
         frozen_at = time.monotonic()
         await ana.stop()
-        others = [n for n in cluster.nodes if n is not owner]
-        shown = None
-        while shown is None:
-            assert time.monotonic() - frozen_at < 25, "no node took the room"
-            for node in others:
-                try:
-                    async with websockets.connect(ws(node.url, f"/ws/rooms/{standup}?name=Ben")) as room:
-                        shown = (await receive(room, 15))["state"]["destination"]["edit"]["draft"]["title"]
-                        break
-                except (ConnectionClosed, asyncio.TimeoutError):
-                    continue
-            await asyncio.sleep(0.2)
-        return shown
+        # NB: the opening waits for the commit: a welcome may take seconds.
+        taken = await welcome_elsewhere(cluster, standup, owner, frozen_at + 25, 15)
+        return taken["state"]["destination"]["edit"]["draft"]["title"]
 
     try:
         shown = asyncio.run(scenario())
