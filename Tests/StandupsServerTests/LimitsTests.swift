@@ -53,8 +53,10 @@ struct LimitsTests {
     #expect(try httpStatus(port: server.port, upgradeRequest("\(room)?name=Cy")) == 503)
     ana.close()
     _ = try await ana.waitUntilClosed()
-    try await Task.sleep(for: .milliseconds(100))  // the server hears of the close
-    _ = try await server.room(name: "Cy")
+    // Once the server has heard of the close (refused until then), Cy gets in.
+    try await eventually("Cy is let in once Ana's connection closed") {
+      (try? await server.room(name: "Cy")) != nil
+    }
     await server.stop()
 
     let perAddress = try await TestServer.start { $0.limits.maxConnectionsPerAddress = 1 }
