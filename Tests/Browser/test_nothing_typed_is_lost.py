@@ -196,8 +196,10 @@ def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_t
         const [a, n] = [alert.getBoundingClientRect(), note.getBoundingClientRect()];
         return { value: note.value, focused: document.activeElement === note,
                  modal: alert.matches(':modal'), said: alert.querySelector('.finish-note').offsetParent !== null,
+                 described: note.getAttribute('aria-describedby') === 'finish-note',
                  covers: a.top < n.bottom && n.top < a.bottom };""")
-    assert facts == {"value": "Half a thought", "focused": True, "modal": False, "said": True, "covers": False}
+    assert facts == {"value": "Half a thought", "focused": True, "modal": False, "said": True,
+                     "described": True, "covers": False}
     screenshot(ana, "meeting-end-alert-beside-a-note")
     ActionChains(ana).send_keys(Keys.ENTER).perform()
     text_in(ben, ".transcript", "Ana: Half a thought")

@@ -128,6 +128,8 @@ def test_typing_on_its_way_when_the_invite_is_rotated_comes_back_after_signing_i
     rotate_invite(server)
     text_in(ana, ".signin h1", "Ask your team for the invite link", timeout=15)
     text_in(ana, ".signin .kept", "goes back to the standup you were in, with what you typed")
+    # What was kept, word for word.
+    text_in(ana, ".signin .kept-typing", "“Design weekly” (Title)")
     first = ana.current_window_handle
     ana.switch_to.new_window("tab")
     ana.get(server.invite)
@@ -137,6 +139,9 @@ def test_typing_on_its_way_when_the_invite_is_rotated_comes_back_after_signing_i
     click(ana, ".toast .edit-again")
     WebDriverWait(ana, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title")
                                  .get_attribute("value") == "Design weekly")
+    # The keyboard is back in the title, after the typing: the next key goes on with it.
+    WebDriverWait(ana, 10).until(lambda d: d.switch_to.active_element.get_attribute("data-path") == "/title")
+    assert ana.execute_script("return document.activeElement.selectionStart") == len("Design weekly")
     ana.switch_to.window(first)
     WebDriverWait(ana, 10).until(EC.url_to_be(room))
     WebDriverWait(ana, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title")
@@ -153,6 +158,8 @@ def test_a_room_link_opened_before_signing_in_is_where_the_invite_link_leads(ser
     sign_in_to(stranger, server.invite)
     WebDriverWait(stranger, 10).until(EC.url_to_be(room))
     text_in(stranger, ".presence", "Eve")
+    # The name button says what it holds: renaming, and signing out.
+    assert stranger.find_element(By.ID, "me").get_attribute("aria-label") == "Eve: change your name or sign out"
     # Signing out forgets where it was: the next sign-in in this browser starts in the lobby.
     stranger.find_element(By.ID, "me").click()
     click(stranger, "#name-dialog .sign-out")

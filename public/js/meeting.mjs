@@ -71,6 +71,7 @@ function showEndAlert(alert) {
   if (document.activeElement !== input || !input.value.trim()) return alert.showModal();
   const { selectionStart, selectionEnd, selectionDirection } = input;
   alert.classList.add("aside");
+  input.setAttribute("aria-describedby", "finish-note");
   alert.show();
   // NB: `show()` moves the focus to the alert (its autofocus heading) too.
   input.focus();
@@ -84,6 +85,7 @@ function takeTheKeyboard() {
   if (!alert?.open || !alert.classList.contains("aside")) return;
   alert.close();
   alert.classList.remove("aside");
+  app.querySelector("#note")?.removeAttribute("aria-describedby");
   alert.showModal();
 }
 
@@ -130,7 +132,7 @@ export const meeting = {
         <dialog class="end-alert" aria-labelledby="end-title">
           <h2 id="end-title" tabindex="-1" autofocus>End meeting?</h2>
           <p>Save the meeting to the history, or discard it.</p>
-          <p class="finish-note">Your note is still being typed: Enter adds it to the meeting first.</p>
+          <p class="finish-note" id="finish-note">Someone asked to end the meeting. Your note is still being typed: Enter adds it to the meeting first.</p>
           <div class="actions">
             <button type="button" class="resume-alert">Resume</button>
             <button type="button" class="danger discard">Discard</button>
@@ -274,6 +276,7 @@ export const meeting = {
     if (!open && alert.open) {
       alert.close();
       alert.classList.remove("aside");
+      app.querySelector("#note")?.removeAttribute("aria-describedby");
     }
   },
 };

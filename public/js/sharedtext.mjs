@@ -254,16 +254,25 @@ export function sayUnsentTyping(view, unsent, lead = "The form closed before you
         await connection.send(undo?.kind === "cancelledEditing"
           ? { type: "undoButtonTapped", seq: undo.seq } : { type: "editButtonTapped" });
       }
+      let last = null;
       for (const { path, base, value } of unsent) {
         const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
         if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
           // NB: a new attendee whose name never came was dropped by the save: a new row.
           await connection.send({ type: "edit.addAttendeeButtonTapped" });
           const added = draft().attendees.at(-1).id;
-          await connection.send({ type: "edit.binding", path: `/attendees/${added}/name`, value });
+          last = `/attendees/${added}/name`;
+          await connection.send({ type: "edit.binding", path: last, value });
         } else {
+          last = path;
           await connection.send({ type: "edit.binding", path, base, value });
         }
+      }
+      // The keyboard goes back where the typing was, after it: the next key goes on with it.
+      const field = last && document.querySelector(`.edit-form [data-path="${CSS.escape(last)}"]`);
+      if (field) {
+        field.focus();
+        field.setSelectionRange(field.value.length, field.value.length);
       }
       // NB: only now: until then the toast holds the only copy.
       item.remove();

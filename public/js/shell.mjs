@@ -135,6 +135,7 @@ function showMe(name, open) {
   const button = document.getElementById("me");
   button.hidden = false;
   button.textContent = `${name} ✎`;
+  button.setAttribute("aria-label", open ? `${name}: change your name` : `${name}: change your name or sign out`);
   button.onclick = () => changeName(name, open);
   return name;
 }
@@ -248,8 +249,13 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   if (renamableName !== null) return showRename(signInReason || reason);
   document.title = "Sign in · Standups";
   const back = kept?.typing
-    ? "Once you are signed in, in this tab or another, this page goes back to the standup you were in, with what you typed that had not reached it."
+    ? "Once you are signed in, in this tab or another, this page goes back to the standup you were in, with what you typed that had not reached it:"
     : kept?.hash.startsWith("#/rooms/") ? "Once you are signed in, in this tab or another, this page goes back to the standup it was showing." : "";
+  // NB: what was kept, word for word: keys typed after the form went are not in it.
+  const typed = kept?.typing
+    ? [...kept.typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
+      ...(kept.typing.note ? [`“${kept.typing.note}” (your note)`] : [])]
+    : [];
   app.innerHTML = `
     <section class="signin panel">
       <h1 tabindex="-1">Ask your team for the invite link</h1>
@@ -257,6 +263,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
       <p>Someone on your team has a link that looks like
         <code>${escapeHTML(location.origin)}/join#…</code>. Open it once in this browser and you are in.</p>
       ${back ? `<p class="kept">${escapeHTML(back)}</p>` : ""}
+      ${typed.length ? `<ul class="kept-typing">${typed.map((line) => `<li>${escapeHTML(line)}</li>`).join("")}</ul>` : ""}
     </section>`;
   app.querySelector("h1").focus();
 }
