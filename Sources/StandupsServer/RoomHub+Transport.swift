@@ -77,11 +77,13 @@ extension RoomHub {
       sender = Sender(
         participantID: UUID().uuidString.lowercased(), name: name, isBot: false,
         address: request.remoteAddress)
+      // NB: the session read once (its signature checked once more, not twice).
+      let session = sessionName == nil ? nil : gatekeeper.validSession(in: request)
       credential =
         sessionName.map {
           .session(
-            name: $0, expires: gatekeeper.sessionExpiry(in: request) ?? .distantFuture,
-            hash: gatekeeper.validSession(in: request)?.signedOutKey ?? "")
+            name: $0, expires: session?.expires ?? .distantFuture,
+            hash: session?.signedOutKey ?? "")
         } ?? .none
     }
     var since: Int?
