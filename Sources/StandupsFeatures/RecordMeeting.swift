@@ -57,8 +57,6 @@ public struct RecordMeeting: Reducer {
     public var secondsPerSpeaker: Int { standup.secondsPerAttendee }
     public var durationSeconds: Int { Int(standup.duration.components.seconds) }
     public var lastSpeakerIndex: Int { max(standup.attendees.count - 1, 0) }
-    /// Transcripts stop growing here (16 KiB).
-    public static let transcriptLimit = 16 * 1024
 
     private enum CodingKeys: String, CodingKey {
       case alert, isPaused, pausedBecause, secondsElapsed, secondsPerSpeaker, speakerIndex,
@@ -204,32 +202,10 @@ public struct RecordMeeting: Reducer {
         return startTimer()
 
       case .noteSubmitted(let author, let text):
-        let note = text.trimmingCharacters(in: .whitespaces)
-        guard (1...1000).contains(note.count), !note.contains(where: \.isNewline) else {
-          return .reject(.invalidValue("A note must be one line of 1 to 1000 characters."))
+        let speaker = state.standup.attendees[safe: state.speakerIndex]?.name ?? ""
+        if let problem = state.addNote(text, author: author, speaker: speaker) {
+          return .reject(problem)
         }
-        guard StandupRules.isPlainText(note) else {
-          return .reject(.invalidValue("A note " + StandupRules.notPlain))
-        }
-        let line = "\(author): \(note)"
-        let transcript = state.transcript.isEmpty ? line : state.transcript + "\n" + line
-        guard transcript.utf8.count <= State.transcriptLimit else {
-          return .reject(
-            .quotaExceeded(
-              "This note does not fit: a meeting's notes hold at most 16 KiB (a shorter one may).",
-              limit: State.transcriptLimit))
-        }
-        guard state.notes.count < StandupRules.notesPerMeeting else {
-          return .reject(
-            .quotaExceeded(
-              "A meeting takes at most \(StandupRules.notesPerMeeting) notes.",
-              limit: StandupRules.notesPerMeeting))
-        }
-        state.transcript = transcript
-        state.notes.append(
-          Note(
-            author: author, text: note,
-            speaker: state.standup.attendees[safe: state.speakerIndex]?.name ?? ""))
         return .none
 
       case .delegate:
@@ -286,21 +262,8 @@ extension RecordMeeting.State {
   public static func restoring(_ before: Self?, undoing after: Self?, since now: Self?) -> Self? {
     if after != nil && now?.id != after?.id { return now }
     guard let before, let after, var meeting = now, before.id == after.id else { return before }
-    // The note it added goes (from the end: others' since stay).
-    if after.notes.count > before.notes.count, after.notes.starts(with: before.notes) {
-      for note in after.notes.dropFirst(before.notes.count) {
-        if let index = meeting.notes.lastIndex(of: note) { meeting.notes.remove(at: index) }
-      }
-    }
-    if after.transcript.count > before.transcript.count,
-      after.transcript.hasPrefix(before.transcript)
-    {
-      var lines = meeting.transcript.split(separator: "\n")
-      for line in after.transcript.dropFirst(before.transcript.count).split(separator: "\n") {
-        if let index = lines.lastIndex(of: line) { lines.remove(at: index) }
-      }
-      meeting.transcript = lines.joined(separator: "\n")
-    }
+    // The note it added goes (others' since stay).
+    meeting.takeBackNotes(addedFrom: before, to: after)
     // A Next: the clock goes back by its jump, keeping the seconds that ran since.
     if after.secondsElapsed != before.secondsElapsed {
       meeting.secondsElapsed = max(

@@ -94,6 +94,9 @@ public struct Room: Reducer {
     case roomMoving
     case startMeetingButtonTapped
     case meeting(PresentationAction<RecordMeeting.Action>)
+    /// A note for a meeting that ended a moment ago (it was being typed when the meeting
+    /// ended), written while `speaker` spoke (nil: not said).
+    case historyNoteSubmitted(meeting: Meeting.ID, author: String, text: String, speaker: String?)
     case editButtonTapped
     /// The open form's actions (`edit.*` on the wire) and the alert's buttons (`alert.*`).
     case destination(PresentationAction<Destination.Action>)
@@ -106,11 +109,9 @@ public struct Room: Reducer {
     /// A person did `action`: it is said to everyone, and may be undone for a while.
     indirect case acted(by: Actor, Action)
     case undoWindowEnded(seq: Int)
-    /// What an action changed could not be saved (`before`: the room before it): the standup
-    /// goes back to what is saved, and a draft or meeting the action closed opens again, so
-    /// that nothing typed is lost.
     /// A change could not be saved: `before`, the state before the action that made it,
-    /// `after`, right after it (what went on since is kept).
+    /// `after`, right after it. What the action did is taken back, and only that (what went on
+    /// since stays); a draft or meeting it closed opens again, so that nothing typed is lost.
     case saveFailed(before: State, after: State)
   }
 

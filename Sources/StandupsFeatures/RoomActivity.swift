@@ -121,9 +121,8 @@ extension Room {
       case .deletion?: return (.restoredStandup, nil, nil)
       case nil: return nil
       }
-    case .participantJoined, .participantLeft, .roomMoving, .meeting, .destination, .focusChanged,
-      .acted,
-      .undoWindowEnded, .saveFailed:
+    case .participantJoined, .participantLeft, .roomMoving, .meeting, .historyNoteSubmitted,
+      .destination, .focusChanged, .acted, .undoWindowEnded, .saveFailed:
       return nil
     }
   }

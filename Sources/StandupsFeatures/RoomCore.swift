@@ -22,7 +22,15 @@ struct RoomCore: Reducer {
       case .saveFailed(let before, let after):
         // The standup as saved, if the action changed it — with the meetings that ended into
         // it since (saved on their own).
-        if after.standup != before.standup {
+        if after.standup != before.standup, after.standup.differsOnlyInNotes(from: before.standup) {
+          // A note added to a meeting that had ended: it goes, and only it.
+          for meeting in after.standup.meetings {
+            guard let was = before.standup.meetings[id: meeting.id], was != meeting else {
+              continue
+            }
+            state.standup.meetings[id: meeting.id]?.takeBackNotes(addedFrom: was, to: meeting)
+          }
+        } else if after.standup != before.standup {
           var standup = before.standup
           for meeting in state.standup.meetings.reversed()
           where after.standup.meetings[id: meeting.id] == nil {
@@ -32,14 +40,17 @@ struct RoomCore: Reducer {
         }
         state.isDeleted = before.isDeleted
         // What was said of the refused action is taken back with it (its number stays
-        // used: clients show each number once). An undo it made or used goes: its window
-        // no longer runs.
-        if state.activity != before.activity { state.activity = nil }
-        if state.undo != before.undo { state.undo = nil }
+        // used: clients show each number once); what others did since stays said. An undo it
+        // made or used goes: its window no longer runs.
+        if after.activity != before.activity, state.activity == after.activity {
+          state.activity = nil
+        }
+        if after.undo != before.undo, state.undo == after.undo { state.undo = nil }
         // A draft the action opened, changed or closed is as it was before it: its change
-        // was not saved either.
+        // was not saved either. (One it left alone stays as it is now.)
         switch (before.destination, state.destination) {
         case (.edit, .edit), (.edit, nil), (nil, .edit):
+          guard after.destination != before.destination else { break }
           state.destination = before.destination
           Self.keepFocus(inDraftOf: &state)
         default:
@@ -142,6 +153,28 @@ struct RoomCore: Reducer {
       case .meeting:
         return .none
 
+      case .historyNoteSubmitted(let id, let author, let text, let speaker):
+        guard var meeting = state.standup.meetings[id: id] else {
+          return .reject(
+            .invalidAction(
+              "That meeting is not in this standup's recent history: it was discarded, or is older."
+            ))
+        }
+        guard now.timeIntervalSince(meeting.date) <= StandupRules.lateNoteSeconds else {
+          return .reject(
+            .invalidAction(
+              "That meeting ended more than \(Int(StandupRules.lateNoteSeconds) / 60) minutes ago: "
+                + "it takes no more notes."))
+        }
+        if let speaker, !state.standup.attendees.contains(where: { $0.name == speaker }) {
+          return .reject(.invalidValue("\"speaker\" must be the name of one of the attendees."))
+        }
+        if let problem = meeting.addNote(text, author: author, speaker: speaker ?? "") {
+          return .reject(problem)
+        }
+        state.standup.meetings[id: id] = meeting
+        return .none
+
       case .editButtonTapped:
         if let problem = cannotOpen(state) { return .reject(problem) }
         state.destination = .edit(StandupForm.State(standup: state.standup))
@@ -154,6 +187,10 @@ struct RoomCore: Reducer {
       case .saveEditButtonTapped:
         guard case .edit(let form) = state.destination else { return .reject(formNotOpen(state)) }
         var standup = form.draft
+        // NB: the history as it is now, not as the form opened: a note may have joined a
+        // meeting that had just ended.
+        standup.meetings = state.standup.meetings
+        standup.olderMeetingCount = state.standup.olderMeetingCount
         standup.title = standup.title.trimmingCharacters(in: .whitespacesAndNewlines)
         // NB: each refusal names the field to fix, so that the page can take the person there.
         if let problem = StandupRules.validateTitle(standup.title) {

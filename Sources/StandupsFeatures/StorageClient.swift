@@ -18,6 +18,10 @@ public struct StorageClient: Sendable {
   /// older ones are not in `meetings`). Its draft, if one was saved, is forgotten in the same
   /// write: the standup saved replaces it; so is the checkpoint of a meeting it now holds.
   public var save: @Sendable (_ standup: Standup) async throws -> Void
+  /// Records a saved meeting's notes again (one added after it ended): only its transcript and
+  /// notes are written, so an open edit form's draft stays. A meeting not saved is an error.
+  public var saveMeetingNotes:
+    @Sendable (_ standupID: Standup.ID, _ meeting: Meeting) async throws -> Void
   /// A page of a standup's saved meetings, newest first, and how many there are in all.
   public var loadMeetings:
     @Sendable (_ standupID: Standup.ID, _ offset: Int, _ limit: Int) async throws -> MeetingPage
@@ -204,6 +208,15 @@ extension StorageClient: TestDependencyKey {
           }
         }
       },
+      saveMeetingNotes: { id, meeting in
+        try storage.withLock { standups in
+          guard let index = standups.firstIndex(where: { $0.id == id }),
+            standups[index].meetings[id: meeting.id] != nil
+          else { throw InMemoryStorageError.meetingNotSaved }
+          standups[index].meetings[id: meeting.id]?.transcript = meeting.transcript
+          standups[index].meetings[id: meeting.id]?.notes = meeting.notes
+        }
+      },
       loadMeetings: { id, offset, limit in
         storage.withLock { standups in
           let meetings = standups.first { $0.id == id }?.meetings ?? []
@@ -248,6 +261,9 @@ extension StorageClient: TestDependencyKey {
     )
   }
 }
+
+/// What the in-memory storage refuses, as the databases do.
+enum InMemoryStorageError: Error { case meetingNotSaved }
 
 extension DependencyValues {
   public var storage: StorageClient {

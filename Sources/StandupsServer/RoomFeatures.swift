@@ -80,7 +80,20 @@ struct StandupRoomFeature: RoomFeature {
     // NB: the standup changes under an open form only when a refused save of the form puts
     // both back: the standup is then as saved already, and only the draft is written again
     // (saving the standup would delete the draft, and a second write could fail after it).
-    if standupChanged && form == nil {
+    if standupChanged && new.standup.differsOnlyInNotes(from: old.standup) {
+      // A note for a meeting that had ended: that meeting alone (a draft open stays saved).
+      let standup = new.standup
+      let changed = standup.meetings.filter { old.standup.meetings[id: $0.id] != $0 }
+      work.enqueue { [storage, health, catalog, standupID] in
+        for meeting in changed {
+          try await health.checking("Saving a meeting's notes") {
+            try await storage.saveMeetingNotes(standupID, meeting)
+          }
+        }
+        // NB: the room opens again from the catalog (one node): with the note.
+        catalog.update(standup)
+      }
+    } else if standupChanged && form == nil {
       let standup = new.standup
       work.enqueue { [storage, health, lobby, catalog, standupUnsaved] in
         do {

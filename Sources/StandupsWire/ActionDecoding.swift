@@ -72,6 +72,22 @@ public enum ActionDecoding {
           .invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
       }
       return .meeting(.presented(.noteSubmitted(author: sender.author, text: text)))
+    case "history.noteSubmitted":
+      guard let meeting = action["meeting"]?.stringValue.flatMap(UUID.init(uuidString:)) else {
+        throw WireError(.invalidValue, "\"meeting\" must be the id of a meeting in the history.")
+      }
+      guard let text = action["text"]?.stringValue else {
+        throw WireError(
+          .invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
+      }
+      let speaker: String?
+      switch action["speaker"] {
+      case nil, .null?: speaker = nil
+      case .string(let name)?: speaker = name
+      default: throw WireError(.invalidValue, "\"speaker\" must be an attendee's name, or null.")
+      }
+      return .historyNoteSubmitted(
+        meeting: meeting, author: sender.author, text: text, speaker: speaker)
     case "editButtonTapped":
       return .editButtonTapped
     case "edit.binding":

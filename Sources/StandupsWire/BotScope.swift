@@ -1,6 +1,6 @@
 /// What a bot's token allows.
 public enum BotScope: String, Sendable, CaseIterable, Comparable {
-  /// Submit notes during a meeting.
+  /// Submit notes during a meeting (and to one that just ended).
   case notes
   /// Also start meetings, move to the next speaker, end them (saving) and resume them.
   case drive
@@ -22,7 +22,7 @@ public enum BotScope: String, Sendable, CaseIterable, Comparable {
   /// The least scope an action needs.
   public static func needed(forRoomAction type: String) -> BotScope {
     switch type {
-    case "meeting.noteSubmitted", "focusChanged":
+    case "meeting.noteSubmitted", "history.noteSubmitted", "focusChanged":
       return .notes
     case "startMeetingButtonTapped", "meeting.nextButtonTapped", "meeting.endMeetingButtonTapped",
       "meeting.alert.saveAndEnd", "meeting.alert.resume", "meeting.resumeButtonTapped":

@@ -345,6 +345,9 @@ public final class PostgresStorage: Sendable {
       load: { try await Self.said { try await self.load() } },
       loadStandup: { id in try await Self.said { try await self.loadStandup(id) } },
       save: { standup in try await Self.said { try await self.save(standup) } },
+      saveMeetingNotes: { id, meeting in
+        try await Self.said { try await self.saveMeetingNotes(id, meeting) }
+      },
       loadMeetings: { id, offset, limit in
         try await Self.said { try await self.loadMeetings(id, offset: offset, limit: limit) }
       },

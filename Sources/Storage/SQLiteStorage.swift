@@ -328,6 +328,7 @@ public final class SQLiteStorage: Sendable {
       load: { try await self.load() },
       loadStandup: { try await self.loadStandup($0) },
       save: { try await self.save($0) },
+      saveMeetingNotes: { try await self.saveMeetingNotes($0, $1) },
       loadMeetings: { try await self.loadMeetings($0, offset: $1, limit: $2) },
       delete: { try await self.delete($0) },
       loadCheckpoints: { try await self.loadCheckpoints() },

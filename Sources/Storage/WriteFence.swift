@@ -93,6 +93,9 @@ extension PostgresStorage {
     client.save = { standup in
       try await Self.said { try await self.save(standup, fence: try required()) }
     }
+    client.saveMeetingNotes = { id, meeting in
+      try await Self.said { try await self.saveMeetingNotes(id, meeting, fence: try required()) }
+    }
     client.delete = { id in try await Self.said { try await self.delete(id, fence: try required()) }
     }
     client.saveCheckpoint = { id, checkpoint in

@@ -169,14 +169,50 @@ def test_enter_in_the_new_standup_form_adds_an_attendee(server, ana):
     text_in(ana, ".card", "3 people")
 
 
-def test_a_note_being_typed_when_the_meeting_ends_is_kept(server, ana, ben):
+def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server, ana, ben):
+    """Ben saves and ends the meeting while Ana types a note: her keys go on into the note,
+    now offered for the meeting just saved; a reload keeps it; Enter adds it to the meeting,
+    under the speaker whose turn it was, for everyone."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    text_in(ana, ".ended", "Ben ended the meeting — saved.")
+    # NB: to whatever has the keyboard, as a person's keys go.
+    ActionChains(ana).send_keys(" thought").perform()
+    facts = ana.execute_script("""
+        const input = document.getElementById('late-note');
+        return { value: input.value, focused: document.activeElement === input,
+                 label: input.labels[0].textContent.replace(/\\s+/g, ' ').trim() };""")
+    assert facts == {"value": "Half a thought", "focused": True,
+                     "label": "Your note had not reached the meeting: add it to the meeting just saved."}
+    screenshot(ana, "late-note-offered")
+    ana.refresh()
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    assert late.get_attribute("value") == "Half a thought"
+    late.send_keys(", finished" + Keys.ENTER)
+    text_in(ana, ".ended", "Your note was added to the meeting.")
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
+        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
+    wait(ben, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought, finished"]])
+    # Sent once: a reload neither offers it again nor sends it twice.
+    ana.refresh()
+    wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought, finished"]])
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    assert collect_console_errors(ana) == []
+
+
+def test_a_note_for_a_meeting_discarded_is_kept_to_copy(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".start")
     wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
     click(ben, ".end")
-    click(ben, ".end-alert .save")
-    text_in(ana, ".ended", "Ben ended the meeting — saved.")
+    click(ben, ".end-alert .discard")
+    text_in(ana, ".ended", "Meeting discarded.")
     assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
 
 
 def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_typed(server, ana, ben):

@@ -10,6 +10,7 @@ import Testing
 struct ActionDecodingTests {
   static let ana = Sender(participantID: "p1", name: "Ana", isBot: false)
   static let attendee = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
+  static let meeting = UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!
 
   /// A wire action: its type and the rest of its fields.
   struct Case: CustomTestStringConvertible, Sendable {
@@ -34,6 +35,18 @@ struct ActionDecodingTests {
     (
       Case(type: "meeting.noteSubmitted", fields: ["text": "Shipped it"]),
       .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it")))
+    ),
+    (
+      Case(
+        type: "history.noteSubmitted",
+        fields: ["meeting": .string(meeting.uuidString.lowercased()), "text": "Late"]),
+      .historyNoteSubmitted(meeting: meeting, author: "Ana", text: "Late", speaker: nil)
+    ),
+    (
+      Case(
+        type: "history.noteSubmitted",
+        fields: ["meeting": .string(meeting.uuidString), "text": "Late", "speaker": "Ben"]),
+      .historyNoteSubmitted(meeting: meeting, author: "Ana", text: "Late", speaker: "Ben")
     ),
     (Case(type: "editButtonTapped"), .editButtonTapped),
     (
@@ -111,6 +124,24 @@ struct ActionDecodingTests {
     (Case(type: "dance"), .unknownAction, "This room does not know the action \"dance\"."),
     (Case(type: "meeting.noteSubmitted"), .invalidValue, "\"text\" must be a string"),
     (Case(type: "meeting.noteSubmitted", fields: ["text": 5]), .invalidValue, "\"text\""),
+    (
+      Case(type: "history.noteSubmitted", fields: ["text": "Late"]), .invalidValue,
+      "\"meeting\" must be the id of a meeting in the history."
+    ),
+    (
+      Case(type: "history.noteSubmitted", fields: ["meeting": "yesterday", "text": "Late"]),
+      .invalidValue, "\"meeting\" must be the id"
+    ),
+    (
+      Case(type: "history.noteSubmitted", fields: ["meeting": .string(meeting.uuidString)]),
+      .invalidValue, "\"text\" must be a string"
+    ),
+    (
+      Case(
+        type: "history.noteSubmitted",
+        fields: ["meeting": .string(meeting.uuidString), "text": "Late", "speaker": 3]),
+      .invalidValue, "\"speaker\" must be an attendee's name, or null."
+    ),
     (
       Case(type: "meeting.nextButtonTapped", fields: ["from": "two"]), .invalidValue,
       "\"from\" must be a whole number."

@@ -176,6 +176,43 @@ struct StorageContractTests {
     #expect(try await storage.loadDraft(id) == nil)
   }
 
+  /// A note for a meeting that had just ended: that meeting's notes are written, and nothing
+  /// else (an open form's draft stays); a meeting that is not saved is an error.
+  @Test(arguments: StorageKind.allCases)
+  func aLateNoteRewritesItsMeetingsNotesAndLeavesTheDraft(_ kind: StorageKind) async throws {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    var design = Standup.design
+    var meeting = Meeting(
+      id: UUID(), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "Ana: one",
+      seconds: 300, present: ["Ana"], notes: [Note(author: "Ana", text: "one", speaker: "Ana")])
+    let earlier = Meeting(
+      id: UUID(), date: Date(timeIntervalSince1970: 1_795_251_600), transcript: "Ben: earlier")
+    design.meetings = [meeting, earlier]
+    try await storage.save(design)
+    var form = StandupForm.State(standup: design)
+    form.title = "Typed, not saved"
+    try await storage.saveDraft(design.id, form.savedDraft)
+
+    #expect(meeting.addNote("late", author: "Ben", speaker: "") == nil)
+    try await storage.saveMeetingNotes(design.id, meeting)
+    design.meetings[id: meeting.id] = meeting
+    #expect(try await storage.loadStandup(design.id) == design)
+    #expect(try await storage.loadDraft(design.id) == form.savedDraft)
+
+    // Never a meeting that is not saved, nor one of a standup that is gone.
+    var unsaved = meeting
+    unsaved.id = UUID()
+    await #expect(throws: (any Error).self) {
+      try await storage.saveMeetingNotes(design.id, unsaved)
+    }
+    try await storage.delete(design.id)
+    await #expect(throws: (any Error).self) {
+      try await storage.saveMeetingNotes(design.id, meeting)
+    }
+    #expect(try await storage.loadStandup(design.id) == nil)
+  }
+
   @Test(arguments: StorageKind.allCases)
   func reservesEachRoomsVersionsOnceAndTakesBackOnlyTheLastBlock(_ kind: StorageKind)
     async throws

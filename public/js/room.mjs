@@ -29,10 +29,20 @@ function meetingEnded(before, after, you, countBefore) {
   let message = saved ? "Meeting saved." : "Meeting discarded.";
   if (saved && timeUp) message = "Time's up — meeting saved.";
   else if (by) message = saved ? `${by} — saved.` : `${by}.`;
-  const unsent = app.querySelector("#note")?.value.trim() ?? "";
+  const input = app.querySelector("#note");
+  const unsent = input?.value.trim() ?? "";
   // A discard that can be undone is said by the undo bar: no second notice for nothing.
   if (!saved && after.undo?.kind === "discardedMeeting" && !unsent) return null;
-  return { message: unsent && !saved ? "Meeting discarded." : message, unsent };
+  if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent };
+  // Saved: the note being typed may still join it (`history.noteSubmitted`), as typed, under
+  // the speaker whose turn it was; a person typing goes on typing where they were.
+  const late = unsent ? {
+    meeting: after.standup.meetings[0]?.id,
+    speaker: before.standup.attendees[before.meeting.speakerIndex]?.name ?? null,
+    text: input.value,
+    typing: document.activeElement === input ? [input.selectionStart, input.selectionEnd] : null,
+  } : null;
+  return { message, unsent: "", late };
 }
 
 /** Kinds the page says another way (the ended notice), not as a toast. */
@@ -86,7 +96,8 @@ class RoomView {
    * page to keep when the session ends under it. */
   typingToKeep() {
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
-    const note = this.mode === "meeting" ? app.querySelector("#note")?.value.trim() ?? "" : "";
+    const field = this.mode === "meeting" ? "#note" : this.mode === "detail" ? "#late-note" : null;
+    const note = (field && app.querySelector(field)?.value.trim()) || "";
     return { room: this.id, unsent, note, by: this.myName() };
   }
 
@@ -134,6 +145,7 @@ class RoomView {
     if (mode !== this.mode) {
       // NB: read before the form goes: what this person typed that the room never got.
       const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
+      if (this.mode === "detail") detail.leaving(this);
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
         // NB: a discard that can be undone may bring the meeting back: the note goes back

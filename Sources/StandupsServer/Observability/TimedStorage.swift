@@ -10,6 +10,11 @@ extension StorageClient {
         try await metrics.timeStorage("load_standup") { try await base.loadStandup(id) }
       },
       save: { standup in try await metrics.timeStorage("save") { try await base.save(standup) } },
+      saveMeetingNotes: { id, meeting in
+        try await metrics.timeStorage("save_meeting_notes") {
+          try await base.saveMeetingNotes(id, meeting)
+        }
+      },
       loadMeetings: { id, offset, limit in
         try await metrics.timeStorage("load_meetings") {
           try await base.loadMeetings(id, offset, limit)
