@@ -242,6 +242,31 @@ def test_a_person_signs_out_and_the_room_sees_them_go(server, ana, ben):
     assert collect_console_errors(ana) == []
 
 
+def test_signing_out_over_a_note_being_typed_names_it_first(server, ana, ben):
+    """A sign-out keeps nothing for the next person: a note the room never got is named, and
+    only a second press signs out."""
+    from test_web_app import both_in_a_room, click
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, "#name-dialog .form-error",
+            "Signing out drops what you typed that has not reached the room: “Half a thought” (your note).")
+    assert ana.find_element(By.CSS_SELECTOR, "#name-dialog .sign-out").text == "Sign out anyway"
+    assert ana.find_element(By.ID, "me").is_displayed()
+    # Cancelled, the note is still there to add; asked again, the question is asked again.
+    click(ana, "#name-dialog .cancel")
+    assert ana.find_element(By.ID, "note").get_attribute("value") == "Half a thought"
+    click(ana, "#me")
+    assert ana.find_element(By.CSS_SELECTOR, "#name-dialog .sign-out").text == "Sign out"
+    click(ana, "#name-dialog .sign-out")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, ".signin", "You signed out of this browser.")
+    assert ana.find_elements(By.CSS_SELECTOR, ".kept-typing") == []
+    assert collect_console_errors(ana) == []
+
+
 def test_a_person_whose_name_a_bot_takes_chooses_another_and_is_back(server, ana, ben):
     """The session still holds: the page asks for another name, not for the invite link."""
     from test_web_app import both_in_a_room, click

@@ -101,6 +101,13 @@ export function dismissToasts() {
   }
 }
 
+/** Typing a room never got (`typingToKeep`), a line for each field: `“…” (Title)`. */
+function typedHere(typing) {
+  if (!typing) return [];
+  return [...typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
+    ...(typing.note ? [`“${typing.note}” (your note)`] : [])];
+}
+
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
 let signInReason = "";
 /** The name of a session a bot's name took since, which may choose another; else null. */
@@ -157,7 +164,16 @@ function changeName(name, open) {
   // With a session (not on an open server): signing out ends it in this browser.
   const signOut = dialog.querySelector(".sign-out");
   signOut.hidden = open;
+  signOut.textContent = "Sign out";
   signOut.onclick = async () => {
+    // NB: a sign-out keeps nothing for whoever signs in next: typing the room never got is
+    // named first, and a second press signs out anyway.
+    const dropped = typedHere(current?.view?.typingToKeep?.());
+    if (dropped.length && signOut.textContent === "Sign out") {
+      error.textContent = `Signing out drops what you typed that has not reached the room: ${dropped.join(", ")}.`;
+      signOut.textContent = "Sign out anyway";
+      return;
+    }
     const response = await fetch("/api/session", { method: "DELETE", credentials: "same-origin" })
       .catch(() => null);
     if (!response?.ok) {
@@ -252,10 +268,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
     ? "Once you are signed in, in this tab or another, this page goes back to the standup you were in, with what you typed that had not reached it:"
     : kept?.hash.startsWith("#/rooms/") ? "Once you are signed in, in this tab or another, this page goes back to the standup it was showing." : "";
   // NB: what was kept, word for word: keys typed after the form went are not in it.
-  const typed = kept?.typing
-    ? [...kept.typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
-      ...(kept.typing.note ? [`“${kept.typing.note}” (your note)`] : [])]
-    : [];
+  const typed = typedHere(kept?.typing);
   app.innerHTML = `
     <section class="signin panel">
       <h1 tabindex="-1">Ask your team for the invite link</h1>
