@@ -240,3 +240,18 @@ def test_a_note_being_typed_comes_back_with_a_discarded_meeting(server, ana, ben
     note = wait(ben, EC.element_to_be_clickable((By.ID, "note")))
     assert note.get_attribute("value") == ""
     assert collect_console_errors(ben) == []
+
+
+def test_a_person_in_two_tabs_shows_once_with_how_many(server, ana, ben):
+    room = both_in_a_room(server, ana, ben)
+    first = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    ana.get(room)
+    chips = "return [...document.querySelectorAll('.presence .person')].map((chip) => chip.textContent);"
+    wait(ben, lambda d: d.execute_script(chips) == ["Ana ×2", "Ben (you)"])
+    wait(ana, lambda d: d.execute_script(chips) == ["Ana (you) ×2", "Ben"])
+    # One tab closed: one Ana, as before.
+    ana.close()
+    ana.switch_to.window(first)
+    wait(ben, lambda d: d.execute_script(chips) == ["Ana", "Ben (you)"])
+    assert collect_console_errors(ben) == []

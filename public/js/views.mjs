@@ -88,12 +88,28 @@ export function whoIsHere(live) {
   return more > 0 ? `${shown} and ${more} more here` : `${shown} here`;
 }
 
-/** The people in a room as list items: you, bots marked, names escaped. */
+/**
+ * The people in a room as list items: you, bots marked, names escaped. A name here on more
+ * than one connection (the same person in two tabs, or on a laptop and a phone) shows once,
+ * with how many: a room does not look fuller than it is.
+ */
 export function presenceItems(participants, you) {
-  return participants.map((person) => {
-    const classes = ["person", person.isBot ? "bot" : "", person.id === you ? "me" : ""].filter(Boolean);
-    return `<li class="${classes.join(" ")}">${escapeHTML(person.name)}${person.id === you ? " (you)" : ""}`
-      + `${person.isBot ? `<span class="badge">bot</span>` : ""}</li>`;
+  const people = [];
+  for (const person of participants) {
+    const same = people.find((seen) => seen.name === person.name && seen.isBot === person.isBot);
+    if (same) {
+      same.count += 1;
+      same.isYou ||= person.id === you;
+    } else {
+      people.push({ name: person.name, isBot: person.isBot, isYou: person.id === you, count: 1 });
+    }
+  }
+  return people.map((person) => {
+    const classes = ["person", person.isBot ? "bot" : "", person.isYou ? "me" : ""].filter(Boolean);
+    const count = person.count > 1
+      ? ` <span class="count" title="Here on ${person.count} connections">×${person.count}</span>` : "";
+    return `<li class="${classes.join(" ")}">${escapeHTML(person.name)}${person.isYou ? " (you)" : ""}`
+      + `${count}${person.isBot ? `<span class="badge">bot</span>` : ""}</li>`;
   }).join("");
 }
 

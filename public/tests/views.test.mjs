@@ -33,6 +33,19 @@ test("presence marks you and bots, and escapes names", () => {
   assert.match(html, /<li class="person bot">CI<span class="badge">bot<\/span><\/li>/);
 });
 
+test("a name here on several connections shows once, with how many; a bot of that name apart", () => {
+  const html = presenceItems([
+    { id: "a1", name: "Ana", isBot: false },
+    { id: "b", name: "Ben", isBot: false },
+    { id: "a2", name: "Ana", isBot: false },
+    { id: "c", name: "Ana", isBot: true },
+  ], "a2");
+  assert.equal((html.match(/<li/g) ?? []).length, 3);
+  assert.match(html, /<li class="person me">Ana \(you\) <span class="count" title="Here on 2 connections">×2<\/span><\/li>/);
+  assert.match(html, /<li class="person">Ben<\/li>/);
+  assert.match(html, /<li class="person bot">Ana<span class="badge">bot<\/span><\/li>/);
+});
+
 test("themes set the colour pair; unknown themes fall back", () => {
   assert.equal(themeStyle("navy"), "--theme:#1c2c5b;--on-theme:#ffffff;--ring:#1c2c5b");
   assert.match(themeStyle("buttercup"), /--ring:#(?!f7e08a)[0-9a-f]{6}$/);
