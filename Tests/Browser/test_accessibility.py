@@ -3,7 +3,7 @@ from axe_selenium_python import Axe
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import chromium
+from conftest import chromium, screenshot
 from test_web_app import both_in_a_room, click, text_in, wait
 import pytest
 
@@ -25,7 +25,9 @@ def violations(driver):
     ]
 
 
-def test_every_screen_passes_axe(server, ana, ben):
+def axe_on_every_screen(server, ana, ben, shots=None):
+    """axe's serious and critical findings on each screen of a standup's life, by screen
+    (`shots`: a prefix for screenshots of the meeting and the room after it)."""
     found = {}
     ana.get(server)
     text_in(ana, "#status", "Live")
@@ -39,16 +41,39 @@ def test_every_screen_passes_axe(server, ana, ben):
     click(ana, ".start")
     text_in(ana, ".speaker", "Speaker 1 of 3")
     found["meeting"] = violations(ana)
+    if shots:
+        screenshot(ana, f"{shots}-meeting")
     click(ana, ".end")
+    found["end alert"] = violations(ana)
     click(ana, ".end-alert .save")
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
     ana.find_element(By.CSS_SELECTOR, ".history summary").click()
     found["history"] = violations(ana)
+    if shots:
+        screenshot(ana, f"{shots}-room")
     click(ana, ".delete")
     click(ana, ".delete-alert .confirm")
     text_in(ana, ".undo-bar", "You deleted this standup.")
     found["undo"] = violations(ana)
-    assert {screen: problems for screen, problems in found.items() if problems} == {}
+    return {screen: problems for screen, problems in found.items() if problems}
+
+
+def test_every_screen_passes_axe(server, ana, ben):
+    assert axe_on_every_screen(server, ana, ben) == {}
+
+
+def test_every_screen_passes_axe_in_dark_mode(server, ana, ben):
+    """With the system in dark mode the page is dark, and every text still reads (axe's
+    colour contrast is a serious finding)."""
+    dark = {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    for driver in (ana, ben):
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", dark)
+    problems = axe_on_every_screen(server, ana, ben, shots="dark")
+    colours = ana.execute_script("""
+        const page = getComputedStyle(document.body.parentElement);
+        return [matchMedia('(prefers-color-scheme: dark)').matches, page.backgroundColor, page.color];""")
+    assert colours == [True, "rgb(19, 19, 22)", "rgb(236, 236, 241)"]
+    assert problems == {}
 
 
 def test_the_sign_in_pages_pass_axe(server, stranger):

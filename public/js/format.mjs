@@ -42,15 +42,21 @@ function mix(hex, toward, amount) {
     .toString(16).padStart(2, "0")).join("");
 }
 
+/** The page behind the meeting's ring: light, and dark (app.css, `--ground`). */
+export const LIGHT_PAGE = "#ffffff";
+export const DARK_PAGE = "#131316";
+
 /**
  * The colour a theme's meeting ring is drawn in: the theme itself where it stands out from
- * the page at 3:1 (WCAG's rule for graphics), else the theme darkened just enough.
+ * the page at 3:1 (WCAG's rule for graphics), else the theme darkened (on a light page) or
+ * lightened (on a dark one) just enough.
  */
-export function ringColor(theme) {
+export function ringColor(theme, page = LIGHT_PAGE) {
   const [background] = THEMES[theme] ?? THEMES.bubblegum;
+  const toward = page === LIGHT_PAGE ? "#1b1b1f" : "#ffffff";
   let color = background;
-  for (let step = 1; contrast(color, "#ffffff") < 3 && step <= 20; step += 1) {
-    color = mix(background, "#1b1b1f", step * 0.05);
+  for (let step = 1; contrast(color, page) < 3 && step <= 20; step += 1) {
+    color = mix(background, toward, step * 0.05);
   }
   return color;
 }

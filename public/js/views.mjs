@@ -1,9 +1,10 @@
 // What the screens show, computed from the state: pure functions, no DOM (tested by node).
-import { THEMES, THEME_NAMES, clock, escapeHTML, meetingDate, ringColor, speakerSlices } from "./format.mjs";
+import { DARK_PAGE, THEMES, THEME_NAMES, clock, escapeHTML, meetingDate, ringColor, speakerSlices } from "./format.mjs";
 
 export function themeStyle(theme) {
   const [background, foreground] = THEMES[theme] ?? THEMES.bubblegum;
-  return `--theme:${background};--on-theme:${foreground};--ring:${ringColor(theme)}`;
+  return `--theme:${background};--on-theme:${foreground};--ring:${ringColor(theme)};`
+    + `--ring-dark:${ringColor(theme, DARK_PAGE)}`;
 }
 
 /** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { activitySentence, attendeeLabels, historyItem, meetingFacts, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
-import { RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
+import { DARK_PAGE, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
   duration: 300,
@@ -47,8 +47,9 @@ test("a name here on several connections shows once, with how many; a bot of tha
 });
 
 test("themes set the colour pair; unknown themes fall back", () => {
-  assert.equal(themeStyle("navy"), "--theme:#1c2c5b;--on-theme:#ffffff;--ring:#1c2c5b");
-  assert.match(themeStyle("buttercup"), /--ring:#(?!f7e08a)[0-9a-f]{6}$/);
+  assert.match(themeStyle("navy"), /^--theme:#1c2c5b;--on-theme:#ffffff;--ring:#1c2c5b;--ring-dark:#[0-9a-f]{6}$/);
+  assert.doesNotMatch(themeStyle("navy"), /--ring-dark:#1c2c5b/);
+  assert.match(themeStyle("buttercup"), /--ring:#(?!f7e08a)[0-9a-f]{6};--ring-dark:#f7e08a$/);
   assert.equal(themeStyle("nonsense"), themeStyle("bubblegum"));
   const swatches = themeSwatches("group", "teal");
   assert.equal((swatches.match(/type="radio"/g) ?? []).length, 16);
@@ -124,6 +125,13 @@ test("the ring's arcs stand out from the page at 3:1 on every theme", () => {
   assert.ok(contrast(RING_WAITING, "#ffffff") >= 3);
   // A dark theme keeps its own colour.
   assert.equal(ringColor("navy"), "#1c2c5b");
+  // On the dark page too: each theme lightened where it is too dark, a light one kept.
+  for (const theme of THEME_NAMES) {
+    const color = ringColor(theme, DARK_PAGE);
+    assert.ok(contrast(color, DARK_PAGE) >= 3, `${theme} on dark: ${contrast(color, DARK_PAGE).toFixed(2)}`);
+  }
+  assert.ok(contrast(RING_WAITING, DARK_PAGE) >= 3);
+  assert.equal(ringColor("buttercup", DARK_PAGE), "#f7e08a");
 });
 
 test("each attendee's row is told apart by its place: a screen reader does not hear the same label twice", () => {
