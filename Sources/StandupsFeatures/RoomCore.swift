@@ -38,7 +38,11 @@ struct RoomCore: Reducer {
           }
           state.standup = standup
         }
-        state.isDeleted = before.isDeleted
+        // A deletion the action confirmed is not carried out; one that came since (its undo
+        // window ended) stands.
+        if after.isDeleted != before.isDeleted, state.isDeleted == after.isDeleted {
+          state.isDeleted = before.isDeleted
+        }
         // What was said of the refused action is taken back with it (its number stays
         // used: clients show each number once); what others did since stays said. An undo it
         // made or used goes: its window no longer runs.
@@ -166,10 +170,18 @@ struct RoomCore: Reducer {
               "That meeting ended more than \(Int(StandupRules.lateNoteSeconds) / 60) minutes ago: "
                 + "it takes no more notes."))
         }
-        if let speaker, !state.standup.attendees.contains(where: { $0.name == speaker }) {
-          return .reject(.invalidValue("\"speaker\" must be the name of one of the attendees."))
+        if state.undo?.restore == .deletion {
+          return .reject(.invalidAction("This standup is being deleted: Undo keeps it."))
         }
-        if let problem = meeting.addNote(text, author: author, speaker: speaker ?? "") {
+        // NB: any name an attendee could have: the one whose turn it was may have been renamed
+        // since the meeting ended.
+        if let speaker, StandupRules.validateName(speaker) != nil {
+          return .reject(
+            .invalidValue(
+              "\"speaker\" must be an attendee's name: 1 to 40 characters of plain text."))
+        }
+        let under = speaker?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if let problem = meeting.addNote(text, author: author, speaker: under) {
           return .reject(problem)
         }
         state.standup.meetings[id: id] = meeting

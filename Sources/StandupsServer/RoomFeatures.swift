@@ -82,12 +82,25 @@ struct StandupRoomFeature: RoomFeature {
     // (saving the standup would delete the draft, and a second write could fail after it).
     if standupChanged && new.standup.differsOnlyInNotes(from: old.standup) {
       // A note for a meeting that had ended: that meeting alone (a draft open stays saved).
+      // If the standup's last save failed (a meeting that ended into it is not on disk), the
+      // whole standup is saved instead, and an open form's draft again after it.
       let standup = new.standup
+      let draft = form?.savedDraft
       let changed = standup.meetings.filter { old.standup.meetings[id: $0.id] != $0 }
-      work.enqueue { [storage, health, catalog, standupID] in
-        for meeting in changed {
-          try await health.checking("Saving a meeting's notes") {
-            try await storage.saveMeetingNotes(standupID, meeting)
+      work.enqueue { [storage, health, catalog, standupID, standupUnsaved] in
+        if standupUnsaved.value {
+          try await health.checking("Saving a standup") { try await storage.save(standup) }
+          standupUnsaved.set(false)
+          if let draft {
+            try await health.checking("Saving a draft") {
+              try await storage.saveDraft(standupID, draft)
+            }
+          }
+        } else {
+          for meeting in changed {
+            try await health.checking("Saving a meeting's notes") {
+              try await storage.saveMeetingNotes(standupID, meeting)
+            }
           }
         }
         // NB: the room opens again from the catalog (one node): with the note.

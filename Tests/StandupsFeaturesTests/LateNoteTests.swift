@@ -43,12 +43,19 @@ extension RecordMeetingTests {
         $0.standup.meetings[0].transcript = "Ana: During\nBen: Late"
         $0.standup.meetings[0].notes.append(Note(author: "Ben", text: "Late", speaker: "Person 3"))
       }
+      // Under a speaker renamed since (no longer an attendee's name), too.
+      await store.send(
+        .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Too", speaker: "Robin ")
+      ) {
+        $0.standup.meetings[0].transcript += "\nBen: Too"
+        $0.standup.meetings[0].notes.append(Note(author: "Ben", text: "Too", speaker: "Robin"))
+      }
       // Ten minutes after it ended, still; without a speaker, under none.
       now.withValue { $0 = Self.start + StandupRules.lateNoteSeconds }
       await store.send(
         .historyNoteSubmitted(meeting: UUID(0), author: "Cy", text: "Last", speaker: nil)
       ) {
-        $0.standup.meetings[0].transcript = "Ana: During\nBen: Late\nCy: Last"
+        $0.standup.meetings[0].transcript = "Ana: During\nBen: Late\nBen: Too\nCy: Last"
         $0.standup.meetings[0].notes.append(Note(author: "Cy", text: "Last", speaker: ""))
       }
     }
@@ -65,8 +72,14 @@ extension RecordMeetingTests {
         rejectedWith: .invalidAction(
           "That meeting is not in this standup's recent history: it was discarded, or is older."))
       await store.send(
-        .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Hi", speaker: "Nobody"),
-        rejectedWith: .invalidValue("\"speaker\" must be the name of one of the attendees."))
+        .historyNoteSubmitted(
+          meeting: UUID(0), author: "Ben", text: "Hi", speaker: String(repeating: "x", count: 41)),
+        rejectedWith: .invalidValue(
+          "\"speaker\" must be an attendee's name: 1 to 40 characters of plain text."))
+      await store.send(
+        .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Hi", speaker: " "),
+        rejectedWith: .invalidValue(
+          "\"speaker\" must be an attendee's name: 1 to 40 characters of plain text."))
       await store.send(
         .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "  ", speaker: nil),
         rejectedWith: .invalidValue("A note must be one line of 1 to 1000 characters."))
@@ -185,6 +198,35 @@ extension RecordMeetingTests {
         $0.undo = nil
       }
       #expect(store.state.editForm?.title == "Retro")
+    }
+  }
+
+  /// While a deletion waits for its undo window, a late note is refused (as Edit and Start
+  /// are); a note refused after the deletion was carried out does not bring the standup back.
+  @Test func aLateNoteAndADeletion() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      store.exhaustivity = .off
+      let ana = Actor(id: "p1", name: "Ana")
+      await endedMeeting(store, standup: standup)
+      let before = store.state
+      await store.send(
+        .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Lost", speaker: nil))
+      let after = store.state
+      await store.send(.acted(by: ana, .deleteButtonTapped))
+      await store.send(.acted(by: ana, .destination(.presented(.alert(.confirmDeletion)))))
+      #expect(store.state.undo?.restore == .deletion)
+      await store.send(
+        .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Hi", speaker: nil),
+        rejectedWith: .invalidAction("This standup is being deleted: Undo keeps it."))
+      await clock.advance(by: .seconds(10))
+      await store.receive(\.undoWindowEnded)
+      #expect(store.state.isDeleted)
+      await store.send(.saveFailed(before: before, after: after))
+      #expect(store.state.isDeleted)
+      #expect(store.state.standup.meetings[0].notes.map(\.text) == ["During"])
     }
   }
 

@@ -2,6 +2,7 @@ import Fixtures
 import Foundation
 import IdentifiedCollections
 import JSONPatch
+import RoomRuntime
 import StandupsFeatures
 import Storage
 import Synchronization
@@ -71,6 +72,44 @@ struct LateNoteServerTests {
     #expect(try await storage.base.loadStandup(id)?.meetings.first?.notes.count == 2)
     #expect(try await storage.base.loadStandup(id)?.title == "Typed")
     await server.stop()
+  }
+
+  /// The meeting's own save failed (its time ran out while storage was failing): a late note
+  /// saves the whole standup, meeting and all, and the open form's draft after it.
+  @Test func aLateNoteForAMeetingWhoseSaveFailedSavesTheStandup() async throws {
+    let storage = DraftTests.FailingStorage()
+    let health = StorageHealth(logger: LogLines().logger)
+    let feature = StandupRoomFeature(
+      standupID: Standup.design.id, storage: storage.client, lobby: LobbyNotifier(),
+      catalog: StandupCatalog([.design]), health: health,
+      heartbeat: MeetingHeartbeat(storage: storage.client, health: health),
+      remoteRooms: RemoteRooms())
+    func change(_ old: Room.State, _ new: Room.State) async {
+      var work = RoomWork()
+      feature.stateDidChange(from: old, to: new, after: .roomMoving, work: &work)
+      for piece in work.pieces { try? await piece() }
+    }
+    var running = Room.State(standup: .design)
+    running.meeting = RecordMeeting.State(id: UUID(), standup: .design)
+    storage.failStandups.withLock { $0 = true }
+    var ended = running
+    var meeting = Meeting(id: try #require(running.meeting?.id), date: Date(), transcript: "")
+    ended.standup.addMeeting(meeting)
+    ended.meeting = nil
+    await change(running, ended)
+    #expect(try await storage.base.loadStandup(Standup.design.id)?.meetings.isEmpty == true)
+    storage.failStandups.withLock { $0 = false }
+
+    var editing = ended
+    editing.destination = .edit(StandupForm.State(standup: ended.standup))
+    await change(ended, editing)
+    var noted = editing
+    #expect(meeting.addNote("Late", author: "Ben", speaker: "") == nil)
+    noted.standup.meetings[id: meeting.id] = meeting
+    await change(editing, noted)
+    let saved = try #require(try await storage.base.loadStandup(Standup.design.id))
+    #expect(saved.meetings.map(\.transcript) == ["Ben: Late"])
+    #expect(try await storage.base.loadDraft(Standup.design.id) == editing.editForm?.savedDraft)
   }
 
   @Test func aLateNoteThatCannotBeSavedIsRefusedAndTakenBack() async throws {
