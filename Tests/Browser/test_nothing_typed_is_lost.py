@@ -192,7 +192,7 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
     late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
     assert late.get_attribute("value") == "Half a thought"
     late.send_keys(", finished" + Keys.ENTER)
-    text_in(ana, ".ended", "Your note was added to the meeting.")
+    text_in(ana, "#toasts", "Your note was added to the meeting.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     notes = """return [...document.querySelectorAll('.history > li:first-child details')]
         .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
@@ -201,6 +201,34 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
     ana.refresh()
     wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought, finished"]])
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    assert collect_console_errors(ana) == []
+
+
+def test_a_late_note_stays_with_the_keyboard_when_a_new_meeting_starts(server, ana, ben):
+    """The note typed as the meeting ended is still being typed when Ben starts the next one:
+    it stays above the new meeting, with the keyboard, and joins the meeting it was for."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    text_in(ana, ".ended", "Ben ended the meeting — saved.")
+    click(ben, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3")
+    ActionChains(ana).send_keys(" thought").perform()
+    assert ana.execute_script("""
+        const input = document.getElementById('late-note');
+        return [input.value, document.activeElement === input];""") == ["Half a thought", True]
+    ActionChains(ana).send_keys(Keys.ENTER).perform()
+    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    assert ana.find_element(By.ID, "note").get_attribute("value") == ""
+    # Nothing of it went into the meeting now running.
+    assert "Half a thought" not in ana.find_element(By.CSS_SELECTOR, ".transcript").text
+    click(ben, ".end")
+    click(ben, ".end-alert .discard")
+    notes = """return [...document.querySelectorAll('.history > li:first-child details li')]
+        .map((line) => line.textContent);"""
+    wait(ben, lambda d: d.execute_script(notes) == ["Ana: Half a thought"])
     assert collect_console_errors(ana) == []
 
 

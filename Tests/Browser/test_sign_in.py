@@ -264,6 +264,9 @@ def test_signing_out_over_a_note_being_typed_names_it_first(server, ana, ben):
     click(ana, "#name-dialog .sign-out")
     text_in(ana, ".signin", "You signed out of this browser.")
     assert ana.find_elements(By.CSS_SELECTOR, ".kept-typing") == []
+    # Nor does the tab keep it (a reload's copy) for whoever signs in next.
+    assert ana.execute_script(
+        "return Object.keys(sessionStorage).filter((key) => key.startsWith('standups.'))") == []
     assert collect_console_errors(ana) == []
 
 

@@ -214,7 +214,8 @@ def test_time_up_says_the_meeting_was_saved(server, ana, ben):
     text_in(ana, ".speaker", "Speaker 50 of 50")
     for driver in (ana, ben):
         text_in(driver, ".ended", "Time's up — meeting saved.", timeout=15)
-    assert ben.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half typed"
+    # The note Ben was typing is offered for the meeting just saved.
+    assert ben.find_element(By.ID, "late-note").get_attribute("value") == "Half typed"
     text_in(ben, ".history summary", "s ·")
 
 
@@ -248,8 +249,9 @@ def test_a_person_in_two_tabs_shows_once_with_how_many(server, ana, ben):
     ana.switch_to.new_window("tab")
     ana.get(room)
     chips = "return [...document.querySelectorAll('.presence .person')].map((chip) => chip.textContent);"
-    wait(ben, lambda d: d.execute_script(chips) == ["Ana ×2", "Ben (you)"])
-    wait(ana, lambda d: d.execute_script(chips) == ["Ana (you) ×2", "Ben"])
+    # NB: "×2" on screen, ", on 2 connections" for a screen reader.
+    wait(ben, lambda d: d.execute_script(chips) == ["Ana ×2, on 2 connections", "Ben (you)"])
+    wait(ana, lambda d: d.execute_script(chips) == ["Ana (you) ×2, on 2 connections", "Ben"])
     # One tab closed: one Ana, as before.
     ana.close()
     ana.switch_to.window(first)

@@ -1,60 +1,16 @@
 // The room when nothing is going on: facts, attendees, history, and delete with confirmation.
 import { escapeHTML } from "./format.mjs";
-import { keepSaying } from "./sharedtext.mjs";
 import { app, toast } from "./shell.mjs";
 import { historyItem } from "./views.mjs";
-
-/** Where a note for the meeting just saved is kept while it is typed (this tab). */
-export const lateNoteKey = (roomID) => `standups.lateNote.${roomID}`;
-
-/** How long the server lets a saved meeting take a note (PROTOCOL: `history.noteSubmitted`). */
-const LATE_NOTE_MS = 10 * 60 * 1000;
-
-/** The note for a meeting just saved kept in this tab, if that meeting may still take it. */
-function keptLateNote(view, state) {
-  let kept = null;
-  try {
-    kept = JSON.parse(sessionStorage.getItem(lateNoteKey(view.id)) ?? "null");
-  } catch {
-    // Not a record this page wrote.
-  }
-  const meeting = kept && state.standup.meetings.find(({ id }) => id === kept.meeting);
-  if (meeting && Date.now() - Date.parse(meeting.date) < LATE_NOTE_MS && kept.text?.trim()) return kept;
-  sessionStorage.removeItem(lateNoteKey(view.id));
-  return null;
-}
-
-/** Shows the form for a note that missed the meeting's end, with what was typed. */
-function offerLateNote(view, late) {
-  // NB: where the caret was matters once, as the field appears: not after a reload.
-  view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text };
-  sessionStorage.setItem(lateNoteKey(view.id), JSON.stringify(view.lateNote));
-  const form = app.querySelector(".late-note");
-  const input = form.querySelector("input");
-  app.querySelector(".ended").hidden = false;
-  form.hidden = false;
-  input.value = late.text;
-  if (late.typing) {
-    // NB: they were typing: the keyboard stays with them, where they were.
-    input.focus();
-    input.setSelectionRange(...late.typing);
-  }
-}
 
 export const detail = {
   template() {
     return `
       <div class="detail">
         <div class="ended panel" role="status" hidden>
-          <p class="ended-message" tabindex="-1"></p>
+          <p class="ended-message"></p>
           <label class="unsent" hidden>Your note was not sent; copy it if you need it:
             <textarea readonly rows="2"></textarea></label>
-          <form class="late-note note-form" hidden>
-            <label for="late-note">Your note had not reached the meeting: add it to the meeting
-              just saved.</label>
-            <input id="late-note" data-max-chars="1000" autocomplete="off" required>
-            <button>Add to the meeting</button>
-          </form>
         </div>
         <div class="actions">
           <button type="button" class="primary start">Start meeting</button>
@@ -80,30 +36,6 @@ export const detail = {
   },
 
   wire(view) {
-    view.lateNote = null;
-    const lateForm = app.querySelector(".late-note");
-    const lateInput = lateForm.querySelector("input");
-    lateInput.addEventListener("input", () => {
-      if (!view.lateNote) return;
-      view.lateNote.text = lateInput.value;
-      sessionStorage.setItem(lateNoteKey(view.id), JSON.stringify(view.lateNote));
-    });
-    lateForm.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      const { meeting, speaker } = view.lateNote;
-      try {
-        await view.connection.send({ type: "history.noteSubmitted", meeting, text: lateInput.value, speaker });
-        view.lateNote = null;
-        sessionStorage.removeItem(lateNoteKey(view.id));
-        lateForm.hidden = true;
-        app.querySelector(".ended-message").textContent = "Your note was added to the meeting.";
-        app.querySelector(".history details")?.setAttribute("open", "");
-        app.querySelector(".ended-message").focus();
-      } catch (error) {
-        // NB: the field keeps the note: refused (too late, too long), it can still be copied.
-        if (!view.connection.closed) toast(error.message);
-      }
-    });
     app.querySelector(".export-md").href = `/api/rooms/${view.id}/history.md`;
     app.querySelector(".export-csv").href = `/api/rooms/${view.id}/history.csv`;
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
@@ -148,17 +80,6 @@ export const detail = {
     app.querySelector(".show-older").hidden = older.length >= (view.state?.standup.olderMeetingCount ?? 0);
   },
 
-  /** The room moves on from the detail (a new meeting, the edit form): a note still typed
-   * for the meeting saved before is shown to keep, not dropped with its field. */
-  leaving(view) {
-    const text = app.querySelector("#late-note")?.value.trim();
-    if (view.lateNote && text) {
-      keepSaying(toast(`Your note did not reach the meeting that ended: “${text}”.`, { kind: "unsent" }));
-    }
-    view.lateNote = null;
-    sessionStorage.removeItem(lateNoteKey(view.id));
-  },
-
   render(view, state) {
     const { standup } = state;
     if (view.ended) {
@@ -169,12 +90,7 @@ export const detail = {
         notice.querySelector(".unsent").hidden = false;
         notice.querySelector("textarea").value = view.ended.unsent;
       }
-      if (view.ended.late?.meeting) offerLateNote(view, view.ended.late);
       view.ended = null;
-    } else if (!view.lateNote) {
-      // A reload while the note was typed: it is still here, while the meeting takes it.
-      const kept = keptLateNote(view, state);
-      if (kept) offerLateNote(view, kept);
     }
     app.querySelector(".facts").innerHTML = `
       <div><dt>Length</dt><dd>${standup.duration / 60} min</dd></div>

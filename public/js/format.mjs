@@ -42,27 +42,28 @@ function mix(hex, toward, amount) {
     .toString(16).padStart(2, "0")).join("");
 }
 
-/** The page behind the meeting's ring: light, and dark (app.css, `--ground`). */
-export const LIGHT_PAGE = "#ffffff";
-export const DARK_PAGE = "#131316";
+/** The track the meeting's ring's arcs lie on (app.css, `--line`), light and dark. */
+export const LIGHT_TRACK = "#e3e3e8";
+export const DARK_TRACK = "#3a3a43";
 
 /**
  * The colour a theme's meeting ring is drawn in: the theme itself where it stands out from
- * the page at 3:1 (WCAG's rule for graphics), else the theme darkened (on a light page) or
- * lightened (on a dark one) just enough.
+ * the track it lies on at 3:1 (WCAG's rule for graphics; the page is further from it), else
+ * the theme darkened (on the light track) or lightened (on the dark one) just enough.
  */
-export function ringColor(theme, page = LIGHT_PAGE) {
+export function ringColor(theme, track = LIGHT_TRACK) {
   const [background] = THEMES[theme] ?? THEMES.bubblegum;
-  const toward = page === LIGHT_PAGE ? "#1b1b1f" : "#ffffff";
+  const toward = luminance(track) > 0.2 ? "#1b1b1f" : "#ffffff";
   let color = background;
-  for (let step = 1; contrast(color, page) < 3 && step <= 20; step += 1) {
+  for (let step = 1; contrast(color, track) < 3 && step <= 20; step += 1) {
     color = mix(background, toward, step * 0.05);
   }
   return color;
 }
 
-/** The ring's arcs still to come: a grey that stands out from the page at 3:1 too. */
-export const RING_WAITING = "#8a8a94";
+/** The ring's arcs still to come: a grey that stands out from the track at 3:1 too (app.css,
+ * `--ring-waiting`). */
+export const RING_WAITING = { light: "#74747e", dark: "#9a9aa4" };
 
 /** `75` → `"1:15"`; negative numbers clamp to 0. */
 export function clock(seconds) {

@@ -4,6 +4,7 @@ import { escapeHTML } from "./format.mjs";
 import { takeTyping } from "./comeback.mjs";
 import { detail } from "./detail.mjs";
 import { edit } from "./edit.mjs";
+import { lateNote } from "./latenote.mjs";
 import { meeting, noteDraftKey } from "./meeting.mjs";
 import { keepSaying, sayUnsentTyping } from "./sharedtext.mjs";
 import {
@@ -36,6 +37,7 @@ function meetingEnded(before, after, you, countBefore) {
   if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent };
   // Saved: the note being typed may still join it (`history.noteSubmitted`), as typed, under
   // the speaker whose turn it was; a person typing goes on typing where they were.
+  // NB: the meeting on the wire has no id: the one saved is the newest in the history.
   const late = unsent ? {
     meeting: after.standup.meetings[0]?.id,
     speaker: before.standup.attendees[before.meeting.speakerIndex]?.name ?? null,
@@ -96,8 +98,7 @@ class RoomView {
    * page to keep when the session ends under it. */
   typingToKeep() {
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
-    const field = this.mode === "meeting" ? "#note" : this.mode === "detail" ? "#late-note" : null;
-    const note = (field && app.querySelector(field)?.value.trim()) || "";
+    const note = (this.mode === "meeting" && app.querySelector("#note")?.value.trim()) || lateNote.typed();
     return { room: this.id, unsent, note, by: this.myName() };
   }
 
@@ -145,7 +146,6 @@ class RoomView {
     if (mode !== this.mode) {
       // NB: read before the form goes: what this person typed that the room never got.
       const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
-      if (this.mode === "detail") detail.leaving(this);
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
         // NB: a discard that can be undone may bring the meeting back: the note goes back
@@ -166,8 +166,15 @@ class RoomView {
       this.text = null;
       this.mode = mode;
       this.layout();
+      if (this.ended?.late?.meeting) lateNote.offer(this, this.ended.late);
       if (unsent.length) sayUnsentTyping(this, unsent);
       if (!previous) this.bringBackTyping();
+    }
+    // A page opened afresh (a reload) offers the late note this tab kept, once it knows who
+    // this person is in the room (a page shown from its kept state may not yet).
+    if (!this.lateNoteRestored && this.myName()) {
+      this.lateNoteRestored = true;
+      if (!this.lateNote) lateNote.restore(this);
     }
     document.title = `${state.standup.title} · Standups`;
     const section = app.querySelector(".room");
@@ -179,6 +186,7 @@ class RoomView {
     PARTS[mode].render(this, state);
     if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
     if (arrival.welcome && mode === "meeting") meeting.backInTheRoom(this);
+    if (arrival.welcome) lateNote.backInTheRoom(this);
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */
@@ -205,7 +213,19 @@ class RoomView {
     bar.querySelector(".undo").dataset.seq = undo.seq;
   }
 
+  /** The room's frame (its header, the undo bar, a late note) once; then the part its state
+   * shows, each time that changes. */
   layout() {
+    // NB: a person typing in the frame (a late note) keeps the keyboard as the part changes.
+    const typing = this.frame?.isConnected && this.frame.contains(document.activeElement);
+    if (!this.frame?.isConnected) this.layoutFrame();
+    app.querySelector(".room-body").innerHTML = PARTS[this.mode].template();
+    PARTS[this.mode].wire(this);
+    // A new screen: focus its heading, so that keyboards and screen readers start there.
+    if (!typing) app.querySelector(".room-title").focus({ preventScroll: true });
+  }
+
+  layoutFrame() {
     app.innerHTML = `<section class="room">
       <header class="room-head">
         <a href="#/" class="back">← Standups</a>
@@ -215,9 +235,11 @@ class RoomView {
       </header>
       <div class="undo-bar" role="status" hidden><span class="undo-text"></span>
         <button type="button" class="undo">Undo</button></div>
-      <div class="room-body">${PARTS[this.mode].template()}</div>
+      ${lateNote.template()}
+      <div class="room-body"></div>
     </section>`;
-    PARTS[this.mode].wire(this);
+    this.frame = app.querySelector(".room");
+    lateNote.wire(this);
     app.querySelector(".undo").addEventListener("click", (event) => {
       this.send({ type: "undoButtonTapped", seq: Number(event.currentTarget.dataset.seq) });
     });
@@ -229,7 +251,5 @@ class RoomView {
         toast(`Copy this link: ${location.href}`);
       }
     });
-    // A new screen: focus its heading, so that keyboards and screen readers start there.
-    app.querySelector(".room-title").focus({ preventScroll: true });
   }
 }

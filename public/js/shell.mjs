@@ -181,6 +181,10 @@ function changeName(name, open) {
       error.textContent = answer?.message ?? "The server cannot be reached: try again.";
       return;
     }
+    // NB: nothing typed stays in this tab for whoever signs in next (notes kept for a reload).
+    for (const key of Object.keys(sessionStorage)) {
+      if (key.startsWith("standups.")) sessionStorage.removeItem(key);
+    }
     dialog.close();
     document.getElementById("me").hidden = true;
     renamableName = null;

@@ -1,10 +1,10 @@
 // What the screens show, computed from the state: pure functions, no DOM (tested by node).
-import { DARK_PAGE, THEMES, THEME_NAMES, clock, escapeHTML, meetingDate, ringColor, speakerSlices } from "./format.mjs";
+import { DARK_TRACK, THEMES, THEME_NAMES, clock, escapeHTML, meetingDate, ringColor, speakerSlices } from "./format.mjs";
 
 export function themeStyle(theme) {
   const [background, foreground] = THEMES[theme] ?? THEMES.bubblegum;
   return `--theme:${background};--on-theme:${foreground};--ring:${ringColor(theme)};`
-    + `--ring-dark:${ringColor(theme, DARK_PAGE)}`;
+    + `--ring-dark:${ringColor(theme, DARK_TRACK)}`;
 }
 
 /** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
@@ -107,8 +107,9 @@ export function presenceItems(participants, you) {
   }
   return people.map((person) => {
     const classes = ["person", person.isBot ? "bot" : "", person.isYou ? "me" : ""].filter(Boolean);
+    // NB: "×2" is read "times 2": a screen reader hears the words instead.
     const count = person.count > 1
-      ? ` <span class="count" title="Here on ${person.count} connections">×${person.count}</span>` : "";
+      ? ` <span class="count" aria-hidden="true">×${person.count}</span><span class="visually-hidden">, on ${person.count} connections</span>` : "";
     return `<li class="${classes.join(" ")}">${escapeHTML(person.name)}${person.isYou ? " (you)" : ""}`
       + `${count}${person.isBot ? `<span class="badge">bot</span>` : ""}</li>`;
   }).join("");

@@ -1,7 +1,8 @@
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { activitySentence, attendeeLabels, historyItem, meetingFacts, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
-import { DARK_PAGE, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
+import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
   duration: 300,
@@ -41,7 +42,7 @@ test("a name here on several connections shows once, with how many; a bot of tha
     { id: "c", name: "Ana", isBot: true },
   ], "a2");
   assert.equal((html.match(/<li/g) ?? []).length, 3);
-  assert.match(html, /<li class="person me">Ana \(you\) <span class="count" title="Here on 2 connections">×2<\/span><\/li>/);
+  assert.match(html, /<li class="person me">Ana \(you\) <span class="count" aria-hidden="true">×2<\/span><span class="visually-hidden">, on 2 connections<\/span><\/li>/);
   assert.match(html, /<li class="person">Ben<\/li>/);
   assert.match(html, /<li class="person bot">Ana<span class="badge">bot<\/span><\/li>/);
 });
@@ -118,20 +119,29 @@ test("an old meeting (no notes recorded) shows its transcript, unattributed to s
   assert.match(historyItem({ date: "2026-11-22T09:00:00Z", transcript: "", seconds: 0 }), /No notes\./);
 });
 
-test("the ring's arcs stand out from the page at 3:1 on every theme", () => {
-  for (const theme of THEME_NAMES) {
-    assert.ok(contrast(ringColor(theme), "#ffffff") >= 3, `${theme}: ${contrast(ringColor(theme), "#ffffff").toFixed(2)}`);
+test("the ring's arcs stand out from the track they lie on, and the page, at 3:1 on every theme", () => {
+  // NB: the pages and tracks as app.css paints them (--ground, --line), light and dark.
+  const modes = [
+    { track: LIGHT_TRACK, page: "#f5f5f7", waiting: RING_WAITING.light },
+    { track: DARK_TRACK, page: "#131316", waiting: RING_WAITING.dark },
+  ];
+  for (const { track, page, waiting } of modes) {
+    for (const theme of THEME_NAMES) {
+      const color = ringColor(theme, track);
+      assert.ok(contrast(color, track) >= 3, `${theme} on ${track}: ${contrast(color, track).toFixed(2)}`);
+      assert.ok(contrast(color, page) >= 3, `${theme} on ${page}: ${contrast(color, page).toFixed(2)}`);
+    }
+    assert.ok(contrast(waiting, track) >= 3 && contrast(waiting, page) >= 3);
   }
-  assert.ok(contrast(RING_WAITING, "#ffffff") >= 3);
-  // A dark theme keeps its own colour.
+  // app.css paints what these were computed for: --line and --ring-waiting, light then dark.
+  const css = readFileSync(new URL("../app.css", import.meta.url), "utf8");
+  const values = (name) => [...css.matchAll(new RegExp(`--${name}: (#[0-9a-f]{6});`, "g"))].map((m) => m[1]);
+  assert.deepEqual(values("line"), [LIGHT_TRACK, DARK_TRACK]);
+  assert.deepEqual(values("ring-waiting"), [RING_WAITING.light, RING_WAITING.dark]);
+  assert.deepEqual(values("ground"), modes.map(({ page }) => page));
+  // A dark theme keeps its own colour on the light track, a light one on the dark track.
   assert.equal(ringColor("navy"), "#1c2c5b");
-  // On the dark page too: each theme lightened where it is too dark, a light one kept.
-  for (const theme of THEME_NAMES) {
-    const color = ringColor(theme, DARK_PAGE);
-    assert.ok(contrast(color, DARK_PAGE) >= 3, `${theme} on dark: ${contrast(color, DARK_PAGE).toFixed(2)}`);
-  }
-  assert.ok(contrast(RING_WAITING, DARK_PAGE) >= 3);
-  assert.equal(ringColor("buttercup", DARK_PAGE), "#f7e08a");
+  assert.equal(ringColor("buttercup", DARK_TRACK), "#f7e08a");
 });
 
 test("each attendee's row is told apart by its place: a screen reader does not hear the same label twice", () => {

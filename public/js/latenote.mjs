@@ -1,0 +1,129 @@
+// A note that was being typed when the meeting ended (someone saved and ended it, or its time
+// ran out): offered for the meeting just saved (`history.noteSubmitted`), above whatever the
+// room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
+import { keepSaying } from "./sharedtext.mjs";
+import { app, toast } from "./shell.mjs";
+
+/** Where the note is kept while it is typed (this tab), with the meeting it is for. */
+export const lateNoteKey = (roomID) => `standups.lateNote.${roomID}`;
+
+function keep(view) {
+  if (view.lateNote) sessionStorage.setItem(lateNoteKey(view.id), JSON.stringify(view.lateNote));
+  else sessionStorage.removeItem(lateNoteKey(view.id));
+}
+
+function kept(view) {
+  try {
+    return JSON.parse(sessionStorage.getItem(lateNoteKey(view.id)) ?? "null");
+  } catch {
+    return null; // not a record this page wrote
+  }
+}
+
+/** The note went in (or was set aside): the form goes, and the keyboard to the room's title. */
+function done(view, form) {
+  const hadFocus = form.contains(document.activeElement);
+  view.lateNote = null;
+  keep(view);
+  form.querySelector("input").value = "";
+  form.hidden = true;
+  if (hadFocus) app.querySelector(".room-title")?.focus();
+}
+
+export const lateNote = {
+  template() {
+    return `
+      <form class="late-note panel" hidden>
+        <label for="late-note">Your note had not reached the meeting: add it to the meeting just saved.</label>
+        <div class="late-note-row">
+          <input id="late-note" data-max-chars="1000" autocomplete="off" required>
+          <button class="primary add">Add to the meeting</button>
+          <button type="button" class="set-aside">Not needed</button>
+        </div>
+      </form>`;
+  },
+
+  wire(view) {
+    view.lateNote = null;
+    const form = app.querySelector(".late-note");
+    const input = form.querySelector("input");
+    const add = form.querySelector(".add");
+    input.addEventListener("input", () => {
+      if (!view.lateNote) return;
+      view.lateNote.text = input.value;
+      keep(view);
+    });
+    form.querySelector(".set-aside").addEventListener("click", () => done(view, form));
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      // NB: one at a time: a second Enter while the first is on its way would add it twice.
+      if (add.disabled || !view.lateNote) return;
+      const { meeting, speaker } = view.lateNote;
+      const text = input.value;
+      const notes = view.state.standup.meetings.find(({ id }) => id === meeting)?.notes.length ?? 0;
+      add.disabled = true;
+      try {
+        await view.connection.send({ type: "history.noteSubmitted", meeting, text, speaker });
+        done(view, form);
+        toast("Your note was added to the meeting.");
+      } catch (error) {
+        if (view.connection.closed) return;
+        // NB: the field keeps the note: refused (too late, too long), it can still be copied.
+        toast(error.message);
+        // The answer may be what was lost: the room tells, once the page is back.
+        if (error.code === "offline" && error.sent !== false) view.lateNote.unsure = { notes, text: text.trim() };
+      } finally {
+        add.disabled = false;
+      }
+    });
+  },
+
+  /**
+   * Offers `late` (`{ meeting, speaker, text, typing }`, `typing`: where the caret was if the
+   * person was typing it) to this person (`by`): they go on typing where they were.
+   */
+  offer(view, late) {
+    // NB: one note offered at a time: one for an earlier meeting still there is shown to keep.
+    const earlier = view.lateNote?.meeting !== late.meeting && lateNote.typed();
+    if (earlier) {
+      keepSaying(toast(`Your note did not reach the meeting before: “${earlier}”.`, { kind: "late-note" }));
+    }
+    view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, by: view.myName() };
+    keep(view);
+    const form = app.querySelector(".late-note");
+    const input = form.querySelector("input");
+    form.hidden = false;
+    input.value = late.text;
+    if (late.typing) {
+      input.focus();
+      input.setSelectionRange(...late.typing);
+    }
+  },
+
+  /** A page opened afresh (a reload) offers the note this tab kept for this person. */
+  restore(view) {
+    const late = kept(view);
+    if (late?.meeting && late.text?.trim() && late.by === view.myName()) lateNote.offer(view, late);
+  },
+
+  /** Back in the room after a drop that hid whether the note arrived: if the meeting has it
+   * (a note of this person's with its text, after those it had), it is not offered again. */
+  backInTheRoom(view) {
+    const unsure = view.lateNote?.unsure;
+    if (!unsure) return;
+    view.lateNote.unsure = null;
+    const meeting = view.state.standup.meetings.find(({ id }) => id === view.lateNote.meeting);
+    const me = view.myName();
+    const arrived = (meeting?.notes ?? []).slice(unsure.notes)
+      .some((note) => note.text === unsure.text && note.author === me);
+    if (!arrived) return;
+    done(view, app.querySelector(".late-note"));
+    toast("Your note reached the meeting before the connection dropped.");
+  },
+
+  /** The note as typed, while it is offered: typing the room never got. */
+  typed() {
+    const form = app.querySelector(".late-note");
+    return form && !form.hidden ? form.querySelector("input").value.trim() : "";
+  },
+};
