@@ -169,15 +169,21 @@ def test_enter_in_the_new_standup_form_adds_an_attendee(server, ana):
     text_in(ana, ".card", "3 people")
 
 
+def ben_ends_as_ana_types(server, ana, ben, typed, button):
+    """Ana starts a meeting and types `typed` into a note; Ben ends it with `button` (the end
+    alert's `.save` or `.discard`)."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys(typed)
+    click(ben, ".end")
+    click(ben, f".end-alert {button}")
+
+
 def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server, ana, ben):
     """Ben saves and ends the meeting while Ana types a note: her keys go on into the note,
     now offered for the meeting just saved; a reload keeps it; Enter adds it to the meeting,
     under the speaker whose turn it was, for everyone."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".start")
-    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a")
-    click(ben, ".end")
-    click(ben, ".end-alert .save")
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
     text_in(ana, ".ended", "Ben ended the meeting — saved.")
     # NB: to whatever has the keyboard, as a person's keys go.
     ActionChains(ana).send_keys(" thought").perform()
@@ -207,11 +213,7 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
 def test_a_late_note_stays_with_the_keyboard_when_a_new_meeting_starts(server, ana, ben):
     """The note typed as the meeting ended is still being typed when Ben starts the next one:
     it stays above the new meeting, with the keyboard, and joins the meeting it was for."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".start")
-    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a")
-    click(ben, ".end")
-    click(ben, ".end-alert .save")
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
     text_in(ana, ".ended", "Ben ended the meeting — saved.")
     click(ben, ".start")
     text_in(ana, ".speaker", "Speaker 1 of 3")
@@ -233,11 +235,7 @@ def test_a_late_note_stays_with_the_keyboard_when_a_new_meeting_starts(server, a
 
 
 def test_a_note_for_a_meeting_discarded_is_kept_to_copy(server, ana, ben):
-    both_in_a_room(server, ana, ben)
-    click(ana, ".start")
-    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
-    click(ben, ".end")
-    click(ben, ".end-alert .discard")
+    ben_ends_as_ana_types(server, ana, ben, "Half a thought", ".discard")
     text_in(ana, ".ended", "Meeting discarded.")
     assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()

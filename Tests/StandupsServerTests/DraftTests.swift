@@ -37,6 +37,23 @@ struct DraftTests {
     }
   }
 
+  /// The design standup's room without a server: each call hands it a change of its state
+  /// and carries out the work the change makes (its saves), failures and all.
+  static func changes(savingTo storage: FailingStorage) -> (Room.State, Room.State) async -> Void {
+    let health = StorageHealth(logger: LogLines().logger)
+    let feature = StandupRoomFeature(
+      standupID: Standup.design.id, storage: storage.client, lobby: LobbyNotifier(),
+      catalog: StandupCatalog([.design]), health: health,
+      heartbeat: MeetingHeartbeat(storage: storage.client, health: health),
+      remoteRooms: RemoteRooms())
+    return { old, new in
+      var work = RoomWork()
+      // NB: which action made the change does not matter to a standup's room.
+      feature.stateDidChange(from: old, to: new, after: .roomMoving, work: &work)
+      for piece in work.pieces { try? await piece() }
+    }
+  }
+
   func title(_ client: TestClient) -> JSONValue? {
     client.state?["destination"]?["edit"]?["draft"]?["title"]
   }
@@ -106,18 +123,7 @@ struct DraftTests {
   /// discarded is not kept.
   @Test func aMeetingWhoseTimeRanOutKeepsItsCheckpointWhileItsSaveFails() async throws {
     let storage = FailingStorage()
-    let health = StorageHealth(logger: LogLines().logger)
-    let feature = StandupRoomFeature(
-      standupID: Standup.design.id, storage: storage.client, lobby: LobbyNotifier(),
-      catalog: StandupCatalog([.design]), health: health,
-      heartbeat: MeetingHeartbeat(storage: storage.client, health: health),
-      remoteRooms: RemoteRooms())
-    func change(_ old: Room.State, _ new: Room.State) async {
-      var work = RoomWork()
-      // NB: which action made the change does not matter to a standup's room.
-      feature.stateDidChange(from: old, to: new, after: .roomMoving, work: &work)
-      for piece in work.pieces { try? await piece() }
-    }
+    let change = Self.changes(savingTo: storage)
     let idle = Room.State(standup: .design)
     var running = idle
     running.meeting = RecordMeeting.State(id: UUID(), standup: .design)

@@ -78,17 +78,7 @@ struct LateNoteServerTests {
   /// saves the whole standup, meeting and all, and the open form's draft after it.
   @Test func aLateNoteForAMeetingWhoseSaveFailedSavesTheStandup() async throws {
     let storage = DraftTests.FailingStorage()
-    let health = StorageHealth(logger: LogLines().logger)
-    let feature = StandupRoomFeature(
-      standupID: Standup.design.id, storage: storage.client, lobby: LobbyNotifier(),
-      catalog: StandupCatalog([.design]), health: health,
-      heartbeat: MeetingHeartbeat(storage: storage.client, health: health),
-      remoteRooms: RemoteRooms())
-    func change(_ old: Room.State, _ new: Room.State) async {
-      var work = RoomWork()
-      feature.stateDidChange(from: old, to: new, after: .roomMoving, work: &work)
-      for piece in work.pieces { try? await piece() }
-    }
+    let change = DraftTests.changes(savingTo: storage)
     var running = Room.State(standup: .design)
     running.meeting = RecordMeeting.State(id: UUID(), standup: .design)
     storage.failStandups.withLock { $0 = true }
