@@ -151,6 +151,28 @@ def test_typing_on_its_way_when_the_invite_is_rotated_comes_back_after_signing_i
     assert collect_console_errors(ana) == []
 
 
+def test_a_late_note_kept_through_signing_in_again_is_offered_for_its_meeting(server, ana, ben):
+    """The note Ana was typing when Ben ended the meeting is still offered when the invite is
+    rotated under her: the sign-in page names it, and back in the room it is offered for the
+    meeting it was for, not put into another."""
+    from test_nothing_typed_is_lost import ben_ends_as_ana_types
+    ben_ends_as_ana_types(server, ana, ben, "Half a thought", ".save")
+    WebDriverWait(ana, 10).until(
+        lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
+    rotate_invite(server)
+    text_in(ana, ".signin .kept-typing", "“Half a thought” (your note for the meeting that ended)", timeout=15)
+    ana.get(server.invite)
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    WebDriverWait(ana, 10).until(EC.url_contains("#/rooms/"))
+    late = WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "late-note")))
+    assert late.get_attribute("value") == "Half a thought"
+    late.send_keys(Keys.ENTER)
+    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    notes = "return [...document.querySelectorAll('.history > li:first-child details li')].map((li) => li.textContent);"
+    WebDriverWait(ana, 10).until(lambda d: d.execute_script(notes) == ["Ana: Half a thought"])
+    assert collect_console_errors(ana) == []
+
+
 def test_a_room_link_opened_before_signing_in_is_where_the_invite_link_leads(server, ana, stranger):
     room = create_standup(ana, server)
     stranger.get(room)

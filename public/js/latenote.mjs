@@ -126,4 +126,11 @@ export const lateNote = {
     const form = app.querySelector(".late-note");
     return form && !form.hidden ? form.querySelector("input").value.trim() : "";
   },
+
+  /** The note offered and what it is for (`{ meeting, speaker, text }`), to keep through a
+   * sign-in; null when none is. */
+  kept(view) {
+    const text = lateNote.typed();
+    return view.lateNote && text ? { meeting: view.lateNote.meeting, speaker: view.lateNote.speaker, text } : null;
+  },
 };

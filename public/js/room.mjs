@@ -98,8 +98,8 @@ class RoomView {
    * page to keep when the session ends under it. */
   typingToKeep() {
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
-    const note = (this.mode === "meeting" && app.querySelector("#note")?.value.trim()) || lateNote.typed();
-    return { room: this.id, unsent, note, by: this.myName() };
+    const note = this.mode === "meeting" ? app.querySelector("#note")?.value.trim() ?? "" : "";
+    return { room: this.id, unsent, note, late: lateNote.kept(this), by: this.myName() };
   }
 
   /** The name this page is in the room under. */
@@ -123,6 +123,8 @@ class RoomView {
     if (kept.unsent.length) {
       sayUnsentTyping(this, kept.unsent, "Your typing had not reached the room when you had to sign in again");
     }
+    // NB: offered again for the meeting it was for (the server says if it is too late now).
+    if (kept.late?.text) lateNote.offer(this, { ...kept.late, typing: null });
     const input = this.mode === "meeting" ? app.querySelector("#note") : null;
     if (!kept.note || input?.value.trim() === kept.note) return;
     if (input && !input.value.trim()) {

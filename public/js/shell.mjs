@@ -105,7 +105,8 @@ export function dismissToasts() {
 function typedHere(typing) {
   if (!typing) return [];
   return [...typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
-    ...(typing.note ? [`“${typing.note}” (your note)`] : [])];
+    ...(typing.note ? [`“${typing.note}” (your note)`] : []),
+    ...(typing.late?.text ? [`“${typing.late.text}” (your note for the meeting that ended)`] : [])];
 }
 
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */

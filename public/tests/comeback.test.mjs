@@ -46,6 +46,13 @@ test("a note alone is typing to keep", () => {
   assert.equal(takeTyping(room, "Ana", kept).note, "Half a thought");
 });
 
+test("a note for a meeting that ended is typing to keep, with the meeting it is for", () => {
+  const kept = storage();
+  const late = { meeting: "M1", speaker: "Blob", text: "Half a thought" };
+  keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "", late, by: "Ana" }, kept);
+  assert.deepEqual(takeTyping(room, "Ana", kept).late, late);
+});
+
 test("what was kept a day ago, or before signing out, is gone", () => {
   const kept = storage();
   keepForSignIn(`#/rooms/${room}`, typing, kept, Date.now() - 25 * 60 * 60 * 1000);
