@@ -202,7 +202,7 @@ let package = Package(
     .testTarget(
       name: "StoreRuntimeTests",
       dependencies: [
-        "StoreRuntime",
+        "StoreRuntime", "Fixtures",
         // NB: without it, TestStore's failures never reach Swift Testing and tests pass.
         .product(name: "IssueReportingTestSupport", package: "xctest-dynamic-overlay"),
         .product(name: "Dependencies", package: "swift-dependencies"),

@@ -101,6 +101,11 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
     pthread_detach(thread)
   }
 
+  /// Whether the shard's thread waits for a sleeper's deadline, nothing else to do (tests).
+  package var isWaitingForASleeper: Bool {
+    shared.withLock { $0.isWaiting && !$0.heap.isEmpty }
+  }
+
   // MARK: Executor
 
   public func enqueue(_ job: consuming ExecutorJob) {

@@ -14,3 +14,20 @@ public func eventually(
   Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
   throw CancellationError()
 }
+
+/// Checks every 5 ms, for `duration`, that `check` still holds; records `failure` and throws
+/// the moment it does not. How tests say that something does not happen (a deletion undone
+/// is not carried out): a bounded watch, never a bare sleep.
+public func holds(
+  _ failure: String, for duration: Duration,
+  sourceLocation: SourceLocation = #_sourceLocation, _ check: () async throws -> Bool
+) async throws {
+  let end = ContinuousClock.now + duration
+  while ContinuousClock.now < end {
+    guard try await check() else {
+      Issue.record(Comment(rawValue: failure), sourceLocation: sourceLocation)
+      throw CancellationError()
+    }
+    try await Task.sleep(for: .milliseconds(5))
+  }
+}

@@ -101,8 +101,9 @@ struct EditingProtocolTests {
       $0["activity"]?["kind"] == "restoredStandup" && $0["undo"] == .null
     }
     // The window that would have ended the standup passes: it stays.
-    try await Task.sleep(for: .milliseconds(2500))
-    #expect(ana.closed == nil && ben.closed == nil)
+    try await holds("The standup went though its deletion was undone.", for: .milliseconds(2500)) {
+      ana.closed == nil && ben.closed == nil
+    }
     // Deleted again and left alone: when the window ends, everyone is closed with 4410.
     try await ana.act("deleteButtonTapped")
     try await ana.act("alert.confirmDeletion")

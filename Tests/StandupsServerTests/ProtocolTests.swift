@@ -216,12 +216,18 @@ struct RoomProtocolTests {
   /// (Longer away, it waits for a Resume: `RecordMeetingTests`, on a test clock.)
   @Test func whenTheLastPersonLeavesTheMeetingStopsUntilSomeoneIsBack() async throws {
     let server = try await TestServer.start()
+    let lobby = try await server.connect("/ws/lobby?name=Watcher")
     let ana = try await server.room(name: "Ana")
     try await ana.act("startMeetingButtonTapped")
     _ = try await ana.waitForState { $0["meeting"]?["secondsElapsed"] == 1 }
     ana.close()
     _ = try await ana.waitUntilClosed()
-    try await Task.sleep(for: .milliseconds(2500))  // real time passes in the empty room
+    // Real time passes in the empty room; the lobby shows its meeting paused all along.
+    let live = { lobby.state?["standups"]?[0]?["live"] }
+    _ = try await lobby.waitForState { _ in live()?["meetingPaused"] == true }
+    try await holds("The meeting went on in the empty room.", for: .milliseconds(2500)) {
+      live()?["meetingPaused"] == true
+    }
     let ben = try await server.room(name: "Ben")
     let back = try await ben.waitForState { $0["meeting"]?["isPaused"] == false }
     let meeting = try #require(back["meeting"])

@@ -1,5 +1,6 @@
 import ConcurrencyExtras
 import Dependencies
+import Fixtures
 import Foundation
 import StoreRuntime
 import Testing
@@ -61,7 +62,7 @@ import Testing
   @Test func anEarlierDeadlineWakesAShardWaitingForALaterOne() async throws {
     let shard = Shard(name: "test-earlier")
     let late = Task { try await shard.sleep(until: .now + .seconds(30)) }
-    try await Task.sleep(for: .milliseconds(20))  // the shard now waits for the late one
+    try await eventually("The shard never waited for the late one.") { shard.isWaitingForASleeper }
     let start = ContinuousClock.now
     try await shard.sleep(until: start + .milliseconds(10))
     #expect(ContinuousClock.now - start < .seconds(5))
