@@ -218,13 +218,14 @@ class RoomView {
   /** The room's frame (its header, the undo bar, a late note) once; then the part its state
    * shows, each time that changes. */
   layout() {
-    // NB: a person typing in the frame (a late note) keeps the keyboard as the part changes.
-    const typing = this.frame?.isConnected && this.frame.contains(document.activeElement);
+    // NB: the keyboard stays where it is in the frame (a late note being typed) as the part
+    // changes; what had it in the part is gone.
+    const keepsFocus = this.frame?.isConnected && this.frame.contains(document.activeElement);
     if (!this.frame?.isConnected) this.layoutFrame();
     app.querySelector(".room-body").innerHTML = PARTS[this.mode].template();
     PARTS[this.mode].wire(this);
     // A new screen: focus its heading, so that keyboards and screen readers start there.
-    if (!typing) app.querySelector(".room-title").focus({ preventScroll: true });
+    if (!keepsFocus) app.querySelector(".room-title").focus({ preventScroll: true });
   }
 
   layoutFrame() {
