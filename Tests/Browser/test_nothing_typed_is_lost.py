@@ -191,8 +191,10 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
         const input = document.getElementById('late-note');
         return { value: input.value, focused: document.activeElement === input,
                  label: input.labels[0].textContent.replace(/\\s+/g, ' ').trim() };""")
-    assert facts == {"value": "Half a thought", "focused": True,
-                     "label": "Your note had not reached the meeting: add it to the meeting just saved."}
+    assert {**facts, "label": None} == {"value": "Half a thought", "focused": True, "label": None}
+    # The meeting it is for, named by when it ended.
+    assert re.fullmatch(r"Your note had not reached the meeting that ended at \d{1,2}:\d{2}( [AP]M)?: "
+                        r"add it to that meeting\.", facts["label"]), facts["label"]
     screenshot(ana, "late-note-offered")
     ana.refresh()
     late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
@@ -234,11 +236,71 @@ def test_a_late_note_stays_with_the_keyboard_when_a_new_meeting_starts(server, a
     assert collect_console_errors(ana) == []
 
 
-def test_a_note_for_a_meeting_discarded_is_kept_to_copy(server, ana, ben):
-    ben_ends_as_ana_types(server, ana, ben, "Half a thought", ".discard")
+def test_a_late_note_stays_through_a_rename(server, ana, ben):
+    ben_ends_as_ana_types(server, ana, ben, "Half a thought", ".save")
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
+    click(ana, "#me")
+    field = wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))
+    field.clear()
+    field.send_keys("Ana C" + Keys.ENTER)
+    text_in(ana, ".presence", "Ana C (you)")
+    late = wait(ana, EC.visibility_of_element_located((By.ID, "late-note")))
+    assert late.get_attribute("value") == "Half a thought"
+
+
+def test_a_note_typed_as_the_meeting_is_discarded_keeps_the_keyboard(server, ana, ben):
+    """Ben discards the meeting while Ana types: her keys go on into the box that keeps the
+    note; a new meeting started then gets it in its note field, and says so."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".discard")
     text_in(ana, ".ended", "Meeting discarded.")
-    assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
+    ActionChains(ana).send_keys(" thought").perform()
+    assert ana.execute_script("""
+        const box = document.querySelector('.ended textarea');
+        return [box.value, document.activeElement === box];""") == ["Half a thought", True]
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    # Undo brings it back into the meeting's note field; discarded again, Ben starts another
+    # meeting: the note goes into that one's field.
+    click(ben, ".undo-bar .undo")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    wait(ana, lambda d: d.find_element(By.ID, "note").get_attribute("value") == "Half a thought")
+    ana.find_element(By.ID, "note").send_keys(Keys.END)
+    click(ben, ".end")
+    click(ben, ".end-alert .discard")
+    ActionChains(ana).send_keys("!").perform()
+    click(ben, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    wait(ana, lambda d: d.find_element(By.ID, "note").get_attribute("value") == "Half a thought!")
+    text_in(ana, "#toasts", "Your note from the discarded meeting is in the note field")
+    assert note.get_attribute("value") == "Half a thought!"
+
+
+def test_notes_for_two_meetings_that_ended_are_each_offered_for_their_own(server, ana, ben):
+    """Ana leaves a late note, types in the next meeting, and Ben ends that one too: the
+    newest note is in the form, the earlier one next; Not needed can be taken back."""
+    ben_ends_as_ana_types(server, ana, ben, "First", ".save")
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
+    click(ben, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Second")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Second")
+    ana.find_element(By.ID, "late-note").send_keys(Keys.ENTER)
+    # The earlier one takes its place, with the keyboard.
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
+    assert ana.execute_script("return document.activeElement.id") == "late-note"
+    click(ana, ".late-note .set-aside")
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    text_in(ana, "#toasts", "Your note was set aside: “First”.")
+    click(ana, "#toasts .bring-back")
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    assert late.get_attribute("value") == "First"
+    late.send_keys(Keys.ENTER)
+    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    notes = """return [...document.querySelectorAll('.history > li details')]
+        .map((item) => [...item.querySelectorAll('li')].map((line) => line.textContent));"""
+    # Newest first: each note in its own meeting.
+    wait(ben, lambda d: d.execute_script(notes) == [["Ana: Second"], ["Ana: First"]])
+    assert collect_console_errors(ana) == []
 
 
 def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_typed(server, ana, ben):

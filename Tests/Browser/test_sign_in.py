@@ -160,7 +160,7 @@ def test_a_late_note_kept_through_signing_in_again_is_offered_for_its_meeting(se
     WebDriverWait(ana, 10).until(
         lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
     rotate_invite(server)
-    text_in(ana, ".signin .kept-typing", "“Half a thought” (your note for the meeting that ended)", timeout=15)
+    text_in(ana, ".signin .kept-typing", "“Half a thought” (your note for a meeting that ended)", timeout=15)
     ana.get(server.invite)
     WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
     WebDriverWait(ana, 10).until(EC.url_contains("#/rooms/"))

@@ -27,7 +27,7 @@ function read(storage) {
  */
 export function keepForSignIn(hash, typing = null, storage = localStorage, now = Date.now()) {
   if (storage.getItem(SIGNED_OUT_KEY)) return null;
-  const typed = typing && (typing.unsent.length > 0 || typing.note || typing.late?.text) ? typing : null;
+  const typed = typing && (typing.unsent.length > 0 || typing.note || typing.late) ? typing : null;
   const kept = { hash, at: now, typing: typed ?? read(storage)?.typing ?? null };
   storage.setItem(KEY, JSON.stringify(kept));
   return kept;

@@ -9,8 +9,9 @@ export const detail = {
       <div class="detail">
         <div class="ended panel" role="status" hidden>
           <p class="ended-message"></p>
-          <label class="unsent" hidden>Your note was not sent; copy it if you need it:
-            <textarea readonly rows="2"></textarea></label>
+          <label class="unsent" hidden>Your note was not sent: it is kept here, and goes back
+            into the meeting if someone brings it back.
+            <textarea rows="2"></textarea></label>
         </div>
         <div class="actions">
           <button type="button" class="primary start">Start meeting</button>
@@ -80,6 +81,12 @@ export const detail = {
     app.querySelector(".show-older").hidden = older.length >= (view.state?.standup.olderMeetingCount ?? 0);
   },
 
+  /** The note kept from a discarded meeting, as it is now in its box (empty if none). */
+  discardedNote() {
+    const box = app.querySelector(".ended .unsent");
+    return box && !box.hidden ? box.querySelector("textarea").value.trim() : "";
+  },
+
   render(view, state) {
     const { standup } = state;
     if (view.ended) {
@@ -88,7 +95,13 @@ export const detail = {
       notice.querySelector(".ended-message").textContent = view.ended.message;
       if (view.ended.unsent) {
         notice.querySelector(".unsent").hidden = false;
-        notice.querySelector("textarea").value = view.ended.unsent;
+        const box = notice.querySelector("textarea");
+        box.value = view.ended.unsent;
+        // NB: they were typing: the keyboard stays with them, where they were.
+        if (view.ended.typing) {
+          box.focus();
+          box.setSelectionRange(...view.ended.typing);
+        }
       }
       view.ended = null;
     }

@@ -20,9 +20,35 @@ function kept(view) {
   }
 }
 
-/** The note went in (or was set aside): the form goes, and the keyboard to the room's title. */
+/** Which meeting the note is for, as people tell meetings apart: when it ended. */
+function meetingName(view, id) {
+  const meeting = view.state?.standup.meetings.find((candidate) => candidate.id === id);
+  if (!meeting) return "a meeting that ended earlier";
+  const time = new Date(meeting.date).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  return `the meeting that ended at ${time}`;
+}
+
+/** Shows `view.lateNote` in the form. */
+function show(view) {
+  const form = app.querySelector(".late-note");
+  form.hidden = false;
+  form.querySelector("label").textContent =
+    `Your note had not reached ${meetingName(view, view.lateNote.meeting)}: add it to that meeting.`;
+  form.querySelector("input").value = view.lateNote.text;
+}
+
+/** The note went in (or was set aside): the next one waiting takes its place, or the form
+ * goes (and the keyboard to the room's title). */
 function done(view, form) {
   const hadFocus = form.contains(document.activeElement);
+  const next = view.lateNote?.waiting?.[0];
+  if (next) {
+    view.lateNote = { ...next, waiting: view.lateNote.waiting.slice(1) };
+    keep(view);
+    show(view);
+    if (hadFocus) form.querySelector("input").focus();
+    return;
+  }
   view.lateNote = null;
   keep(view);
   form.querySelector("input").value = "";
@@ -30,11 +56,29 @@ function done(view, form) {
   if (hadFocus) app.querySelector(".room-title")?.focus();
 }
 
+/** "Not needed": the note goes, with a way back for a while (a press by mistake). */
+function setAside(view, form) {
+  const { meeting, speaker } = view.lateNote;
+  const text = form.querySelector("input").value;
+  done(view, form);
+  if (!text.trim()) return;
+  const item = keepSaying(toast(`Your note was set aside: “${text.trim()}”.`, { kind: "late-note" }));
+  const back = document.createElement("button");
+  back.type = "button";
+  back.className = "bring-back";
+  back.textContent = "Bring it back";
+  back.onclick = () => {
+    item.remove();
+    lateNote.offer(view, { meeting, speaker, text, typing: [text.length, text.length] });
+  };
+  item.append(back);
+}
+
 export const lateNote = {
   template() {
     return `
       <form class="late-note panel" hidden>
-        <label for="late-note">Your note had not reached the meeting: add it to the meeting just saved.</label>
+        <label for="late-note">Your note had not reached the meeting that ended: add it to that meeting.</label>
         <div class="late-note-row">
           <input id="late-note" data-max-chars="1000" autocomplete="off" required>
           <button class="primary add">Add to the meeting</button>
@@ -53,7 +97,7 @@ export const lateNote = {
       view.lateNote.text = input.value;
       keep(view);
     });
-    form.querySelector(".set-aside").addEventListener("click", () => done(view, form));
+    form.querySelector(".set-aside").addEventListener("click", () => setAside(view, form));
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       // NB: one at a time: a second Enter while the first is on its way would add it twice.
@@ -83,27 +127,27 @@ export const lateNote = {
    * person was typing it) to this person (`by`): they go on typing where they were.
    */
   offer(view, late) {
-    // NB: one note offered at a time: one for an earlier meeting still there is shown to keep.
-    const earlier = view.lateNote?.meeting !== late.meeting && lateNote.typed();
-    if (earlier) {
-      keepSaying(toast(`Your note did not reach the meeting before: “${earlier}”.`, { kind: "late-note" }));
-    }
-    view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, by: view.myName() };
+    // NB: one note in the form at a time, the newest (the keyboard is in it): one for an
+    // earlier meeting still there waits its turn, after those waiting already.
+    const current = view.lateNote;
+    const waiting = [...(late.waiting ?? current?.waiting ?? [])];
+    const earlier = current?.meeting !== late.meeting && lateNote.typed();
+    if (earlier) waiting.unshift({ meeting: current.meeting, speaker: current.speaker, text: earlier });
+    view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, waiting };
     keep(view);
-    const form = app.querySelector(".late-note");
-    const input = form.querySelector("input");
-    form.hidden = false;
-    input.value = late.text;
+    show(view);
+    const input = app.querySelector("#late-note");
     if (late.typing) {
       input.focus();
       input.setSelectionRange(...late.typing);
     }
   },
 
-  /** A page opened afresh (a reload) offers the note this tab kept for this person. */
+  /** A page opened afresh (a reload) offers the notes this tab kept (a sign-out clears
+   * them: whoever is in this tab is who typed them, renamed or not). */
   restore(view) {
     const late = kept(view);
-    if (late?.meeting && late.text?.trim() && late.by === view.myName()) lateNote.offer(view, late);
+    if (late?.meeting && late.text?.trim()) lateNote.offer(view, { ...late, typing: null });
   },
 
   /** Back in the room after a drop that hid whether the note arrived: if the meeting has it
@@ -127,10 +171,13 @@ export const lateNote = {
     return form && !form.hidden ? form.querySelector("input").value.trim() : "";
   },
 
-  /** The note offered and what it is for (`{ meeting, speaker, text }`), to keep through a
-   * sign-in; null when none is. */
+  /** The note offered and what it is for (`{ meeting, speaker, text, waiting }`, with the
+   * notes for earlier meetings waiting their turn), to keep through a sign-in; null when none
+   * is. */
   kept(view) {
     const text = lateNote.typed();
-    return view.lateNote && text ? { meeting: view.lateNote.meeting, speaker: view.lateNote.speaker, text } : null;
+    if (!view.lateNote || (!text && !view.lateNote.waiting?.length)) return null;
+    const { meeting, speaker, waiting } = view.lateNote;
+    return { meeting, speaker, text, waiting: waiting ?? [] };
   },
 };

@@ -3,7 +3,7 @@
 // notification when it is your turn.
 import { arcPath } from "./format.mjs";
 import { app, toast } from "./shell.mjs";
-import { meetingFacts } from "./views.mjs";
+import { activitySentence, meetingFacts } from "./views.mjs";
 
 const chimeKey = "standups.chime";
 const notifyKey = "standups.notify";
@@ -66,9 +66,14 @@ function noteTaken(view, input) {
  * shows beside the meeting without taking it (what they type goes on into the note), and
  * takes it once the note is added or emptied (`takeTheKeyboard`).
  */
-function showEndAlert(alert) {
+function showEndAlert(alert, state, you) {
   const input = app.querySelector("#note");
   if (document.activeElement !== input || !input.value.trim()) return alert.showModal();
+  // NB: who asked, as the toast beside it says it.
+  const asked = state.activity?.kind === "askedToEndMeeting"
+    ? activitySentence(state.activity, you) : "Someone asked to end the meeting";
+  alert.querySelector(".finish-note").textContent =
+    `${asked}. Your note is still being typed: Enter adds it to the meeting first.`;
   const { selectionStart, selectionEnd, selectionDirection } = input;
   alert.classList.add("aside");
   input.setAttribute("aria-describedby", "finish-note");
@@ -272,7 +277,7 @@ export const meeting = {
     app.querySelector(".transcript").textContent = facts.transcript;
     const alert = app.querySelector(".end-alert");
     const open = state.meeting.alert === "endMeeting";
-    if (open && !alert.open) showEndAlert(alert);
+    if (open && !alert.open) showEndAlert(alert, state, view.you);
     if (!open && alert.open) {
       alert.close();
       alert.classList.remove("aside");

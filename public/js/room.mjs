@@ -34,7 +34,8 @@ function meetingEnded(before, after, you, countBefore) {
   const unsent = input?.value.trim() ?? "";
   // A discard that can be undone is said by the undo bar: no second notice for nothing.
   if (!saved && after.undo?.kind === "discardedMeeting" && !unsent) return null;
-  if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent };
+  const typing = input && document.activeElement === input ? [input.selectionStart, input.selectionEnd] : null;
+  if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent: unsent ? input.value : "", typing };
   // Saved: the note being typed may still join it (`history.noteSubmitted`), as typed, under
   // the speaker whose turn it was; a person typing goes on typing where they were.
   // NB: the meeting on the wire has no id: the one saved is the newest in the history.
@@ -42,7 +43,7 @@ function meetingEnded(before, after, you, countBefore) {
     meeting: after.standup.meetings[0]?.id,
     speaker: before.standup.attendees[before.meeting.speakerIndex]?.name ?? null,
     text: input.value,
-    typing: document.activeElement === input ? [input.selectionStart, input.selectionEnd] : null,
+    typing,
   } : null;
   return { message, unsent: "", late };
 }
@@ -98,7 +99,8 @@ class RoomView {
    * page to keep when the session ends under it. */
   typingToKeep() {
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
-    const note = this.mode === "meeting" ? app.querySelector("#note")?.value.trim() ?? "" : "";
+    const note = this.mode === "meeting" ? app.querySelector("#note")?.value.trim() ?? ""
+      : this.mode === "detail" ? detail.discardedNote() : "";
     return { room: this.id, unsent, note, late: lateNote.kept(this), by: this.myName() };
   }
 
@@ -124,7 +126,7 @@ class RoomView {
       sayUnsentTyping(this, kept.unsent, "Your typing had not reached the room when you had to sign in again");
     }
     // NB: offered again for the meeting it was for (the server says if it is too late now).
-    if (kept.late?.text) lateNote.offer(this, { ...kept.late, typing: null });
+    if (kept.late) lateNote.offer(this, { ...kept.late, typing: null });
     const input = this.mode === "meeting" ? app.querySelector("#note") : null;
     if (!kept.note || input?.value.trim() === kept.note) return;
     if (input && !input.value.trim()) {
@@ -143,25 +145,28 @@ class RoomView {
     this.state = state;
     this.you = you;
     const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
-    // The discard can no longer be undone: the ended notice keeps the note, no meeting will.
-    if (!state.undo && mode !== "meeting") this.noteBeforeDiscard = null;
     if (mode !== this.mode) {
       // NB: read before the form goes: what this person typed that the room never got.
       const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
+      // NB: and before the detail goes: a note kept from a discarded meeting.
+      const discarded = this.mode === "detail" ? detail.discardedNote() : "";
       if (this.mode === "meeting" && previous?.meeting) {
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
-        // NB: a discard that can be undone may bring the meeting back: the note goes back
-        // into its field then.
-        this.noteBeforeDiscard = state.undo?.kind === "discardedMeeting" ? this.ended?.unsent : null;
         sessionStorage.removeItem(noteDraftKey(this.id));
         // The ended notice says how it ended: "Ana asked to end the meeting" is past.
         dismissToasts();
       }
       // NB: a meeting that saves itself adds to the history one patch before it goes.
       if (mode === "meeting") this.meetingsBefore = meetingCount(state);
-      if (mode === "meeting" && this.noteBeforeDiscard) {
-        sessionStorage.setItem(noteDraftKey(this.id), this.noteBeforeDiscard);
-        this.noteBeforeDiscard = null;
+      // The note kept from a discarded meeting goes back into the meeting brought back, or
+      // into the next one (said so: it is in no meeting yet); else it is shown to keep.
+      if (mode === "meeting" && discarded && !sessionStorage.getItem(noteDraftKey(this.id))) {
+        sessionStorage.setItem(noteDraftKey(this.id), discarded);
+        if (state.activity?.kind !== "restoredMeeting") {
+          keepSaying(toast("Your note from the discarded meeting is in the note field: add it to this one, or clear it."));
+        }
+      } else if (discarded) {
+        keepSaying(toast(`Your note from the discarded meeting: “${discarded}”.`, { kind: "discarded-note" }));
       }
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
       this.text?.stop();

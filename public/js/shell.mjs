@@ -106,7 +106,8 @@ function typedHere(typing) {
   if (!typing) return [];
   return [...typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
     ...(typing.note ? [`“${typing.note}” (your note)`] : []),
-    ...(typing.late?.text ? [`“${typing.late.text}” (your note for the meeting that ended)`] : [])];
+    ...[typing.late, ...(typing.late?.waiting ?? [])].filter((late) => late?.text)
+      .map((late) => `“${late.text}” (your note for a meeting that ended)`)];
 }
 
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
