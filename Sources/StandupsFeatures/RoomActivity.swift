@@ -17,7 +17,8 @@ public struct Activity: Equatable, Sendable, Encodable {
   public enum Kind: String, CaseIterable, Equatable, Sendable, Encodable {
     case startedMeeting, skippedToSpeaker, askedToEndMeeting, resumedMeeting, endedMeeting,
       discardedMeeting, startedEditing, savedChanges, cancelledEditing, askedToDelete,
-      keptStandup, deletedStandup, restoredMeeting, restoredDraft, restoredStandup
+      keptStandup, deletedStandup, restoredMeeting, restoredDraft, restoredStandup,
+      addedLateNote
   }
 
   /// Counts up within a room: a client shows each activity once.
@@ -53,6 +54,7 @@ public struct Activity: Equatable, Sendable, Encodable {
     case .restoredMeeting: return "\(name) brought the meeting back"
     case .restoredDraft: return "\(name) brought the draft back"
     case .restoredStandup: return "\(name) kept the standup: deletion undone"
+    case .addedLateNote: return "\(name) added a note to a meeting that ended"
     }
   }
 }
@@ -86,6 +88,10 @@ extension Room {
     switch action {
     case .startMeetingButtonTapped:
       return (.startedMeeting, nil, nil)
+    case .historyNoteSubmitted:
+      // NB: said, because the history it joins shows no change by itself (closed, or not on
+      // screen): someone downloading it now knows to wait for it.
+      return (.addedLateNote, nil, nil)
     case .meeting(.presented(.nextButtonTapped(_))):
       guard let meeting = after.meeting else { return nil }
       if meeting.alert != nil && before.meeting?.alert == nil {
@@ -121,8 +127,8 @@ extension Room {
       case .deletion?: return (.restoredStandup, nil, nil)
       case nil: return nil
       }
-    case .participantJoined, .participantLeft, .roomMoving, .meeting, .historyNoteSubmitted,
-      .destination, .focusChanged, .acted, .undoWindowEnded, .saveFailed:
+    case .participantJoined, .participantLeft, .roomMoving, .meeting, .destination,
+      .focusChanged, .acted, .undoWindowEnded, .saveFailed:
       return nil
     }
   }

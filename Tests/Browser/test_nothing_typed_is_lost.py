@@ -201,6 +201,7 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
     assert late.get_attribute("value") == "Half a thought"
     late.send_keys(", finished" + Keys.ENTER)
     text_in(ana, "#toasts", "Your note was added to the meeting.")
+    text_in(ben, "#toasts", "Ana added a note to a meeting that ended.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     notes = """return [...document.querySelectorAll('.history > li:first-child details')]
         .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""

@@ -61,6 +61,27 @@ extension RecordMeetingTests {
     }
   }
 
+  /// Said to everyone: the history it joins shows no change by itself.
+  @Test func aLateNoteIsSaidToEveryone() async {
+    await withMainSerialExecutor {
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: TestClock())
+      await endedMeeting(store, standup: standup)
+      let ben = Actor(id: "p2", name: "Ben")
+      await store.send(
+        .acted(
+          by: ben,
+          .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Late", speaker: nil))
+      ) {
+        $0.standup.meetings[0].transcript = "Ana: During\nBen: Late"
+        $0.standup.meetings[0].notes.append(Note(author: "Ben", text: "Late", speaker: ""))
+        $0.activityCount = 1
+        $0.activity = Activity(seq: 1, kind: .addedLateNote, by: ben)
+      }
+      #expect(store.state.activity?.sentence == "Ben added a note to a meeting that ended")
+    }
+  }
+
   @Test func aLateNoteIsRefusedWhenItCannotJoinTheMeeting() async {
     await withMainSerialExecutor {
       let now = LockIsolated(Self.start)

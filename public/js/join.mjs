@@ -30,7 +30,9 @@ form.elements.name.value = localStorage.getItem("standups.name") ?? "";
 takeInvite();
 window.addEventListener("hashchange", takeInvite);
 guardLengths(form, (message) => { error.textContent = message; });
-heading.focus();
+// NB: with an invite, the one thing to do is the name; without, the heading says why not.
+if (invite) form.elements.name.focus();
+else heading.focus();
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();

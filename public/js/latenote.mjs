@@ -53,7 +53,8 @@ function done(view, form) {
   keep(view);
   form.querySelector("input").value = "";
   form.hidden = true;
-  if (hadFocus) app.querySelector(".room-title")?.focus();
+  // NB: in a meeting, back to its note field (the next note goes there); else the title.
+  if (hadFocus) (app.querySelector("#note") ?? app.querySelector(".room-title"))?.focus();
 }
 
 /** "Not needed": the note goes, with a way back for a while (a press by mistake). */

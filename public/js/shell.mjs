@@ -60,6 +60,7 @@ export function setStatus(status, delay) {
     live: "Live",
     reconnecting: delay ? `Reconnecting in ${Math.ceil(delay / 1000)} s…` : "Reconnecting…",
     closed: "Disconnected",
+    "signed-out": "Signed out",
   }[status];
   statusBadge.textContent = text;
   statusBadge.dataset.status = status;
@@ -157,7 +158,7 @@ function changeName(name, open) {
   const input = dialog.querySelector("input");
   const error = dialog.querySelector(".form-error");
   const cancel = dialog.querySelector(".cancel");
-  dialog.querySelector("h2").textContent = "Change your name";
+  dialog.querySelector("h2").textContent = open ? "Change your name" : "Change your name, or sign out";
   dialog.querySelector("button.primary").textContent = "Save";
   input.value = name;
   error.textContent = "";
@@ -191,6 +192,9 @@ function changeName(name, open) {
     document.getElementById("me").hidden = true;
     renamableName = null;
     showSignIn("You signed out of this browser.", { keep: false });
+    // NB: on purpose: not a lost connection; and what the room said is over.
+    dismissToasts();
+    setStatus("signed-out");
   };
   dialog.onclose = null;
   form.onsubmit = async (event) => {

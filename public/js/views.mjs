@@ -26,6 +26,7 @@ export function activitySentence(activity, you) {
     restoredMeeting: "brought the meeting back",
     restoredDraft: "brought the draft back",
     restoredStandup: "undid the deletion",
+    addedLateNote: "added a note to a meeting that ended",
   };
   return `${who} ${sentences[activity.kind] ?? "changed something"}`;
 }

@@ -94,6 +94,13 @@ test("activities read as who did what, 'You' for your own", () => {
   const ben = { id: "p2", name: "Ben" };
   assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: ben, detail: null }, "p1"), "Ben ended the meeting");
   assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Dan" }, "p1"), "Ben skipped to Dan");
+  // Every kind the protocol has (docs/asyncapi.yaml, ActivityKind) has a sentence of its own.
+  const yaml = readFileSync(new URL("../../docs/asyncapi.yaml", import.meta.url), "utf8");
+  const kinds = /ActivityKind:[\s\S]*?enum: \[([^\]]*)\]/.exec(yaml)[1].split(",").map((kind) => kind.trim());
+  assert.ok(kinds.length >= 16 && kinds.includes("addedLateNote"), kinds.join());
+  for (const kind of kinds) {
+    assert.doesNotMatch(activitySentence({ seq: 3, kind, by: ben, detail: null }, "p1"), /changed something/, kind);
+  }
   assert.equal(activitySentence({ seq: 3, kind: "cancelledEditing", by: ben, detail: null }, "p2"), "You cancelled editing");
 });
 
