@@ -30,6 +30,16 @@ extension RecordMeetingTests {
     }
   }
 
+  /// Ben's late note "Lost" joins Ana's ended meeting (its save will be refused).
+  func benAddsLost(_ store: TestStore<Room>) async {
+    await store.send(
+      .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Lost", speaker: nil)
+    ) {
+      $0.standup.meetings[0].transcript = "Ana: During\nBen: Lost"
+      $0.standup.meetings[0].notes.append(Note(author: "Ben", text: "Lost", speaker: ""))
+    }
+  }
+
   @Test func aNoteTypedAsTheMeetingEndedJoinsItInTheHistory() async {
     await withMainSerialExecutor {
       let now = LockIsolated(Self.start)
@@ -122,12 +132,7 @@ extension RecordMeetingTests {
       let store = makeStore(standup, clock: TestClock())
       await endedMeeting(store, standup: standup)
       let before = store.state
-      await store.send(
-        .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Lost", speaker: nil)
-      ) {
-        $0.standup.meetings[0].transcript = "Ana: During\nBen: Lost"
-        $0.standup.meetings[0].notes.append(Note(author: "Ben", text: "Lost", speaker: ""))
-      }
+      await benAddsLost(store)
       let after = store.state
       await store.send(
         .historyNoteSubmitted(meeting: UUID(0), author: "Cy", text: "Kept", speaker: nil)
@@ -188,12 +193,7 @@ extension RecordMeetingTests {
         $0.destination = .edit(StandupForm.State(standup: opened))
       }
       let before = store.state
-      await store.send(
-        .historyNoteSubmitted(meeting: UUID(0), author: "Ben", text: "Lost", speaker: nil)
-      ) {
-        $0.standup.meetings[0].transcript = "Ana: During\nBen: Lost"
-        $0.standup.meetings[0].notes.append(Note(author: "Ben", text: "Lost", speaker: ""))
-      }
+      await benAddsLost(store)
       let after = store.state
       await store.send(
         .acted(by: ben, .destination(.presented(.edit(.binding(.set(\.$title, "Retro"))))))
