@@ -40,6 +40,7 @@ public struct Activity: Equatable, Sendable, Encodable {
     let name = by.name
     switch kind {
     case .startedMeeting: return "\(name) started the meeting"
+    case .skippedToSpeaker where detail == name: return "\(name) skipped to their own turn"
     case .skippedToSpeaker: return "\(name) skipped to \(detail ?? "the next speaker")"
     case .askedToEndMeeting: return "\(name) asked to end the meeting"
     case .resumedMeeting: return "\(name) resumed the meeting"

@@ -9,10 +9,14 @@ export function themeStyle(theme) {
 
 /** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
 export function activitySentence(activity, you) {
-  const who = activity.by.id === you ? "You" : activity.by.name;
+  const isYou = activity.by.id === you;
+  const who = isYou ? "You" : activity.by.name;
+  // NB: skipping to one's own turn is not "Ben skipped to Ben".
+  const skippedTo = activity.detail === activity.by.name
+    ? (isYou ? "your turn" : "their own turn") : activity.detail ?? "the next speaker";
   const sentences = {
     startedMeeting: "started the meeting",
-    skippedToSpeaker: `skipped to ${activity.detail ?? "the next speaker"}`,
+    skippedToSpeaker: `skipped to ${skippedTo}`,
     askedToEndMeeting: "asked to end the meeting",
     resumedMeeting: "resumed the meeting",
     endedMeeting: "ended the meeting",

@@ -94,6 +94,9 @@ test("activities read as who did what, 'You' for your own", () => {
   const ben = { id: "p2", name: "Ben" };
   assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: ben, detail: null }, "p1"), "Ben ended the meeting");
   assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Dan" }, "p1"), "Ben skipped to Dan");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Ben" }, "p1"), "Ben skipped to their own turn");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Ben" }, "p2"), "You skipped to your turn");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: null }, "p2"), "You skipped to the next speaker");
   // Every kind the protocol has (docs/asyncapi.yaml, ActivityKind) has a sentence of its own.
   const yaml = readFileSync(new URL("../../docs/asyncapi.yaml", import.meta.url), "utf8");
   const kinds = /ActivityKind:[\s\S]*?enum: \[([^\]]*)\]/.exec(yaml)[1].split(",").map((kind) => kind.trim());
