@@ -247,17 +247,22 @@ def test_a_room_is_served_by_one_node_at_a_time(cluster):
             added = cluster.command("bots", "add", "Checker", "--can", "admin")
             assert added.returncode == 0, added.stderr
             token = added.stdout.strip().splitlines()[-1]
-            # NB: every node re-reads the bots within a second.
-            await asyncio.sleep(1.5)
             request = urllib.request.Request(
                 f"{other.url}/api/rooms/{standup}", headers={"Authorization": f"Bearer {token}"})
-            try:
-                await asyncio.to_thread(urllib.request.urlopen, request, timeout=5)
-                raise AssertionError("another node answered for the room")
-            except urllib.error.HTTPError as error:
-                assert error.code == 503
-                assert error.headers["Retry-After"] == "1"
-                assert json.loads(error.read())["code"] == "room_moving"
+            # NB: every node re-reads the bots within a second: until then, 401.
+            deadline = time.monotonic() + 5
+            while True:
+                try:
+                    await asyncio.to_thread(urllib.request.urlopen, request, timeout=5)
+                    raise AssertionError("another node answered for the room")
+                except urllib.error.HTTPError as error:
+                    if error.code == 401 and time.monotonic() < deadline:
+                        await asyncio.sleep(0.05)
+                        continue
+                    assert error.code == 503, error.code
+                    assert error.headers["Retry-After"] == "1"
+                    assert json.loads(error.read())["code"] == "room_moving"
+                    break
 
     asyncio.run(scenario())
 
@@ -281,7 +286,8 @@ def test_failover_after_kill_9_brings_the_room_back_where_it_was(cluster):
         people = [Person(cluster.url, standup, name) for name in ("Ana", "Ben")]
         notes = ["shipped the login page", "reviewing the API"]
         await start_meeting_with_notes(cluster, standup, people, notes)
-        await asyncio.sleep(4)
+        # The meeting has run a while on its node (and saved where it stood).
+        await until_state(people[0], lambda state: state["meeting"]["secondsElapsed"] >= 3, 10)
         owner = await asyncio.to_thread(owner_of, cluster, standup)
         seconds_before = people[0].state["meeting"]["secondsElapsed"]
         welcomes_before = [len(p.welcomes) for p in people]
@@ -374,7 +380,7 @@ def test_a_rolling_restart_drains_a_node_and_the_meeting_goes_on(cluster):
         nonlocal owner
         people = [Person(cluster.url, standup, name) for name in ("Ana", "Ben")]
         await start_meeting_with_notes(cluster, standup, people, ["before the restart"])
-        await asyncio.sleep(3)
+        await until_state(people[0], lambda state: state["meeting"]["secondsElapsed"] >= 2, 10)
         owner = await asyncio.to_thread(owner_of, cluster, standup)
         seconds_before = people[0].state["meeting"]["secondsElapsed"]
         closes_before = [len(p.closes) for p in people]
