@@ -320,3 +320,61 @@ def test_a_person_whose_name_a_bot_takes_chooses_another_and_is_back(server, ana
     unexpected = [error for error in collect_console_errors(ana)
                   if not ("/api/session" in error["message"] and "400" in error["message"])]
     assert unexpected == []
+
+
+def test_a_name_changed_in_one_tab_is_the_name_in_every_tab(server, ana, ben):
+    """Ana has the room open in two tabs and changes her name in one: the other joins again
+    under it, so that the room never shows her under both names."""
+    from test_web_app import both_in_a_room, click
+    room = both_in_a_room(server, ana, ben)
+    first = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    second = ana.current_window_handle
+    ana.switch_to.window(first)
+    click(ana, "#me")
+    field = WebDriverWait(ana, 10).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))
+    field.clear()
+    field.send_keys("Ana Banana")
+    click(ana, "#name-dialog button.primary")
+
+    def names(driver):
+        # NB: read in one go: the list is drawn again as people come and go.
+        return sorted(driver.execute_script(
+            "return [...document.querySelectorAll('.presence li')].map((item) => item.textContent)"))
+    # One person, two tabs, one name.
+    WebDriverWait(ben, 10).until(lambda d: names(d) == ["Ana Banana ×2, on 2 connections", "Ben (you)"])
+    ana.switch_to.window(second)
+    text_in(ana, "#me", "Ana Banana")
+    text_in(ana, ".presence", "Ana Banana (you)")
+    assert collect_console_errors(ana) == []
+
+
+def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_there_not_kept(server, ana, ben):
+    """Ana types a note in one tab and signs out in another: the tab she typed in names the
+    note on its sign-in page, and keeps no copy of it for whoever signs in next."""
+    from test_web_app import both_in_a_room, click
+    room = both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
+    typing = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, ".signin", "You signed out of this browser.")
+    ana.switch_to.window(typing)
+    text_in(ana, ".signin .dropped", "This browser was signed out in another tab.")
+    text_in(ana, ".signin .dropped-typing", "“Half a thought” (your note)")
+    assert ana.find_elements(By.CSS_SELECTOR, ".kept-typing") == []
+    assert ana.execute_script(
+        "return Object.keys(sessionStorage).filter((key) => key.startsWith('standups.'))") == []
+    # Whoever signs in next at this browser finds no note waiting in the meeting.
+    ana.get(server.invite)
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    ana.get(room)
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note")))
+    assert ana.find_element(By.ID, "note").get_attribute("value") == ""
+    assert collect_console_errors(ana) == []

@@ -102,6 +102,17 @@ export function dismissToasts() {
   }
 }
 
+function typedList(lines, className) {
+  return `<ul class="${className}">${lines.map((line) => `<li>${escapeHTML(line)}</li>`).join("")}</ul>`;
+}
+
+/** Forgets this tab's copies of what was typed (`standups.` keys: a note's, for a reload). */
+function forgetTyping(storage) {
+  for (const key of Object.keys(storage)) {
+    if (key.startsWith("standups.")) storage.removeItem(key);
+  }
+}
+
 /** Typing a room never got (`typingToKeep`), a line for each field: `“…” (Title)`. */
 function typedHere(typing) {
   if (!typing) return [];
@@ -184,10 +195,6 @@ function changeName(name, open) {
       error.textContent = answer?.message ?? "The server cannot be reached: try again.";
       return;
     }
-    // NB: nothing typed stays in this tab for whoever signs in next (notes kept for a reload).
-    for (const key of Object.keys(sessionStorage)) {
-      if (key.startsWith("standups.")) sessionStorage.removeItem(key);
-    }
     dialog.close();
     document.getElementById("me").hidden = true;
     renamableName = null;
@@ -268,8 +275,14 @@ function askName() {
  */
 export function showSignIn(reason = signInReason, { keep = true } = {}) {
   // NB: read before `leave`, while the screen and its fields are still there.
-  const kept = keep ? keepForSignIn(location.hash, current?.view?.typingToKeep?.()) : forgetKept();
+  const typing = current?.view?.typingToKeep?.();
+  // NB: null once signed out, here or in another tab: nothing is kept for the next person.
+  const kept = keep ? keepForSignIn(location.hash, typing) : forgetKept();
+  // Signed out in another tab: what was typed here is named where it was typed, not kept.
+  const dropped = keep && !kept ? typedHere(typing) : [];
   leave();
+  // NB: nor does this tab keep its copies (a note's, for a reload) for whoever signs in next.
+  if (!kept) forgetTyping(sessionStorage);
   setStatus("closed");
   // NB: whoever asked last (`whoAmI`) found a session that only needs another name.
   if (renamableName !== null) return showRename(signInReason || reason);
@@ -286,7 +299,8 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
       <p>Someone on your team has a link that looks like
         <code>${escapeHTML(location.origin)}/join#…</code>. Open it once in this browser and you are in.</p>
       ${back ? `<p class="kept">${escapeHTML(back)}</p>` : ""}
-      ${typed.length ? `<ul class="kept-typing">${typed.map((line) => `<li>${escapeHTML(line)}</li>`).join("")}</ul>` : ""}
+      ${typed.length ? typedList(typed, "kept-typing") : ""}
+      ${dropped.length ? `<p class="dropped">This browser was signed out in another tab. What you typed here had not reached the room, and is not kept for whoever signs in next:</p>${typedList(dropped, "dropped-typing")}` : ""}
     </section>`;
   app.querySelector("h1").focus();
 }
@@ -295,6 +309,10 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
 // to where it was.
 window.addEventListener("storage", (event) => {
   if (event.key === SIGNED_IN_KEY && app.querySelector(".signin")) reroute();
+  // Renamed in another tab: this one joins again under the new name, as that tab did, so
+  // that a room never shows one person under two names (a note typed here is kept).
+  if (event.key === "standups.name" && event.newValue && current
+    && current.connection.name !== event.newValue) reroute();
 });
 
 /** Signed in under a name a bot was given since: the session holds, another name lets in. */
