@@ -51,7 +51,7 @@ export const edit = {
     // it (sharedtext.mjs).
     const text = new SharedText(view, form);
     view.text = text;
-    const focus = (field) => send({ type: "focusChanged", field });
+    const focus = (field) => sayFocus(view, field);
     const title = form.querySelector(".title");
     title.addEventListener("input", (event) => text.typed("/title", title, event));
     form.addEventListener("focusin", (event) => {
@@ -154,8 +154,14 @@ export const edit = {
       // Add attendee (not another attendee's name, which the next keys would change).
       if (hadFocus) {
         form.querySelector(".add-attendee").focus();
-        view.send({ type: "focusChanged", field: null });
+        sayFocus(view, null);
       }
     }
   },
 };
+
+/** Tells the room where this person's keyboard is. NB: only a hint to the others of who is
+ * editing what: offline, it goes unsaid, not as an error about something the person did not do. */
+function sayFocus(view, field) {
+  view.connection.send({ type: "focusChanged", field }).catch(() => {});
+}
