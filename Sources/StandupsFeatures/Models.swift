@@ -254,7 +254,11 @@ public enum StandupRules {
   }
 
   public static func validateAttendeeCount(_ count: Int) -> String? {
-    attendeeCount.contains(count) ? nil : "A standup needs 1 to 50 attendees."
+    if count < attendeeCount.lowerBound { return "A standup needs at least one attendee." }
+    if count > attendeeCount.upperBound {
+      return "A standup has at most \(attendeeCount.upperBound) attendees."
+    }
+    return nil
   }
 
   /// The quota a new standup with `attendees` names would pass, in a lobby of `standups`.

@@ -166,7 +166,7 @@ def test_enter_in_the_new_standup_form_adds_an_attendee(server, ana):
     assert values == ["Ana", "Ben", "Cy"]
     assert ana.find_element(By.ID, "new-form").is_displayed()
     click(ana, "#new-form button.primary")
-    text_in(ana, ".card", "3 people")
+    text_in(ana, ".card", "3 attendees")
 
 
 def ben_ends_as_ana_types(server, ana, ben, typed, button):

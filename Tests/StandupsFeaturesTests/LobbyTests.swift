@@ -69,7 +69,7 @@ struct LobbyTests {
           "The duration must be 5 to 30 whole minutes (300 to 1800 seconds, in steps of 60)."))
     }
     await store.send(
-      new(names: []), rejectedWith: .invalidValue("A standup needs 1 to 50 attendees."))
+      new(names: []), rejectedWith: .invalidValue("A standup needs at least one attendee."))
     await store.send(
       new(names: Array(repeating: "A", count: 51)),
       rejectedWith: .quotaExceeded("A standup has at most 50 attendees.", limit: 50))

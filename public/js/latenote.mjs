@@ -24,7 +24,7 @@ function kept(view) {
 function meetingName(view, id) {
   const meeting = view.state?.standup.meetings.find((candidate) => candidate.id === id);
   if (!meeting) return "a meeting that ended earlier";
-  const time = new Date(meeting.date).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  const time = new Date(meeting.date).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
   return `the meeting that ended at ${time}`;
 }
 

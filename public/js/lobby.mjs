@@ -61,7 +61,7 @@ function renderLobby(state) {
       : "";
     return `<li><a class="card" href="#/rooms/${standup.id}" style="${themeStyle(standup.theme)}">
       <span class="card-title">${escapeHTML(standup.title)}</span>
-      <span class="card-meta">${standup.attendeeCount} ${standup.attendeeCount === 1 ? "person" : "people"} · ${standup.duration / 60} min</span>${live}
+      <span class="card-meta">${standup.attendeeCount} ${standup.attendeeCount === 1 ? "attendee" : "attendees"} · ${standup.duration / 60} min</span>${live}
     </a></li>`;
   }).join("");
   app.querySelector(".empty").hidden = state.standups.length > 0;
