@@ -275,6 +275,32 @@ def test_a_note_typed_as_the_meeting_is_discarded_keeps_the_keyboard(server, ana
     assert note.get_attribute("value") == "Half a thought!"
 
 
+def test_a_discarded_meetings_note_stays_through_a_reload_until_used_or_forgotten(server, ana, ben):
+    """Ben discards the meeting as Ana types: the box that keeps her note is there again after
+    a reload and after a visit to the lobby, with her edits; Forget this note lets it go."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".discard")
+    text_in(ana, ".ended", "Meeting discarded.")
+    ActionChains(ana).send_keys(" thought").perform()
+    ana.refresh()
+    text_in(ana, ".ended", "A meeting was discarded while you were typing a note.")
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value")
+         == "Half a thought")
+    click(ana, ".back")
+    # NB: the card of the room Ben is still in.
+    text_in(ana, ".card", "Ben here")
+    click(ana, ".card")
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value")
+         == "Half a thought")
+    click(ana, ".forget-note")
+    assert not ana.find_element(By.CSS_SELECTOR, ".ended").is_displayed()
+    ana.refresh()
+    text_in(ana, ".presence", "Ana (you)")
+    assert not ana.find_element(By.CSS_SELECTOR, ".ended").is_displayed()
+    assert ana.execute_script(
+        "return Object.keys(sessionStorage).filter((key) => key.startsWith('standups.discarded'))") == []
+    assert collect_console_errors(ana) == []
+
+
 def test_notes_for_two_meetings_that_ended_are_each_offered_for_their_own(server, ana, ben):
     """Ana leaves a late note, types in the next meeting, and Ben ends that one too: the
     newest note is in the form, the earlier one next; Not needed can be taken back."""

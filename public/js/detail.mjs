@@ -3,15 +3,22 @@ import { escapeHTML } from "./format.mjs";
 import { app, toast } from "./shell.mjs";
 import { historyItem } from "./views.mjs";
 
+/** Where a tab keeps the note of a meeting discarded under it, through a reload or a visit
+ * to the lobby, until it goes into a meeting or is forgotten. */
+export const discardedNoteKey = (roomID) => `standups.discarded.${roomID}`;
+
 export const detail = {
   template() {
     return `
       <div class="detail">
         <div class="ended panel" role="status" hidden>
           <p class="ended-message"></p>
-          <label class="unsent" hidden>Your note was not sent: it is kept here, and goes back
-            into the meeting if someone brings it back.
-            <textarea rows="2"></textarea></label>
+          <div class="unsent" hidden>
+            <label>Your note was not sent: it is kept here, in this tab, and goes into the
+              meeting if someone brings it back, or else into the next one.
+              <textarea rows="2"></textarea></label>
+            <button type="button" class="forget-note">Forget this note</button>
+          </div>
         </div>
         <div class="actions">
           <button type="button" class="primary start">Start meeting</button>
@@ -41,6 +48,13 @@ export const detail = {
     app.querySelector(".export-csv").href = `/api/rooms/${view.id}/history.csv`;
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
     view.older = [];
+    // The kept note follows its box: edited, emptied, forgotten.
+    on(".ended textarea", "input", (event) => keepDiscardedNote(view, event.target.value));
+    on(".forget-note", "click", () => {
+      keepDiscardedNote(view, "");
+      app.querySelector(".ended").hidden = true;
+      app.querySelector(".ended .unsent").hidden = true;
+    });
     on(".show-older", "click", async () => {
       const button = app.querySelector(".show-older");
       button.disabled = true;
@@ -89,6 +103,11 @@ export const detail = {
 
   render(view, state) {
     const { standup } = state;
+    // Back after a reload, or from the lobby: the note a discarded meeting left is shown again.
+    const kept = sessionStorage.getItem(discardedNoteKey(view.id));
+    if (!view.ended && kept && app.querySelector(".ended .unsent").hidden) {
+      view.ended = { message: "A meeting was discarded while you were typing a note.", unsent: kept };
+    }
     if (view.ended) {
       const notice = app.querySelector(".ended");
       notice.hidden = false;
@@ -97,6 +116,7 @@ export const detail = {
         notice.querySelector(".unsent").hidden = false;
         const box = notice.querySelector("textarea");
         box.value = view.ended.unsent;
+        keepDiscardedNote(view, box.value);
         // NB: they were typing: the keyboard stays with them, where they were.
         if (view.ended.typing) {
           box.focus();
@@ -126,3 +146,8 @@ export const detail = {
     if (!open && alert.open) alert.close();
   },
 };
+
+function keepDiscardedNote(view, text) {
+  if (text.trim()) sessionStorage.setItem(discardedNoteKey(view.id), text);
+  else sessionStorage.removeItem(discardedNoteKey(view.id));
+}

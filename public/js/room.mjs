@@ -2,7 +2,7 @@
 // the detail, the shared edit form, or the meeting — as the room's state says.
 import { escapeHTML } from "./format.mjs";
 import { takeTyping } from "./comeback.mjs";
-import { detail } from "./detail.mjs";
+import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
 import { meeting, noteDraftKey } from "./meeting.mjs";
@@ -160,6 +160,7 @@ class RoomView {
       if (mode === "meeting") this.meetingsBefore = meetingCount(state);
       // The note kept from a discarded meeting goes back into the meeting brought back, or
       // into the next one (said so: it is in no meeting yet); else it is shown to keep.
+      if (mode === "meeting") sessionStorage.removeItem(discardedNoteKey(this.id));
       if (mode === "meeting" && discarded && !sessionStorage.getItem(noteDraftKey(this.id))) {
         sessionStorage.setItem(noteDraftKey(this.id), discarded);
         if (state.activity?.kind !== "restoredMeeting") {
