@@ -351,9 +351,10 @@ def test_a_name_changed_in_one_tab_is_the_name_in_every_tab(server, ana, ben):
     assert collect_console_errors(ana) == []
 
 
-def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_there_not_kept(server, ana, ben):
-    """Ana types a note in one tab and signs out in another: the tab she typed in names the
-    note on its sign-in page, and keeps no copy of it for whoever signs in next."""
+def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_first_and_not_kept(server, ana, ben):
+    """Ana types a note in one tab and signs out in another: the sign-out names the note
+    first; signed out anyway, the tab she typed in names it on its sign-in page, and keeps no
+    copy of it for whoever signs in next."""
     from test_web_app import both_in_a_room, click
     room = both_in_a_room(server, ana, ben)
     click(ana, ".start")
@@ -363,6 +364,9 @@ def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_there_not_kep
     ana.get(room)
     text_in(ana, ".presence", "Ana (you)")
     click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, "#name-dialog .form-error",
+            "Signing out drops what you typed that has not reached the room: “Half a thought” (your note, in another tab).")
     click(ana, "#name-dialog .sign-out")
     text_in(ana, ".signin", "You signed out of this browser.")
     ana.switch_to.window(typing)
@@ -374,6 +378,8 @@ def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_there_not_kep
     # Whoever signs in next at this browser finds no note waiting in the meeting.
     ana.get(server.invite)
     WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    # NB: signed in once the join page has gone on to the lobby.
+    text_in(ana, ".card", "meeting on")
     ana.get(room)
     WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note")))
     assert ana.find_element(By.ID, "note").get_attribute("value") == ""

@@ -113,6 +113,31 @@ function forgetTyping(storage) {
   }
 }
 
+// The tabs of this browser answer each other: a sign-out in one names what all of them hold.
+const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("standups.tabs") : null;
+tabs?.addEventListener("message", ({ data }) => {
+  if (data?.ask !== "typing") return;
+  const lines = typedHere(current?.view?.typingToKeep?.());
+  if (lines.length) tabs.postMessage({ answerTo: data.id, lines });
+});
+
+/** What the other tabs of this browser hold typed that their rooms never got, as lines: the
+ * answers that come within a moment (a frozen tab has suspended its room and answers none). */
+function typingInOtherTabs(wait = 300) {
+  if (!tabs) return Promise.resolve([]);
+  const id = `${Date.now()}-${Math.random()}`;
+  const lines = [];
+  const heard = ({ data }) => {
+    if (data?.answerTo === id) lines.push(...data.lines);
+  };
+  tabs.addEventListener("message", heard);
+  tabs.postMessage({ ask: "typing", id });
+  return new Promise((resolve) => setTimeout(() => {
+    tabs.removeEventListener("message", heard);
+    resolve(lines);
+  }, wait));
+}
+
 /** Typing a room never got (`typingToKeep`), a line for each field: `“…” (Title)`. */
 function typedHere(typing) {
   if (!typing) return [];
@@ -180,14 +205,22 @@ function changeName(name, open) {
   signOut.hidden = open;
   signOut.textContent = "Sign out";
   signOut.onclick = async () => {
-    // NB: a sign-out keeps nothing for whoever signs in next: typing the room never got is
-    // named first, and a second press signs out anyway.
-    const dropped = typedHere(current?.view?.typingToKeep?.());
-    if (dropped.length && signOut.textContent === "Sign out") {
+    // NB: a sign-out keeps nothing for whoever signs in next: typing the room never got, in
+    // this tab or another of this browser, is named first, and a second press signs out anyway.
+    if (signOut.textContent === "Sign out") {
+      signOut.disabled = true;
+      const elsewhere = await typingInOtherTabs();
+      signOut.disabled = false;
+      const dropped = [...typedHere(current?.view?.typingToKeep?.()),
+        ...elsewhere.map((line) => line.replace(/\)$/, ", in another tab)"))];
+      if (dropped.length === 0) return signOutNow();
       error.textContent = `Signing out drops what you typed that has not reached the room: ${dropped.join(", ")}.`;
       signOut.textContent = "Sign out anyway";
       return;
     }
+    await signOutNow();
+  };
+  const signOutNow = async () => {
     const response = await fetch("/api/session", { method: "DELETE", credentials: "same-origin" })
       .catch(() => null);
     if (!response?.ok) {
