@@ -807,3 +807,37 @@ def test_a_note_whose_answer_the_drop_lost_is_not_offered_again(server, ana, ben
     transcript = ben.find_element(By.CSS_SELECTOR, ".transcript").text
     assert transcript.count("arrived before the drop") == 1, transcript
     assert collect_console_errors(ana) == []
+
+
+def test_typing_left_behind_while_offline_is_offered_when_back_in_the_room(server, ana):
+    """The server goes away while Ana types in the edit form, and she goes back to the lobby:
+    what she typed, which never reached the room, is offered when she is back in the room."""
+    from test_web_app import create_standup
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    port = re.search(r":(\d+)/", server).group(1)
+    server.process.kill()
+    server.process.wait(timeout=10)
+    text_in(ana, "#status", "Reconnecting")
+    title.send_keys(Keys.END, " offline")
+    click(ana, ".back")
+    # The server is back, with what it had saved (the open form's draft).
+    server.process = subprocess.Popen(
+        [str(SERVER), "--port", port, "--data-dir", server.data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert re.search(r"127\.0\.0\.1:(\d+)", server.process.stderr.readline())
+    ana.get(room)
+    text_in(ana, "#toasts",
+            "Your typing had not reached the room when you left it: “Design offline” (Title).")
+    click(ana, "#toasts .edit-again")
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Design offline")
+    # Offered once: a reload does not offer it again.
+    ana.refresh()
+    text_in(ana, ".presence", "Ana (you)")
+    assert "had not reached the room" not in ana.find_element(By.ID, "toasts").text
+    assert [entry for entry in collect_console_errors(ana)
+            if "WebSocket" not in entry["message"] and "Failed to load" not in entry["message"]] == []

@@ -61,3 +61,27 @@ export function signedIn(storage = localStorage, now = Date.now()) {
   storage.removeItem(SIGNED_OUT_KEY);
   storage.setItem(SIGNED_IN_KEY, String(now));
 }
+
+/** Where a tab keeps the edit form's typing of a room it left (or was put away from) while
+ * the connection was down: until that room is open in the tab again. */
+const leftKey = (room) => `standups.left.${room}`;
+
+/** Keeps the edit form's typing in `typing` (`typingToKeep`) that its room never got, for the
+ * next time the room is open in this tab; nothing if there is none. */
+export function keepLeftTyping(typing, storage = sessionStorage) {
+  if (!typing?.room || !typing.unsent?.length) return;
+  storage.setItem(leftKey(typing.room), JSON.stringify(typing.unsent));
+}
+
+/** The typing kept when this tab left `room` offline, once (the next to ask gets null). */
+export function takeLeftTyping(room, storage = sessionStorage) {
+  const key = leftKey(room);
+  try {
+    const unsent = JSON.parse(storage.getItem(key) ?? "null");
+    return Array.isArray(unsent) && unsent.length ? unsent : null;
+  } catch {
+    return null;
+  } finally {
+    storage.removeItem(key);
+  }
+}

@@ -156,6 +156,11 @@ export class RoomConnection {
     this.timer = setTimeout(() => this.open(), delay);
   }
 
+  /** Whether what is sent now reaches the server (not while reconnecting). */
+  get isOpen() {
+    return this.socket?.readyState === WebSocket.OPEN;
+  }
+
   close() {
     this.closed = true;
     // A page put away keeps what it held, so that coming back (or reloading) resumes.

@@ -1,7 +1,7 @@
 // A standup's room: the header everyone shares (title, presence) and one of three parts —
 // the detail, the shared edit form, or the meeting — as the room's state says.
 import { escapeHTML } from "./format.mjs";
-import { takeTyping } from "./comeback.mjs";
+import { takeLeftTyping, takeTyping } from "./comeback.mjs";
 import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
@@ -120,6 +120,8 @@ class RoomView {
       return;
     }
     if (this.connection.closed) return;
+    const left = takeLeftTyping(this.id);
+    if (left) sayUnsentTyping(this, left, "Your typing had not reached the room when you left it");
     const kept = takeTyping(this.id, this.myName());
     if (!kept) return;
     if (kept.unsent.length) {

@@ -1,5 +1,5 @@
 // The page around every screen: status badge, toasts, who you are, connections, actions.
-import { SIGNED_IN_KEY, forgetKept, keepForSignIn } from "./comeback.mjs";
+import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping } from "./comeback.mjs";
 import { RoomConnection } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML } from "./format.mjs";
 
@@ -25,13 +25,18 @@ let screens = 0;
 
 /** Typing that still waits for its pause goes out now: it reaches the server before the
  * close that follows (leaving the room, putting the page away). */
-function sendPendingTyping() {
+function sendPendingTyping({ keepOffline = true } = {}) {
   current?.view?.text?.sendNow();
+  // NB: offline, the form's typing cannot go: this tab keeps it for when the room is back.
+  if (keepOffline && current && !current.connection.isOpen) {
+    keepLeftTyping(current.view?.typingToKeep?.());
+  }
 }
 
-/** Closes the screen's connection: a new screen comes. */
-export function leave() {
-  sendPendingTyping();
+/** Closes the screen's connection: a new screen comes. `keepOffline` false: the caller
+ * keeps (or drops) the typing a connection that is down cannot send. */
+export function leave({ keepOffline = true } = {}) {
+  sendPendingTyping({ keepOffline });
   current?.connection.close();
   current = null;
 }
@@ -313,7 +318,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   const kept = keep ? keepForSignIn(location.hash, typing) : forgetKept();
   // Signed out in another tab: what was typed here is named where it was typed, not kept.
   const dropped = keep && !kept ? typedHere(typing) : [];
-  leave();
+  leave({ keepOffline: false });
   // NB: nor does this tab keep its copies (a note's, for a reload) for whoever signs in next.
   if (!kept) forgetTyping(sessionStorage);
   setStatus("closed");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { addressAfterSignIn, forgetKept, keepForSignIn, signedIn, takeTyping } from "../js/comeback.mjs";
+import { addressAfterSignIn, forgetKept, keepForSignIn, keepLeftTyping, signedIn, takeLeftTyping, takeTyping } from "../js/comeback.mjs";
 
 /** `localStorage`'s calls, in memory. */
 function storage() {
@@ -80,4 +80,20 @@ test("a kept record that is not JSON is nothing kept", () => {
   kept.setItem("standups.afterSignIn", "{not json");
   assert.equal(addressAfterSignIn(kept), "/");
   assert.equal(takeTyping(room, "Ana", kept), null);
+});
+
+test("a form's typing left offline is kept for its room in this tab, taken once", () => {
+  const tab = storage();
+  // Nothing typed that the room never got: nothing kept.
+  keepLeftTyping({ ...typing, unsent: [] }, tab);
+  keepLeftTyping(null, tab);
+  assert.equal(takeLeftTyping(room, tab), null);
+  keepLeftTyping(typing, tab);
+  assert.equal(takeLeftTyping("ANOTHER-ROOM", tab), null);
+  assert.deepEqual(takeLeftTyping(room, tab), typing.unsent);
+  assert.equal(takeLeftTyping(room, tab), null);
+  // What is not a list of fields (another version's, or edited by hand) is dropped.
+  tab.setItem(`standups.left.${room}`, "{not json");
+  assert.equal(takeLeftTyping(room, tab), null);
+  assert.equal(tab.getItem(`standups.left.${room}`), null);
 });
