@@ -2,6 +2,7 @@
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping } from "./comeback.mjs";
 import { RoomConnection } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML } from "./format.mjs";
+import { answerOtherTabs, forgetTyping, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
 
 export const app = document.getElementById("app");
 const statusBadge = document.getElementById("status");
@@ -107,50 +108,8 @@ export function dismissToasts() {
   }
 }
 
-function typedList(lines, className) {
-  return `<ul class="${className}">${lines.map((line) => `<li>${escapeHTML(line)}</li>`).join("")}</ul>`;
-}
-
-/** Forgets this tab's copies of what was typed (`standups.` keys: a note's, for a reload). */
-function forgetTyping(storage) {
-  for (const key of Object.keys(storage)) {
-    if (key.startsWith("standups.")) storage.removeItem(key);
-  }
-}
-
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
-const tabs = typeof BroadcastChannel === "function" ? new BroadcastChannel("standups.tabs") : null;
-tabs?.addEventListener("message", ({ data }) => {
-  if (data?.ask !== "typing") return;
-  const lines = typedHere(current?.view?.typingToKeep?.());
-  if (lines.length) tabs.postMessage({ answerTo: data.id, lines });
-});
-
-/** What the other tabs of this browser hold typed that their rooms never got, as lines: the
- * answers that come within a moment (a frozen tab has suspended its room and answers none). */
-function typingInOtherTabs(wait = 300) {
-  if (!tabs) return Promise.resolve([]);
-  const id = `${Date.now()}-${Math.random()}`;
-  const lines = [];
-  const heard = ({ data }) => {
-    if (data?.answerTo === id) lines.push(...data.lines);
-  };
-  tabs.addEventListener("message", heard);
-  tabs.postMessage({ ask: "typing", id });
-  return new Promise((resolve) => setTimeout(() => {
-    tabs.removeEventListener("message", heard);
-    resolve(lines);
-  }, wait));
-}
-
-/** Typing a room never got (`typingToKeep`), a line for each field: `“…” (Title)`. */
-function typedHere(typing) {
-  if (!typing) return [];
-  return [...typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
-    ...(typing.note ? [`“${typing.note}” (your note)`] : []),
-    ...[typing.late, ...(typing.late?.waiting ?? [])].filter((late) => late?.text)
-      .map((late) => `“${late.text}” (your note for a meeting that ended)`)];
-}
+answerOtherTabs(() => typedHere(current?.view?.typingToKeep?.()));
 
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
 let signInReason = "";

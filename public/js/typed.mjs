@@ -1,0 +1,57 @@
+// What a page holds typed that its room never got: said as lines, asked of the browser's
+// other tabs, forgotten (pure but for the channel and storage they are given; tested by node).
+import { escapeHTML } from "./format.mjs";
+
+/** Typing a room never got (`typingToKeep`), a line for each field: `“…” (Title)`. */
+export function typedHere(typing) {
+  if (!typing) return [];
+  return [...typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
+    ...(typing.note ? [`“${typing.note}” (your note)`] : []),
+    ...[typing.late, ...(typing.late?.waiting ?? [])].filter((late) => late?.text)
+      .map((late) => `“${late.text}” (your note for a meeting that ended)`)];
+}
+
+/** Lines as a list, escaped. */
+export function typedList(lines, className) {
+  return `<ul class="${className}">${lines.map((line) => `<li>${escapeHTML(line)}</li>`).join("")}</ul>`;
+}
+
+/** Forgets a tab's copies of what was typed (`standups.` keys: a note's, for a reload). */
+export function forgetTyping(storage) {
+  for (const key of Object.keys(storage)) {
+    if (key.startsWith("standups.")) storage.removeItem(key);
+  }
+}
+
+let channel = null;
+function tabs() {
+  if (!channel && typeof BroadcastChannel === "function") channel = new BroadcastChannel("standups.tabs");
+  return channel;
+}
+
+/** Answers the other tabs' `typingInOtherTabs` with `lines()`, this tab's (when it has any). */
+export function answerOtherTabs(lines) {
+  tabs()?.addEventListener("message", ({ data }) => {
+    if (data?.ask !== "typing") return;
+    const answer = lines();
+    if (answer.length) tabs().postMessage({ answerTo: data.id, lines: answer });
+  });
+}
+
+/** What the other tabs of this browser hold typed that their rooms never got, as lines: the
+ * answers that come within a moment (a frozen tab has left its room and answers none). */
+export function typingInOtherTabs(wait = 300) {
+  const channel = tabs();
+  if (!channel) return Promise.resolve([]);
+  const id = `${Date.now()}-${Math.random()}`;
+  const lines = [];
+  const heard = ({ data }) => {
+    if (data?.answerTo === id) lines.push(...data.lines);
+  };
+  channel.addEventListener("message", heard);
+  channel.postMessage({ ask: "typing", id });
+  return new Promise((resolve) => setTimeout(() => {
+    channel.removeEventListener("message", heard);
+    resolve(lines);
+  }, wait));
+}

@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { forgetTyping, typedHere, typedList } from "../js/typed.mjs";
+
+test("typing a room never got reads as a line per field, note and late note", () => {
+  assert.deepEqual(typedHere(null), []);
+  assert.deepEqual(typedHere({ unsent: [], note: "", late: null }), []);
+  assert.deepEqual(typedHere({
+    unsent: [{ name: "Title", value: "Design weekly" }],
+    note: "Half a thought",
+    late: { text: "Shipped", waiting: [{ text: "Earlier" }, { text: "" }] },
+  }), [
+    "“Design weekly” (Title)",
+    "“Half a thought” (your note)",
+    "“Shipped” (your note for a meeting that ended)",
+    "“Earlier” (your note for a meeting that ended)",
+  ]);
+});
+
+test("the lines are listed escaped", () => {
+  assert.equal(typedList(["“<b>” (Title)"], "kept-typing"),
+    `<ul class="kept-typing"><li>“&lt;b&gt;” (Title)</li></ul>`);
+});
+
+test("forgetting a tab's typing takes the app's keys only", () => {
+  // NB: `Object.keys` lists a Storage's items; a plain object stands in for one.
+  const storage = { "standups.note.R": "x", "standups.discarded.R": "y", other: "z" };
+  const removed = [];
+  Object.defineProperty(storage, "removeItem", { value: (key) => removed.push(key) && delete storage[key] });
+  forgetTyping(storage);
+  assert.deepEqual(removed, ["standups.note.R", "standups.discarded.R"]);
+  assert.deepEqual(Object.keys(storage), ["other"]);
+});
