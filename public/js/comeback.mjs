@@ -56,6 +56,11 @@ export function forgetKept(storage = localStorage) {
   return null;
 }
 
+/** A sign-out failed (the server could not be reached): what it marked is taken back. */
+export function signOutFailed(storage = localStorage) {
+  storage.removeItem(SIGNED_OUT_KEY);
+}
+
 /** Signed in (the invite link's page): the tabs asking to sign in go back to where they were. */
 export function signedIn(storage = localStorage, now = Date.now()) {
   storage.removeItem(SIGNED_OUT_KEY);

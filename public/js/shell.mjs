@@ -1,5 +1,5 @@
 // The page around every screen: status badge, toasts, who you are, connections, actions.
-import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping } from "./comeback.mjs";
+import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
 import { RoomConnection } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML } from "./format.mjs";
 import { answerOtherTabs, forgetTyping, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
@@ -185,9 +185,13 @@ function changeName(name, open) {
     await signOutNow();
   };
   const signOutNow = async () => {
+    // NB: marked before the server ends the session: another tab whose room closes under it
+    // then keeps nothing for whoever signs in next, whichever hears of it first.
+    forgetKept();
     const response = await fetch("/api/session", { method: "DELETE", credentials: "same-origin" })
       .catch(() => null);
     if (!response?.ok) {
+      signOutFailed();
       const answer = await response?.json().catch(() => ({}));
       error.textContent = answer?.message ?? "The server cannot be reached: try again.";
       return;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { addressAfterSignIn, forgetKept, keepForSignIn, keepLeftTyping, signedIn, takeLeftTyping, takeTyping } from "../js/comeback.mjs";
+import { addressAfterSignIn, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed, signedIn, takeLeftTyping, takeTyping } from "../js/comeback.mjs";
 
 /** `localStorage`'s calls, in memory. */
 function storage() {
@@ -72,6 +72,14 @@ test("after a sign-out, another tab whose session ends with it keeps nothing, un
   assert.equal(addressAfterSignIn(kept), "/");
   signedIn(kept);
   keepForSignIn(`#/rooms/${room}`, typing, kept);
+  assert.deepEqual(takeTyping(room, "Ana", kept), typing);
+});
+
+test("a sign-out that failed takes back what it marked: a session that ends later keeps its typing", () => {
+  const kept = storage();
+  forgetKept(kept);
+  signOutFailed(kept);
+  assert.deepEqual(keepForSignIn(`#/rooms/${room}`, typing, kept).typing, typing);
   assert.deepEqual(takeTyping(room, "Ana", kept), typing);
 });
 
