@@ -42,8 +42,9 @@ def server():
     url = Server(f"http://127.0.0.1:{match.group(1)}/")
     url.invite, url.data, url.process = invite.group(1), data, process
     yield url
-    process.terminate()
-    process.wait(timeout=10)
+    # NB: the one running now: a test may have restarted it (`url.process`).
+    url.process.terminate()
+    url.process.wait(timeout=10)
 
 
 def sign_in(driver, server):
