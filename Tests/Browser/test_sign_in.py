@@ -372,6 +372,8 @@ def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_first_and_not
     ana.switch_to.window(typing)
     text_in(ana, ".signin .dropped", "This browser was signed out in another tab.")
     text_in(ana, ".signin .dropped-typing", "“Half a thought” (your note)")
+    # Nobody is signed in in this tab either: no name to change.
+    assert not ana.find_element(By.ID, "me").is_displayed()
     assert ana.find_elements(By.CSS_SELECTOR, ".kept-typing") == []
     assert ana.execute_script(
         "return Object.keys(sessionStorage).filter((key) => key.startsWith('standups.'))") == []

@@ -284,6 +284,9 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   leave({ keepOffline: false });
   // NB: nor does this tab keep its copies (a note's, for a reload) for whoever signs in next.
   if (!kept) forgetTyping(sessionStorage);
+  // Nobody is signed in here now: no name to change, and what the room said is over.
+  document.getElementById("me").hidden = true;
+  if (!kept) dismissToasts();
   setStatus("closed");
   // NB: whoever asked last (`whoAmI`) found a session that only needs another name.
   if (renamableName !== null) return showRename(signInReason || reason);
