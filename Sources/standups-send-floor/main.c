@@ -28,6 +28,11 @@
 // no room work at all. The CPU then counts every thread.
 //
 //   standups-send-floor --rooms 500 --peers 20 --seconds 90 [--handoff 2] [--pings-alone 1]
+//                       [--window-ms 4]
+//
+// With `--window-ms W` (no hand-off), the ticks due within each W ms are sent together at its
+// end, one wake-up for several rooms: what coalescing the rooms' timers would save the
+// sender, their ticks late by up to W ms.
 //
 // Prints a Markdown table of one row.
 
@@ -159,7 +164,8 @@ static void readAll(struct sockaddr_in address, int count) {
 }
 
 int main(int argc, char **argv) {
-  int rooms = 500, peers = 20, seconds = 90, pingAfter = 15, handoffThreads = 0, pingsAlone = 0;
+  int rooms = 500, peers = 20, seconds = 90, pingAfter = 15, handoffThreads = 0, pingsAlone = 0,
+      windowMs = 0;
   for (int index = 1; index + 1 < argc; index += 2) {
     int value = atoi(argv[index + 1]);
     if (strcmp(argv[index], "--rooms") == 0) rooms = value;
@@ -168,16 +174,19 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[index], "--ping-after") == 0) pingAfter = value;
     else if (strcmp(argv[index], "--handoff") == 0) handoffThreads = value;
     else if (strcmp(argv[index], "--pings-alone") == 0) pingsAlone = value != 0;
+    else if (strcmp(argv[index], "--window-ms") == 0) windowMs = value;
     else {
       fprintf(stderr,
               "usage: %s [--rooms N] [--peers N] [--seconds N] [--ping-after N] [--handoff N] "
-              "[--pings-alone 0|1]\n",
+              "[--pings-alone 0|1] [--window-ms N]\n",
               argv[0]);
       return 2;
     }
   }
-  if (rooms < 1 || peers < 1 || seconds < 1 || pingAfter < 1 || handoffThreads < 0) {
-    fprintf(stderr, "standups-send-floor: every number must be at least 1 (--handoff: 0)\n");
+  if (rooms < 1 || peers < 1 || seconds < 1 || pingAfter < 1 || handoffThreads < 0 ||
+      windowMs < 0 || (windowMs > 0 && handoffThreads > 0)) {
+    fprintf(stderr, "standups-send-floor: every number must be at least 1 (--handoff and "
+                    "--window-ms: 0), and --window-ms times the ticks without a hand-off\n");
     return 2;
   }
   int count = rooms * peers;
@@ -261,7 +270,10 @@ int main(int argc, char **argv) {
         }
       }
     } else {
-      double due = start + (double)(turn / rooms) + (double)room / rooms;
+      double offset = (double)room / rooms;
+      // NB: with a window, a tick waits for the end of the window it falls in.
+      if (windowMs > 0) offset = (double)((long)(offset * 1000 / windowMs) + 1) * windowMs / 1000;
+      double due = start + (double)(turn / rooms) + offset;
       for (;;) {
         double left = due - now();
         // NB: epoll_wait counts whole milliseconds: round up rather than spin.
@@ -308,6 +320,9 @@ int main(int argc, char **argv) {
   if (handoffThreads > 0)
     snprintf(shape, sizeof shape, "%d × %d, ticks handed over by %d timer threads", rooms, peers,
              handoffThreads);
+  else if (windowMs > 0)
+    snprintf(shape, sizeof shape, "%d × %d, ticks sent together every %d ms", rooms, peers,
+             windowMs);
   else
     snprintf(shape, sizeof shape, "%d × %d", rooms, peers);
   printf("| rooms × peers | window | tick frames sent | pings sent / pongs read | CPU, every "
