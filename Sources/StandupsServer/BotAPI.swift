@@ -54,9 +54,10 @@ enum BotAPI {
       sender = Sender(
         participantID: "api:\(UUID().uuidString.lowercased())", name: name, isBot: false,
         address: request.remoteAddress)
-    case .success(.person(nil)) where request.method == "GET" && isHistoryDownload(parts):
-      // NB: an open server has no sessions; the page's download links need none, as joining
-      // the room needs none.
+    case .success(.person(nil)) where request.method == "GET" && isHistoryRead(parts):
+      // NB: an open server has no sessions; the page's history (its download links, the
+      // older meetings it pages through, and whether a standup exists) needs none, as
+      // joining the room needs none.
       sender = Sender(
         participantID: "api:\(UUID().uuidString.lowercased())", name: "", isBot: false,
         address: request.remoteAddress)
@@ -192,9 +193,10 @@ enum BotAPI {
   }
 
   /// `/api/rooms/{id}/history.md` or `…/history.csv`.
-  static func isHistoryDownload(_ parts: [String]) -> Bool {
+  /// A read of a standup's saved meetings: a download, or a page of `meetings`.
+  static func isHistoryRead(_ parts: [String]) -> Bool {
     parts.count == 4 && parts[0] == "api" && parts[1] == "rooms"
-      && HistoryFormat(rawValue: parts[3]) != nil
+      && (HistoryFormat(rawValue: parts[3]) != nil || parts[3] == "meetings")
   }
 
   /// The files a standup's history downloads as.

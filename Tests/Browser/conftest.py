@@ -47,6 +47,21 @@ def server():
     url.process.wait(timeout=10)
 
 
+@pytest.fixture
+def open_server():
+    """standups-server with `--open` (a demo: no invite, anyone in by name) on a free port."""
+    data = tempfile.mkdtemp(prefix="standups-open-")
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = process.stderr.readline()
+    match = re.search(r"127\.0\.0\.1:(\d+)", line)
+    assert match, f"the server did not start: {line}"
+    yield f"http://127.0.0.1:{match.group(1)}/"
+    process.terminate()
+    process.wait(timeout=10)
+
+
 def sign_in(driver, server):
     """Opens the invite link and joins under the name the browser remembers."""
     driver.get(server.invite)

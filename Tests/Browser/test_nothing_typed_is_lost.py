@@ -2,7 +2,6 @@
 import re
 import subprocess
 import threading
-import tempfile
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -646,29 +645,20 @@ def test_typing_in_an_attendee_someone_removes_is_said_and_the_keyboard_goes_to_
     wait(ana, lambda d: "Ben" not in d.find_element(By.CSS_SELECTOR, ".attendees").text)
 
 
-def test_escape_on_the_name_prompt_keeps_asking():
+def test_escape_on_the_name_prompt_keeps_asking(open_server):
     # An --open server asks for a name; Escape must not leave a page that never connects.
-    data = tempfile.mkdtemp(prefix="standups-open-")
-    process = subprocess.Popen(
-        [str(SERVER), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    driver = chromium("")  # no name remembered: the page asks
     try:
-        port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)
-        driver = chromium("")  # no name remembered: the page asks
-        try:
-            driver.get(f"http://127.0.0.1:{port}/")
-            prompt = wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))
-            prompt.send_keys(Keys.ESCAPE)
-            # The prompt is (still, or again) open and focused.
-            wait(driver, lambda d: d.find_element(By.ID, "name-dialog").get_attribute("open") is not None)
-            wait(driver, lambda d: d.switch_to.active_element == prompt)
-            prompt.send_keys("Dee" + Keys.ENTER)
-            text_in(driver, "#status", "Live")
-        finally:
-            driver.quit()
+        driver.get(open_server)
+        prompt = wait(driver, EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))
+        prompt.send_keys(Keys.ESCAPE)
+        # The prompt is (still, or again) open and focused.
+        wait(driver, lambda d: d.find_element(By.ID, "name-dialog").get_attribute("open") is not None)
+        wait(driver, lambda d: d.switch_to.active_element == prompt)
+        prompt.send_keys("Dee" + Keys.ENTER)
+        text_in(driver, "#status", "Live")
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        driver.quit()
 
 
 def test_a_note_too_long_to_fit_is_refused_whole_and_says_so(server, ana, ben):

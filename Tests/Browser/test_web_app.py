@@ -4,7 +4,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import collect_console_errors, resize, screenshot
+from conftest import chromium, collect_console_errors, resize, screenshot
 
 
 def wait(driver, condition, timeout=10):
@@ -157,6 +157,19 @@ def test_a_link_to_no_standup_says_so_with_nothing_to_reconnect_to(server, ana):
     assert ana.find_elements(By.CSS_SELECTOR, ".gone .reconnect") == []
     click(ana, ".gone a")
     text_in(ana, "#status", "Live")
+
+
+def test_a_link_to_no_standup_says_so_on_an_open_server_too(open_server):
+    # A demo server has no sessions: the page asks for the standup over HTTP all the same.
+    dee = chromium("Dee")
+    try:
+        dee.get(open_server)
+        text_in(dee, "#status", "Live")
+        dee.get(open_server + "#/rooms/0a0a0a0a-0000-4000-8000-000000000000")
+        text_in(dee, ".gone h1", "There is no such standup.", timeout=20)
+        assert dee.find_elements(By.CSS_SELECTOR, ".gone .reconnect") == []
+    finally:
+        dee.quit()
 
 
 def test_a_link_cut_short_says_so_instead_of_showing_the_lobby(server, ana):

@@ -485,12 +485,25 @@ struct AccessTests {
     ana.close()
     // Bot names stay reserved in open mode.
     #expect(await refusal(server, "\(room)?name=CI") == 400)
-    // The page's history downloads need no credential, as joining needs none; the rest of
-    // the HTTP API is for bots (a token).
+    // The page's history (downloads, older meetings, and whether a standup is there at all)
+    // needs no credential, as joining needs none; the rest of the HTTP API is for bots (a
+    // token).
     let id = Standup.design.id.uuidString
     #expect(try httpResponse(port: server.port, "GET", "/api/rooms/\(id)/history.md").status == 200)
     #expect(
       try httpResponse(port: server.port, "GET", "/api/rooms/\(id)/history.csv").status == 200)
+    let page = try httpResponse(port: server.port, "GET", "/api/rooms/\(id)/meetings?limit=1")
+    #expect(page.status == 200)
+    #expect(page.json?["offset"] == 0)
+    let missing = UUID().uuidString
+    #expect(
+      try httpResponse(port: server.port, "GET", "/api/rooms/\(missing)/meetings?limit=1").status
+        == 404, "The web app tells a link to a standup that is gone by this 404.")
+    #expect(
+      try httpResponse(
+        port: server.port, "POST", "/api/rooms/\(id)/actions",
+        body: #"{"type": "startMeetingButtonTapped"}"#
+      ).status == 401)
     #expect(try httpResponse(port: server.port, "GET", "/api/rooms/\(id)").status == 401)
     #expect(try httpResponse(port: server.port, "GET", "/api/standups").status == 401)
     await server.stop()
