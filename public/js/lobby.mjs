@@ -1,7 +1,7 @@
 // The lobby: every standup as a card, who is in each, and the new-standup form.
 import { escapeHTML } from "./format.mjs";
 import { app, connect, isShowing, showSignIn, whoAmI } from "./shell.mjs";
-import { numberRow, themeStyle, themeSwatches, whoIsHere } from "./views.mjs";
+import { meetingNote, numberRow, themeStyle, themeSwatches, whoIsHere } from "./views.mjs";
 
 export async function showLobby(screen) {
   document.title = "Standups";
@@ -44,12 +44,6 @@ export async function showLobby(screen) {
     },
   });
   wireNewStandupForm(connection);
-}
-
-/** A meeting under way: on, or paused when nobody is there to run it. */
-function meetingNote(live) {
-  if (!live.meetingRunning) return "";
-  return live.meetingPaused || live.participants === 0 ? " · meeting paused" : " · meeting on";
 }
 
 function renderLobby(state) {

@@ -95,6 +95,16 @@ export function whoIsHere(live) {
 }
 
 /**
+ * A meeting under way in a room, for its lobby card: paused when the server says so (everyone
+ * left, a restart, a move), on otherwise, also with nobody in the room (a bot started it over
+ * HTTP and it runs until someone ends it).
+ */
+export function meetingNote(live) {
+  if (!live.meetingRunning) return "";
+  return live.meetingPaused ? " · meeting paused" : " · meeting on";
+}
+
+/**
  * The people in a room as list items: you, bots marked, names escaped. A name here on more
  * than one connection (the same person in two tabs, or on a laptop and a phone) shows once,
  * with how many: a room does not look fuller than it is.

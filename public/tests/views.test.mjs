@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, historyItem, meetingFacts, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
+import { activitySentence, attendeeLabels, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
@@ -88,6 +88,14 @@ test("a lobby card says who is in the room", () => {
   assert.equal(whoIsHere({ participants: 2, people: ["Ana", "Ben"] }), "Ana, Ben here");
   assert.equal(whoIsHere({ participants: 5, people: ["A", "B", "C", "D", "E"] }), "A, B, C and 2 more here");
   assert.equal(whoIsHere({ participants: 0, people: [] }), "Nobody here");
+});
+
+test("a lobby card's meeting is paused only when the server says so", () => {
+  assert.equal(meetingNote({ participants: 2, meetingRunning: false, meetingPaused: false }), "");
+  assert.equal(meetingNote({ participants: 2, meetingRunning: true, meetingPaused: false }), " · meeting on");
+  assert.equal(meetingNote({ participants: 0, meetingRunning: true, meetingPaused: true }), " · meeting paused");
+  // A bot started it over HTTP in an empty room: it runs until someone ends it.
+  assert.equal(meetingNote({ participants: 0, meetingRunning: true, meetingPaused: false }), " · meeting on");
 });
 
 test("activities read as who did what, 'You' for your own", () => {
