@@ -40,13 +40,19 @@ public enum Focus: Hashable, Sendable, Encodable, CustomStringConvertible {
 public struct Participant: Equatable, Identifiable, Sendable, Encodable {
   public var id: String
   public var name: String
+  /// The same for every connection of one sign-in (a person's tabs), and different for two
+  /// people who chose one name; nil without a session (bots, an `--open` server).
+  public var person: String?
   public var isBot: Bool
   /// The form field they are editing, if any.
   public var focus: Focus?
 
-  public init(id: String, name: String, isBot: Bool = false, focus: Focus? = nil) {
+  public init(
+    id: String, name: String, person: String? = nil, isBot: Bool = false, focus: Focus? = nil
+  ) {
     self.id = id
     self.name = name
+    self.person = person
     self.isBot = isBot
     self.focus = focus
   }

@@ -31,7 +31,8 @@ struct StandupRoomFeature: RoomFeature {
 
   func joined(_ sender: Sender) -> Room.Action? {
     .participantJoined(
-      Participant(id: sender.participantID, name: sender.name, isBot: sender.isBot))
+      Participant(
+        id: sender.participantID, name: sender.name, person: sender.person, isBot: sender.isBot))
   }
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
   func moving() -> Room.Action? { .roomMoving }
@@ -225,9 +226,17 @@ struct StandupRoomFeature: RoomFeature {
       : Lobby.Live(
         participants: state.participants.count, meetingRunning: state.meeting != nil,
         meetingPaused: state.meeting?.isPaused == true,
-        people: state.participants.reduce(into: [String]()) { names, person in
-          if !names.contains(person.name) { names.append(person.name) }
-        })
+        people: presentPeople(state.participants))
+  }
+
+  /// Who is in the room, each once: a sign-in's tabs are one person, and two people who
+  /// chose one name are two (a name without a session, once).
+  static func presentPeople(_ participants: IdentifiedArrayOf<Participant>) -> [String] {
+    var seen: Set<String> = []
+    return participants.compactMap { person in
+      seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.name)").inserted
+        ? person.name : nil
+    }
   }
 }
 

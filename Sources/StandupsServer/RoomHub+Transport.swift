@@ -74,11 +74,11 @@ extension RoomHub {
       if let problem = TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) {
         return .refuse(HTTPResponse(status: sessionName == nil ? 400 : 409, text: problem))
       }
-      sender = Sender(
-        participantID: UUID().uuidString.lowercased(), name: name, isBot: false,
-        address: request.remoteAddress)
       // NB: the session read once (its signature checked once more, not twice).
       let session = sessionName == nil ? nil : gatekeeper.validSession(in: request)
+      sender = Sender(
+        participantID: UUID().uuidString.lowercased(), name: name, person: session?.personKey,
+        isBot: false, address: request.remoteAddress)
       credential =
         sessionName.map {
           .session(

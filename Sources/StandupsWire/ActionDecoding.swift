@@ -7,6 +7,9 @@ import StoreRuntime
 public struct Sender: Sendable {
   public var participantID: String
   public var name: String
+  /// The same for every connection of one sign-in, and for no other (`Participant.person`);
+  /// nil without a session (a bot, anyone on an `--open` server).
+  public var person: String?
   public var isBot: Bool
   /// What a bot may do; nil for a person (everything).
   public var scope: BotScope?
@@ -14,11 +17,12 @@ public struct Sender: Sendable {
   public var address: String
 
   public init(
-    participantID: String, name: String, isBot: Bool, scope: BotScope? = nil,
-    address: String = ""
+    participantID: String, name: String, person: String? = nil, isBot: Bool,
+    scope: BotScope? = nil, address: String = ""
   ) {
     self.participantID = participantID
     self.name = name
+    self.person = person
     self.isBot = isBot
     self.scope = scope
     self.address = address

@@ -6,8 +6,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import collect_console_errors, resize, screenshot
-from test_web_app import both_in_a_room, click, text_in, wait
+from conftest import chromium, collect_console_errors, resize, screenshot, sign_in
+from test_web_app import both_in_a_room, click, create_standup, text_in, wait
 
 
 def test_others_hear_who_did_what_and_anyone_can_bring_back_a_discarded_meeting(server, ana, ben):
@@ -256,4 +256,26 @@ def test_a_person_in_two_tabs_shows_once_with_how_many(server, ana, ben):
     ana.close()
     ana.switch_to.window(first)
     wait(ben, lambda d: d.execute_script(chips) == ["Ana", "Ben (you)"])
+    assert collect_console_errors(ben) == []
+
+
+def test_two_people_who_chose_one_name_show_as_two_and_only_one_is_you(server, ben):
+    room = create_standup(ben, server)
+    ben.get(room)
+    chips = "return [...document.querySelectorAll('.presence .person')].map((chip) => chip.textContent);"
+    wait(ben, lambda d: d.execute_script(chips) == ["Ben (you)"])
+    # Somebody else signs in as "Ben" too: two people, not "Ben (you) ×2".
+    other = chromium("Ben")
+    try:
+        sign_in(other, server)
+        other.get(room)
+        wait(ben, lambda d: d.execute_script(chips) == ["Ben (you)", "Ben"])
+        wait(other, lambda d: d.execute_script(chips) == ["Ben", "Ben (you)"])
+        # One of them in a second tab is still one person, with how many.
+        other.switch_to.new_window("tab")
+        other.get(room)
+        wait(ben, lambda d: d.execute_script(chips) == ["Ben (you)", "Ben ×2, on 2 connections"])
+        assert collect_console_errors(other) == []
+    finally:
+        other.quit()
     assert collect_console_errors(ben) == []

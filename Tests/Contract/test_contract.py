@@ -744,7 +744,7 @@ def test_the_frame_checker_catches_what_it_should():
     frames = [
         {"direction": "server", "frame": {"type": "welcome", "room": room, "you": "p", "version": 1, "state": state}},
         {"direction": "server", "frame": {"type": "patch", "version": 2, "ops": [
-            {"op": "add", "path": "/participants/0", "value": {"id": "p", "name": "Ana", "isBot": False, "focus": None}}]}},
+            {"op": "add", "path": "/participants/0", "value": {"id": "p", "name": "Ana", "person": None, "isBot": False, "focus": None}}]}},
         # a state that the patch makes invalid: isBot is not a boolean
         {"direction": "server", "frame": {"type": "patch", "version": 3, "ops": [
             {"op": "replace", "path": "/participants/0/isBot", "value": "no"}]}},

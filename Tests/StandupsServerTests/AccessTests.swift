@@ -92,6 +92,33 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// Presence tells sign-ins apart: one person's tabs share a key, two people who chose one
+  /// name have two, and the key is not the session's cookie.
+  @Test func participantsCarryAKeyOfTheirSignInNotOfTheirName() async throws {
+    let (server, _) = try await Self.teamServer()
+    let ben = try signIn(server, name: "Ben")
+    let other = try signIn(server, name: "Ben")
+    let lobby = try await join(server, "/ws/lobby", headers: ["Cookie": ben])
+    let tabs = [
+      try await join(server, room, headers: ["Cookie": ben]),
+      try await join(server, room, headers: ["Cookie": other]),
+      try await join(server, room, headers: ["Cookie": ben]),
+    ]
+    let state = try await tabs[0].waitForState { $0["participants"]?.arrayValue?.count == 3 }
+    let participants = try #require(state["participants"]?.arrayValue)
+    #expect(participants.map { $0["name"] } == ["Ben", "Ben", "Ben"])
+    let keys = participants.map { $0["person"]?.stringValue }
+    #expect(keys[0] != nil && keys[0] == keys[2], "One sign-in's tabs are one person.")
+    #expect(keys[1] != nil && keys[1] != keys[0], "Two sign-ins of one name are two people.")
+    for key in keys.compactMap({ $0 }) {
+      #expect(!ben.contains(key) && !other.contains(key), "The key is no part of a cookie.")
+    }
+    // The lobby names each person once by the same rule: two Bens, not three nor one.
+    _ = try await lobby.waitForState { $0["standups"]?[0]?["live"]?["people"] == ["Ben", "Ben"] }
+    for client in tabs + [lobby] { client.close() }
+    await server.stop()
+  }
+
   @Test func theInviteGivesASessionThatJoinsUnderItsName() async throws {
     let (server, _) = try await Self.teamServer()
     let link = try #require(server.server.inviteLink)

@@ -27,7 +27,8 @@ struct BotTests {
     let state = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 3 }
     #expect(
       state["participants"]?[1] == [
-        "id": state["participants"]?[1]?["id"] ?? nil, "name": "CI", "isBot": true, "focus": nil,
+        "id": state["participants"]?[1]?["id"] ?? nil, "name": "CI", "person": nil, "isBot": true,
+        "focus": nil,
       ])
     // A bot shows under its own name, whatever ?name= asks for.
     #expect(state["participants"]?[2]?["name"] == "Standup Bot")

@@ -105,19 +105,24 @@ export function meetingNote(live) {
 }
 
 /**
- * The people in a room as list items: you, bots marked, names escaped. A name here on more
- * than one connection (the same person in two tabs, or on a laptop and a phone) shows once,
- * with how many: a room does not look fuller than it is.
+ * The people in a room as list items: you, bots marked, names escaped. A sign-in here on
+ * more than one connection (the same person in two tabs) shows once, with how many: a room
+ * does not look fuller than it is. Two sign-ins that chose one name show apart, and only
+ * yours says "(you)": a room does not fold two people into one either.
  */
 export function presenceItems(participants, you) {
   const people = [];
   for (const person of participants) {
-    const same = people.find((seen) => seen.name === person.name && seen.isBot === person.isBot);
+    // NB: one sign-in is one person (`person`, the same on each of its connections); two
+    // people who chose one name are two. Without a session (bots, an --open server), the
+    // name is all there is to go by.
+    const key = person.person ? `person:${person.person}` : `name:${person.isBot}:${person.name}`;
+    const same = people.find((seen) => seen.key === key);
     if (same) {
       same.count += 1;
       same.isYou ||= person.id === you;
     } else {
-      people.push({ name: person.name, isBot: person.isBot, isYou: person.id === you, count: 1 });
+      people.push({ key, name: person.name, isBot: person.isBot, isYou: person.id === you, count: 1 });
     }
   }
   return people.map((person) => {

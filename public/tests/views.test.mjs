@@ -47,6 +47,25 @@ test("a name here on several connections shows once, with how many; a bot of tha
   assert.match(html, /<li class="person bot">Ana<span class="badge">bot<\/span><\/li>/);
 });
 
+test("one sign-in's tabs are one person; two sign-ins of one name are two, and only yours is you", () => {
+  const html = presenceItems([
+    { id: "b1", name: "Ben", person: "k-ben", isBot: false },
+    { id: "a1", name: "Ben", person: "k-ana", isBot: false },
+    { id: "b2", name: "Ben", person: "k-ben", isBot: false },
+  ], "b2");
+  assert.equal((html.match(/<li/g) ?? []).length, 2);
+  assert.match(html, /<li class="person me">Ben \(you\) <span class="count" aria-hidden="true">×2<\/span>/);
+  assert.match(html, /<li class="person">Ben<\/li>/);
+  // Seen from the other Ben's page: the two tabs are somebody else.
+  const theirs = presenceItems([
+    { id: "b1", name: "Ben", person: "k-ben", isBot: false },
+    { id: "a1", name: "Ben", person: "k-ana", isBot: false },
+    { id: "b2", name: "Ben", person: "k-ben", isBot: false },
+  ], "a1");
+  assert.match(theirs, /<li class="person">Ben <span class="count" aria-hidden="true">×2<\/span>/);
+  assert.match(theirs, /<li class="person me">Ben \(you\)<\/li>/);
+});
+
 test("themes set the colour pair; unknown themes fall back", () => {
   assert.match(themeStyle("navy"), /^--theme:#1c2c5b;--on-theme:#ffffff;--ring:#1c2c5b;--ring-dark:#[0-9a-f]{6}$/);
   assert.doesNotMatch(themeStyle("navy"), /--ring-dark:#1c2c5b/);

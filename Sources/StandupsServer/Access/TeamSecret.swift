@@ -105,6 +105,11 @@ public struct Session: Sendable, Equatable {
 
   /// What storage keeps of a signed-out session: its id's SHA-256.
   var signedOutKey: String { Bot.hash(token: "session:" + id) }
+
+  /// What a room shows of the session, so that presence tells sign-ins apart (one person's
+  /// tabs are one; two people who chose one name are two): part of a hash of its id, which
+  /// neither is the session nor leads to it.
+  var personKey: String { String(Bot.hash(token: "person:" + id).prefix(16)) }
 }
 
 /// What a session cookie turned out to be.
