@@ -129,6 +129,10 @@ extension RoomChannel {
       return
     }
     guard let sender = document.peers[connection] else { return }
+    if message.isPing {
+      outlet.send(ServerMessage.pong(ref: message.ref), to: connection)
+      return
+    }
     if let page = message.history {
       readHistory(page, ref: message.ref, for: connection)
       return

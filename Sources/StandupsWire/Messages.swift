@@ -64,22 +64,28 @@ extension WireError {
   }
 }
 
-/// What a client sent: `{"type":"action","ref":"c-41","action":{...}}`, or a request for a
-/// page of history: `{"type":"history","ref":"h-1","offset":10,"limit":20}`.
+/// What a client sent: `{"type":"action","ref":"c-41","action":{...}}`, a request for a
+/// page of history: `{"type":"history","ref":"h-1","offset":10,"limit":20}`, or a `ping`
+/// (`{"type":"ping","ref":"p-1"}`), which a page sends after a quiet spell to learn that its
+/// connection still reaches the room (a browser cannot see WebSocket pings).
 public struct ClientMessage: Sendable {
   public var ref: String?
   public var action: [String: JSONValue]
   public var actionType: String
   /// Set for a `history` request.
   public var history: HistoryPage?
+  /// A `ping`: answered with `pong`, nothing else.
+  public var isPing: Bool
 
   public init(
-    ref: String?, action: [String: JSONValue], actionType: String, history: HistoryPage? = nil
+    ref: String?, action: [String: JSONValue], actionType: String, history: HistoryPage? = nil,
+    isPing: Bool = false
   ) {
     self.ref = ref
     self.action = action
     self.actionType = actionType
     self.history = history
+    self.isPing = isPing
   }
 
   /// Which saved meetings a `history` request (or `GET …/meetings`) asks for.
@@ -164,10 +170,14 @@ public struct ClientMessage: Sendable {
         throw WireErrorWithRef(ref, error.code, error.message)
       }
     }
+    if type == "ping" {
+      return ClientMessage(ref: ref, action: [:], actionType: "", isPing: true)
+    }
     guard type == "action" else {
       throw WireErrorWithRef(
         ref, .badMessage,
-        "Unknown message type \"\(type)\": clients send \"action\" and \"history\" messages.")
+        "Unknown message type \"\(type)\": clients send \"action\", \"history\" and \"ping\" messages."
+      )
     }
     guard case .object(let action)? = members["action"] else {
       throw WireErrorWithRef(ref, .badMessage, "\"action\" must be an object with a \"type\".")
@@ -224,6 +234,12 @@ public enum ServerMessage {
         "type": "history", "ref": ref.map(JSONValue.string) ?? .null, "offset": .int(offset),
         "total": .int(page.total), "meetings": try JSONValue(encoding: page.meetings),
       ]).encoded)
+  }
+
+  /// Answers a `ping`, to its sender only.
+  public static func pong(ref: String?) -> OutboundMessage {
+    OutboundMessage(
+      JSONValue.object(["type": "pong", "ref": ref.map(JSONValue.string) ?? .null]).encoded)
   }
 
   public static func ack(ref: String, version: Int) -> OutboundMessage {

@@ -1,4 +1,7 @@
 """The web app in real Chromium against a real server: two people run a standup together."""
+import os
+import signal
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -170,6 +173,27 @@ def test_a_link_to_no_standup_says_so_on_an_open_server_too(open_server):
         assert dee.find_elements(By.CSS_SELECTOR, ".gone .reconnect") == []
     finally:
         dee.quit()
+
+
+def test_a_connection_gone_silent_says_reconnecting_and_comes_back(server, ana):
+    # A network that stops answering without closing anything (a Wi-Fi switch, a VPN that
+    # dropped): here the server is frozen, so nothing closes and nothing answers. The page
+    # asks after a quiet spell (shortened here from 10 s and 5 s) and stops saying "Live".
+    room = create_standup(ana, server)
+    ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                        {"source": "window.standupsLiveness = {quietMs: 1500, answerMs: 1500};"})
+    ana.get(room)
+    ana.refresh()
+    text_in(ana, ".presence", "Ana (you)")
+    text_in(ana, "#status", "Live")
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        text_in(ana, "#status", "Reconnecting", timeout=15)
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    text_in(ana, "#status", "Live", timeout=20)
+    text_in(ana, ".presence", "Ana (you)")
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".presence").text.count("Ana") == 1)
 
 
 def test_a_link_cut_short_says_so_instead_of_showing_the_lobby(server, ana):

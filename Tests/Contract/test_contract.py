@@ -165,6 +165,10 @@ def schema_for(value: Any, direction: str | None = None) -> str | None:
         return "Patch"
     if kind == "ack":
         return "Ack"
+    if kind == "ping":
+        return "Ping"
+    if kind == "pong":
+        return "Pong"
     if kind == "error":
         return "Error"
     if kind == "action":
@@ -231,7 +235,7 @@ def test_the_two_channels_and_their_parameters():
     for name, channel in SPEC["channels"].items():
         named = set(re.findall(r"\{(\w+)\}", channel["address"]))
         assert named == set(channel.get("parameters", {})), f"{name}: parameters != address"
-        expected = {"welcome", "patch", "ack", "error", "action"}
+        expected = {"welcome", "patch", "ack", "error", "action", "ping", "pong"}
         if name == "room":
             expected |= {"historyRequest", "history"}
         assert set(channel["messages"]) == expected, name
@@ -519,7 +523,7 @@ def test_every_placeholder_is_used():
     assert not unused, f"no example uses the placeholders {sorted(unused)}: drop their rules"
 
 
-CLIENT_SCHEMAS = {"RoomActionMessage", "LobbyActionMessage", "HistoryRequest"}
+CLIENT_SCHEMAS = {"RoomActionMessage", "LobbyActionMessage", "HistoryRequest", "Ping"}
 
 
 def document_examples() -> Iterator[tuple[str, str, Any]]:
@@ -674,8 +678,8 @@ def check_frames(lines: list[str]) -> tuple[list[str], dict[str, int]]:
         connection = json.dumps(line.get("connection"))
         name = schema_for(frame, line["direction"])
         kind = frame.get("type") if isinstance(frame, dict) else None
-        expected = (("welcome", "patch", "ack", "error", "history") if line["direction"] == "server"
-                    else ("action", "history"))
+        expected = (("welcome", "patch", "ack", "error", "history", "pong") if line["direction"] == "server"
+                    else ("action", "history", "ping"))
         if kind not in expected or name is None:
             problems.append(f"{where} ({line['direction']}): {_short(json.dumps(kind), 60)} is not a "
                             f"{line['direction']} message type (one of {', '.join(expected)})")

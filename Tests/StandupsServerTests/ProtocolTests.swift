@@ -92,6 +92,26 @@ struct RoomProtocolTests {
     await server.stop()
   }
 
+  /// A page that heard nothing for a while asks whether its connection still reaches the
+  /// room: a `ping` is answered with `pong` (its `ref`), in a room and in the lobby, and
+  /// changes nothing.
+  @Test func aPingIsAnsweredWithAPongAndChangesNothing() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let lobby = try await server.connect("/ws/lobby?name=Ben")
+    _ = try await lobby.next { $0["type"] == "welcome" }
+    let before = ana.version
+    ana.send(raw: #"{"type":"ping","ref":"p-1"}"#)
+    #expect(try await ana.next { $0["type"] == "pong" } == ["type": "pong", "ref": "p-1"])
+    ana.send(raw: #"{"type":"ping"}"#)
+    #expect(try await ana.next { $0["type"] == "pong" } == ["type": "pong", "ref": nil])
+    lobby.send(raw: #"{"type":"ping","ref":"p-2"}"#)
+    #expect(try await lobby.next { $0["type"] == "pong" }["ref"] == "p-2")
+    #expect(ana.version == before)
+    #expect(ana.problems.isEmpty)
+    await server.stop()
+  }
+
   @Test func badInputGetsTheProtocolsErrorsAndTheConnectionStaysOpen() async throws {
     let server = try await TestServer.start()
     let ana = try await server.room(name: "Ana")

@@ -53,6 +53,12 @@ struct MessageTests {
     #expect(action.history == nil)
     let history = try ClientMessage.parse(Self.text(#"{"type":"history","ref":"h-1"}"#))
     #expect(history.history == ClientMessage.HistoryPage(offset: 0, limit: 20))
+    #expect(!history.isPing && !action.isPing)
+    let ping = try ClientMessage.parse(Self.text(#"{"type":"ping","ref":"p-1"}"#))
+    #expect(ping.isPing && ping.ref == "p-1" && ping.history == nil)
+    #expect(
+      try JSONValue(parsing: ServerMessage.pong(ref: "p-1").bytes)
+        == ["type": "pong", "ref": "p-1"])
     // A refused frame's ref is found even though nothing else is read.
     #expect(ClientMessage.ref(of: Self.text(#"{"ref":"x","type":1}"#)) == "x")
     #expect(ClientMessage.ref(of: .binary([])) == nil)

@@ -3,6 +3,21 @@
 import { applyPatch } from "./jsonpatch.mjs";
 import { backoff } from "./format.mjs";
 
+/**
+ * How long a connection may stay quiet before the page asks whether it still reaches the
+ * server (a `ping`, answered with `pong`), and how long the answer may take before the
+ * connection counts as lost. A page cannot see WebSocket pings: a network that went silent
+ * without closing anything (a Wi-Fi switch, a VPN that dropped) would otherwise read "Live"
+ * for good. (The browser tests shorten both through `window.standupsLiveness`.)
+ */
+export const LIVENESS = { quietMs: 10000, answerMs: 5000, ...(globalThis.standupsLiveness ?? {}) };
+
+/** What a connection last heard at `heardAt` (and pinged at `pingedAt`, or null) does now. */
+export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENESS) {
+  if (pingedAt !== null) return now - pingedAt >= answerMs ? "lost" : "wait";
+  return now - heardAt >= quietMs ? "ping" : "wait";
+}
+
 export class RoomConnection {
   /**
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
@@ -29,6 +44,7 @@ export class RoomConnection {
     this.nextRef = 1;
     this.closed = false;
     this.open();
+    this.watch = setInterval(() => this.check(), Math.min(1000, LIVENESS.answerMs / 2));
   }
 
   url() {
@@ -43,8 +59,36 @@ export class RoomConnection {
     const socket = new WebSocket(this.url());
     this.socket = socket;
     this.welcomed = false;
-    socket.onmessage = (event) => this.receive(JSON.parse(event.data));
+    this.heardAt = Date.now();
+    this.pingedAt = null;
+    socket.onmessage = (event) => {
+      this.heardAt = Date.now();
+      this.pingedAt = null;
+      this.receive(JSON.parse(event.data));
+    };
     socket.onclose = (event) => this.lost(event);
+  }
+
+  /** Asks a quiet connection whether it still reaches the server; one that does not answer
+   * in time is given up and opened anew (`since=`, as after any drop). */
+  check() {
+    if (this.closed || !this.welcomed || this.socket?.readyState !== WebSocket.OPEN) return;
+    const now = Date.now();
+    switch (liveness(now, this.heardAt, this.pingedAt)) {
+      case "ping":
+        this.pingedAt = now;
+        this.socket.send(JSON.stringify({ type: "ping", ref: `p-${this.nextRef++}` }));
+        break;
+      case "lost": {
+        const socket = this.socket;
+        // NB: a silent network may never deliver the close: this connection is done now.
+        socket.onmessage = null;
+        socket.onclose = null;
+        socket.close(1000);
+        this.lost({ code: 1006, reason: "The connection stopped answering." });
+        break;
+      }
+    }
   }
 
   receive(message) {
@@ -163,6 +207,7 @@ export class RoomConnection {
 
   close() {
     this.closed = true;
+    clearInterval(this.watch);
     // A page put away keeps what it held, so that coming back (or reloading) resumes.
     if (!this.suspended) sessionStorage.removeItem(this.resumeKey);
     clearTimeout(this.timer);
