@@ -70,6 +70,8 @@ export function setStatus(status, delay) {
   }[status];
   statusBadge.textContent = text;
   statusBadge.dataset.status = status;
+  // NB: the page's live parts say they are as last heard while this is not "live" (app.css).
+  document.body.dataset.connection = status;
 }
 
 export function toast(message, { kind } = {}) {
