@@ -230,12 +230,14 @@ struct StandupRoomFeature: RoomFeature {
   }
 
   /// Who is in the room, each once: a sign-in's tabs are one person, and two people who
-  /// chose one name are two (a name without a session, once).
+  /// chose one name are two (a name without a session, once). A bot's name says so, as its
+  /// notes are signed: "CI (bot)".
   static func presentPeople(_ participants: IdentifiedArrayOf<Participant>) -> [String] {
     var seen: Set<String> = []
     return participants.compactMap { person in
-      seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.name)").inserted
-        ? person.name : nil
+      guard seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.name)").inserted
+      else { return nil }
+      return person.isBot ? "\(person.name) (bot)" : person.name
     }
   }
 }

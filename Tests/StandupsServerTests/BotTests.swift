@@ -13,6 +13,7 @@ struct BotTests {
 
   @Test func botsJoinWithATokenAndActLikePeople() async throws {
     let server = try await TestServer.start()
+    let lobby = try await server.connect("/ws/lobby?name=Cy")
     let ana = try await server.room(name: "Ana")
     // By query token, named after the token.
     let ci = try await server.connect("\(room)?token=ci-secret-0001")
@@ -34,6 +35,10 @@ struct BotTests {
     #expect(state["participants"]?[2]?["name"] == "Standup Bot")
     #expect(state["participants"]?[2]?["isBot"] == true)
     #expect(state["participants"]?[0]?["isBot"] == false)
+    // The lobby's card says which of them are bots, as their notes do.
+    _ = try await lobby.waitForState {
+      $0["standups"]?[0]?["live"]?["people"] == ["Ana", "CI (bot)", "Standup Bot (bot)"]
+    }
 
     try await ana.act("startMeetingButtonTapped")
     try await ci.act("meeting.noteSubmitted", ["text": "build 1234 green"])
