@@ -177,6 +177,15 @@ public actor RoomChannel<Feature: RoomFeature> {
   }
 
   private func arrive(_ job: Job) async {
+    // NB: a page pings to learn that its connection still reaches the room: answered at once
+    // even while an event waits (a slow save), so that the page does not take a busy room for
+    // a lost connection. Only then is a frame read here before its turn.
+    if isHandling, case .event(.message(let connection, let inbound)) = job,
+      document.peers[connection] != nil, let ping = try? ClientMessage.parse(inbound), ping.isPing
+    {
+      outlet.send(ServerMessage.pong(ref: ping.ref), to: connection)
+      return
+    }
     inbox.append(job)
     await handleInbox()
   }

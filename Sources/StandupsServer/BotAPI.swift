@@ -192,8 +192,8 @@ enum BotAPI {
     return try await hub.storage.loadStandup(id)
   }
 
-  /// `/api/rooms/{id}/history.md` or `…/history.csv`.
-  /// A read of a standup's saved meetings: a download, or a page of `meetings`.
+  /// A read of a standup's saved meetings: a download (`/api/rooms/{id}/history.md` or
+  /// `…/history.csv`), or a page of `…/meetings`.
   static func isHistoryRead(_ parts: [String]) -> Bool {
     parts.count == 4 && parts[0] == "api" && parts[1] == "rooms"
       && (HistoryFormat(rawValue: parts[3]) != nil || parts[3] == "meetings")

@@ -112,6 +112,28 @@ struct RoomProtocolTests {
     await server.stop()
   }
 
+  /// A room busy with a slow save still answers a ping at once: the page must not take a
+  /// busy room for a lost connection (and reconnect, dropping the answer it waits for).
+  @Test func aPingIsAnsweredWhileAnActionWaitsForItsSave() async throws {
+    var storage = StorageClient.inMemory([.design])
+    let save = storage.save
+    let (released, release) = AsyncStream<Void>.makeStream()
+    storage.save = { standup in
+      for await _ in released { break }
+      try await save(standup)
+    }
+    let server = try await TestServer.start(storage: storage)
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("editButtonTapped")
+    ana.send(raw: #"{"type":"action","ref":"save-1","action":{"type":"saveEditButtonTapped"}}"#)
+    ana.send(raw: #"{"type":"ping","ref":"p-9"}"#)
+    let first = try await ana.next { $0["type"] == "pong" || $0["ref"] == "save-1" }
+    #expect(first == ["type": "pong", "ref": "p-9"], "Answered before the save it came behind.")
+    release.yield()
+    #expect(try await ana.next { $0["ref"] == "save-1" }["type"] == "ack")
+    await server.stop()
+  }
+
   @Test func badInputGetsTheProtocolsErrorsAndTheConnectionStaysOpen() async throws {
     let server = try await TestServer.start()
     let ana = try await server.room(name: "Ana")
