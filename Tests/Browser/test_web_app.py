@@ -186,56 +186,14 @@ def test_a_connection_gone_silent_says_reconnecting_and_comes_back(server, ana):
     ana.refresh()
     text_in(ana, ".presence", "Ana (you)")
     text_in(ana, "#status", "Live")
-    hint = "return getComputedStyle(document.querySelector('.presence'), '::after').content"
-    dimmed = "return getComputedStyle(document.querySelector('.presence .person')).opacity"
-    assert ana.execute_script(hint) == "none" and ana.execute_script(dimmed) == "1"
     os.kill(server.process.pid, signal.SIGSTOP)
     try:
         text_in(ana, "#status", "Reconnecting", timeout=15)
-        # Who is here is as last heard, and says so.
-        assert ana.execute_script(hint) == '"as last seen"'
-        assert float(ana.execute_script(dimmed)) < 1
-        screenshot(ana, "reconnecting")
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
     text_in(ana, "#status", "Live", timeout=20)
     text_in(ana, ".presence", "Ana (you)")
-    assert ana.execute_script(hint) == "none" and ana.execute_script(dimmed) == "1"
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".presence").text.count("Ana") == 1)
-
-
-def test_coming_back_draws_no_room_without_you_in_it(server, ana):
-    # Ana alone in a running meeting loses her connection without her page hearing of it;
-    # the server sees her go (the room empties, the meeting pauses). Back, the page replays
-    # that before her arrival: it must not draw it ("Paused: everyone had left.", nobody
-    # here) on its way to the room as it is, with her in it and the meeting going on.
-    room = create_standup(ana, server)
-    ana.get(room)
-    text_in(ana, ".presence", "Ana (you)")
-    click(ana, ".start")
-    text_in(ana, ".meeting", "Speaker 1 of")
-    ana.execute_script("""
-        const connection = window.standupsConnection;
-        window.renders = [];
-        const render = connection.handlers.onState;
-        connection.handlers.onState = (state, you, arrival) => {
-          window.renders.push({ here: state.participants.some((p) => p.id === you),
-                                paused: Boolean(state.meeting?.isPaused) });
-          render(state, you, arrival);
-        };
-        const socket = connection.socket;
-        socket.onclose = null;
-        socket.onmessage = null;
-        socket.close();""")
-    standup = room.rsplit("/", 1)[1]
-    seen = "return fetch('/api/rooms/%s').then((answer) => answer.json())" % standup
-    wait(ana, lambda d: (lambda state: state["participants"] == [] and state["meeting"]["isPaused"])(
-        d.execute_script(seen)["state"]))
-    ana.execute_script("window.standupsConnection.lost({code: 1006, reason: 'gone'})")
-    wait(ana, lambda d: d.execute_script("return window.renders.length") > 0)
-    text_in(ana, ".presence", "Ana (you)")
-    assert ana.execute_script("return window.renders") == [{"here": True, "paused": False}]
-    assert "Paused" not in ana.find_element(By.CSS_SELECTOR, ".meeting").text
 
 
 def test_a_link_cut_short_says_so_instead_of_showing_the_lobby(server, ana):

@@ -102,15 +102,6 @@ export class RoomConnection {
         this.resumed = Boolean(message.resumed);
         this.handlers.onStatus?.("live");
         this.remember();
-        // NB: a room's resume replays what happened meanwhile — perhaps this very person's
-        // leaving, the room emptied, the meeting paused — then this arrival and what it set
-        // going (the meeting goes on): all sent at once. Drawn as it comes, that would flash
-        // "Paused: everyone had left." at the person who is back; it is drawn once it stops.
-        if (this.resumed && Array.isArray(this.state?.participants)) {
-          this.replaying = true;
-          this.drawWhenQuiet();
-          break;
-        }
         // A whole state (not resumed) may be a room opened afresh: its numbers start over.
         this.handlers.onState?.(this.state, this.you, { whole: !message.resumed, welcome: true });
         break;
@@ -124,10 +115,6 @@ export class RoomConnection {
         this.state = applyPatch(this.state, message.ops);
         this.version = message.version;
         this.remember();
-        if (this.replaying) {
-          this.drawWhenQuiet();
-          break;
-        }
         this.handlers.onState?.(this.state, this.you);
         break;
       case "ack":
@@ -145,15 +132,6 @@ export class RoomConnection {
         break;
       }
     }
-  }
-
-  /** Draws the resumed room once its replay has stopped coming (50 ms without a patch). */
-  drawWhenQuiet() {
-    clearTimeout(this.replayTimer);
-    this.replayTimer = setTimeout(() => {
-      this.replaying = false;
-      this.handlers.onState?.(this.state, this.you, { whole: false, welcome: true });
-    }, 50);
   }
 
   remember() {
@@ -195,8 +173,6 @@ export class RoomConnection {
   }
 
   lost(event) {
-    clearTimeout(this.replayTimer);
-    this.replaying = false;
     for (const pending of this.pending.values()) {
       pending.reject(Object.assign(new Error("The connection dropped."), { code: "offline" }));
     }
@@ -232,7 +208,6 @@ export class RoomConnection {
   close() {
     this.closed = true;
     clearInterval(this.watch);
-    clearTimeout(this.replayTimer);
     // A page put away keeps what it held, so that coming back (or reloading) resumes.
     if (!this.suspended) sessionStorage.removeItem(this.resumeKey);
     clearTimeout(this.timer);
