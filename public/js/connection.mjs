@@ -59,10 +59,10 @@ export class RoomConnection {
     const socket = new WebSocket(this.url());
     this.socket = socket;
     this.welcomed = false;
-    this.heardAt = Date.now();
+    this.heardAt = performance.now();
     this.pingedAt = null;
     socket.onmessage = (event) => {
-      this.heardAt = Date.now();
+      this.heardAt = performance.now();
       this.pingedAt = null;
       this.receive(JSON.parse(event.data));
     };
@@ -73,7 +73,7 @@ export class RoomConnection {
    * in time is given up and opened anew (`since=`, as after any drop). */
   check() {
     if (this.closed || !this.welcomed || this.socket?.readyState !== WebSocket.OPEN) return;
-    const now = Date.now();
+    const now = performance.now();
     switch (liveness(now, this.heardAt, this.pingedAt)) {
       case "ping":
         this.pingedAt = now;
@@ -126,6 +126,9 @@ export class RoomConnection {
         const error = Object.assign(new Error(message.message), { code: message.code, field: message.field });
         if (message.ref && this.pending.has(message.ref)) {
           this.settle(message.ref, (pending) => pending.reject(error));
+        } else if (message.ref?.startsWith("p-")) {
+          // A ping refused (a server from before pings, or over the rate): it was answered,
+          // which is all a ping asks; nobody did anything to be told of.
         } else {
           this.handlers.onError?.(error);
         }
