@@ -186,13 +186,21 @@ def test_a_connection_gone_silent_says_reconnecting_and_comes_back(server, ana):
     ana.refresh()
     text_in(ana, ".presence", "Ana (you)")
     text_in(ana, "#status", "Live")
+    hint = "return getComputedStyle(document.querySelector('.presence'), '::after').content"
+    dimmed = "return getComputedStyle(document.querySelector('.presence .person')).opacity"
+    assert ana.execute_script(hint) == "none" and ana.execute_script(dimmed) == "1"
     os.kill(server.process.pid, signal.SIGSTOP)
     try:
         text_in(ana, "#status", "Reconnecting", timeout=15)
+        # Who is here is as last heard, and says so.
+        assert ana.execute_script(hint) == '"as last seen"'
+        assert float(ana.execute_script(dimmed)) < 1
+        screenshot(ana, "reconnecting")
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
     text_in(ana, "#status", "Live", timeout=20)
     text_in(ana, ".presence", "Ana (you)")
+    assert ana.execute_script(hint) == "none" and ana.execute_script(dimmed) == "1"
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".presence").text.count("Ana") == 1)
 
 
