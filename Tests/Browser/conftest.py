@@ -26,20 +26,26 @@ class Server(str):
     process: subprocess.Popen
 
 
-@pytest.fixture
-def server():
-    """standups-server from this build on a free port, with a fresh data folder."""
-    data = tempfile.mkdtemp(prefix="standups-browser-")
+def start_server(data, *options):
+    """standups-server from this build on a free port; returns it and the URL it serves."""
     process = subprocess.Popen(
         [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public"),
-         "--print-invite"],
+         *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = process.stderr.readline()
     match = re.search(r"127\.0\.0\.1:(\d+)", line)
     assert match, f"the server did not start: {line}"
+    return process, f"http://127.0.0.1:{match.group(1)}/"
+
+
+@pytest.fixture
+def server():
+    """standups-server from this build on a free port, with a fresh data folder."""
+    data = tempfile.mkdtemp(prefix="standups-browser-")
+    process, address = start_server(data, "--print-invite")
     invite = re.search(r"(http://\S+/join#\S+)", process.stdout.readline())
     assert invite, "the server printed no invite link"
-    url = Server(f"http://127.0.0.1:{match.group(1)}/")
+    url = Server(address)
     url.invite, url.data, url.process = invite.group(1), data, process
     yield url
     # NB: the one running now: a test may have restarted it (`url.process`).
@@ -50,14 +56,8 @@ def server():
 @pytest.fixture
 def open_server():
     """standups-server with `--open` (a demo: no invite, anyone in by name) on a free port."""
-    data = tempfile.mkdtemp(prefix="standups-open-")
-    process = subprocess.Popen(
-        [str(SERVER), "--port", "0", "--open", "--data-dir", data, "--public-dir", str(ROOT / "public")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = process.stderr.readline()
-    match = re.search(r"127\.0\.0\.1:(\d+)", line)
-    assert match, f"the server did not start: {line}"
-    yield f"http://127.0.0.1:{match.group(1)}/"
+    process, address = start_server(tempfile.mkdtemp(prefix="standups-open-"), "--open")
+    yield address
     process.terminate()
     process.wait(timeout=10)
 
