@@ -118,14 +118,21 @@ struct RoomProtocolTests {
     var storage = StorageClient.inMemory([.design])
     let save = storage.save
     let (released, release) = AsyncStream<Void>.makeStream()
+    let (entered, enter) = AsyncStream<String>.makeStream()
     storage.save = { standup in
+      enter.yield(standup.title)
       for await _ in released { break }
       try await save(standup)
     }
     let server = try await TestServer.start(storage: storage)
     let ana = try await server.room(name: "Ana")
     try await ana.act("editButtonTapped")
+    // NB: a changed title, so that the save writes the standup (a form saved unchanged writes
+    // only that its draft is gone, which this test does not hold back).
+    try await ana.act("edit.binding", ["path": "/title", "value": "Design review"])
     ana.send(raw: #"{"type":"action","ref":"save-1","action":{"type":"saveEditButtonTapped"}}"#)
+    var saves = entered.makeAsyncIterator()
+    #expect(await saves.next() == "Design review")
     ana.send(raw: #"{"type":"ping","ref":"p-9"}"#)
     let first = try await ana.next { $0["type"] == "pong" || $0["ref"] == "save-1" }
     #expect(first == ["type": "pong", "ref": "p-9"], "Answered before the save it came behind.")
