@@ -157,6 +157,11 @@ extension RoomChannel {
       return Array(peers.keys)
     }
 
+    /// The connection of the participant `id`, if it is here.
+    func peer(withParticipantID id: String) -> (connection: ConnectionID, sender: Sender)? {
+      peers.first { $0.value.participantID == id }.map { ($0.key, $0.value) }
+    }
+
     mutating func removePeer(_ connection: ConnectionID) -> Sender? {
       peers.removeValue(forKey: connection)
     }

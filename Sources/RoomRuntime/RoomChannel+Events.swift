@@ -40,9 +40,20 @@ extension RoomChannel {
     }
     guard !hasStopped else { return }
     switch event {
-    case .join(let connection, let sender, let since):
+    case .join(let connection, let sender, let since, let replacing):
       if let action = feature.joined(sender) { send(action) }
       document.addPeer(connection, sender: sender, since: since, room: feature.roomName)
+      // NB: the old connection leaves after the new one joined, never before: a room it
+      // left empty for a moment would pause its meeting.
+      if let replacing, let old = document.peer(withParticipantID: replacing),
+        sender.mayReplace(old.sender), old.connection != connection
+      {
+        _ = document.removePeer(old.connection)
+        if let action = feature.left(old.sender.participantID) { send(action) }
+        outlet.close(
+          old.connection, code: .replaced,
+          reason: "This page connected again: this connection is no longer used.")
+      }
       hooks.onJoined(self)
 
     case .message(let connection, let inbound):
@@ -105,7 +116,7 @@ extension RoomChannel {
   /// answered with `error`.
   private func refuse(_ event: Event, code: CloseCode, reason: String, error: WireError) {
     switch event {
-    case .join(let connection, _, _):
+    case .join(let connection, _, _, _):
       outlet.close(connection, code: code, reason: reason)
       hooks.onJoined(self)
     case .request(_, _, let reply):

@@ -21,7 +21,9 @@ public actor RoomChannel<Feature: RoomFeature> {
   public typealias State = Feature.R.State
 
   public enum Event: Sendable {
-    case join(ConnectionID, Sender, since: Int?)
+    /// `replacing`: the participant id of the connection this one takes over (the page's
+    /// previous one, which the network may have left open); see `Sender.mayReplace`.
+    case join(ConnectionID, Sender, since: Int?, replacing: String? = nil)
     case message(ConnectionID, InboundMessage)
     case leave(ConnectionID)
     /// An action from outside a WebSocket (the HTTP API): answered through `reply`.
@@ -339,4 +341,9 @@ public actor RoomChannel<Feature: RoomFeature> {
 
   var isRefusing: (code: CloseCode, reason: String, error: WireError)? { refusal }
   var hasStopped: Bool { isStopping }
+}
+
+extension CloseCode {
+  /// A newer connection of the same client took this one's place (`Event.join`'s `replacing`).
+  public static let replaced = CloseCode(rawValue: 4409)
 }

@@ -93,9 +93,16 @@ extension RoomHub {
       }
       since = value
     }
+    let replacing = request.queryValue("replaces")
+    if let replacing, replacing.isEmpty || replacing.utf8.count > 64 {
+      return .refuse(
+        HTTPResponse(
+          status: 400, text: "replaces= must be the id (you) of your previous connection."))
+    }
     return .accept(
       context: JoinRequest(
-        room: room, sender: sender, since: since, credential: credential, viaProxy: viaProxy))
+        room: room, sender: sender, since: since, replacing: replacing, credential: credential,
+        viaProxy: viaProxy))
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
@@ -108,11 +115,13 @@ extension RoomHub {
     shared.withLock { $0.credentials[connection] = join.credential }
     guard let roomID = join.room else {
       shared.withLock { $0.routes[connection] = .lobby }
-      lobby.enqueue(.join(connection, join.sender, since: join.since))
+      lobby.enqueue(
+        .join(connection, join.sender, since: join.since, replacing: join.replacing))
       return
     }
     deliver(
-      .join(connection, join.sender, since: join.since), to: roomID, connection: connection,
+      .join(connection, join.sender, since: join.since, replacing: join.replacing), to: roomID,
+      connection: connection,
       viaProxy: join.viaProxy)
   }
 

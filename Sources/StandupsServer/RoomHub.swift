@@ -26,6 +26,8 @@ final class RoomHub: WebSocketServerDelegate {
     var room: UUID?
     var sender: Sender
     var since: Int?
+    /// The participant id of the connection this one takes over (`?replaces=`).
+    var replacing: String?
     var credential: Credential
     /// A trusted proxy chose this node for the room (see `opening`).
     var viaProxy: Bool
@@ -180,7 +182,7 @@ final class RoomHub: WebSocketServerDelegate {
   private func refuseMoving(_ event: RoomChannel<StandupRoomFeature>.Event) {
     let error = WireError(.roomMoving, "This standup's room is restarting. Try again in a moment.")
     switch event {
-    case .join(let connection, _, _):
+    case .join(let connection, _, _, _):
       outlet.close(connection, code: .serviceRestart, reason: "The room restarts: reconnecting.")
     case .request(_, _, let reply): reply(.failure(error))
     case .snapshot(let reply): reply(.failure(error))
@@ -192,7 +194,7 @@ final class RoomHub: WebSocketServerDelegate {
   private func bounced(_ event: RoomChannel<StandupRoomFeature>.Event, roomID: UUID) {
     let connection: ConnectionID?
     switch event {
-    case .join(let joining, _, _): connection = joining
+    case .join(let joining, _, _, _): connection = joining
     default: connection = nil
     }
     deliver(event, to: roomID, connection: connection, viaProxy: false)

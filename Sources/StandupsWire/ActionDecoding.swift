@@ -28,6 +28,14 @@ public struct Sender: Sendable {
     self.address = address
   }
 
+  /// Whether this sender may take `other`'s place in a room (a page reconnecting after a
+  /// drop the server has not noticed yet): the same sign-in, the same bot, or — where nobody
+  /// signs in (an `--open` server) — the same name, which is all such a server knows.
+  public func mayReplace(_ other: Sender) -> Bool {
+    guard isBot == other.isBot, person == other.person else { return false }
+    return person != nil || name == other.name
+  }
+
   /// Refuses an action this sender's scope does not allow.
   public func check(_ type: String, needs needed: BotScope) throws(WireError) {
     guard let scope, scope < needed else { return }

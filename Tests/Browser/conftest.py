@@ -1,8 +1,11 @@
 """Fixtures for the browser tests: a real standups-server and headless Chromium sessions."""
 import os
 import re
+import select
+import socket
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -60,6 +63,71 @@ def open_server():
     yield address
     process.terminate()
     process.wait(timeout=10)
+
+
+class Relay:
+    """A TCP relay in front of the server whose open connections can be made to go silent,
+    as a network does when it stops answering without closing anything (a Wi-Fi switch, a
+    VPN that dropped): nothing passes either way, nothing closes. New connections still
+    pass, as after the network came back."""
+
+    def __init__(self, server_url):
+        self.target = int(re.search(r":(\d+)/", server_url).group(1))
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
+        self.silenced = []
+        self.pairs = []
+        self.stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while not self.stopped.is_set():
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            silent = threading.Event()
+            self.pairs.append((client, upstream, silent))
+            threading.Thread(target=self._pump, args=(client, upstream, silent), daemon=True).start()
+
+    def _pump(self, client, upstream, silent):
+        ends = {client: upstream, upstream: client}
+        while not self.stopped.is_set():
+            if silent.is_set():
+                self.stopped.wait(0.05)
+                continue
+            ready, _, _ = select.select(list(ends), [], [], 0.05)
+            try:
+                for end in ready:
+                    data = end.recv(65536)
+                    if not data:
+                        break
+                    ends[end].sendall(data)
+                else:
+                    continue
+            except OSError:
+                pass
+            # One side closed (or reset): so does the other.
+            break
+        for end in ends:
+            end.close()
+
+    def silence(self):
+        """Every connection open now goes silent; later ones pass."""
+        for _, _, silent in self.pairs:
+            silent.set()
+
+    def close(self):
+        self.stopped.set()
+        self.listener.close()
+
+
+@pytest.fixture
+def relay(server):
+    relay = Relay(server)
+    yield relay
+    relay.close()
 
 
 def sign_in(driver, server):

@@ -243,7 +243,7 @@ def test_the_two_channels_and_their_parameters():
         # $ref there (it matches both its Reference and its Schema).
         query = channel["bindings"]["ws"]["query"]
         assert query["type"] == "object"
-        assert set(query["properties"]) == {"name", "since", "token"}, name
+        assert set(query["properties"]) == {"name", "since", "replaces", "token"}, name
 
 
 def test_messages_reference_schemas():

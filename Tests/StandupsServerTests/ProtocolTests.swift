@@ -141,6 +141,43 @@ struct RoomProtocolTests {
     await server.stop()
   }
 
+  /// A page that reconnects after a drop the server has not noticed (a network that went
+  /// silent) names its previous connection: that one goes at once, so its person is shown
+  /// once, and the meeting never sees the room empty.
+  @Test func aReconnectingPageTakesItsOldConnectionsPlace() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    try await ana.act("startMeetingButtonTapped")
+    let old = try #require(ana.you)
+
+    // Someone else cannot push Ana out with her id, nor can Ana take over Ben's place.
+    let stranger = try await server.room(name: "Cy", replaces: old)
+    let twice = try await server.room(name: "Ana", replaces: try #require(ben.you))
+    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 4 }
+    #expect(ana.closed == nil && ben.closed == nil)
+    stranger.close()
+    twice.close()
+    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+
+    let again = try await server.room(name: "Ana", replaces: old)
+    let closed = try await ana.waitUntilClosed()
+    #expect(closed.code == 4409)
+    let state = try await ben.waitForState {
+      $0["participants"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [ben.you, again.you]
+    }
+    #expect(state["meeting"]?["pausedBecause"] == .null, "Never empty: the meeting did not pause.")
+    #expect(ben.problems.isEmpty && again.problems.isEmpty)
+    // Its own previous id, or one no longer here, takes nothing.
+    let reload = try await server.room(name: "Ana", replaces: old)
+    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 3 }
+    #expect(again.closed == nil)
+    let room = "/ws/rooms/\(Standup.design.id.uuidString)"
+    #expect(try httpStatus(port: server.port, upgradeRequest(room + "?name=Ana&replaces=")) == 400)
+    reload.close()
+    await server.stop()
+  }
+
   @Test func badInputGetsTheProtocolsErrorsAndTheConnectionStaysOpen() async throws {
     let server = try await TestServer.start()
     let ana = try await server.room(name: "Ana")

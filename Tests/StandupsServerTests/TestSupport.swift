@@ -47,10 +47,11 @@ struct TestServer {
     return client
   }
 
-  func room(_ id: UUID = Standup.design.id, name: String, since: Int? = nil) async throws
-    -> TestClient
-  {
-    let query = since.map { "&since=\($0)" } ?? ""
+  func room(
+    _ id: UUID = Standup.design.id, name: String, since: Int? = nil, replaces: String? = nil
+  ) async throws -> TestClient {
+    let query =
+      (since.map { "&since=\($0)" } ?? "") + (replaces.map { "&replaces=\($0)" } ?? "")
     let client = try await connect("/ws/rooms/\(id.uuidString)?name=\(name)\(query)")
     _ = try await client.next { $0["type"] == "welcome" }
     return client
@@ -70,6 +71,7 @@ final class TestClient: @unchecked Sendable {
     var closed: (code: Int?, reason: String)?
     var state: JSONValue?
     var version: Int?
+    var you: String?
     var problems: [String] = []
   }
   private let inbox = Mutex(Inbox())
@@ -95,6 +97,7 @@ final class TestClient: @unchecked Sendable {
     switch message["type"]?.stringValue {
     case "welcome":
       inbox.version = message["version"]?.intValue
+      inbox.you = message["you"]?.stringValue
       if message["resumed"] != .bool(true) { inbox.state = message["state"] }
     case "patch":
       guard let version = message["version"]?.intValue, let current = inbox.version,
@@ -118,6 +121,8 @@ final class TestClient: @unchecked Sendable {
 
   var state: JSONValue? { inbox.withLock { $0.state } }
   var version: Int? { inbox.withLock { $0.version } }
+  /// This connection's participant id (its welcome's `you`).
+  var you: String? { inbox.withLock { $0.you } }
   var problems: [String] { inbox.withLock { $0.problems } }
   var closed: (code: Int?, reason: String)? { inbox.withLock { $0.closed } }
   var allMessages: [JSONValue] { inbox.withLock { $0.messages } }

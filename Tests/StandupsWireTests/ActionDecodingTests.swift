@@ -282,4 +282,27 @@ struct ActionDecodingTests {
         sender: notes)
     }
   }
+
+  /// Who may take whose place in a room (`?replaces=`): the same sign-in, the same bot, or on
+  /// a server nobody signs in to, the same name.
+  @Test func aSenderReplacesOnlyItself() {
+    func person(_ name: String, _ key: String?) -> Sender {
+      Sender(participantID: UUID().uuidString, name: name, person: key, isBot: false)
+    }
+    let bot = Sender(participantID: "b1", name: "CI", isBot: true, scope: .drive)
+    let cases: [(Sender, Sender, Bool, String)] = [
+      (person("Ben", "k1"), person("Ben", "k1"), true, "one sign-in"),
+      (person("Ben", "k1"), person("Ben2", "k1"), true, "one sign-in, renamed since"),
+      (person("Ben", "k2"), person("Ben", "k1"), false, "another sign-in of the name"),
+      (person("Ben", nil), person("Ben", "k1"), false, "no sign-in for a signed-in one"),
+      (person("Ana", nil), person("Ana", nil), true, "an open server: the name"),
+      (person("Cy", nil), person("Ana", nil), false, "an open server: another name"),
+      (bot, Sender(participantID: "b0", name: "CI", isBot: true), true, "the same bot"),
+      (person("CI", nil), bot, false, "a person for a bot"),
+      (bot, person("CI", nil), false, "a bot for a person"),
+    ]
+    for (new, old, expected, why) in cases {
+      #expect(new.mayReplace(old) == expected, "\(why)")
+    }
+  }
 }

@@ -18,6 +18,21 @@ export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENES
   return now - heardAt >= quietMs ? "ping" : "wait";
 }
 
+/**
+ * The WebSocket address of `path` on the page's server: `since`, the last version held, to
+ * resume; `replaces`, the id (`you`) of the connection this page had. A network that went
+ * silent may have left that one open on the server, which would show this person twice
+ * until it timed out; the new one takes its place. (Only from memory: a reload's old
+ * connection closed, and a duplicated tab must not push out the tab it was copied from.)
+ */
+export function connectionURL({ protocol, host }, path, { name, since = null, replaces = null }) {
+  const scheme = protocol === "https:" ? "wss:" : "ws:";
+  const params = new URLSearchParams({ name });
+  if (since !== null) params.set("since", String(since));
+  if (replaces !== null) params.set("replaces", replaces);
+  return `${scheme}//${host}${path}?${params}`;
+}
+
 export class RoomConnection {
   /**
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
@@ -48,10 +63,7 @@ export class RoomConnection {
   }
 
   url() {
-    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const params = new URLSearchParams({ name: this.name });
-    if (this.version !== null) params.set("since", String(this.version));
-    return `${scheme}//${location.host}${this.path}?${params}`;
+    return connectionURL(location, this.path, { name: this.name, since: this.version, replaces: this.you });
   }
 
   open() {
