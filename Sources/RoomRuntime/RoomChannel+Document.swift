@@ -138,7 +138,8 @@ extension RoomChannel {
       if let since, since >= min(oldestResumable, version), since <= version {
         outlet.send(
           ServerMessage.welcome(
-            room: room, you: sender.participantID, version: since, state: nil, resumed: true),
+            room: room, you: sender.participantID, key: sender.key, version: since, state: nil,
+            resumed: true),
           to: connection)
         for patch in recent where patch.version > since {
           outlet.send(patch.message, to: connection)
@@ -146,8 +147,8 @@ extension RoomChannel {
       } else {
         outlet.send(
           ServerMessage.welcome(
-            room: room, you: sender.participantID, version: version, state: json,
-            resumed: false),
+            room: room, you: sender.participantID, key: sender.key, version: version,
+            state: json, resumed: false),
           to: connection)
       }
     }
@@ -157,9 +158,9 @@ extension RoomChannel {
       return Array(peers.keys)
     }
 
-    /// The connection of the participant `id`, if it is here.
-    func peer(withParticipantID id: String) -> (connection: ConnectionID, sender: Sender)? {
-      peers.first { $0.value.participantID == id }.map { ($0.key, $0.value) }
+    /// The connection whose sender has `key` (`Sender.key`), if it is here.
+    func peer(withKey key: String) -> (connection: ConnectionID, sender: Sender)? {
+      peers.first { $0.value.key == key }.map { ($0.key, $0.value) }
     }
 
     mutating func removePeer(_ connection: ConnectionID) -> Sender? {

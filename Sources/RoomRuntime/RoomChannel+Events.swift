@@ -42,11 +42,11 @@ extension RoomChannel {
     switch event {
     case .join(let connection, let sender, let since, let replacing):
       if let action = feature.joined(sender) { send(action) }
-      document.addPeer(connection, sender: sender, since: since, room: feature.roomName)
-      // NB: the old connection leaves after the new one joined, never before: a room it
-      // left empty for a moment would pause its meeting.
-      if let replacing, let old = document.peer(withParticipantID: replacing),
-        sender.mayReplace(old.sender), old.connection != connection
+      // NB: the connection it replaces leaves after the new one joined, never before (a
+      // room it left empty for a moment would pause its meeting), and before the new one
+      // is welcomed: its welcome shows its person once.
+      if let replacing, let old = document.peer(withKey: replacing),
+        sender.mayReplace(old.sender, naming: replacing)
       {
         _ = document.removePeer(old.connection)
         if let action = feature.left(old.sender.participantID) { send(action) }
@@ -54,6 +54,7 @@ extension RoomChannel {
           old.connection, code: .replaced,
           reason: "This page connected again: this connection is no longer used.")
       }
+      document.addPeer(connection, sender: sender, since: since, room: feature.roomName)
       hooks.onJoined(self)
 
     case .message(let connection, let inbound):

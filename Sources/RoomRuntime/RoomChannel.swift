@@ -21,8 +21,8 @@ public actor RoomChannel<Feature: RoomFeature> {
   public typealias State = Feature.R.State
 
   public enum Event: Sendable {
-    /// `replacing`: the participant id of the connection this one takes over (the page's
-    /// previous one, which the network may have left open); see `Sender.mayReplace`.
+    /// `replacing`: the `key` of the connection this one takes over (the page's previous
+    /// one, which the network may have left open); see `Sender.mayReplace`.
     case join(ConnectionID, Sender, since: Int?, replacing: String? = nil)
     case message(ConnectionID, InboundMessage)
     case leave(ConnectionID)

@@ -61,8 +61,7 @@ extension RoomHub {
       // must not post as "Deploy" or show up as "Ana".
       sender = Sender(
         participantID: UUID().uuidString.lowercased(), name: bot.name, isBot: true,
-        scope: bot.scope,
-        address: request.remoteAddress)
+        scope: bot.scope, address: request.remoteAddress, key: Sender.newKey())
       credential = .bot(bot.tokenHash)
     case .success(.person(let sessionName)):
       let name = sessionName ?? given
@@ -78,7 +77,7 @@ extension RoomHub {
       let session = sessionName == nil ? nil : gatekeeper.validSession(in: request)
       sender = Sender(
         participantID: UUID().uuidString.lowercased(), name: name, person: session?.personKey,
-        isBot: false, address: request.remoteAddress)
+        isBot: false, address: request.remoteAddress, key: Sender.newKey())
       credential =
         sessionName.map {
           .session(
@@ -97,7 +96,8 @@ extension RoomHub {
     if let replacing, replacing.isEmpty || replacing.utf8.count > 64 {
       return .refuse(
         HTTPResponse(
-          status: 400, text: "replaces= must be the id (you) of your previous connection."))
+          status: 400,
+          text: "replaces= must be the key of your previous connection (its welcome's)."))
     }
     return .accept(
       context: JoinRequest(

@@ -26,7 +26,7 @@ final class RoomHub: WebSocketServerDelegate {
     var room: UUID?
     var sender: Sender
     var since: Int?
-    /// The participant id of the connection this one takes over (`?replaces=`).
+    /// The key of the connection this one takes over (`?replaces=`, `Sender.key`).
     var replacing: String?
     var credential: Credential
     /// A trusted proxy chose this node for the room (see `opening`).

@@ -15,10 +15,14 @@ public struct Sender: Sendable {
   public var scope: BotScope?
   /// Where it connects from (per-address limits).
   public var address: String
+  /// A secret only this connection is told (its welcome's `key`): a later connection of the
+  /// same client names it to take this one's place (`?replaces=`). Unlike `participantID`,
+  /// which everyone in the room sees, nobody else can name it. Nil: nothing can replace it.
+  public var key: String?
 
   public init(
     participantID: String, name: String, person: String? = nil, isBot: Bool,
-    scope: BotScope? = nil, address: String = ""
+    scope: BotScope? = nil, address: String = "", key: String? = nil
   ) {
     self.participantID = participantID
     self.name = name
@@ -26,12 +30,25 @@ public struct Sender: Sendable {
     self.isBot = isBot
     self.scope = scope
     self.address = address
+    self.key = key
   }
 
-  /// Whether this sender may take `other`'s place in a room (a page reconnecting after a
-  /// drop the server has not noticed yet): the same sign-in, the same bot, or — where nobody
-  /// signs in (an `--open` server) — the same name, which is all such a server knows.
-  public func mayReplace(_ other: Sender) -> Bool {
+  /// A new connection's `key`: 128 random bits, in hex.
+  public static func newKey() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let hex = String(generator.next() as UInt64, radix: 16)
+      return String(repeating: "0", count: 16 - hex.count) + hex
+    }.joined()
+  }
+
+  /// Whether this sender may take the place of `other`, whose `key` it named (a page that
+  /// reconnects after a drop the server has not noticed yet). The key proves it was told it;
+  /// the sign-in must match too, so that a key that leaked serves no one else: the same
+  /// sign-in, the same bot (bot names are unique), or — where nobody signs in (an `--open`
+  /// server) — the same name, which is all such a server knows.
+  public func mayReplace(_ other: Sender, naming key: String) -> Bool {
+    guard let otherKey = other.key, otherKey == key else { return false }
     guard isBot == other.isBot, person == other.person else { return false }
     return person != nil || name == other.name
   }

@@ -203,7 +203,8 @@ public struct WireErrorWithRef: Error, Sendable {
 /// Server → client messages, encoded once.
 public enum ServerMessage {
   public static func welcome(
-    room: String, you: String, version: Int, state: JSONValue?, resumed: Bool
+    room: String, you: String, key: String? = nil, version: Int, state: JSONValue?,
+    resumed: Bool
   )
     -> OutboundMessage
   {
@@ -211,6 +212,7 @@ public enum ServerMessage {
       "type": "welcome", "room": .string(room), "you": .string(you), "version": .int(version),
       "state": state ?? .null,
     ]
+    if let key { members["key"] = .string(key) }
     if resumed { members["resumed"] = true }
     return OutboundMessage(JSONValue.object(members).encoded)
   }

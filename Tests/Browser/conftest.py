@@ -66,10 +66,11 @@ def open_server():
 
 
 class Relay:
-    """A TCP relay in front of the server whose open connections can be made to go silent,
+    """A TCP relay in front of the server whose open WebSockets can be made to go silent,
     as a network does when it stops answering without closing anything (a Wi-Fi switch, a
     VPN that dropped): nothing passes either way, nothing closes. New connections still
-    pass, as after the network came back."""
+    pass, as after the network came back. (Its plain HTTP connections are closed instead:
+    a browser would wait minutes on a kept-alive one gone silent before it tried another.)"""
 
     def __init__(self, server_url):
         self.target = int(re.search(r":(\d+)/", server_url).group(1))
@@ -87,14 +88,14 @@ class Relay:
             except OSError:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.target))
-            silent = threading.Event()
-            self.pairs.append((client, upstream, silent))
-            threading.Thread(target=self._pump, args=(client, upstream, silent), daemon=True).start()
+            pair = {"silent": threading.Event(), "cut": threading.Event(), "websocket": False}
+            self.pairs.append(pair)
+            threading.Thread(target=self._pump, args=(client, upstream, pair), daemon=True).start()
 
-    def _pump(self, client, upstream, silent):
+    def _pump(self, client, upstream, pair):
         ends = {client: upstream, upstream: client}
-        while not self.stopped.is_set():
-            if silent.is_set():
+        while not self.stopped.is_set() and not pair["cut"].is_set():
+            if pair["silent"].is_set():
                 self.stopped.wait(0.05)
                 continue
             ready, _, _ = select.select(list(ends), [], [], 0.05)
@@ -103,6 +104,8 @@ class Relay:
                     data = end.recv(65536)
                     if not data:
                         break
+                    if end is client and b"upgrade: websocket" in data.lower():
+                        pair["websocket"] = True
                     ends[end].sendall(data)
                 else:
                     continue
@@ -114,9 +117,9 @@ class Relay:
             end.close()
 
     def silence(self):
-        """Every connection open now goes silent; later ones pass."""
-        for _, _, silent in self.pairs:
-            silent.set()
+        """Every WebSocket open now goes silent; later connections pass."""
+        for pair in self.pairs:
+            pair["silent" if pair["websocket"] else "cut"].set()
 
     def close(self):
         self.stopped.set()

@@ -206,8 +206,8 @@ def test_a_connection_gone_silent_says_reconnecting_and_comes_back(server, ana):
 
 def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben):
     # Ana's network goes silent: the server cannot tell, and keeps her connection for up to
-    # 30 s (its keepalive). Her page connects again and names that connection, which goes at
-    # once: Ben sees Ana once, not "Ana ×2" until the server gives up on the old one.
+    # 30 s (its keepalive). Her page connects again and names that connection by the key it
+    # was given, and it goes at once: Ben sees Ana once, not "Ana ×2" meanwhile.
     room = create_standup(ana, server)
     ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
                         {"source": "window.standupsLiveness = {quietMs: 1500, answerMs: 1500};"})
@@ -228,14 +228,23 @@ def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben
     relay.silence()
     wait(ana, lambda d: d.execute_script("return seen.includes('reconnecting') && seen.at(-1) === 'live'"),
          timeout=20)
-    # Within the keepalive's 15 s, so the server did not time the old connection out.
-    now = wait(ben, lambda d: len(ids := d.execute_script(anas, key)) == 1 and ids != before and ids,
-               timeout=10)
+    # Well before the server would have given up on the old connection (it pings after 15 s
+    # of silence and hangs up at 30 s).
+    replaced = lambda d: len(ids := d.execute_script(anas, key)) == 1 and ids != before and ids
+    now = wait(ben, replaced, timeout=10)
     assert now[0] not in before
     text_in(ben, ".presence", "Ana")
     assert "×" not in ben.find_element(By.CSS_SELECTOR, ".presence").text
     text_in(ana, ".presence", "Ana (you)")
     assert "×" not in ana.find_element(By.CSS_SELECTOR, ".presence").text
+    # Reloaded on a network gone silent again (what people do with a page that seems stuck):
+    # the new page takes its old connection's place too.
+    before = now
+    relay.silence()
+    ana.refresh()
+    wait(ben, replaced, timeout=10)
+    text_in(ana, ".presence", "Ana (you)")
+    assert "×" not in ben.find_element(By.CSS_SELECTOR, ".presence").text
     assert collect_console_errors(ana) == [] and collect_console_errors(ben) == []
 
 

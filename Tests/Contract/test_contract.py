@@ -746,7 +746,7 @@ def test_the_frame_checker_catches_what_it_should():
                          "meetings": [], "olderMeetingCount": 0},
              "participants": [], "destination": None, "meeting": None, "activity": None, "undo": None}
     frames = [
-        {"direction": "server", "frame": {"type": "welcome", "room": room, "you": "p", "version": 1, "state": state}},
+        {"direction": "server", "frame": {"type": "welcome", "room": room, "you": "p", "key": "0123456789abcdef0123456789abcdef", "version": 1, "state": state}},
         {"direction": "server", "frame": {"type": "patch", "version": 2, "ops": [
             {"op": "add", "path": "/participants/0", "value": {"id": "p", "name": "Ana", "person": None, "isBot": False, "focus": None}}]}},
         # a state that the patch makes invalid: isBot is not a boolean

@@ -142,36 +142,48 @@ struct RoomProtocolTests {
   }
 
   /// A page that reconnects after a drop the server has not noticed (a network that went
-  /// silent) names its previous connection: that one goes at once, so its person is shown
-  /// once, and the meeting never sees the room empty.
+  /// silent) names its previous connection by the key only that connection was told: that
+  /// one goes at once, so its person is shown once, and the meeting never sees the room empty.
   @Test func aReconnectingPageTakesItsOldConnectionsPlace() async throws {
     let server = try await TestServer.start()
     let ana = try await server.room(name: "Ana")
-    let ben = try await server.room(name: "Ben")
     try await ana.act("startMeetingButtonTapped")
-    let old = try #require(ana.you)
+    let key = try #require(ana.key)
+    #expect(key.count == 32 && key != ana.you)
 
-    // Someone else cannot push Ana out with her id, nor can Ana take over Ben's place.
-    let stranger = try await server.room(name: "Cy", replaces: old)
-    let twice = try await server.room(name: "Ana", replaces: try #require(ben.you))
-    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 4 }
+    // Nobody else can push Ana out: not with her id (everyone in the room sees it), not with
+    // her key under another name; nor can she take over Ben's place with hers.
+    let ben = try await server.room(name: "Ben")
+    let attempts = [
+      try await server.room(name: "Ana", replaces: try #require(ana.you)),
+      try await server.room(name: "Cy", replaces: key),
+      try await server.room(name: "Ana", replaces: try #require(ben.key)),
+    ]
+    // NB: acknowledged after the joins before it were handled: Ana is still in.
+    #expect(try await ana.act("meeting.nextButtonTapped")["type"] == "ack")
     #expect(ana.closed == nil && ben.closed == nil)
-    stranger.close()
-    twice.close()
-    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 2 }
-
-    let again = try await server.room(name: "Ana", replaces: old)
-    let closed = try await ana.waitUntilClosed()
-    #expect(closed.code == 4409)
-    let state = try await ben.waitForState {
-      $0["participants"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [ben.you, again.you]
+    let everyone = [ana, ben] + attempts
+    _ = try await ben.waitForState {
+      $0["participants"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+        == everyone.map(\.you)
     }
-    #expect(state["meeting"]?["pausedBecause"] == .null, "Never empty: the meeting did not pause.")
-    #expect(ben.problems.isEmpty && again.problems.isEmpty)
-    // Its own previous id, or one no longer here, takes nothing.
-    let reload = try await server.room(name: "Ana", replaces: old)
-    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 3 }
-    #expect(again.closed == nil)
+    for attempt in attempts { attempt.close() }
+    ben.close()
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 1 }
+
+    // Ana alone, her meeting running: her new connection takes the old one's place.
+    let again = try await server.room(name: "Ana", replaces: key)
+    #expect(try await ana.waitUntilClosed().code == 4409)
+    let welcome = try #require(again.allMessages.first)
+    #expect(
+      welcome["state"]?["participants"]?.arrayValue?.map { $0["id"]?.stringValue } == [again.you],
+      "Its welcome shows Ana once.")
+    #expect(welcome["state"]?["meeting"]?["pausedBecause"] == .null, "Never empty: no pause.")
+    #expect(again.key != key)
+    // A key already used, or one no longer here, takes nothing.
+    let reload = try await server.room(name: "Ana", replaces: key)
+    _ = try await again.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+    #expect(again.closed == nil && again.problems.isEmpty)
     let room = "/ws/rooms/\(Standup.design.id.uuidString)"
     #expect(try httpStatus(port: server.port, upgradeRequest(room + "?name=Ana&replaces=")) == 400)
     reload.close()

@@ -72,6 +72,7 @@ final class TestClient: @unchecked Sendable {
     var state: JSONValue?
     var version: Int?
     var you: String?
+    var key: String?
     var problems: [String] = []
   }
   private let inbox = Mutex(Inbox())
@@ -98,6 +99,7 @@ final class TestClient: @unchecked Sendable {
     case "welcome":
       inbox.version = message["version"]?.intValue
       inbox.you = message["you"]?.stringValue
+      inbox.key = message["key"]?.stringValue
       if message["resumed"] != .bool(true) { inbox.state = message["state"] }
     case "patch":
       guard let version = message["version"]?.intValue, let current = inbox.version,
@@ -123,6 +125,8 @@ final class TestClient: @unchecked Sendable {
   var version: Int? { inbox.withLock { $0.version } }
   /// This connection's participant id (its welcome's `you`).
   var you: String? { inbox.withLock { $0.you } }
+  /// The secret its welcome gave it, to name it in `?replaces=`.
+  var key: String? { inbox.withLock { $0.key } }
   var problems: [String] { inbox.withLock { $0.problems } }
   var closed: (code: Int?, reason: String)? { inbox.withLock { $0.closed } }
   var allMessages: [JSONValue] { inbox.withLock { $0.messages } }

@@ -283,26 +283,34 @@ struct ActionDecodingTests {
     }
   }
 
-  /// Who may take whose place in a room (`?replaces=`): the same sign-in, the same bot, or on
-  /// a server nobody signs in to, the same name.
+  /// Who may take whose place in a room (`?replaces=`): the one that names the old
+  /// connection's key, and is the same sign-in, the same bot, or on a server nobody signs
+  /// in to, the same name.
   @Test func aSenderReplacesOnlyItself() {
-    func person(_ name: String, _ key: String?) -> Sender {
-      Sender(participantID: UUID().uuidString, name: name, person: key, isBot: false)
+    func person(_ name: String, _ person: String?, key: String? = "k") -> Sender {
+      Sender(participantID: UUID().uuidString, name: name, person: person, isBot: false, key: key)
     }
-    let bot = Sender(participantID: "b1", name: "CI", isBot: true, scope: .drive)
-    let cases: [(Sender, Sender, Bool, String)] = [
-      (person("Ben", "k1"), person("Ben", "k1"), true, "one sign-in"),
-      (person("Ben", "k1"), person("Ben2", "k1"), true, "one sign-in, renamed since"),
-      (person("Ben", "k2"), person("Ben", "k1"), false, "another sign-in of the name"),
-      (person("Ben", nil), person("Ben", "k1"), false, "no sign-in for a signed-in one"),
-      (person("Ana", nil), person("Ana", nil), true, "an open server: the name"),
-      (person("Cy", nil), person("Ana", nil), false, "an open server: another name"),
-      (bot, Sender(participantID: "b0", name: "CI", isBot: true), true, "the same bot"),
-      (person("CI", nil), bot, false, "a person for a bot"),
-      (bot, person("CI", nil), false, "a bot for a person"),
+    func bot(_ name: String) -> Sender {
+      Sender(participantID: UUID().uuidString, name: name, isBot: true, scope: .drive, key: "k")
+    }
+    let cases: [(Sender, Sender, String, Bool, String)] = [
+      (person("Ben", "p1"), person("Ben", "p1"), "k", true, "one sign-in"),
+      (person("Ben", "p1"), person("Ben2", "p1"), "k", true, "one sign-in, renamed since"),
+      (person("Ben", "p1"), person("Ben", "p1"), "k2", false, "another key"),
+      (person("Ben", "p1"), person("Ben", "p1", key: nil), "k", false, "a connection without one"),
+      (person("Ben", "p2"), person("Ben", "p1"), "k", false, "another sign-in of the name"),
+      (person("Ben", nil), person("Ben", "p1"), "k", false, "no sign-in for a signed-in one"),
+      (person("Ana", nil), person("Ana", nil), "k", true, "an open server: the name"),
+      (person("Cy", nil), person("Ana", nil), "k", false, "an open server: another name"),
+      (bot("CI"), bot("CI"), "k", true, "the same bot"),
+      (bot("Deploy"), bot("CI"), "k", false, "another bot"),
+      (person("CI", nil), bot("CI"), "k", false, "a person for a bot"),
+      (bot("CI"), person("CI", nil), "k", false, "a bot for a person"),
     ]
-    for (new, old, expected, why) in cases {
-      #expect(new.mayReplace(old) == expected, "\(why)")
+    for (new, old, key, expected, why) in cases {
+      #expect(new.mayReplace(old, naming: key) == expected, "\(why)")
     }
+    let keys = Set((0..<100).map { _ in Sender.newKey() })
+    #expect(keys.count == 100 && keys.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })
   }
 }

@@ -96,11 +96,11 @@ struct MessageTests {
     #expect(
       try JSONValue(
         parsing: ServerMessage.welcome(
-          room: "lobby", you: "p1", version: 9, state: ["a": 1], resumed: true
+          room: "lobby", you: "p1", key: "k1", version: 9, state: ["a": 1], resumed: true
         ).bytes)
         == [
-          "type": "welcome", "room": "lobby", "you": "p1", "version": 9, "state": ["a": 1],
-          "resumed": true,
+          "type": "welcome", "room": "lobby", "you": "p1", "key": "k1", "version": 9,
+          "state": ["a": 1], "resumed": true,
         ])
   }
 }

@@ -20,10 +20,9 @@ export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENES
 
 /**
  * The WebSocket address of `path` on the page's server: `since`, the last version held, to
- * resume; `replaces`, the id (`you`) of the connection this page had. A network that went
- * silent may have left that one open on the server, which would show this person twice
- * until it timed out; the new one takes its place. (Only from memory: a reload's old
- * connection closed, and a duplicated tab must not push out the tab it was copied from.)
+ * resume; `replaces`, the key (its welcome's `key`) of the connection this page had. A
+ * network that went silent may have left that one open on the server, which would show
+ * this person twice until it timed out; the new one takes its place.
  */
 export function connectionURL({ protocol, host }, path, { name, since = null, replaces = null }) {
   const scheme = protocol === "https:" ? "wss:" : "ws:";
@@ -46,7 +45,13 @@ export class RoomConnection {
     this.state = null;
     this.version = null;
     this.you = null;
-    // A reload picks up where this tab was: resume from the last version it held.
+    // A reload picks up where this tab was: resume from the last version it held, and take
+    // the place of the connection it had (on a silent network the server may still hold
+    // it). The key is kept only while the page is away and taken at once, so that a copy
+    // of a live tab (Duplicate) never has it to push out the tab it was copied from.
+    this.replacesKey = `standups.replaces:${path}`;
+    this.key = sessionStorage.getItem(this.replacesKey);
+    sessionStorage.removeItem(this.replacesKey);
     this.resumeKey = `standups.resume:${path}`;
     try {
       const saved = JSON.parse(sessionStorage.getItem(this.resumeKey) ?? "null");
@@ -63,7 +68,7 @@ export class RoomConnection {
   }
 
   url() {
-    return connectionURL(location, this.path, { name: this.name, since: this.version, replaces: this.you });
+    return connectionURL(location, this.path, { name: this.name, since: this.version, replaces: this.key });
   }
 
   open() {
@@ -108,6 +113,7 @@ export class RoomConnection {
       case "welcome":
         this.welcomed = true;
         this.you = message.you;
+        this.key = message.key ?? null;
         this.attempt = 0;
         if (!message.resumed) this.state = message.state;
         this.version = message.version;
@@ -232,6 +238,7 @@ export class RoomConnection {
   /** The page is put away (reload, back/forward cache): leave, but keep what to resume from. */
   suspend() {
     this.suspended = true;
+    if (this.key !== null) sessionStorage.setItem(this.replacesKey, this.key);
     this.close();
   }
 }
