@@ -158,9 +158,11 @@ extension RoomChannel {
       return Array(peers.keys)
     }
 
-    /// The connection whose sender has `key` (`Sender.key`), if it is here.
-    func peer(withKey key: String) -> (connection: ConnectionID, sender: Sender)? {
-      peers.first { $0.value.key == key }.map { ($0.key, $0.value) }
+    /// The connection `sender` may take the place of, naming `key` (`Sender.mayReplace`).
+    func peer(replacedBy sender: Sender, naming key: String)
+      -> (connection: ConnectionID, sender: Sender)?
+    {
+      peers.first { sender.mayReplace($0.value, naming: key) }.map { ($0.key, $0.value) }
     }
 
     mutating func removePeer(_ connection: ConnectionID) -> Sender? {

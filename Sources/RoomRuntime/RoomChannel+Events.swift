@@ -40,14 +40,13 @@ extension RoomChannel {
     }
     guard !hasStopped else { return }
     switch event {
-    case .join(let connection, let sender, let since, let replacing):
+    case .join(let connection, var sender, let since, let replacing):
+      sender.formerKey = replacing
       if let action = feature.joined(sender) { send(action) }
       // NB: the connection it replaces leaves after the new one joined, never before (a
       // room it left empty for a moment would pause its meeting), and before the new one
       // is welcomed: its welcome shows its person once.
-      if let replacing, let old = document.peer(withKey: replacing),
-        sender.mayReplace(old.sender, naming: replacing)
-      {
+      if let replacing, let old = document.peer(replacedBy: sender, naming: replacing) {
         _ = document.removePeer(old.connection)
         if let action = feature.left(old.sender.participantID) { send(action) }
         outlet.close(

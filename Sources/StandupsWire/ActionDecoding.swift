@@ -19,6 +19,9 @@ public struct Sender: Sendable {
   /// same client names it to take this one's place (`?replaces=`). Unlike `participantID`,
   /// which everyone in the room sees, nobody else can name it. Nil: nothing can replace it.
   public var key: String?
+  /// The key this connection named when it joined (`?replaces=`): it answers to it too, so
+  /// that a client whose welcome was lost, and so still holds the older key, replaces it.
+  public var formerKey: String?
 
   public init(
     participantID: String, name: String, person: String? = nil, isBot: Bool,
@@ -48,9 +51,14 @@ public struct Sender: Sendable {
   /// sign-in, the same bot (bot names are unique), or — where nobody signs in (an `--open`
   /// server) — the same name, which is all such a server knows.
   public func mayReplace(_ other: Sender, naming key: String) -> Bool {
-    guard let otherKey = other.key, otherKey == key else { return false }
+    guard other.answers(to: key) else { return false }
     guard isBot == other.isBot, person == other.person else { return false }
     return person != nil || name == other.name
+  }
+
+  /// Whether `key` names this connection: its own, or the one it named when it joined.
+  public func answers(to key: String) -> Bool {
+    self.key == key || formerKey == key
   }
 
   /// Refuses an action this sender's scope does not allow.

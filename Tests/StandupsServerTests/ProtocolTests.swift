@@ -180,10 +180,18 @@ struct RoomProtocolTests {
       "Its welcome shows Ana once.")
     #expect(welcome["state"]?["meeting"]?["pausedBecause"] == .null, "Never empty: no pause.")
     #expect(again.key != key)
-    // A key already used, or one no longer here, takes nothing.
-    let reload = try await server.room(name: "Ana", replaces: key)
-    _ = try await again.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+    // A key of no connection here takes nothing.
+    let stray = try await server.room(name: "Ana", replaces: String(repeating: "f", count: 32))
+    #expect(try await again.act("meeting.nextButtonTapped")["type"] == "ack")
     #expect(again.closed == nil && again.problems.isEmpty)
+    stray.close()
+    // A reconnect whose welcome was lost still names the older key: the connection that
+    // took that key's place answers to it, and goes in turn.
+    let reload = try await server.room(name: "Ana", replaces: key)
+    #expect(try await again.waitUntilClosed().code == 4409)
+    _ = try await reload.waitForState {
+      $0["participants"]?.arrayValue?.map { $0["id"]?.stringValue } == [reload.you]
+    }
     let room = "/ws/rooms/\(Standup.design.id.uuidString)"
     #expect(try httpStatus(port: server.port, upgradeRequest(room + "?name=Ana&replaces=")) == 400)
     reload.close()

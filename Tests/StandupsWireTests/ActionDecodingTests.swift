@@ -293,7 +293,7 @@ struct ActionDecodingTests {
     func bot(_ name: String) -> Sender {
       Sender(participantID: UUID().uuidString, name: name, isBot: true, scope: .drive, key: "k")
     }
-    let cases: [(Sender, Sender, String, Bool, String)] = [
+    var cases: [(Sender, Sender, String, Bool, String)] = [
       (person("Ben", "p1"), person("Ben", "p1"), "k", true, "one sign-in"),
       (person("Ben", "p1"), person("Ben2", "p1"), "k", true, "one sign-in, renamed since"),
       (person("Ben", "p1"), person("Ben", "p1"), "k2", false, "another key"),
@@ -307,6 +307,9 @@ struct ActionDecodingTests {
       (person("CI", nil), bot("CI"), "k", false, "a person for a bot"),
       (bot("CI"), person("CI", nil), "k", false, "a bot for a person"),
     ]
+    var replaced = person("Ben", "p1", key: "k3")
+    replaced.formerKey = "k"
+    cases.append((person("Ben", "p1"), replaced, "k", true, "one that took the named key's place"))
     for (new, old, key, expected, why) in cases {
       #expect(new.mayReplace(old, naming: key) == expected, "\(why)")
     }

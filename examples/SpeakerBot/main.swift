@@ -22,11 +22,20 @@ struct SpeakerBot: AsyncParsableCommand {
   /// revoked (4401), or the bot broke a rule (1008).
   static let final: Set<Int> = [4410, 4401, 1008]
 
+  /// `?since=…&replaces=…` for a reconnect, nothing for a first connection.
+  func query(since version: Int?, replaces key: String?) -> String {
+    let items = [version.map { "since=\($0)" }, key.map { "replaces=\($0)" }].compactMap { $0 }
+    return items.isEmpty ? "" : "?" + items.joined(separator: "&")
+  }
+
   func run() async throws {
     let client = try WebSocketClient()
     defer { client.shutdown() }
     var state = JSONValue.null
     var version: Int?
+    // NB: the last welcome's secret: a reconnect names it (`replaces=`), so that a connection
+    // the server still holds after a network went silent goes, and the bot is here once.
+    var key: String?
     var announced: Int?
     var sent = 0
     var attempt = 0
@@ -35,7 +44,7 @@ struct SpeakerBot: AsyncParsableCommand {
       do {
         connection = try await client.connect(
           host: host, port: port,
-          path: "/ws/rooms/\(room)" + (version.map { "?since=\($0)" } ?? ""),
+          path: "/ws/rooms/\(room)" + query(since: version, replaces: key),
           headers: ["Authorization": "Bearer \(token)"])
       } catch {
         // NB: a server that is not up (yet, or any more) is tried for about a minute.
@@ -59,6 +68,7 @@ struct SpeakerBot: AsyncParsableCommand {
           attempt = 0
           if message["resumed"] != .bool(true) { state = message["state"] ?? .null }
           version = message["version"]?.intValue
+          key = message["key"]?.stringValue
         case "patch":
           let operations = (message["ops"]?.arrayValue ?? []).compactMap(PatchOperation.init(json:))
           state = (try? JSONPatch.apply(operations, to: state)) ?? state

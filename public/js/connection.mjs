@@ -32,6 +32,10 @@ export function connectionURL({ protocol, host }, path, { name, since = null, re
   return `${scheme}//${host}${path}?${params}`;
 }
 
+/** The key of the connection each path last had on this page: a screen left (the lobby, then
+ * back to a room) may have left it open on a silent network. Memory only (see `key`). */
+const lastKeys = new Map();
+
 export class RoomConnection {
   /**
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
@@ -50,7 +54,7 @@ export class RoomConnection {
     // it). The key is kept only while the page is away and taken at once, so that a copy
     // of a live tab (Duplicate) never has it to push out the tab it was copied from.
     this.replacesKey = `standups.replaces:${path}`;
-    this.key = sessionStorage.getItem(this.replacesKey);
+    this.key = sessionStorage.getItem(this.replacesKey) ?? lastKeys.get(path) ?? null;
     sessionStorage.removeItem(this.replacesKey);
     this.resumeKey = `standups.resume:${path}`;
     try {
@@ -228,6 +232,7 @@ export class RoomConnection {
 
   close() {
     this.closed = true;
+    if (this.key !== null) lastKeys.set(this.path, this.key);
     clearInterval(this.watch);
     // A page put away keeps what it held, so that coming back (or reloading) resumes.
     if (!this.suspended) sessionStorage.removeItem(this.resumeKey);
@@ -238,7 +243,11 @@ export class RoomConnection {
   /** The page is put away (reload, back/forward cache): leave, but keep what to resume from. */
   suspend() {
     this.suspended = true;
-    if (this.key !== null) sessionStorage.setItem(this.replacesKey, this.key);
+    try {
+      if (this.key !== null) sessionStorage.setItem(this.replacesKey, this.key);
+    } catch {
+      // Storage full or unavailable: a reload then cannot name this connection.
+    }
     this.close();
   }
 }
