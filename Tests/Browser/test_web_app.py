@@ -248,6 +248,28 @@ def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben
     assert collect_console_errors(ana) == [] and collect_console_errors(ben) == []
 
 
+def test_a_room_left_on_a_silent_network_and_opened_again_shows_its_person_once(server, relay, ana, ben):
+    # Ana's network goes silent as she goes back to the lobby: her room connection's close
+    # never reaches the server. Opening the room again, the page names that connection (it
+    # kept its key when the screen changed), so Ben sees Ana once.
+    room = create_standup(ana, server)
+    ana.get(room.replace(server, relay.url))
+    text_in(ana, ".presence", "Ana (you)")
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    key = "standups.resume:/ws/rooms/" + room.rsplit("/", 1)[1]
+    anas = ("return JSON.parse(sessionStorage.getItem(arguments[0])).state.participants"
+            ".filter(p => p.name === 'Ana').map(p => p.id)")
+    before = ben.execute_script(anas, key)
+    relay.silence()
+    click(ana, "a[href='#/']")
+    click(ana, ".card")
+    text_in(ana, ".presence", "Ana (you)")
+    now = wait(ben, lambda d: len(ids := d.execute_script(anas, key)) == 1 and ids != before and ids)
+    assert now[0] not in before
+    assert "×" not in ben.find_element(By.CSS_SELECTOR, ".presence").text
+
+
 def test_a_link_cut_short_says_so_instead_of_showing_the_lobby(server, ana):
     room = create_standup(ana, server)
     ana.get(room)
