@@ -204,6 +204,20 @@ def test_a_connection_gone_silent_says_reconnecting_and_comes_back(server, ana):
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".presence").text.count("Ana") == 1)
 
 
+def ids_of(driver, room, name):
+    """The participant ids under `name` in the room as `driver`'s page last held it (the state
+    it keeps to resume from)."""
+    return driver.execute_script(
+        "return JSON.parse(sessionStorage.getItem(arguments[0])).state.participants"
+        ".filter(p => p.name === arguments[1]).map(p => p.id)",
+        "standups.resume:/ws/rooms/" + room.rsplit("/", 1)[1], name)
+
+
+def replaced(room, name, before):
+    """A wait's condition: one participant under `name` in the room, and not one of `before`."""
+    return lambda driver: len(ids := ids_of(driver, room, name)) == 1 and ids[0] not in before and ids
+
+
 def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben):
     # Ana's network goes silent: the server cannot tell, and keeps her connection for up to
     # 30 s (its keepalive). Her page connects again and names that connection by the key it
@@ -216,10 +230,7 @@ def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben
     text_in(ana, "#status", "Live")
     ben.get(room)
     text_in(ben, ".presence", "Ana")
-    key = "standups.resume:/ws/rooms/" + room.rsplit("/", 1)[1]
-    anas = ("return JSON.parse(sessionStorage.getItem(arguments[0])).state.participants"
-            ".filter(p => p.name === 'Ana').map(p => p.id)")
-    before = ben.execute_script(anas, key)
+    before = ids_of(ben, room, "Ana")
     assert len(before) == 1
     # NB: every status the page shows, kept: through the relay it is back in a moment, too soon
     # to be sure to catch "Reconnecting" on screen.
@@ -230,19 +241,16 @@ def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben
          timeout=20)
     # Well before the server would have given up on the old connection (it pings after 15 s
     # of silence and hangs up at 30 s).
-    replaced = lambda d: len(ids := d.execute_script(anas, key)) == 1 and ids != before and ids
-    now = wait(ben, replaced, timeout=10)
-    assert now[0] not in before
+    now = wait(ben, replaced(room, "Ana", before), timeout=10)
     text_in(ben, ".presence", "Ana")
     assert "×" not in ben.find_element(By.CSS_SELECTOR, ".presence").text
     text_in(ana, ".presence", "Ana (you)")
     assert "×" not in ana.find_element(By.CSS_SELECTOR, ".presence").text
     # Reloaded on a network gone silent again (what people do with a page that seems stuck):
     # the new page takes its old connection's place too.
-    before = now
     relay.silence()
     ana.refresh()
-    wait(ben, replaced, timeout=10)
+    wait(ben, replaced(room, "Ana", now), timeout=10)
     text_in(ana, ".presence", "Ana (you)")
     assert "×" not in ben.find_element(By.CSS_SELECTOR, ".presence").text
     assert collect_console_errors(ana) == [] and collect_console_errors(ben) == []
@@ -257,16 +265,12 @@ def test_a_room_left_on_a_silent_network_and_opened_again_shows_its_person_once(
     text_in(ana, ".presence", "Ana (you)")
     ben.get(room)
     text_in(ben, ".presence", "Ana")
-    key = "standups.resume:/ws/rooms/" + room.rsplit("/", 1)[1]
-    anas = ("return JSON.parse(sessionStorage.getItem(arguments[0])).state.participants"
-            ".filter(p => p.name === 'Ana').map(p => p.id)")
-    before = ben.execute_script(anas, key)
+    before = ids_of(ben, room, "Ana")
     relay.silence()
     click(ana, "a[href='#/']")
     click(ana, ".card")
     text_in(ana, ".presence", "Ana (you)")
-    now = wait(ben, lambda d: len(ids := d.execute_script(anas, key)) == 1 and ids != before and ids)
-    assert now[0] not in before
+    wait(ben, replaced(room, "Ana", before))
     assert "×" not in ben.find_element(By.CSS_SELECTOR, ".presence").text
 
 
