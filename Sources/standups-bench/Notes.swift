@@ -39,8 +39,10 @@ enum Notes {
       to 13.3–14.0 % and 12.9 %, not under 12 % either, with ticks up to 10 ms early. Running
       a shard's jobs on the service thread itself, so that a tick costs one wake-up instead
       of two (branch `prototype/hosted-shard`), measured 13.5–16.7 % against 15.1–15.3 %,
-      with a p99 of 4.4–6.2 ms. Neither was taken ("Fewer wake-ups per tick, measured over
-      40 s" below). (/proc's split of a process's time into user and
+      with a p99 of 4.4–6.2 ms; built properly on 2026-11-28 (the service thread's libuv
+      loop running the shard's turns and timers), 19.9–20.6 % against 20.3–21.2 % with the
+      rooms on threads of their own, over 90 s. Neither was taken ("Fewer wake-ups per tick,
+      measured over 40 s" and "The rooms on the service thread, a third time" below). (/proc's split of a process's time into user and
       kernel is sampled at the scheduler's tick, and the shards' timer-driven bursts skew it:
       one 8 s window of this scenario read 13.9 % of 13.9 % in the kernel, where `perf` puts
       about two thirds there. The many-rooms rows show no split for that reason; the
