@@ -16,6 +16,10 @@ extension RoomChannel {
     /// Set when the room closes: no version is issued after.
     private(set) var isClosed = false
     private(set) var peers: [ConnectionID: Sender] = [:]
+    /// The peers that answer to each key (`Sender.answers(to:)`), so that a reconnect finds
+    /// what it replaces without looking at every peer: a lobby that thousands of pages
+    /// reconnect to at once would otherwise cost the square of its size.
+    private var peersByKey: [String: [ConnectionID]] = [:]
     /// The last patches, oldest first, for `since=` resumes, and their size.
     private var recent: Deque<(version: Int, message: OutboundMessage)> = []
     private var recentBytes = 0
@@ -131,7 +135,10 @@ extension RoomChannel {
 
     /// Adds a peer and sends it the state: whole, or as the patches after `since`.
     mutating func addPeer(_ connection: ConnectionID, sender: Sender, since: Int?, room: String) {
-      peers[connection] = sender
+      if let old = peers.updateValue(sender, forKey: connection) { unindex(connection, old) }
+      for key in Set([sender.key, sender.formerKey].compactMap { $0 }) {
+        peersByKey[key, default: []].append(connection)
+      }
       // NB: versions never repeat (each opening of a room has its own reserved range), so a
       // version this room holds patches after is one it issued.
       let oldestResumable = (recent.first?.version ?? version + 1) - 1
@@ -154,7 +161,10 @@ extension RoomChannel {
     }
 
     mutating func removeAllPeers() -> [ConnectionID] {
-      defer { peers.removeAll() }
+      defer {
+        peers.removeAll()
+        peersByKey.removeAll()
+      }
       return Array(peers.keys)
     }
 
@@ -162,11 +172,24 @@ extension RoomChannel {
     func peer(replacedBy sender: Sender, naming key: String)
       -> (connection: ConnectionID, sender: Sender)?
     {
-      peers.first { sender.mayReplace($0.value, naming: key) }.map { ($0.key, $0.value) }
+      for connection in peersByKey[key] ?? [] {
+        guard let peer = peers[connection] else { continue }
+        if sender.mayReplace(peer, naming: key) { return (connection, peer) }
+      }
+      return nil
     }
 
     mutating func removePeer(_ connection: ConnectionID) -> Sender? {
-      peers.removeValue(forKey: connection)
+      guard let sender = peers.removeValue(forKey: connection) else { return nil }
+      unindex(connection, sender)
+      return sender
+    }
+
+    private mutating func unindex(_ connection: ConnectionID, _ sender: Sender) {
+      for key in Set([sender.key, sender.formerKey].compactMap { $0 }) {
+        peersByKey[key]?.removeAll { $0 == connection }
+        if peersByKey[key]?.isEmpty == true { peersByKey[key] = nil }
+      }
     }
   }
 }

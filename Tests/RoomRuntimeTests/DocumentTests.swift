@@ -76,4 +76,54 @@ struct LobbyRoom: RoomFeature {
     #expect(document.snapshot.version == sent.version + 1)
     #expect(document.snapshot.state == (try JSONValue(encoding: state)))
   }
+
+  /// A reconnect finds the connection whose key it names among thousands of peers, through
+  /// the key or the one that connection named itself, and never one that has left.
+  @Test func aReconnectFindsWhatItReplacesByKey() async throws {
+    let state = Lobby.State()
+    let versions = VersionLease(
+      room: "lobby", storage: .inMemory(), sizes: .init(block: 100, lowWater: 10),
+      logger: Logger(label: "test"))
+    var document = Document(
+      state: state, json: try JSONValue(encoding: state), versions: versions, outlet: Outlet(),
+      resumeBytes: 1 << 20,
+      encode: { try LobbyStateEncoder().encode($0, previous: $1, json: &$2, after: $3) })
+    document.begin(at: await versions.start())
+    func page(_ index: Int, key: String, former: String? = nil) -> Sender {
+      var sender = Sender(
+        participantID: "p\(index)", name: "Person \(index)", person: "person-\(index)",
+        isBot: false, key: key)
+      sender.formerKey = former
+      return sender
+    }
+    for index in 0..<5000 {
+      document.addPeer(
+        ConnectionID(rawValue: UInt64(index)), sender: page(index, key: "k\(index)"), since: nil,
+        room: "lobby")
+    }
+    // Person 42 reconnects naming its key: its old connection, and nobody else's.
+    let again = page(42, key: "k42-again", former: "k42")
+    let found = try #require(document.peer(replacedBy: again, naming: "k42"))
+    #expect(found.connection == ConnectionID(rawValue: 42))
+    #expect(
+      document.peer(replacedBy: page(43, key: "x"), naming: "k42") == nil,
+      "Another person's key replaces nothing.")
+    #expect(document.peer(replacedBy: again, naming: "k-unknown") == nil)
+
+    _ = document.removePeer(ConnectionID(rawValue: 42))
+    document.addPeer(ConnectionID(rawValue: 9000), sender: again, since: nil, room: "lobby")
+    // Its welcome was lost: the page still names the first key, which the new one answers to.
+    let third = page(42, key: "k42-third", former: "k42")
+    #expect(
+      document.peer(replacedBy: third, naming: "k42")?.connection == ConnectionID(rawValue: 9000))
+    #expect(
+      document.peer(replacedBy: third, naming: "k42-again")?.connection
+        == ConnectionID(rawValue: 9000))
+
+    _ = document.removePeer(ConnectionID(rawValue: 9000))
+    #expect(document.peer(replacedBy: third, naming: "k42") == nil, "Gone: nothing to replace.")
+    #expect(document.peer(replacedBy: third, naming: "k42-again") == nil)
+    _ = document.removeAllPeers()
+    #expect(document.peer(replacedBy: page(7, key: "y"), naming: "k7") == nil)
+  }
 }
