@@ -146,7 +146,7 @@ extension RoomChannel {
         outlet.send(
           ServerMessage.welcome(
             room: room, you: sender.participantID, key: sender.key, version: since, state: nil,
-            resumed: true),
+            resumed: true, latest: version),
           to: connection)
         for patch in recent where patch.version > since {
           outlet.send(patch.message, to: connection)

@@ -202,9 +202,10 @@ public struct WireErrorWithRef: Error, Sendable {
 
 /// Server → client messages, encoded once.
 public enum ServerMessage {
+  /// - Parameter latest: resumed, the version the patches that follow it end at.
   public static func welcome(
     room: String, you: String, key: String? = nil, version: Int, state: JSONValue?,
-    resumed: Bool
+    resumed: Bool, latest: Int? = nil
   )
     -> OutboundMessage
   {
@@ -213,7 +214,10 @@ public enum ServerMessage {
       "state": state ?? .null,
     ]
     if let key { members["key"] = .string(key) }
-    if resumed { members["resumed"] = true }
+    if resumed {
+      members["resumed"] = true
+      members["latest"] = .int(latest ?? version)
+    }
     return OutboundMessage(JSONValue.object(members).encoded)
   }
 

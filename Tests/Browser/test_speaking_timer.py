@@ -48,9 +48,20 @@ def test_a_reload_alone_in_the_room_keeps_the_meeting_going(server, ana):
     text_in(ana, ".presence", "Ana")
     click(ana, ".start")
     text_in(ana, ".elapsed", "0:01", timeout=6)
+    # Every state the reloaded page puts on screen, even for a moment: the room did pause while
+    # it was empty, and those patches come back with the resumed welcome; drawn one by one,
+    # "Paused: everyone had left." flashed up before the meeting went on.
+    ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        window.standupsPausesShown = [];
+        new MutationObserver(() => {
+          const paused = document.querySelector(".paused");
+          if (paused && !paused.hidden) window.standupsPausesShown.push(paused.textContent.trim());
+        }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    """})
     ana.refresh()
     text_in(ana, ".presence", "Ana (you)")
     # It ticks on, and nothing says it paused.
     text_in(ana, ".elapsed", "0:03", timeout=8)
     assert not ana.find_element(By.CSS_SELECTOR, ".paused").is_displayed()
+    assert ana.execute_script("return window.standupsPausesShown") == []
     assert collect_console_errors(ana) == []

@@ -183,6 +183,7 @@ import WebSocketTransport
     #expect(bens[0]["resumed"] == true)
     #expect(bens[0]["state"] == .null)
     #expect(bens[0].version == seen)
+    #expect(bens[0]["latest"] == .int(seen + 2), "It says where the patches that follow end.")
     // The second count, then Ben's own arrival: the same patches Ana got.
     #expect(bens.dropFirst().map(\.version) == [seen + 1, seen + 2])
     #expect(

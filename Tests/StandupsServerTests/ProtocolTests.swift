@@ -265,6 +265,9 @@ struct RoomProtocolTests {
     var state = heldState
     let target = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
     let targetVersion = try #require(ana.version)
+    // It says where the patches it is followed by end: at Ben's own arrival.
+    let latest = try #require(welcome["latest"]?.intValue)
+    #expect(latest > held && latest <= targetVersion)
     var version = held
     while version < targetVersion {
       let patch = try await again.next { $0["type"] == "patch" }
@@ -272,6 +275,7 @@ struct RoomProtocolTests {
       let operations = (patch["ops"]?.arrayValue ?? []).compactMap(PatchOperation.init(json:))
       state = try JSONPatch.apply(operations, to: state)
       version += 1
+      #expect((state["participants"]?.arrayValue?.count == 2) == (version >= latest))
     }
     #expect(state["participants"] == target["participants"])
     #expect(state["meeting"]?["secondsPerSpeaker"] == 100)

@@ -96,11 +96,21 @@ struct MessageTests {
     #expect(
       try JSONValue(
         parsing: ServerMessage.welcome(
-          room: "lobby", you: "p1", key: "k1", version: 9, state: ["a": 1], resumed: true
+          room: "lobby", you: "p1", key: "k1", version: 9, state: nil, resumed: true,
+          latest: 12
         ).bytes)
         == [
           "type": "welcome", "room": "lobby", "you": "p1", "key": "k1", "version": 9,
-          "state": ["a": 1], "resumed": true,
+          "state": nil, "resumed": true, "latest": 12,
         ])
+    #expect(
+      try JSONValue(
+        parsing: ServerMessage.welcome(
+          room: "lobby", you: "p1", key: "k1", version: 9, state: ["a": 1], resumed: false
+        ).bytes)
+        == [
+          "type": "welcome", "room": "lobby", "you": "p1", "key": "k1", "version": 9,
+          "state": ["a": 1],
+        ], "An ordinary welcome names no latest: its state is the latest.")
   }
 }

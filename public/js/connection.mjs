@@ -39,7 +39,9 @@ const lastKeys = new Map();
 export class RoomConnection {
   /**
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
-   * @param {object} handlers `onState(state, you)`, `onStatus(status, detail)`,
+   * @param {object} handlers `onState(state, you, arrival)` (`arrival`: `welcome`, `whole`
+   *   with a welcome's state; `replaying` for a patch a resumed welcome is followed by, before
+   *   the last of them), `onStatus(status, detail)`,
    *   `onError(error)` (an unanswered error), `onGone(code, reason)` (closed for good)
    */
   constructor(path, name, handlers) {
@@ -49,6 +51,7 @@ export class RoomConnection {
     this.state = null;
     this.version = null;
     this.you = null;
+    this.replayUntil = null;
     // A reload picks up where this tab was: resume from the last version it held, and take
     // the place of the connection it had (on a silent network the server may still hold
     // it). The key is kept only while the page is away and taken at once, so that a copy
@@ -122,6 +125,8 @@ export class RoomConnection {
         if (!message.resumed) this.state = message.state;
         this.version = message.version;
         this.resumed = Boolean(message.resumed);
+        // Resumed: the patches up to `latest` replay what happened while this page was away.
+        this.replayUntil = message.resumed ? message.latest ?? null : null;
         this.handlers.onStatus?.("live");
         this.remember();
         // A whole state (not resumed) may be a room opened afresh: its numbers start over.
@@ -137,7 +142,9 @@ export class RoomConnection {
         this.state = applyPatch(this.state, message.ops);
         this.version = message.version;
         this.remember();
-        this.handlers.onState?.(this.state, this.you);
+        if (this.replayUntil !== null && this.version >= this.replayUntil) this.replayUntil = null;
+        // NB: a view may skip drawing a replayed state; the last one is drawn as any other.
+        this.handlers.onState?.(this.state, this.you, { replaying: this.replayUntil !== null });
         break;
       case "ack":
       case "history":

@@ -141,6 +141,10 @@ class RoomView {
   }
 
   render(state, you, arrival = {}) {
+    // What happened while this page was away, replayed after a resumed welcome, is drawn
+    // once, at its end: a reload alone in the room would flash "Paused: everyone had left."
+    // The edit form's typing takes every version of the room's text, so it sees each.
+    if (arrival.replaying && this.mode !== "edit" && !state.destination?.edit) return;
     const previous = this.state;
     // A whole state says nothing new (and a room opened afresh numbers from 1 again).
     if (arrival.whole) this.seenSeq = state.activity?.seq ?? 0;
