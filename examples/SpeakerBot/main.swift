@@ -37,6 +37,7 @@ struct SpeakerBot: AsyncParsableCommand {
     // the server still holds after a network went silent goes, and the bot is here once.
     var key: String?
     var announced: Int?
+    var catchingUpTo: Int?
     var sent = 0
     var attempt = 0
     while true {
@@ -69,6 +70,8 @@ struct SpeakerBot: AsyncParsableCommand {
           if message["resumed"] != .bool(true) { state = message["state"] ?? .null }
           version = message["version"]?.intValue
           key = message["key"]?.stringValue
+          // Resumed: the patches up to `latest` replay what happened while this bot was away.
+          catchingUpTo = message["latest"]?.intValue
         case "patch":
           let operations = (message["ops"]?.arrayValue ?? []).compactMap(PatchOperation.init(json:))
           state = (try? JSONPatch.apply(operations, to: state)) ?? state
@@ -78,6 +81,9 @@ struct SpeakerBot: AsyncParsableCommand {
         default:
           continue
         }
+        // Only the speaker it finds once caught up, not each one it missed.
+        if let until = catchingUpTo, let version, version < until { continue }
+        catchingUpTo = nil
         // A new speaker: a meeting started, or the speaker changed.
         guard let index = state["meeting"]?["speakerIndex"]?.intValue else {
           announced = nil
