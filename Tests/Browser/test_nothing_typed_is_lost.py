@@ -212,6 +212,34 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
     assert collect_console_errors(ana) == []
 
 
+def test_a_late_note_whose_answer_a_drop_lost_is_found_among_the_patches_replayed(server, ana, ben):
+    """Ana adds a late note and the connection drops before its answer: back in the room
+    (a resumed welcome, the note among the patches it is followed by), the page sees that
+    the note arrived and says so, instead of offering it to be sent twice."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
+    text_in(ana, ".ended", "Ben ended the meeting — saved.")
+    ActionChains(ana).send_keys(" thought").perform()
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
+    # The note goes out, and the page drops the connection at once: the answer never comes.
+    ana.execute_script("""
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          send.call(this, data);
+          if (String(data).includes('"history.noteSubmitted"')) {
+            WebSocket.prototype.send = send;
+            this.close();
+          }
+        };""")
+    ActionChains(ana).send_keys(Keys.ENTER).perform()
+    text_in(ana, "#toasts", "Your note reached the meeting before the connection dropped.")
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
+        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
+    for driver in (ana, ben):
+        wait(driver, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought"]])
+    assert collect_console_errors(ana) == []
+
+
 def test_a_late_note_stays_with_the_keyboard_when_a_new_meeting_starts(server, ana, ben):
     """The note typed as the meeting ended is still being typed when Ben starts the next one:
     it stays above the new meeting, with the keyboard, and joins the meeting it was for."""

@@ -41,7 +41,8 @@ export class RoomConnection {
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
    * @param {object} handlers `onState(state, you, arrival)` (`arrival`: `welcome`, `whole`
    *   with a welcome's state; `replaying` for a patch a resumed welcome is followed by, before
-   *   the last of them), `onStatus(status, detail)`,
+   *   the last of them; `caughtUp` once the state is the room's as of the welcome: with it,
+   *   or with the last of those patches), `onStatus(status, detail)`,
    *   `onError(error)` (an unanswered error), `onGone(code, reason)` (closed for good)
    */
   constructor(path, name, handlers) {
@@ -126,11 +127,13 @@ export class RoomConnection {
         this.version = message.version;
         this.resumed = Boolean(message.resumed);
         // Resumed: the patches up to `latest` replay what happened while this page was away.
-        this.replayUntil = message.resumed ? message.latest ?? null : null;
+        // (A server from before `latest` replays without saying: each patch is drawn.)
+        this.replayUntil = message.resumed && message.latest > message.version ? message.latest : null;
         this.handlers.onStatus?.("live");
         this.remember();
         // A whole state (not resumed) may be a room opened afresh: its numbers start over.
-        this.handlers.onState?.(this.state, this.you, { whole: !message.resumed, welcome: true });
+        this.handlers.onState?.(this.state, this.you,
+          { whole: !message.resumed, welcome: true, caughtUp: this.replayUntil === null });
         break;
       case "patch":
         if (message.version !== this.version + 1) {
@@ -142,9 +145,10 @@ export class RoomConnection {
         this.state = applyPatch(this.state, message.ops);
         this.version = message.version;
         this.remember();
-        if (this.replayUntil !== null && this.version >= this.replayUntil) this.replayUntil = null;
+        const caughtUp = this.replayUntil !== null && this.version >= this.replayUntil;
+        if (caughtUp) this.replayUntil = null;
         // NB: a view may skip drawing a replayed state; the last one is drawn as any other.
-        this.handlers.onState?.(this.state, this.you, { replaying: this.replayUntil !== null });
+        this.handlers.onState?.(this.state, this.you, { replaying: this.replayUntil !== null, caughtUp });
         break;
       case "ack":
       case "history":

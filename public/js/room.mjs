@@ -80,6 +80,11 @@ export function showGone(code, reason = "") {
   app.querySelector("h1").focus();
 }
 
+/** The part of the room a state shows. */
+function modeOf(state) {
+  return state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
+}
+
 class RoomView {
   constructor(id) {
     this.id = id;
@@ -143,14 +148,21 @@ class RoomView {
   render(state, you, arrival = {}) {
     // What happened while this page was away, replayed after a resumed welcome, is drawn
     // once, at its end: a reload alone in the room would flash "Paused: everyone had left."
-    // The edit form's typing takes every version of the room's text, so it sees each.
-    if (arrival.replaying && this.mode !== "edit" && !state.destination?.edit) return;
-    const previous = this.state;
+    // A change of screen is drawn (a meeting that ended says how), and the edit form's
+    // typing takes every version of the room's text, so it sees each.
+    if (arrival.replaying && this.mode !== "edit" && modeOf(state) === this.mode) {
+      this.skipped = state;
+      return;
+    }
+    // NB: compared with the last state seen, drawn or not (a meeting whose time ran out
+    // while the page was away ends with "Time's up").
+    const previous = this.skipped ?? this.state;
+    this.skipped = null;
     // A whole state says nothing new (and a room opened afresh numbers from 1 again).
     if (arrival.whole) this.seenSeq = state.activity?.seq ?? 0;
     this.state = state;
     this.you = you;
-    const mode = state.meeting ? "meeting" : state.destination?.edit ? "edit" : "detail";
+    const mode = modeOf(state);
     if (mode !== this.mode) {
       // NB: read before the form goes: what this person typed that the room never got.
       const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
@@ -200,7 +212,9 @@ class RoomView {
     PARTS[mode].render(this, state);
     if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
     if (arrival.welcome && mode === "meeting") meeting.backInTheRoom(this);
-    if (arrival.welcome) lateNote.backInTheRoom(this);
+    // NB: once caught up: a late note that arrived before the drop is among the patches a
+    // resumed welcome is followed by.
+    if (arrival.caughtUp) lateNote.backInTheRoom(this);
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */
