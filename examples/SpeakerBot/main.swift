@@ -81,14 +81,14 @@ struct SpeakerBot: AsyncParsableCommand {
         default:
           continue
         }
-        // Only the speaker it finds once caught up, not each one it missed.
-        if let until = catchingUpTo, let version, version < until { continue }
-        catchingUpTo = nil
         // A new speaker: a meeting started, or the speaker changed.
         guard let index = state["meeting"]?["speakerIndex"]?.intValue else {
           announced = nil
           continue
         }
+        // Only the speaker it finds once caught up, not each one it missed.
+        if let until = catchingUpTo, let version, version < until { continue }
+        catchingUpTo = nil
         guard announced != index else { continue }
         announced = index
         let name =
