@@ -136,9 +136,7 @@ extension RoomChannel {
     /// Adds a peer and sends it the state: whole, or as the patches after `since`.
     mutating func addPeer(_ connection: ConnectionID, sender: Sender, since: Int?, room: String) {
       if let old = peers.updateValue(sender, forKey: connection) { unindex(connection, old) }
-      for key in Set([sender.key, sender.formerKey].compactMap { $0 }) {
-        peersByKey[key, default: []].append(connection)
-      }
+      for key in Self.keys(of: sender) { peersByKey[key, default: []].append(connection) }
       // NB: versions never repeat (each opening of a room has its own reserved range), so a
       // version this room holds patches after is one it issued.
       let oldestResumable = (recent.first?.version ?? version + 1) - 1
@@ -185,8 +183,13 @@ extension RoomChannel {
       return sender
     }
 
+    /// The keys `sender` answers to (`Sender.answers(to:)`), each once.
+    private static func keys(of sender: Sender) -> Set<String> {
+      Set([sender.key, sender.formerKey].compactMap { $0 })
+    }
+
     private mutating func unindex(_ connection: ConnectionID, _ sender: Sender) {
-      for key in Set([sender.key, sender.formerKey].compactMap { $0 }) {
+      for key in Self.keys(of: sender) {
         peersByKey[key]?.removeAll { $0 == connection }
         if peersByKey[key]?.isEmpty == true { peersByKey[key] = nil }
       }

@@ -42,8 +42,9 @@ enum Notes {
       with a p99 of 4.4–6.2 ms; built properly on 2026-11-28 (the service thread's libuv
       loop running the shard's turns and timers), 19.9–20.6 % against 20.3–21.2 % with the
       rooms on threads of their own, over 90 s. Neither was taken ("Fewer wake-ups per tick,
-      measured over 40 s" and "The rooms on the service thread, a third time" below). (/proc's split of a process's time into user and
-      kernel is sampled at the scheduler's tick, and the shards' timer-driven bursts skew it:
+      measured over 40 s" and "The rooms on the service thread, a third time" below).
+      (/proc's split of a process's time into user and kernel is sampled at the scheduler's
+      tick, and the shards' timer-driven bursts skew it:
       one 8 s window of this scenario read 13.9 % of 13.9 % in the kernel, where `perf` puts
       about two thirds there. The many-rooms rows show no split for that reason; the
       fan-out's split agreed with `perf` within a point.)
