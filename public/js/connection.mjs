@@ -41,7 +41,8 @@ export class RoomConnection {
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
    * @param {object} handlers `onState(state, you, arrival)` (`arrival`: `welcome`, `whole`
    *   with a welcome's state; `replaying` for a patch a resumed welcome is followed by, before
-   *   the last of them; `caughtUp` once the state is the room's as of the welcome: with it,
+   *   the last of them, and for a resumed welcome that a drop in such a replay led to, whose
+   *   own replay goes on; `caughtUp` once the state is the room's as of the welcome: with it,
    *   or with the last of those patches), `onStatus(status, detail)`,
    *   `onError(error)` (an unanswered error), `onGone(code, reason)` (closed for good)
    */
@@ -126,14 +127,20 @@ export class RoomConnection {
         if (!message.resumed) this.state = message.state;
         this.version = message.version;
         this.resumed = Boolean(message.resumed);
+        // Dropped again in the middle of a replay: this welcome's state is a step of it.
+        const midReplay = this.replayUntil !== null && Boolean(message.resumed);
         // Resumed: the patches up to `latest` replay what happened while this page was away.
         // (A server from before `latest` replays without saying: each patch is drawn.)
         this.replayUntil = message.resumed && message.latest > message.version ? message.latest : null;
         this.handlers.onStatus?.("live");
         this.remember();
         // A whole state (not resumed) may be a room opened afresh: its numbers start over.
-        this.handlers.onState?.(this.state, this.you,
-          { whole: !message.resumed, welcome: true, caughtUp: this.replayUntil === null });
+        this.handlers.onState?.(this.state, this.you, {
+          whole: !message.resumed,
+          welcome: true,
+          replaying: midReplay && this.replayUntil !== null,
+          caughtUp: this.replayUntil === null,
+        });
         break;
       case "patch":
         if (message.version !== this.version + 1) {

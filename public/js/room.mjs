@@ -152,6 +152,8 @@ class RoomView {
     // typing takes every version of the room's text, so it sees each.
     if (arrival.replaying && this.mode !== "edit" && modeOf(state) === this.mode) {
       this.skipped = state;
+      // NB: a welcome in the middle of a replay (dropped again): its note is still looked for.
+      if (arrival.welcome && this.mode === "meeting") meeting.backInTheRoom(this);
       return;
     }
     // NB: compared with the last state seen, drawn or not (a meeting whose time ran out

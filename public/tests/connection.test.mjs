@@ -27,3 +27,103 @@ test("a first connection gives its name; a reconnect resumes and takes its old o
     "wss://standups.example/ws/rooms/A1?name=Ana&since=0&replaces=p-1%26x",
   );
 });
+
+/** A page's globals for a `RoomConnection` in node: its sockets are recorded, not opened. */
+function fakePage() {
+  const sockets = [];
+  const storage = new Map();
+  globalThis.location = { protocol: "http:", host: "127.0.0.1:8080" };
+  globalThis.sessionStorage = {
+    getItem: (key) => storage.get(key) ?? null,
+    setItem: (key, value) => storage.set(key, String(value)),
+    removeItem: (key) => storage.delete(key),
+  };
+  globalThis.WebSocket = class {
+    static OPEN = 1;
+    constructor(url) {
+      this.url = url;
+      this.readyState = 1;
+      this.sent = [];
+      sockets.push(this);
+    }
+    send(data) {
+      this.sent.push(JSON.parse(data));
+    }
+    close() {
+      this.readyState = 3;
+    }
+    /** The server's frame arriving. */
+    hear(message) {
+      this.onmessage({ data: JSON.stringify(message) });
+    }
+  };
+  return sockets;
+}
+
+function tickPatch(version) {
+  return { type: "patch", version, ops: [{ op: "replace", path: "/seconds", value: version }] };
+}
+
+test("a drop in the middle of a replay: the next welcome's state is a step of it, drawn at its end", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  const sockets = fakePage();
+  const arrivals = [];
+  const connection = new RoomConnection("/ws/rooms/A1", "Ana", {
+    onState: (state, you, arrival) => arrivals.push({ seconds: state.seconds, ...arrival }),
+  });
+  t.after(() => connection.close());
+  sockets[0].hear({ type: "welcome", room: "A1", you: "u1", key: "k1", version: 4, state: { seconds: 4 } });
+  sockets[0].hear(tickPatch(5));
+  // Away, then back: the room went on to version 9 meanwhile.
+  sockets[0].onclose({ code: 1006, reason: "" });
+  t.mock.timers.tick(20000);
+  assert.equal(sockets.length, 2);
+  assert.match(sockets[1].url, /since=5&replaces=k1$/);
+  sockets[1].hear({ type: "welcome", room: "A1", you: "u1", key: "k2", version: 5, resumed: true, latest: 9 });
+  sockets[1].hear(tickPatch(6));
+  sockets[1].hear(tickPatch(7));
+  // Dropped again before the replay ended.
+  sockets[1].onclose({ code: 1006, reason: "" });
+  t.mock.timers.tick(20000);
+  assert.match(sockets[2].url, /since=7&replaces=k2$/);
+  sockets[2].hear({ type: "welcome", room: "A1", you: "u1", key: "k3", version: 7, resumed: true, latest: 9 });
+  sockets[2].hear(tickPatch(8));
+  sockets[2].hear(tickPatch(9));
+  sockets[2].hear(tickPatch(10));
+  const drawn = (arrival) => !arrival.replaying;
+  assert.deepEqual(arrivals.map((a) => [a.seconds, Boolean(a.welcome), Boolean(a.replaying), Boolean(a.caughtUp)]), [
+    [4, true, false, true],
+    [5, false, false, false],
+    [5, true, false, false], // the first resumed welcome: what the page already held
+    [6, false, true, false],
+    [7, false, true, false],
+    [7, true, true, false], // mid-replay: not drawn alone
+    [8, false, true, false],
+    [9, false, false, true],
+    [10, false, false, false],
+  ]);
+  assert.deepEqual(arrivals.filter(drawn).map((a) => a.seconds), [4, 5, 5, 9, 10]);
+});
+
+test("a drop in the middle of a replay whose next welcome has nothing more to replay is drawn", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  const sockets = fakePage();
+  const arrivals = [];
+  const connection = new RoomConnection("/ws/rooms/B2", "Ana", {
+    onState: (state, you, arrival) => arrivals.push({ seconds: state.seconds, ...arrival }),
+  });
+  t.after(() => connection.close());
+  sockets[0].hear({ type: "welcome", room: "B2", you: "u1", key: "k1", version: 4, state: { seconds: 4 } });
+  sockets[0].onclose({ code: 1006, reason: "" });
+  t.mock.timers.tick(20000);
+  sockets[1].hear({ type: "welcome", room: "B2", you: "u1", key: "k2", version: 4, resumed: true, latest: 6 });
+  sockets[1].hear(tickPatch(5));
+  sockets[1].onclose({ code: 1006, reason: "" });
+  t.mock.timers.tick(20000);
+  // The room stood still since: the welcome is the end of the replay.
+  sockets[2].hear({ type: "welcome", room: "B2", you: "u1", key: "k3", version: 5, resumed: true, latest: 5 });
+  const last = arrivals.at(-1);
+  assert.deepEqual([last.seconds, last.welcome, Boolean(last.replaying), last.caughtUp], [5, true, false, true]);
+});
