@@ -204,6 +204,24 @@ struct AccessTests {
       body: #"{"name":"Ana B"}"#)
     #expect(renamed.status == 200)
     #expect(renamed.json?["name"] == "Ana B")
+    // A rename keeps the session: signing out still ends it. An invite that is not text is
+    // refused, not taken for a rename that would mint a new session a sign-out misses.
+    for notText in [#""invite":null"#, #""invite":1"#, #""invite":{}"#] {
+      let forked = try httpResponse(
+        port: server.port, "POST", "/api/session",
+        headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"],
+        body: "{\(notText),\"name\":\"Ana C\"}")
+      #expect(forked.status == 400, "\(notText)")
+      #expect(forked.json?["code"] == "bad_message")
+      #expect(forked.headers["set-cookie"] == nil)
+    }
+    let renamedCookie = String(
+      try #require(renamed.headers["set-cookie"]?.split(separator: ";").first))
+    let signOut = try httpResponse(
+      port: server.port, "DELETE", "/api/session",
+      headers: ["Cookie": renamedCookie, "Origin": "http://127.0.0.1:\(server.port)"])
+    #expect(signOut.status == 200)
+    #expect(await refusal(server, room, headers: ["Cookie": cookie]) == 401)
     #expect(
       try httpResponse(
         port: server.port, "POST", "/api/session",

@@ -96,7 +96,19 @@ enum SessionAPI {
       return BotAPI.response(
         for: WireError(.badMessage, "Send {\"invite\": \"…\", \"name\": \"your name\"}."), ref: nil)
     }
-    if let invite = body["invite"]?.stringValue {
+    // NB: the invite is there or not: any other value (`null`, a number) is refused, so that
+    // no request is both a rename and a new sign-in (a new session id that a sign-out of the
+    // old one would not end).
+    let invite: String?
+    switch body["invite"] {
+    case nil: invite = nil
+    case .string(let text)?: invite = text
+    case _?:
+      return BotAPI.response(
+        for: WireError(.badMessage, "invite must be the text after the # of the invite link."),
+        ref: nil)
+    }
+    if let invite {
       if let refusal = gatekeeper.checkInvite(invite, from: request.remoteAddress) {
         return BotAPI.response(for: refusal)
       }
@@ -121,7 +133,7 @@ enum SessionAPI {
     }
     // NB: a new name is no new sign-in: the session keeps its end and its id (signing out
     // ends it under either name).
-    let renamed = body["invite"] == nil ? gatekeeper.validSession(in: request) : nil
+    let renamed = invite == nil ? gatekeeper.validSession(in: request) : nil
     let cookie = gatekeeper.sessionCookie(for: name, until: renamed?.expires, id: renamed?.id)
     var response = answer(name: name, expires: cookie.expires)
     response.headers.append(("set-cookie:", cookie.value))
