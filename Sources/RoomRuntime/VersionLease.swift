@@ -19,6 +19,12 @@ public final class VersionLease: Sendable {
       self.block = block
       self.lowWater = lowWater
     }
+
+    /// One block for all the versions an opening will issue (2^36: 2 000 years at one a
+    /// second), never extended: for rooms open on several nodes at once (a cluster's
+    /// lobbies), whose blocks from one counter would not follow on. Numbers stay exact in
+    /// JavaScript (below 2^53) for 100 000 openings.
+    public static let wholeOpening = Sizes(block: 1 << 36, lowWater: 0)
   }
 
   private struct State {

@@ -19,10 +19,11 @@ import WebSocketTransport
 /// - `GET /api/rooms/{id}/meetings?offset=10&limit=20` → a page of saved meetings, newest
 ///   first: `{"offset", "total", "meetings"}`
 enum BotAPI {
-  /// - Parameter viaProxy: a trusted proxy chose this node (in a cluster, a room another node
-  ///   serves is asked back).
+  /// - Parameter proxyChose: whether a trusted proxy chose this node for a room (in a
+  ///   cluster, a room another node serves is then asked back).
   static func handle(
-    _ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub, viaProxy: Bool = false
+    _ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub,
+    proxyChose: (UUID) -> Bool = { _ in false }
   ) {
     let parts = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     let sender: Sender
@@ -98,7 +99,7 @@ enum BotAPI {
         return respond(methodNotAllowed(request, allowed: "GET"))
       }
       guard let roomID,
-        hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID, viaProxy: viaProxy)
+        hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID, viaProxy: proxyChose(roomID))
       else { return respond(notFound(parts[2])) }
     } else if isRoom && parts.count == 4, let format = HistoryFormat(rawValue: parts[3]) {
       guard request.method == "GET" else {
@@ -178,7 +179,7 @@ enum BotAPI {
           respond(response(for: error, ref: message.ref))
         }
       }
-      if !hub.enqueue(event, inRoom: roomID, viaProxy: viaProxy) { respond(notFound(parts[2])) }
+      if !hub.enqueue(event, inRoom: roomID, viaProxy: proxyChose(roomID)) { respond(notFound(parts[2])) }
     } else {
       respond(response(for: WireError(.notFound, "Nothing at \(request.path)."), ref: nil))
     }

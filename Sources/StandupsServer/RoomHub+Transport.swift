@@ -14,7 +14,7 @@ extension RoomHub {
   // MARK: WebSocketServerDelegate (service thread)
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
-    let viaProxy = cameThroughProxy(request)
+    let proxied = request
     let request = request.fromClient(trusting: admission.limits.trustedProxies)
     if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
     guard gatekeeper.originAllowed(request) else {
@@ -102,7 +102,7 @@ extension RoomHub {
     return .accept(
       context: JoinRequest(
         room: room, sender: sender, since: since, replacing: replacing, credential: credential,
-        viaProxy: viaProxy))
+        viaProxy: room.map { proxyChoseThisNode(for: $0, proxied) } ?? false))
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
@@ -163,7 +163,7 @@ extension RoomHub {
   }
 
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
-    let viaProxy = cameThroughProxy(request)
+    let proxied = request
     let request = request.fromClient(trusting: admission.limits.trustedProxies)
     if request.path == "/healthz" || request.path == "/metrics",
       request.method != "GET" && request.method != "HEAD"
@@ -221,7 +221,7 @@ extension RoomHub {
       SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper)
       return
     }
-    BotAPI.handle(request, respond: respond, hub: self, viaProxy: viaProxy)
+    BotAPI.handle(request, respond: respond, hub: self) { proxyChoseThisNode(for: $0, proxied) }
   }
 
   /// Closes the connections whose credentials just ended (4401): every person's when the
@@ -278,5 +278,21 @@ extension RoomHub {
   /// Whether a trusted proxy (HAProxy) sent this request here.
   func cameThroughProxy(_ request: HTTPRequest) -> Bool {
     admission.limits.trustedProxies.contains(request.remoteAddress)
+  }
+
+  /// The header in which the proxy says which room it routed a request by
+  /// (deploy/haproxy.cfg): the id from the path, in capitals, as it hashed it; `-` for a
+  /// request it did not route by room.
+  static let routedRoomHeader = "x-standups-room"
+
+  /// Whether a trusted proxy chose this node for `room` — so that the room should come here
+  /// (`wanted`). Not for a request the proxy routed by something else than the room's id
+  /// (a path with `..` or `//`, which the proxy takes as it is and libwebsockets resolves):
+  /// asking for the room then would take it from the node its people are sent to, and back.
+  /// A proxy that does not say (a configuration from before the header) is believed.
+  func proxyChoseThisNode(for room: UUID, _ request: HTTPRequest) -> Bool {
+    guard cameThroughProxy(request) else { return false }
+    guard let routed = request.header(Self.routedRoomHeader) else { return true }
+    return routed == room.uuidString
   }
 }

@@ -124,16 +124,13 @@ public final class StandupsServer: Sendable {
 
     let date = dependencies.date
     let session = postgres.map { NodeSession(storage: $0, logger: logger) }
-    // NB: every node of a cluster has a lobby of its own, numbered on its own: blocks reserved
-    // by several lobbies under one name would not follow on.
-    let lobbyName =
-      session == nil
-      ? "lobby"
-      : configuration.port == 0
-        ? "lobby@\(session?.nodeID ?? "")"
-        : "lobby@\(ProcessInfo.processInfo.hostName):\(configuration.port)"
+    // NB: every node of a cluster has a lobby of its own, all open at once; each reserves all
+    // the versions it will ever issue at its opening, from one counter, so that no two share
+    // one: a page resuming its lobby (`since=`) on another node gets a whole state, never
+    // another lobby's patches.
     let lobbyVersions = VersionLease(
-      room: lobbyName, storage: dependencies.storage, sizes: configuration.versionSizes,
+      room: "lobby", storage: dependencies.storage,
+      sizes: session == nil ? configuration.versionSizes : .wholeOpening,
       logger: logger, now: { date.now })
     await lobbyVersions.start()
     let outlet = Outlet()
@@ -166,6 +163,7 @@ public final class StandupsServer: Sendable {
     transportConfiguration.hangUpAfterSeconds = 30
     // NB: /ws/ too, so that a plain GET of a WebSocket path is answered 426, not 404.
     transportConfiguration.applicationPaths = ["/healthz", "/metrics", "/api/", "/ws/"]
+    transportConfiguration.extraRequestHeaders = [RoomHub.routedRoomHeader]
     let transport: WebSocketServer
     do {
       transport = try WebSocketServer(

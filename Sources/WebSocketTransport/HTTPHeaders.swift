@@ -10,7 +10,20 @@ enum HTTPHeaders {
     return String(nulTerminated: buffer)
   }
 
-  static func request(_ wsi: OpaquePointer, path: String) -> HTTPRequest {
+  /// A header lws does not parse into a token of its own, by its lower-case name.
+  static func custom(_ wsi: OpaquePointer, _ name: String) -> String? {
+    let key = Array("\(name):".utf8CString.dropLast())
+    let length = lws_hdr_custom_length(wsi, key, Int32(key.count))
+    guard length >= 0 else { return nil }
+    var buffer = [CChar](repeating: 0, count: Int(length) + 1)
+    guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, Int32(key.count)) >= 0
+    else { return nil }
+    return String(nulTerminated: buffer)
+  }
+
+  static func request(_ wsi: OpaquePointer, path: String, extraHeaders: [String] = [])
+    -> HTTPRequest
+  {
     let methods: [(lws_token_indexes, String)] = [
       (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_HEAD_URI, "HEAD"),
       (WSI_TOKEN_PUT_URI, "PUT"), (WSI_TOKEN_DELETE_URI, "DELETE"),
@@ -47,6 +60,9 @@ enum HTTPHeaders {
     ]
     for (token, name) in wanted {
       if let value = copy(wsi, token) { headers[name] = value }
+    }
+    for name in extraHeaders {
+      if let value = custom(wsi, name) { headers[name] = value }
     }
     var peer = [CChar](repeating: 0, count: 64)
     let remote =

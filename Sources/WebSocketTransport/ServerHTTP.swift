@@ -214,6 +214,6 @@ extension ServerEngine {
   }
 
   func readRequest(_ wsi: OpaquePointer, path: String) -> HTTPRequest {
-    HTTPHeaders.request(wsi, path: path)
+    HTTPHeaders.request(wsi, path: path, extraHeaders: configuration.extraRequestHeaders)
   }
 }

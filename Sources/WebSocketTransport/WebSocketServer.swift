@@ -16,6 +16,9 @@ public struct WebSocketServerConfiguration: Sendable {
   public var publicDirectory: String?
   /// Path prefixes answered by `WebSocketServerDelegate.handleHTTP` instead of files.
   public var applicationPaths = ["/healthz", "/api/"]
+  /// Headers beyond the common ones (`HTTPRequest.headers`) that requests are read with, in
+  /// lower case: a proxy's own, for example.
+  public var extraRequestHeaders: [String] = []
   /// Headers every HTTP response carries: files, application answers and refusals alike
   /// (a Content-Security-Policy, `X-Content-Type-Options`, …). Names end with a colon.
   public var responseHeaders: [(name: String, value: String)] = []
