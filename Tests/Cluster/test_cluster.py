@@ -2,9 +2,11 @@
 loopback, driven by Python's `websockets` as people and bots would be."""
 import asyncio
 import json
+import os
 import signal
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 import websockets
@@ -1006,3 +1008,65 @@ async def wait_for(predicate, what, timeout=10):
     while not predicate():
         assert time.monotonic() < deadline, f"never: {what}"
         await asyncio.sleep(0.05)
+
+
+def node_session_pid(cluster, node):
+    """The backend of `node`'s own session (the one that holds its locks and listens), found by
+    the port its process connected from."""
+    inodes = set()
+    for fd in (Path("/proc") / str(node.process.pid) / "fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:["):-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[9] in inodes:
+                ports.add(int(fields[1].split(":")[-1], 16))
+    pids = cluster.psql(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node' "
+        f"AND client_port IN ({','.join(map(str, ports)) or 0})").split()
+    assert len(pids) == 1, (pids, ports)
+    return pids[0]
+
+
+def test_a_node_back_on_a_new_session_forgets_who_left_rooms_while_it_was_deaf(cluster):
+    """A node whose session ended misses what the others said meanwhile: someone leaving a
+    room another node serves (that room closing) is not said again. The others answer its new
+    session's `hello` with the rooms they serve; its lobby shows nobody in any other."""
+    standup = asyncio.run(create_standup(cluster.url, "Left unheard"))
+    deaf = None
+
+    async def scenario():
+        nonlocal deaf
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        await wait_for(lambda: ana.welcomes, "Ana in the room")
+        owner = await asyncio.to_thread(owner_of, cluster, standup)
+        deaf = next(node for node in cluster.nodes if node is not owner)
+        hearing = next(node for node in cluster.nodes if node not in (owner, deaf))
+
+        def present(count):
+            def shown(state):
+                live = next((s["live"] for s in state["standups"] if s["id"] == standup), None)
+                return (live or {}).get("participants", 0) == count
+            return shown
+        await lobby_shows(deaf, present(1), "Ana in the room")
+        # The node stops and its session ends: it hears nothing until it has a new one.
+        deaf.signal(signal.SIGSTOP)
+        cluster.psql(f"SELECT pg_terminate_backend({node_session_pid(cluster, deaf)})")
+        await ana.stop()
+        await lobby_shows(hearing, present(0), "Ana gone")
+        deaf.signal(signal.SIGCONT)
+        await lobby_shows(deaf, present(0), "Ana gone, once back on a new session", timeout=15)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        if deaf is not None:
+            deaf.signal(signal.SIGCONT)
+    wait_until(lambda: health(deaf.port)[0] == 200, 15, f"node {deaf.name} serves again")

@@ -10,7 +10,8 @@ import WebSocketTransport
 /// Who is in the rooms other nodes serve, as they last said, and which node session said it:
 /// when that session ends (its node died), nobody is there any more.
 final class RemoteRooms: Sendable {
-  private let rooms = Mutex<[UUID: (pid: Int32, live: Lobby.Live)]>([:])
+  /// `doubted`: said before this node's latest session listened, and not said again since.
+  private let rooms = Mutex<[UUID: (pid: Int32, live: Lobby.Live, doubted: Bool)]>([:])
   private let sweeping = Mutex<Task<Void, Never>?>(nil)
 
   /// Keeps what node `pid` says of a room; false if it is stale: it says nobody is there,
@@ -21,10 +22,32 @@ final class RemoteRooms: Sendable {
       if (live?.participants ?? 0) == 0, let pid, let last = rooms[room]?.pid, last != pid {
         return false
       }
-      if let live, let pid { rooms[room] = (pid, live) } else { rooms[room] = nil }
+      if let live, let pid { rooms[room] = (pid, live, false) } else { rooms[room] = nil }
       return true
     }
   }
+
+  /// This node was deaf for a while (a new session): everything heard before may have ended
+  /// meanwhile. Each node answers the new session's `hello` with its open rooms; what they
+  /// do not say again is `undoubted()`'s.
+  func doubtEverything() {
+    rooms.withLock { rooms in
+      for room in rooms.keys { rooms[room]?.doubted = true }
+    }
+  }
+
+  /// The rooms no node said again since `doubtEverything`, with what they last showed;
+  /// forgets them.
+  func stillDoubted() -> [(UUID, Lobby.Live)] {
+    rooms.withLock { rooms in
+      let gone = rooms.filter(\.value.doubted)
+      for room in gone.keys { rooms[room] = nil }
+      return gone.map { ($0.key, $0.value.live) }
+    }
+  }
+
+  /// This node serves `room` now: what others said of it is past.
+  func forget(_ room: UUID) { rooms.withLock { $0[room] = nil } }
 
   /// Whether another node has said who is in `room` (it serves it now).
   func haveWord(about room: UUID) -> Bool { rooms.withLock { $0[room] != nil } }
@@ -63,7 +86,7 @@ extension RoomHub {
     session.attach(
       lost: { [weak self] in self?.sessionLost() },
       heard: { [weak self] notice in await self?.heard(notice) },
-      listening: { [weak self] in await self?.catchUp() })
+      listening: { [weak self] in await self?.listening() })
     // NB: the rooms of a node that died show nobody in them within two seconds.
     remoteRooms.keep(
       Task { [weak self] in
@@ -88,7 +111,7 @@ extension RoomHub {
   ) -> RoomChannel<StandupRoomFeature>.Opening {
     let elsewhere = WireError(
       .roomMoving, "This standup is served by another server right now. Try again in a moment.")
-    return RoomChannel.Opening { [storage, draining, logger] in
+    return RoomChannel.Opening { [storage, draining, logger, remoteRooms] in
       await previous?.closed()
       guard !draining.value else {
         return .refused(
@@ -113,6 +136,7 @@ extension RoomHub {
         let state = try await StandupRoomFeature.savedState(of: standup, storage: storage)
         versions.fence { session.holds(hold) }
         held.value = hold
+        remoteRooms.forget(roomID)
         // NB: the one place that says which node serves a room (metrics carry no ids).
         logger.info(
           "Room \(roomID) opens on this node\(state.meeting == nil ? "" : ", its meeting paused where it was saved")."
@@ -131,6 +155,21 @@ extension RoomHub {
     let rooms = shared.withLock { Array($0.rooms.values) }
     for room in rooms {
       room.enqueue(.restart(why: "the database session was lost", code: .serviceRestart))
+    }
+  }
+
+  /// A new session listens, and has said `hello`: what this node heard of others' rooms is in
+  /// doubt until they say it again, in answer; what they do not is shown as left after 2 s.
+  /// The catalog is brought up to the database.
+  func listening() async {
+    remoteRooms.doubtEverything()
+    await catchUp()
+    Task { [weak self] in
+      try? await Task.sleep(for: .seconds(2))
+      guard let self else { return }
+      for (room, live) in self.remoteRooms.stillDoubted() {
+        await self.showLeft(room, live)
+      }
     }
   }
 
@@ -217,12 +256,17 @@ extension RoomHub {
   private func forgetDeadNodes(_ session: NodeSession) async {
     guard let alive = try? await session.liveNodeSessions() else { return }
     for (room, live) in remoteRooms.orphaned(alive: alive) {
-      let left =
-        live.meetingRunning
-        ? Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true) : nil
-      // NB: unless this node took the room meanwhile (its own state is the truth then).
-      guard shared.withLock({ $0.rooms[room] == nil }) else { continue }
-      await notifier.receive(.roomActivityChanged(room, left))
+      await showLeft(room, live)
     }
+  }
+
+  /// The lobby shows nobody in a room another node served (a meeting it ran stays, paused).
+  private func showLeft(_ room: UUID, _ live: Lobby.Live) async {
+    let left =
+      live.meetingRunning
+      ? Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true) : nil
+    // NB: unless this node took the room meanwhile (its own state is the truth then).
+    guard shared.withLock({ $0.rooms[room] == nil }) else { return }
+    await notifier.receive(.roomActivityChanged(room, left))
   }
 }

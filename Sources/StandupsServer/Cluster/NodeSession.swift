@@ -67,8 +67,9 @@ final class NodeSession: Sendable {
     var lost: @Sendable () -> Void = {}
     /// Called with each notice from another node.
     var heard: @Sendable (Notice) async -> Void = { _ in }
-    /// Called once a session listens, before its first notice: what changed while no notice
-    /// could reach this node (before it listened, or between two sessions) is read then.
+    /// Called once a session listens (and has said `hello`), before its first notice: what
+    /// changed while no notice could reach this node (before it listened, or between two
+    /// sessions) is read then.
     var listening: @Sendable () async -> Void = {}
   }
   private let handlers = Mutex(Handlers())
@@ -141,18 +142,22 @@ final class NodeSession: Sendable {
         state.held.removeAll()
         return state.generation
       }
-      let listening = Task { [self] in await listen(on: connection, generation: generation) }
+      let listening = Task { [self] in
+        await listen(on: connection, generation: generation, pid: pid)
+      }
       tasks.withLock { $0.append(listening) }
-      publish(Notice(node: nodeID, kind: .hello, pid: pid))
     } catch {
       try? await connection.close()
       throw error
     }
   }
 
-  private func listen(on connection: PostgresConnection, generation: Int) async {
+  private func listen(on connection: PostgresConnection, generation: Int, pid: Int32?) async {
     do {
       try await connection.listen(on: Self.channel) { notifications in
+        // NB: once listening: the others answer `hello` with who is in their rooms, and this
+        // node must hear each answer (they are read after `listening` returns).
+        publish(Notice(node: nodeID, kind: .hello, pid: pid))
         await handlers.withLock { $0.listening }()
         for try await notification in notifications {
           guard
