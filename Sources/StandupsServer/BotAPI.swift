@@ -99,7 +99,8 @@ enum BotAPI {
         return respond(methodNotAllowed(request, allowed: "GET"))
       }
       guard let roomID,
-        hub.enqueue(.snapshot { respond(snapshot($0)) }, inRoom: roomID, viaProxy: proxyChose(roomID))
+        hub.enqueue(
+          .snapshot { respond(snapshot($0)) }, inRoom: roomID, viaProxy: proxyChose(roomID))
       else { return respond(notFound(parts[2])) }
     } else if isRoom && parts.count == 4, let format = HistoryFormat(rawValue: parts[3]) {
       guard request.method == "GET" else {
@@ -179,7 +180,9 @@ enum BotAPI {
           respond(response(for: error, ref: message.ref))
         }
       }
-      if !hub.enqueue(event, inRoom: roomID, viaProxy: proxyChose(roomID)) { respond(notFound(parts[2])) }
+      if !hub.enqueue(event, inRoom: roomID, viaProxy: proxyChose(roomID)) {
+        respond(notFound(parts[2]))
+      }
     } else {
       respond(response(for: WireError(.notFound, "Nothing at \(request.path)."), ref: nil))
     }
