@@ -283,6 +283,7 @@ let package = Package(
         "Fixtures", "RoomRuntime", "StandupsServer", "StandupsWire", "Storage", "StandupsFeatures",
         "JSONPatch",
         "WebSocketTransport",
+        .product(name: "Dependencies", package: "swift-dependencies"),
         .product(name: "HashTreeCollections", package: "swift-collections"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),

@@ -164,7 +164,11 @@ final class RoomHub: WebSocketServerDelegate {
     // NB: a fresh room takes its first events; more than a few rounds means rooms close as
     // fast as they open, and the arrival is refused like one for a room being moved.
     for _ in 0..<4 {
-      guard let channel = arrive(at: roomID, connection: connection, viaProxy: viaProxy) else {
+      let channel: RoomChannel<StandupRoomFeature>
+      switch arrive(at: roomID, connection: connection, viaProxy: viaProxy) {
+      case .room(let open): channel = open
+      case .connectionClosed: return true
+      case .standupGone:
         if let connection {
           outlet.close(connection, code: .gone, reason: "This standup was deleted.")
         }
@@ -202,28 +206,35 @@ final class RoomHub: WebSocketServerDelegate {
 
   // MARK: Rooms
 
+  private enum Arrival {
+    case room(RoomChannel<StandupRoomFeature>)
+    case standupGone
+    /// The connection that joins closed meanwhile: its leave went to the room it was routed
+    /// to before (a join that came back from a room that closed), so it joins nowhere.
+    case connectionClosed
+  }
+
   /// The room, opened if needed, with one arrival counted (a join or an HTTP request) that
-  /// the room reports back when it has handled it; nil if the standup is gone.
+  /// the room reports back when it has handled it.
   private func arrive(
     at roomID: UUID, connection: ConnectionID? = nil, viaProxy: Bool = false
-  ) -> RoomChannel<
-    StandupRoomFeature
-  >? {
+  ) -> Arrival {
     // NB: routing and counting the arrival happen under one lock, so `release` never drops
-    // a room something is on its way to.
-    shared.withLock { shared -> RoomChannel<StandupRoomFeature>? in
+    // a room something is on its way to, and a connection's leave goes where its join went.
+    shared.withLock { shared -> Arrival in
+      if let connection, shared.credentials[connection] == nil { return .connectionClosed }
       let channel: RoomChannel<StandupRoomFeature>
       if let open = shared.rooms[roomID] {
         channel = open
       } else {
         guard let standup = catalog[roomID] ?? (cluster == nil ? nil : Standup(id: roomID))
-        else { return nil }
+        else { return .standupGone }
         channel = makeRoom(standup, viaProxy: viaProxy, after: shared.finishing[roomID])
         shared.rooms[roomID] = channel
       }
       if let connection { shared.routes[connection] = .room(channel) }
       shared.pendingJoins[roomID, default: 0] += 1
-      return channel
+      return .room(channel)
     }
   }
 

@@ -35,6 +35,27 @@ struct RemoteRoomsTests {
   }
 }
 
+/// A node back on a new session doubts what it heard; what is said again stands.
+struct RemoteRoomsDoubtTests {
+  let said = UUID()
+  let unsaid = UUID()
+  let opened = UUID()
+  let people = Lobby.Live(
+    participants: 1, meetingRunning: true, meetingPaused: false, people: ["Ana"])
+
+  @Test func whatIsNotSaidAgainAfterADeafSpellIsTakenForGone() {
+    let rooms = RemoteRooms()
+    for room in [said, unsaid, opened] { #expect(rooms.heard(room, live: people, from: 1)) }
+    rooms.doubtEverything()
+    #expect(rooms.heard(said, live: people, from: 1))
+    rooms.forget(opened)
+    #expect(rooms.stillDoubted().map(\.0) == [unsaid])
+    #expect(rooms.stillDoubted().isEmpty)
+    #expect(rooms.haveWord(about: said) && !rooms.haveWord(about: unsaid))
+    #expect(!rooms.haveWord(about: opened))
+  }
+}
+
 /// What the catalog says is in the database, for a node catching up on deletions it missed.
 struct StandupCatalogTests {
   @Test func aStandupThisNodeIsMakingIsNotTakenForSavedUntilItsSaveLanded() {

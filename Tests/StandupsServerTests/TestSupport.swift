@@ -1,3 +1,4 @@
+import Dependencies
 import Fixtures
 import Foundation
 import IdentifiedCollections
@@ -16,7 +17,8 @@ struct TestServer {
 
   static func start(
     standups: [Standup] = [.design], storage: StorageClient? = nil, access: AccessStorage? = nil,
-    configure: (inout ServerConfiguration) -> Void = { _ in }
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    dependencies: (inout DependencyValues) -> Void = { _ in }
   ) async throws -> TestServer {
     var configuration = ServerConfiguration()
     configuration.botTokens = try BotTokens(
@@ -30,7 +32,8 @@ struct TestServer {
       .appendingPathComponent("standups-tests-\(UUID())").path
     configure(&configuration)
     let server = try await StandupsServer.start(
-      configuration: configuration, storage: storage ?? .inMemory(standups), access: access)
+      configuration: configuration, storage: storage ?? .inMemory(standups), access: access,
+      dependencies: dependencies)
     return TestServer(server: server, client: try WebSocketClient())
   }
 
