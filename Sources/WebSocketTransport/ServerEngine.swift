@@ -197,6 +197,11 @@ final class ServerEngine: @unchecked Sendable {
       }
       vhostInfo.ssl_cert_filepath = UnsafePointer(keep(tls.certificatePath))
       vhostInfo.ssl_private_key_filepath = UnsafePointer(keep(tls.privateKeyPath))
+      // NB: HTTP/1.1 only. This lws speaks HTTP/2 when a client offers it (browsers do over
+      // TLS), and could carry WebSockets in its streams; frames are written here from the
+      // service thread's wake-up, straight to the connection, which an HTTP/2 stream's flow
+      // control does not allow.
+      vhostInfo.alpn = UnsafePointer(keep("http/1.1"))
     }
     guard let vhost = lws_create_vhost(context, &vhostInfo) else {
       lws_context_destroy(context)

@@ -35,6 +35,27 @@ struct TLSTests {
     #expect(await connection.events.nextText() == "over tls")
   }
 
+  /// Browsers offer HTTP/2 over TLS; the server takes HTTP/1.1, whose WebSockets it writes to
+  /// directly (an HTTP/2 stream's would need its flow control).
+  @Test func tlsAgreesOnHTTP1EvenWhenTheClientOffersHTTP2() async throws {
+    let (certificate, key) = try Self.makeCertificate()
+    let (server, _) = try startEchoServer { $0.tls = (certificate, key) }
+    defer { server.shutdown() }
+    let openssl = Process()
+    openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+    openssl.arguments = [
+      "s_client", "-connect", "127.0.0.1:\(server.port)", "-alpn", "h2,http/1.1",
+    ]
+    let output = Pipe()
+    openssl.standardOutput = output
+    openssl.standardError = output
+    openssl.standardInput = FileHandle.nullDevice
+    try openssl.run()
+    let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    openssl.waitUntilExit()
+    #expect(said.contains("ALPN protocol: http/1.1"), "\(said)")
+  }
+
   @Test func theClientVerifiesCertificatesUnlessToldNotTo() async throws {
     let (certificate, key) = try Self.makeCertificate()
     let (server, _) = try startEchoServer { $0.tls = (certificate, key) }
