@@ -34,6 +34,16 @@ extension ServerEngine {
               status: 411,
               text: "Send the body with a Content-Length (chunked bodies are not read here)."))
         }
+        // NB: refused before lws reads any of it: a body over the limit would otherwise be
+        // read (and dropped) to its declared end, gigabytes of it, before the answer.
+        if let length = declaredLength(request), length > UInt64(configuration.maxMessageBytes) {
+          httpRequests[id] = nil
+          return refuseAndClose(
+            wsi,
+            HTTPResponse(
+              status: 413,
+              text: "The request body is larger than \(configuration.maxMessageBytes) bytes."))
+        }
         if declaredLength(request) != 0 || request.method == "POST" {
           return 0  // wait for the body
         }
