@@ -18,7 +18,8 @@ import Synchronization
 ///
 /// When a batch of jobs is done (nothing left to run, nothing due), the shard runs the hooks
 /// that jobs of the batch asked for with `atEndOfBatch(_:_:)` once each: the server wakes its
-/// transport once per batch, not once per frame.
+/// transport once per batch, not once per frame. A shard that never runs out of work runs
+/// them too, once the first has waited `hookWait`.
 ///
 /// ```swift
 /// let store = Store(initialState: Counter.State(), reducer: Counter(), shard: Shard.next())
@@ -83,6 +84,10 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
   private let signal = DispatchSemaphore(value: 0)
   /// Shard thread only: what to run at the end of the current batch, by key.
   private var hooks: [ObjectIdentifier: () -> Void] = [:]
+  /// When the first of `hooks` was asked for.
+  private var hooksSince = ContinuousClock.now
+  /// The longest a hook waits for its batch to end: a busy shard's frames go out meanwhile.
+  public static let hookWait = Duration.milliseconds(2)
 
   /// Starts a shard's thread (it lives as long as the process).
   public init(name: String) {
@@ -130,6 +135,7 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
   /// the same `key` in the same batch is dropped. Off a shard, runs `hook` at once.
   public static func atEndOfBatch(_ key: ObjectIdentifier, _ hook: @escaping () -> Void) {
     guard let shard = current else { return hook() }
+    if shard.hooks.isEmpty { shard.hooksSince = .now }
     if shard.hooks[key] == nil { shard.hooks[key] = hook }
   }
 
@@ -223,16 +229,22 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
             isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         }
         jobs.removeAll(keepingCapacity: true)
+        // NB: a shard that always finds more to run still hands on what its jobs queued.
+        if !hooks.isEmpty, ContinuousClock.now - hooksSince >= Self.hookWait { runHooks() }
         continue
       }
       if !hooks.isEmpty {
-        let batch = hooks
-        hooks.removeAll(keepingCapacity: true)
-        for hook in batch.values { hook() }
+        runHooks()
         continue
       }
       wait(until: next)
     }
+  }
+
+  private func runHooks() {
+    let batch = hooks
+    hooks.removeAll(keepingCapacity: true)
+    for hook in batch.values { hook() }
   }
 
   private func wait(until deadline: ContinuousClock.Instant?) {

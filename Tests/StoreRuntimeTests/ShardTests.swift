@@ -111,6 +111,31 @@ import Testing
     #expect(done == (0..<10).map { "job \($0)" } + ["hook"])
   }
 
+  /// A shard that never runs out of jobs (each one queues the next) still runs a hook asked
+  /// for meanwhile, once it has waited `hookWait`: a busy shard's frames are not held back.
+  @Test func aBusyShardStillRunsItsHooks() async {
+    let shard = Shard(name: "test-busy")
+    let key = ObjectIdentifier(Shard.self)
+    let ran = LockIsolated(false)
+    let start = ContinuousClock.now
+    // NB: the chain stops once the hook ran, or after 5 s without it.
+    let stoppedBecauseHookRan = await withCheckedContinuation {
+      (finished: CheckedContinuation<Bool, Never>) in
+      @Sendable func next() {
+        Task(executorPreference: shard) {
+          if ran.value { return finished.resume(returning: true) }
+          if ContinuousClock.now - start > .seconds(5) { return finished.resume(returning: false) }
+          next()
+        }
+      }
+      Task(executorPreference: shard) {
+        Shard.atEndOfBatch(key) { ran.withValue { $0 = true } }
+        next()
+      }
+    }
+    #expect(stoppedBecauseHookRan)
+  }
+
   /// Off a shard, a hook runs at once.
   @Test func offAShardAHookRunsAtOnce() {
     let ran = LockIsolated(false)
