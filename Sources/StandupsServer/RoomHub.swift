@@ -164,19 +164,17 @@ final class RoomHub: WebSocketServerDelegate {
     // NB: a fresh room takes its first events; more than a few rounds means rooms close as
     // fast as they open, and the arrival is refused like one for a room being moved.
     for _ in 0..<4 {
-      let channel: RoomChannel<StandupRoomFeature>
-      switch arrive(at: roomID, connection: connection, viaProxy: viaProxy) {
-      case .room(let open): channel = open
-      case .connectionClosed: return true
+      switch arrive(event, at: roomID, connection: connection, viaProxy: viaProxy) {
+      case .enqueued, .connectionClosed: return true
+      case .closing(let channel):
+        joinProcessed(roomID)
+        remove(channel)
       case .standupGone:
         if let connection {
           outlet.close(connection, code: .gone, reason: "This standup was deleted.")
         }
         return false
       }
-      if channel.enqueue(event) { return true }
-      joinProcessed(roomID)
-      remove(channel)
     }
     refuseMoving(event)
     return true
@@ -207,20 +205,25 @@ final class RoomHub: WebSocketServerDelegate {
   // MARK: Rooms
 
   private enum Arrival {
-    case room(RoomChannel<StandupRoomFeature>)
+    case enqueued
+    /// The room takes no more events: it is closing.
+    case closing(RoomChannel<StandupRoomFeature>)
     case standupGone
     /// The connection that joins closed meanwhile: its leave went to the room it was routed
     /// to before (a join that came back from a room that closed), so it joins nowhere.
     case connectionClosed
   }
 
-  /// The room, opened if needed, with one arrival counted (a join or an HTTP request) that
-  /// the room reports back when it has handled it.
+  /// Hands `event` to the room, opened if needed, with one arrival counted (a join or an
+  /// HTTP request) that the room reports back when it has handled it.
   private func arrive(
-    at roomID: UUID, connection: ConnectionID? = nil, viaProxy: Bool = false
+    _ event: RoomChannel<StandupRoomFeature>.Event, at roomID: UUID,
+    connection: ConnectionID? = nil, viaProxy: Bool = false
   ) -> Arrival {
-    // NB: routing and counting the arrival happen under one lock, so `release` never drops
-    // a room something is on its way to, and a connection's leave goes where its join went.
+    // NB: routing, counting and queueing the arrival happen under one lock, so `release`
+    // never drops a room something is on its way to, and a connection's leave, queued where
+    // its route says once it closed, is queued after its join (a join that came back from
+    // a room that closed is queued from that room's thread).
     shared.withLock { shared -> Arrival in
       if let connection, shared.credentials[connection] == nil { return .connectionClosed }
       let channel: RoomChannel<StandupRoomFeature>
@@ -234,7 +237,7 @@ final class RoomHub: WebSocketServerDelegate {
       }
       if let connection { shared.routes[connection] = .room(channel) }
       shared.pendingJoins[roomID, default: 0] += 1
-      return .room(channel)
+      return channel.enqueue(event) ? .enqueued : .closing(channel)
     }
   }
 
