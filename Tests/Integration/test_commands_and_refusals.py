@@ -72,6 +72,11 @@ def test_bots_are_added_listed_and_revoked_by_the_command(data, server):
     # The name is trimmed, so spaces make no second "Notes"; nor may a name end in "(bot)".
     spaced = command("bots", "add", "  Notes ", "--can", "admin", data=data)
     assert spaced.returncode != 0 and "exists already" in spaced.stderr
+    # Nor may a name read like another bot's: a small L for an I, a Cyrillic "о" for an "o".
+    for look_alike in ("N0tes", "Nоtes"):
+        alike = command("bots", "add", look_alike, "--can", "admin", data=data)
+        assert alike.returncode != 0, look_alike
+        assert f'"{look_alike}" reads like the name of the bot "Notes"' in alike.stderr
     posing = command("bots", "add", "Notes (bot)", "--can", "admin", data=data)
     assert posing.returncode != 0 and 'cannot end in "(bot)"' in posing.stderr
     # A standup id that names no standup (a typo) would make a bot that can do nothing.

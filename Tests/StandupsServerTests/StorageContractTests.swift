@@ -60,6 +60,13 @@ struct AccessStorageContractTests {
       try await access.addBot(
         Bot(name: "deploy", tokenHash: "other", scope: .notes, standups: [], createdAt: Date()))
     }
+    // A name that reads like it (a zero for the O, a Cyrillic "е" for the e) is no other bot.
+    for lookAlike in ["Depl0y", "D\u{0435}ploy"] {
+      await #expect(throws: AccessStorageError.self) {
+        try await access.addBot(
+          Bot(name: lookAlike, tokenHash: "another", scope: .notes, createdAt: Date()))
+      }
+    }
     #expect(try await access.bots() == [bot])
     #expect(try await access.revokeBot("DEPLOY"))
     #expect(try await access.revokeBot("Deploy") == false)

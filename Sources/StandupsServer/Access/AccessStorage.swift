@@ -43,12 +43,27 @@ public struct AccessStorage: Sendable {
 
 public enum AccessStorageError: Error, CustomStringConvertible {
   case nameTaken(String)
+  /// A bot's name reads like another's (`TextRules.readable`): "Cl" beside "CI".
+  case readsLike(String, taken: String)
 
   public var description: String {
     switch self {
     case .nameTaken(let name):
       "A bot named \"\(name)\" exists already: revoke it first or choose another name."
+    case .readsLike(let name, let taken):
+      "\"\(name)\" reads like the name of the bot \"\(taken)\": choose another, or revoke that one first."
     }
+  }
+
+  /// Why a bot may not be called `name` beside the bots called `existing`, or nil: their names
+  /// are compared as people read them, so that no bot passes for another in a room.
+  static func clash(_ name: String, with existing: [String]) -> AccessStorageError? {
+    let readable = TextRules.readable(name)
+    guard let taken = existing.first(where: { TextRules.readable($0) == readable }) else {
+      return nil
+    }
+    return taken.lowercased() == name.lowercased()
+      ? .nameTaken(taken) : .readsLike(name, taken: taken)
   }
 }
 
@@ -67,9 +82,8 @@ extension AccessStorage {
       bots: { state.withLock { $0.bots } },
       addBot: { bot in
         try state.withLock { state in
-          guard !state.bots.contains(where: { $0.name.lowercased() == bot.name.lowercased() })
-          else {
-            throw AccessStorageError.nameTaken(bot.name)
+          if let clash = AccessStorageError.clash(bot.name, with: state.bots.map(\.name)) {
+            throw clash
           }
           state.bots.append(bot)
         }
@@ -140,10 +154,8 @@ extension SQLiteStorage {
       },
       addBot: { bot in
         try await database.write { db in
-          guard
-            try Int.fetchOne(
-              db, sql: "SELECT count(*) FROM bot WHERE name = ?", arguments: [bot.name]) == 0
-          else { throw AccessStorageError.nameTaken(bot.name) }
+          let names = try String.fetchAll(db, sql: "SELECT name FROM bot")
+          if let clash = AccessStorageError.clash(bot.name, with: names) { throw clash }
           try db.execute(
             sql:
               "INSERT INTO bot (name, tokenHash, scope, standups, createdAt) VALUES (?, ?, ?, ?, ?)",

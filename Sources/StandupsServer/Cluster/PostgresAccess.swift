@@ -55,6 +55,15 @@ extension PostgresStorage {
         return bots
       },
       addBot: { bot in
+        // NB: names that read alike are told apart here; the table's key (the name in small
+        // letters) still refuses the same name added twice at once.
+        var names: [String] = []
+        for try await name in try await storage.client.query(
+          "SELECT name FROM bot", logger: logger
+        ).decode(String.self) {
+          names.append(name)
+        }
+        if let clash = AccessStorageError.clash(bot.name, with: names) { throw clash }
         var added = false
         for try await _ in try await storage.client.query(
           """
