@@ -56,6 +56,10 @@ public struct Participant: Equatable, Identifiable, Sendable, Encodable {
     self.isBot = isBot
     self.focus = focus
   }
+
+  /// The name as the room shows it where people and bots are listed together (a meeting's
+  /// "present", the lobby's people): a bot's says so, as its notes are signed, "CI (bot)".
+  public var shownName: String { isBot ? "\(name) (bot)" : name }
 }
 
 /// One standup's room: its detail, who is here, and the meeting everyone shares.

@@ -91,8 +91,8 @@ struct RoomCore: Reducer {
         }
       case .participantJoined(let participant):
         state.participants.append(participant)
-        if let present = state.meeting?.present, !present.contains(participant.name) {
-          state.meeting?.present.append(participant.name)
+        if let present = state.meeting?.present, !present.contains(participant.shownName) {
+          state.meeting?.present.append(participant.shownName)
         }
         // NB: a bot is not somebody back: its joining goes on with no meeting.
         guard !participant.isBot, state.meeting?.emptiedAt != nil else { return .none }
@@ -133,7 +133,7 @@ struct RoomCore: Reducer {
         }
         state.meeting = RecordMeeting.State(id: uuid(), standup: state.standup)
         state.meeting?.present = state.participants.reduce(into: []) { names, person in
-          if !names.contains(person.name) { names.append(person.name) }
+          if !names.contains(person.shownName) { names.append(person.shownName) }
         }
         return .send(.meeting(.presented(.started)))
 

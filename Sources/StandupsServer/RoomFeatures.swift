@@ -237,7 +237,7 @@ struct StandupRoomFeature: RoomFeature {
     return participants.compactMap { person in
       guard seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.name)").inserted
       else { return nil }
-      return person.isBot ? "\(person.name) (bot)" : person.name
+      return person.shownName
     }
   }
 }

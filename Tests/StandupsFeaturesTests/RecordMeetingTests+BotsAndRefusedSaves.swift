@@ -22,7 +22,8 @@ extension RecordMeetingTests {
       await joinAndStart(store, standup: standup, with: ana)
       await store.send(.participantJoined(notes)) {
         $0.participants = [ana, notes]
-        $0.meeting?.present = ["Ana", "Notes"]
+        // NB: a bot is listed as its notes are signed.
+        $0.meeting?.present = ["Ana", "Notes (bot)"]
       }
       await store.send(.participantLeft(ana.id)) { $0.participants = [notes] }
       await store.receive(\.meeting.presented.roomEmptied) {
@@ -34,7 +35,7 @@ extension RecordMeetingTests {
       // nothing either.
       await store.send(.participantJoined(deploy)) {
         $0.participants = [notes, deploy]
-        $0.meeting?.present = ["Ana", "Notes", "Deploy"]
+        $0.meeting?.present = ["Ana", "Notes (bot)", "Deploy (bot)"]
       }
       await store.send(.participantLeft(notes.id)) { $0.participants = [deploy] }
       await store.send(.participantLeft(deploy.id)) { $0.participants = [] }

@@ -157,7 +157,7 @@ struct RecordMeetingTests {
     await store.send(.participantJoined(person)) { $0.participants = [person] }
     await store.send(.startMeetingButtonTapped) {
       $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-      $0.meeting?.present = [person.name]
+      $0.meeting?.present = [person.shownName]
     }
     await store.receive(\.meeting.presented.started)
   }
