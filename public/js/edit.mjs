@@ -15,14 +15,28 @@ async function save(view, form) {
     const field = error.field && form.querySelector(`[data-focus="${CSS.escape(error.field)}"]`);
     if (!field) return;
     field.setAttribute("aria-invalid", "true");
-    field.addEventListener("input", () => {
-      field.removeAttribute("aria-invalid");
-      dismissToast(notice, error.message);
-    }, { once: true });
+    const refusal = { field, notice, message: error.message, about: refusedPart(view.state, error.field) };
+    view.refusal = refusal;
+    field.addEventListener("input", () => clearRefusal(view, refusal), { once: true });
     // In the middle of the screen: not under the notice, which shows at the bottom.
     field.focus({ preventScroll: true });
     field.scrollIntoView({ block: "center" });
   }
+}
+
+/** What a refused save was about in the draft: its title, or its attendees' names (a name
+ * may be refused for being another's too). Someone changing it answers the refusal. */
+function refusedPart(state, field) {
+  const draft = state?.destination?.edit?.draft;
+  if (!draft) return null;
+  return field === "title" ? draft.title : JSON.stringify(draft.attendees.map(({ id, name }) => [id, name]));
+}
+
+/** The refused field is changed (here, or by someone else in the room): no longer marked. */
+function clearRefusal(view, refusal) {
+  refusal.field.removeAttribute("aria-invalid");
+  dismissToast(refusal.notice, refusal.message);
+  if (view.refusal === refusal) view.refusal = null;
 }
 
 export const edit = {
@@ -105,6 +119,8 @@ export const edit = {
     const draft = state.destination.edit.draft;
     const form = app.querySelector(".edit-form");
     const { text } = view;
+    const refusal = view.refusal;
+    if (refusal && refusedPart(state, refusal.field.dataset.focus) !== refusal.about) clearRefusal(view, refusal);
     text.show(form.querySelector(".title"), "/title", draft.title);
     const duration = form.querySelector(".duration");
     if (!duration.dataset.dragging) {
@@ -115,7 +131,7 @@ export const edit = {
     if (theme && !theme.checked) theme.checked = true;
     const others = (field) => state.participants
       .filter((person) => person.focus === field && person.id !== view.you)
-      .map((person) => `<li class="chip">${escapeHTML(person.name)}</li>`).join("");
+      .map((person) => `<li class="chip" title="${escapeHTML(person.name)}">${escapeHTML(person.name)}</li>`).join("");
     form.querySelector(".chips[data-for=title]").innerHTML = others("title");
 
     const list = form.querySelector(".attendees");
