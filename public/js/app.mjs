@@ -12,7 +12,7 @@ function route() {
     showRoom(match[1], screen);
   } else if (location.hash.startsWith("#/rooms/")) {
     // A room's link cut short or mangled when it was passed on: say so, not the lobby unasked.
-    setStatus("closed");
+    setStatus("none");
     showGone("missing");
   } else {
     showLobby(screen);
@@ -21,18 +21,21 @@ function route() {
 
 setRouter(route);
 // NB: one length message at a time: a new one replaces the last, which named another field;
-// and it goes when its field is left (saved, cancelled, another field): it is about the typing.
+// and it goes when its field is left (saved, cancelled, another field) or changes again and
+// fits (a note sent, its field empty): it is about the typing.
 const lengthToasts = new WeakMap();
+function takeDownLengthToast(field) {
+  const shown = lengthToasts.get(field);
+  if (!shown) return;
+  lengthToasts.delete(field);
+  dismissToast(shown.item, shown.message);
+}
 guardLengths(document, (message, field) => {
   if (!lengthToasts.has(field)) {
-    field.addEventListener("blur", () => {
-      const { item, message } = lengthToasts.get(field);
-      lengthToasts.delete(field);
-      dismissToast(item, message);
-    }, { once: true });
+    field.addEventListener("blur", () => takeDownLengthToast(field), { once: true });
   }
   lengthToasts.set(field, { item: toast(message, { kind: "length" }), message });
-});
+}, takeDownLengthToast);
 window.addEventListener("hashchange", route);
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.

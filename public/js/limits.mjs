@@ -71,9 +71,10 @@ export function isOverLimit(field) {
 
 /**
  * Guards every limited field under `root`, now and later. `fallback(message, field)` shows what
- * a field says when its form has no `.form-error` (the app's toasts).
+ * a field says when its form has no `.form-error` (the app's toasts); `changed(field)` is told
+ * when such a field changed again and fits, so that what it said can go.
  */
-export function guardLengths(root, fallback) {
+export function guardLengths(root, fallback, changed = () => {}) {
   const said = new WeakMap();
   /** Shows `message`: in the field's form's `.form-error`, or else with `fallback`. */
   function say(field, message) {
@@ -116,7 +117,7 @@ export function guardLengths(root, fallback) {
     field.setCustomValidity("");
     // What a field said goes once it changes again.
     const error = said.get(field);
-    if (!error) return;
+    if (!error) return changed(field);
     said.delete(field);
     if (error.textContent.includes("at most")) error.textContent = "";
   }

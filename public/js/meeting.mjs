@@ -36,13 +36,18 @@ function chime() {
   }
 }
 
+/** Whether an attendee's name is this person's (as typed in either: "ana" is "Ana"). */
+function isMe(name) {
+  const me = localStorage.getItem("standups.name");
+  return Boolean(me && name) && name.trim().toLowerCase() === me.trim().toLowerCase();
+}
+
 function showToggles() {
   const chimeButton = app.querySelector(".chime-toggle");
   chimeButton.setAttribute("aria-pressed", String(chimeOn()));
   chimeButton.textContent = chimeOn() ? "Chime: on" : "Chime: off";
   const notifyButton = app.querySelector(".notify-toggle");
   const wanted = localStorage.getItem(notifyKey) === "on" && globalThis.Notification?.permission === "granted";
-  notifyButton.hidden = !globalThis.Notification;
   notifyButton.setAttribute("aria-pressed", String(wanted));
   notifyButton.textContent = wanted ? "Notify me when I'm up: on" : "Notify me when I'm up";
 }
@@ -54,10 +59,12 @@ const progressLine = (d) => `<path d="${d}" class="progress-edge"/><path d="${d}
 /** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
 export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
 
-/** The note went in: the field and its kept copy are cleared. */
+/** The note went in: the field and its kept copy are cleared (and what it said of its
+ * length goes: the field changed, as if typed). */
 function noteTaken(view, input) {
   input.value = "";
   sessionStorage.removeItem(noteDraftKey(view.id));
+  input.dispatchEvent(new Event("input", { bubbles: true }));
   takeTheKeyboard();
 }
 
@@ -191,6 +198,10 @@ export const meeting = {
         localStorage.setItem(notifyKey, "off");
       } else if ((await Notification.requestPermission()) === "granted") {
         localStorage.setItem(notifyKey, "on");
+      } else {
+        // NB: a browser asks once; refused (or blocked for the site), only its settings can
+        // allow it again.
+        toast("Notifications are blocked for this site: allow them in your browser's site settings, then try again.");
       }
       showToggles();
     });
@@ -237,6 +248,9 @@ export const meeting = {
   },
 
   render(view, state) {
+    // NB: only someone among the attendees is ever up: the others are offered no notice.
+    app.querySelector(".notify-toggle").hidden = !globalThis.Notification
+      || !state.standup.attendees.some(({ name }) => isMe(name));
     const facts = meetingFacts(state.meeting, state.standup);
     const speakerLine = app.querySelector(".speaker");
     if (speakerLine.textContent !== facts.speakerLine) speakerLine.textContent = facts.speakerLine;
@@ -253,9 +267,8 @@ export const meeting = {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();
       if (chimeOn()) chime();
-      const me = localStorage.getItem("standups.name");
       const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
-      if (me && speaker === me && localStorage.getItem(notifyKey) === "on"
+      if (isMe(speaker) && localStorage.getItem(notifyKey) === "on"
           && globalThis.Notification?.permission === "granted") {
         try {
           new Notification("You're up", { body: state.standup.title });

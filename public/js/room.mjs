@@ -8,7 +8,7 @@ import { lateNote } from "./latenote.mjs";
 import { meeting, noteDraftKey } from "./meeting.mjs";
 import { keepSaying, sayUnsentTyping } from "./sharedtext.mjs";
 import {
-  act, app, connect, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
+  act, app, connect, dismissToastOfKind, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
 } from "./shell.mjs";
 import { activitySentence, presenceItems, themeStyle } from "./views.mjs";
 
@@ -227,8 +227,11 @@ class RoomView {
     this.seenSeq = Math.max(seen, activity?.seq ?? 0);
     if (!previous || !activity || activity.seq <= seen) return;
     if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
-    if (state.undo?.seq === activity.seq) return; // the undo bar says it
-    toast(`${activitySentence(activity, you)}.`);
+    // NB: one toast a person: what they did last overtakes what they did before it ("Ben
+    // asked to delete" goes once Ben deleted it).
+    const kind = `activity:${activity.by.id}`;
+    if (state.undo?.seq === activity.seq) return dismissToastOfKind(kind); // the undo bar says it
+    toast(`${activitySentence(activity, you)}.`, { kind });
   }
 
   /** While a loss can be undone: who did it, and an Undo button for everyone in the room. */

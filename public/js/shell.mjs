@@ -1,12 +1,15 @@
-// The page around every screen: status badge, toasts, who you are, connections, actions.
+// The page around every screen: status badge, who you are, connections, actions (and the
+// toasts of toasts.mjs, for the screens).
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
 import { RoomConnection } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML } from "./format.mjs";
+import { dismissToasts, toast } from "./toasts.mjs";
 import { answerOtherTabs, forgetTyping, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
+
+export { dismissToast, dismissToastOfKind, dismissToasts, toast } from "./toasts.mjs";
 
 export const app = document.getElementById("app");
 const statusBadge = document.getElementById("status");
-const toasts = document.getElementById("toasts");
 /** The screen showing now: its connection and view. */
 let current = null;
 let router = () => {};
@@ -67,47 +70,14 @@ export function setStatus(status, delay) {
     reconnecting: delay ? `Reconnecting in ${Math.ceil(delay / 1000)} s…` : "Reconnecting…",
     closed: "Disconnected",
     "signed-out": "Signed out",
+    // A page with nothing to connect to (a standup deleted or not found, signing in).
+    none: "",
   }[status];
   statusBadge.textContent = text;
   statusBadge.dataset.status = status;
+  statusBadge.hidden = status === "none";
   // NB: the page's live parts say they are as last heard while this is not "live" (app.css).
   document.body.dataset.connection = status;
-}
-
-export function toast(message, { kind } = {}) {
-  // The same message again (a burst of refusals), or another of the same `kind`, renews the
-  // one showing; at most three show.
-  let item = [...toasts.children].find((shown) =>
-    shown.textContent === message || (kind && shown.dataset.kind === kind));
-  if (item) {
-    item.textContent = message;
-  } else {
-    item = document.createElement("div");
-    item.className = "toast";
-    item.setAttribute("role", "status");
-    item.textContent = message;
-    if (kind) item.dataset.kind = kind;
-    toasts.append(item);
-    while (toasts.children.length > 3) toasts.firstElementChild.remove();
-  }
-  clearTimeout(item.timer);
-  item.timer = setTimeout(() => item.remove(), 5000);
-  return item;
-}
-
-/** Takes down one toast, if it still shows `message` (another may have taken its place). */
-export function dismissToast(item, message) {
-  if (item.textContent !== message) return;
-  clearTimeout(item.timer);
-  item.remove();
-}
-
-/** Takes down the toasts showing (what they said is overtaken: a meeting ended). */
-export function dismissToasts() {
-  for (const item of [...toasts.children]) {
-    clearTimeout(item.timer);
-    item.remove();
-  }
 }
 
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
@@ -289,7 +259,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   // Nobody is signed in here now: no name to change, and what the room said is over.
   document.getElementById("me").hidden = true;
   if (!kept) dismissToasts();
-  setStatus("closed");
+  setStatus("none");
   // NB: whoever asked last (`whoAmI`) found a session that only needs another name.
   if (renamableName !== null) return showRename(signInReason || reason);
   document.title = "Sign in · Standups";
@@ -356,9 +326,12 @@ export function connect(path, name, view) {
       // that does not exist answers 404, and there is nothing to reconnect to.
       if (code === 0 && path.startsWith("/ws/rooms/")
           && (await standupIsMissing(path.replace("/ws/rooms/", "/api/rooms/")))) {
+        setStatus("none");
         view.gone?.("missing", "");
         return;
       }
+      // NB: a standup deleted has nothing to connect to: no "Disconnected" beside it.
+      if (code === 4410) setStatus("none");
       view.gone?.(code, reason);
     },
   });
