@@ -65,3 +65,31 @@ def test_a_reload_alone_in_the_room_keeps_the_meeting_going(server, ana):
     assert not ana.find_element(By.CSS_SELECTOR, ".paused").is_displayed()
     assert ana.execute_script("return window.standupsPausesShown") == []
     assert collect_console_errors(ana) == []
+
+
+def test_only_attendees_are_offered_a_notice_and_a_blocked_one_says_so(server, ana, ben):
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Notify")
+    # NB: as the attendee was typed, in small letters: it is still Ana.
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("ana")
+    click(ana, ".add-attendee")
+    ana.find_elements(By.CSS_SELECTOR, ".new-attendees input")[-1].send_keys("Blob")
+    click(ana, "#new-form button.primary")
+    room = wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".card")).get_attribute("href")
+    origin = server.rstrip("/")
+    ana.execute_cdp_cmd("Browser.setPermission", {
+        "permission": {"name": "notifications"}, "setting": "denied", "origin": origin})
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ana, ".start")
+    text_in(ben, ".speaker", "Speaker 1 of 2: ana")
+    # Ben is no attendee: he is never up, and is offered no notice of it.
+    assert not ben.find_element(By.CSS_SELECTOR, ".notify-toggle").is_displayed()
+    click(ana, ".notify-toggle")
+    text_in(ana, ".toasts", "Notifications are blocked for this site")
+    assert ana.find_element(By.CSS_SELECTOR, ".notify-toggle").get_attribute("aria-pressed") == "false"
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []

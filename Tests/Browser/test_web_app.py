@@ -341,6 +341,26 @@ def test_a_refused_save_takes_the_person_to_the_field_to_fix(server, ana):
     assert collect_console_errors(ana) == []
 
 
+def test_a_refused_field_is_no_longer_marked_once_someone_else_fixes_it(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    fields = {driver: wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+              for driver in (ana, ben)}
+    # Ben empties the title; Ana, who did not see it go, presses Save.
+    fields[ben].click()
+    fields[ben].send_keys(Keys.CONTROL, "a", Keys.DELETE)
+    wait(ana, lambda d: fields[ana].get_attribute("value") == "")
+    click(ana, ".save-edit")
+    text_in(ana, ".toast", "A standup needs a title.")
+    assert fields[ana].get_attribute("aria-invalid") == "true"
+    # Ben types a title: Ana's field is no longer marked, and the notice about it goes.
+    fields[ben].send_keys("Design daily")
+    wait(ana, lambda d: fields[ana].get_attribute("value") == "Design daily")
+    wait(ana, lambda d: fields[ana].get_attribute("aria-invalid") is None)
+    wait(ana, lambda d: "needs a title" not in d.find_element(By.CSS_SELECTOR, ".toasts").text)
+    assert collect_console_errors(ana) == []
+
+
 def test_two_people_in_the_form_see_where_the_other_is_without_their_fields_moving(server, ana, ben):
     room = create_standup(ana, server)
     for driver in (ana, ben):

@@ -136,6 +136,38 @@ def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
         assert collect_console_errors(driver) == []
 
 
+def test_a_long_name_without_spaces_wraps_at_phone_width(server, ana):
+    long = "Bartholomew" + "x" * 29
+    room = create_standup(ana, server)
+    driver = chromium(long)
+    try:
+        sign_in(driver, server)
+        resize(driver, "phone")
+        overflow = "return document.documentElement.scrollWidth - document.documentElement.clientWidth"
+        text_in(driver, "#me", long[:10])
+        assert driver.execute_script(overflow) == 0, "the header is wider than the phone"
+        driver.get(room)
+        text_in(driver, ".presence", long[:10])
+        assert driver.execute_script(overflow) == 0, "the room is wider than the phone"
+        # In the shared form, the others see where that person is: a chip, cut short.
+        click(driver, ".edit")
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title"))).click()
+        ana.get(room)
+        resize(ana, "phone")
+        chip = wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".chips[data-for=title] .chip")))
+        assert chip.get_attribute("title") == long
+        assert ana.execute_script(overflow) == 0, "the form is wider than the phone"
+        # Back in the lobby, the room's card shows the name without widening the page either.
+        ana.get(server)
+        text_in(ana, ".card .live", long[:10])
+        assert ana.execute_script(overflow) == 0, "the lobby is wider than the phone"
+        screenshot(ana, "long-name")
+        assert collect_console_errors(driver) == []
+    finally:
+        driver.quit()
+        resize(ana, "desktop")
+
+
 def test_a_long_unbroken_title_wraps_at_phone_width(server, ana):
     title = "Supercalifragilisticexpialidocious" * 2 + "Antidisestablishmentarianism" * 1
     ana.get(server)
