@@ -64,16 +64,22 @@ function tickPatch(version) {
   return { type: "patch", version, ops: [{ op: "replace", path: "/seconds", value: version }] };
 }
 
-test("a drop in the middle of a replay: the next welcome's state is a step of it, drawn at its end", async (t) => {
+/** A connection to room `id` on a fake page, welcomed at version 4; what it tells its view. */
+async function welcomedConnection(t, id) {
   const { RoomConnection } = await import("../js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakePage();
   const arrivals = [];
-  const connection = new RoomConnection("/ws/rooms/A1", "Ana", {
+  const connection = new RoomConnection(`/ws/rooms/${id}`, "Ana", {
     onState: (state, you, arrival) => arrivals.push({ seconds: state.seconds, ...arrival }),
   });
   t.after(() => connection.close());
-  sockets[0].hear({ type: "welcome", room: "A1", you: "u1", key: "k1", version: 4, state: { seconds: 4 } });
+  sockets[0].hear({ type: "welcome", room: id, you: "u1", key: "k1", version: 4, state: { seconds: 4 } });
+  return { sockets, arrivals };
+}
+
+test("a drop in the middle of a replay: the next welcome's state is a step of it, drawn at its end", async (t) => {
+  const { sockets, arrivals } = await welcomedConnection(t, "A1");
   sockets[0].hear(tickPatch(5));
   // Away, then back: the room went on to version 9 meanwhile.
   sockets[0].onclose({ code: 1006, reason: "" });
@@ -107,15 +113,7 @@ test("a drop in the middle of a replay: the next welcome's state is a step of it
 });
 
 test("a drop in the middle of a replay whose next welcome has nothing more to replay is drawn", async (t) => {
-  const { RoomConnection } = await import("../js/connection.mjs");
-  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
-  const sockets = fakePage();
-  const arrivals = [];
-  const connection = new RoomConnection("/ws/rooms/B2", "Ana", {
-    onState: (state, you, arrival) => arrivals.push({ seconds: state.seconds, ...arrival }),
-  });
-  t.after(() => connection.close());
-  sockets[0].hear({ type: "welcome", room: "B2", you: "u1", key: "k1", version: 4, state: { seconds: 4 } });
+  const { sockets, arrivals } = await welcomedConnection(t, "B2");
   sockets[0].onclose({ code: 1006, reason: "" });
   t.mock.timers.tick(20000);
   sockets[1].hear({ type: "welcome", room: "B2", you: "u1", key: "k2", version: 4, resumed: true, latest: 6 });
