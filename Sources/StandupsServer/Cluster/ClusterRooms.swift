@@ -29,7 +29,7 @@ final class RemoteRooms: Sendable {
 
   /// This node was deaf for a while (a new session): everything heard before may have ended
   /// meanwhile. Each node answers the new session's `hello` with its open rooms; what they
-  /// do not say again is `undoubted()`'s.
+  /// do not say again is `stillDoubted()`'s.
   func doubtEverything() {
     rooms.withLock { rooms in
       for room in rooms.keys { rooms[room]?.doubted = true }
