@@ -56,6 +56,7 @@ def test_the_invite_link_signs_in_and_leaves_the_address_bar(server, ana):
         other.get(server.invite)
         WebDriverWait(other, 10).until(lambda d: d.current_url.endswith("/join"))
         screenshot(other, "join")
+        assert not other.find_element(By.CSS_SELECTOR, ".signed-in-note").is_displayed()
         other.find_element(By.CSS_SELECTOR, "#join-form button").click()
         WebDriverWait(other, 10).until(EC.url_to_be(server))
         text_in(other, "#status", "Live")
@@ -64,6 +65,12 @@ def test_the_invite_link_signs_in_and_leaves_the_address_bar(server, ana):
         assert collect_console_errors(other) == []
     finally:
         other.quit()
+    # Opened again once signed in, the link says so, and where to go.
+    ana.get(server.invite)
+    text_in(ana, ".signed-in-note", "You are signed in here as Ana.")
+    click(ana, ".signed-in-note a")
+    WebDriverWait(ana, 10).until(EC.url_to_be(server))
+    text_in(ana, "#status", "Live")
     assert collect_console_errors(ana) == []
 
 

@@ -33,6 +33,23 @@ guardLengths(form, (message) => { error.textContent = message; });
 // NB: with an invite, the one thing to do is the name; without, the heading says why not.
 if (invite) form.elements.name.focus();
 else heading.focus();
+sayWhetherSignedIn();
+
+/** A browser signed in already (the link opened again) is told so, and where to go; joining
+ * again, under another name, stays possible (a shared computer). */
+async function sayWhetherSignedIn() {
+  try {
+    const session = await (await fetch("/api/session", { credentials: "same-origin" })).json();
+    if (!session.signedIn || !session.name) return;
+    const note = document.querySelector(".signed-in-note");
+    note.textContent = `You are signed in here as ${session.name}. `;
+    const open = Object.assign(document.createElement("a"), { href: "/", textContent: "Open your team's standups" });
+    note.append(open, ", or join under another name below.");
+    note.hidden = false;
+  } catch {
+    // Not known: the form is all there is to do.
+  }
+}
 
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
