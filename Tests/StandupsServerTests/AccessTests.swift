@@ -183,6 +183,10 @@ struct AccessTests {
       // …or letters drawn alike: a small L, a one, Cyrillic and Greek capitals and small letters.
       "Cl", "C1", "\u{0421}\u{0406}", "\u{0421}I", "N\u{03BF}tes", "N\u{043E}t\u{0435}s",
       "Ana (b\u{043E}t)", "Ana (b0t)",
+      // …or invisible marks that are no format characters: a grapheme joiner, variation
+      // selectors, Khmer's inherent vowels, a Hangul filler, a braille blank at the end.
+      "CI\u{034F}", "C\u{034F}I", "CI\u{FE0F}", "Ana (b\u{034F}ot)", "CI\u{17B4}", "C\u{3164}I",
+      "CI\u{E0100}", "CI\u{2800}",
     ] {
       let body = JSONValue.object(["invite": .string(String(invite)), "name": .string(name)])
         .encodedString

@@ -60,8 +60,9 @@ struct AccessStorageContractTests {
       try await access.addBot(
         Bot(name: "deploy", tokenHash: "other", scope: .notes, standups: [], createdAt: Date()))
     }
-    // A name that reads like it (a zero for the O, a Cyrillic "е" for the e) is no other bot.
-    for lookAlike in ["Depl0y", "D\u{0435}ploy"] {
+    // A name that reads like it (a zero for the O, a Cyrillic "е" for the e, an invisible
+    // grapheme joiner or variation selector) is no other bot.
+    for lookAlike in ["Depl0y", "D\u{0435}ploy", "Deploy\u{034F}", "Dep\u{FE0F}loy"] {
       await #expect(throws: AccessStorageError.self) {
         try await access.addBot(
           Bot(name: lookAlike, tokenHash: "another", scope: .notes, createdAt: Date()))

@@ -31,8 +31,10 @@ enum TextRules {
 
   /// A name as people read it, to tell whether two names are the same (a simplified
   /// skeleton of Unicode's UTS #39): compatibility forms folded (a full-width "（bot）" is
-  /// "(bot)"), accents apart from their letters, the invisible format characters that plain
-  /// text allows (joiners, soft hyphens) left out, letters that look the same read as one
+  /// "(bot)"), accents apart from their letters, every character Unicode draws as nothing
+  /// left out (the default-ignorable ones: joiners, soft hyphens, the grapheme joiner,
+  /// variation selectors, Hangul fillers), blanks read as one space between words (a braille
+  /// blank is a space; none at either end), letters that look the same read as one
   /// (a capital "I", a small "l", a "1"; "0" and "O"; "rn" and "m"; the Cyrillic, Greek,
   /// Armenian and Cherokee letters drawn like Latin ones, `lookAlikes`), and case ignored. So "CI" followed by a
   /// zero-width joiner, "ci", "Cl", "C1" and a Cyrillic "СІ" all read as "CI" (and, case
@@ -40,7 +42,13 @@ enum TextRules {
   static func readable(_ name: String) -> String {
     var scalars = String.UnicodeScalarView()
     for original in name.decomposedStringWithCompatibilityMapping.unicodeScalars
-    where original.properties.generalCategory != .format {
+    where !original.properties.isDefaultIgnorableCodePoint
+      && original.properties.generalCategory != .format
+    {
+      if original.properties.isWhitespace || original.value == 0x2800 {
+        scalars.append(" ")
+        continue
+      }
       // NB: Cherokee's small letters are its capitals drawn smaller: they read as those.
       let scalar =
         cherokeeSmallLetters.contains { $0.contains(original.value) }
@@ -55,6 +63,7 @@ enum TextRules {
     return String(scalars).lowercased()
       .replacingOccurrences(of: "i", with: "l")
       .replacingOccurrences(of: "rn", with: "m")
+      .split(separator: " ").joined(separator: " ")
   }
 
   /// Characters drawn like a Latin letter (in the fonts the web app uses), and that letter:
