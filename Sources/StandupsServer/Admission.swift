@@ -60,7 +60,7 @@ final class Admission: Sendable {
   /// A refusal for an upgrade the limits do not allow, or nil.
   func refusal(for request: HTTPRequest) -> HTTPResponse? {
     let (total, fromAddress) = shared.withLock {
-      ($0.meters.count, $0.byAddress[request.remoteAddress] ?? 0)
+      ($0.meters.count, $0.byAddress[FailedAttempts.key(for: request.remoteAddress)] ?? 0)
     }
     if total >= limits.maxConnections {
       return HTTPResponse(
@@ -77,10 +77,13 @@ final class Admission: Sendable {
     return nil
   }
 
+  /// A connection opened from `address`: counted against it (an IPv6 address with its /64,
+  /// which one machine is usually given whole, as failed sign-ins are).
   func opened(_ connection: ConnectionID, address: String) {
+    let key = FailedAttempts.key(for: address)
     shared.withLock { shared in
-      shared.byAddress[address, default: 0] += 1
-      shared.meters[connection] = Meter(address: address, tokens: limits.burst, refilled: .now)
+      shared.byAddress[key, default: 0] += 1
+      shared.meters[connection] = Meter(address: key, tokens: limits.burst, refilled: .now)
     }
   }
 

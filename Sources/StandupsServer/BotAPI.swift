@@ -58,7 +58,13 @@ enum BotAPI {
     case .success(.person(nil)) where request.method == "GET" && isHistoryRead(parts):
       // NB: an open server has no sessions; the page's history (its download links, the
       // older meetings it pages through, and whether a standup exists) needs none, as
-      // joining the room needs none.
+      // joining the room needs none — from a name this server knows, as joining (a page
+      // re-pointed at it by DNS rebinding reads nothing).
+      guard hub.gatekeeper.originAllowed(request) else {
+        return respond(
+          response(
+            for: WireError(.forbidden, "This server does not answer to that host name."), ref: nil))
+      }
       sender = Sender(
         participantID: "api:\(UUID().uuidString.lowercased())", name: "", isBot: false,
         address: request.remoteAddress)

@@ -113,6 +113,12 @@ extension RoomHub {
       return
     }
     shared.withLock { $0.credentials[connection] = join.credential }
+    // NB: a reload that ended the credential after the upgrade was checked may have looked
+    // through the open connections before this one was among them (`credentialsChanged`).
+    if let ended = gatekeeper.stillLetsIn(request) {
+      outlet.close(connection, code: .credentialsEnded, reason: ended)
+      return
+    }
     guard let roomID = join.room else {
       shared.withLock { $0.routes[connection] = .lobby }
       lobby.enqueue(

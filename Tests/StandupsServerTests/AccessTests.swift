@@ -523,6 +523,14 @@ struct AccessTests {
       + "Origin: http://evil.example:\(server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
     #expect(try httpStatus(port: server.port, rebound) == 403)
+    // Nor read a standup's history, which an open server gives without a credential.
+    let id = Standup.design.id.uuidString
+    for path in ["history.md", "history.csv", "meetings?limit=1"] {
+      let read =
+        "GET /api/rooms/\(id)/\(path) HTTP/1.1\r\nHost: evil.example:\(server.port)\r\n"
+        + "Connection: close\r\n\r\n"
+      #expect(try httpStatus(port: server.port, read) == 403, "\(path)")
+    }
     let local = try await join(
       server, "/ws/lobby?name=Ana", headers: ["Origin": "http://127.0.0.1:\(server.port)"])
     local.close()

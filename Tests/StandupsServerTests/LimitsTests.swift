@@ -27,6 +27,23 @@ import WebSocketTransport
     #expect(admission.take(connection, now: start + .milliseconds(500)) == .close)
   }
 
+  @Test func connectionsFromOneIPv6NetworkCountAsFromOneAddress() {
+    var limits = ServerLimits()
+    limits.maxConnectionsPerAddress = 2
+    let admission = Admission(limits: limits)
+    func upgrade(from address: String) -> HTTPRequest {
+      HTTPRequest(method: "GET", path: "/ws/lobby", remoteAddress: address)
+    }
+    admission.opened(ConnectionID(rawValue: 1), address: "2001:db8:1:2::1")
+    admission.opened(ConnectionID(rawValue: 2), address: "2001:db8:1:2::2")
+    // A third address of the same /64 (one machine's, as a rule) is the same address.
+    #expect(admission.refusal(for: upgrade(from: "2001:db8:1:2:aaaa::3"))?.status == 503)
+    #expect(admission.refusal(for: upgrade(from: "2001:db8:1:3::1")) == nil)
+    #expect(admission.refusal(for: upgrade(from: "10.0.0.1")) == nil)
+    admission.closed(ConnectionID(rawValue: 1))
+    #expect(admission.refusal(for: upgrade(from: "2001:db8:1:2:aaaa::3")) == nil)
+  }
+
   @Test func httpAPICallersHaveABucketEachAndAreToldHowLongToWait() {
     var limits = ServerLimits()
     limits.messagesPerSecond = 2

@@ -1,5 +1,7 @@
 import Foundation
 import JSONPatch
+import Logging
+import StandupsWire
 import Testing
 import WebSocketTransport
 
@@ -104,5 +106,45 @@ extension AccessTests {
         .flatMap { Int($0.split(separator: "=")[1]) })
     #expect((90...100).contains(maxAge))
     await server.stop()
+  }
+
+  /// A reload can end a credential between an upgrade's check and its connection being
+  /// recorded as open, where the reload looks for the connections to close: the opening asks
+  /// again. What it asks, for every way a credential ends.
+  @Test func anUpgradeLetInIsAskedAgainOnceItsConnectionOpens() async throws {
+    let access = AccessStorage.inMemory(bots: Self.bots)
+    let gatekeeper = try await Gatekeeper(
+      mode: .team, storage: access, logger: Logger(label: "test"))
+    func upgrade(cookie: String? = nil, token: String? = nil) -> HTTPRequest {
+      HTTPRequest(
+        method: "GET", path: room, query: token.map { [("token", $0)] } ?? [],
+        headers: cookie.map { ["cookie": String($0.prefix { $0 != ";" })] } ?? [:],
+        remoteAddress: "127.0.0.1")
+    }
+    let ana = upgrade(cookie: gatekeeper.sessionCookie(for: "Ana").value)
+    let signedOut = upgrade(cookie: gatekeeper.sessionCookie(for: "Ana").value)
+    let drive = upgrade(token: "stb_drive")
+    let notes = upgrade(token: "stb_notes")
+    let named = upgrade(cookie: gatekeeper.sessionCookie(for: "Deploy").value)
+    for request in [ana, signedOut, drive, notes, named] {
+      #expect(gatekeeper.stillLetsIn(request) == nil)
+    }
+    // A sign-out, a revoked bot and a bot given a person's name, read at a reload.
+    #expect(try await gatekeeper.signOut(signedOut) != nil)
+    #expect(try await access.revokeBot("Driver"))
+    try await access.addBot(
+      Bot(
+        name: "Deploy", tokenHash: Bot.hash(token: "stb_deploy"), scope: .notes, createdAt: Date()))
+    _ = try await gatekeeper.reload()
+    #expect(gatekeeper.stillLetsIn(ana) == nil)
+    #expect(gatekeeper.stillLetsIn(notes) == nil)
+    #expect(gatekeeper.stillLetsIn(signedOut)?.contains("signed out") == true)
+    #expect(gatekeeper.stillLetsIn(drive)?.contains("revoked") == true)
+    #expect(gatekeeper.stillLetsIn(named)?.contains("bot's name") == true)
+    // A rotation ends every person's session; the bots stay.
+    _ = try await access.rotateTeamSecret()
+    _ = try await gatekeeper.reload()
+    #expect(gatekeeper.stillLetsIn(ana) != nil)
+    #expect(gatekeeper.stillLetsIn(notes) == nil)
   }
 }

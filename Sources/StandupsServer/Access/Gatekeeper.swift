@@ -198,6 +198,21 @@ public final class Gatekeeper: Sendable {
     return result.mapError(\.refusal)
   }
 
+  /// Why an upgrade let in a moment ago would be refused now, or nil: asked again once its
+  /// connection is recorded as open, as a reload may have ended its credential (a rotation, a
+  /// sign-out, a revoked bot, a bot given the person's name) after the upgrade was checked and
+  /// before the connection could be found among the open ones. Counts nothing.
+  func stillLetsIn(_ request: HTTPRequest) -> String? {
+    switch check(request, token: Self.bearerToken(in: request, isUpgrade: true)) {
+    case .failure(let failure):
+      return failure.refusal.message
+    case .success(.person(let name?)):
+      return TextRules.problem(withDisplayName: name, botNames: botNames)
+    case .success:
+      return nil
+    }
+  }
+
   private struct Failure: Error {
     var refusal: Refusal
     var countsAsGuess: Bool
