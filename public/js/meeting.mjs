@@ -1,7 +1,7 @@
 // The running meeting: the ring, the speaker and their turn, the clock, notes, ending it;
 // a chime on each new speaker (on unless muted, remembered) and, if asked for, a browser
 // notification when it is your turn.
-import { arcPath } from "./format.mjs";
+import { arcPath, fieldAfterNote, noteToSend } from "./format.mjs";
 import { app, toast } from "./shell.mjs";
 import { activitySentence, meetingFacts } from "./views.mjs";
 
@@ -59,13 +59,21 @@ const progressLine = (d) => `<path d="${d}" class="progress-edge"/><path d="${d}
 /** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
 export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
 
-/** The note went in: the field and its kept copy are cleared (and what it said of its
- * length goes: the field changed, as if typed). */
-function noteTaken(view, input) {
-  input.value = "";
-  sessionStorage.removeItem(noteDraftKey(view.id));
+/** `note` went in: it goes from the field and its kept copy, what was typed after it stays
+ * (and what the field said of its length goes: the field changed, as if typed). False when
+ * the field was changed inside the note meanwhile: then it stays as it is. */
+function noteTaken(view, input, note) {
+  const rest = fieldAfterNote(input.value, note);
+  if (rest === null) return !input.value.trim();
+  const { selectionStart, selectionEnd, selectionDirection } = input;
+  const cut = input.value.length - rest.length;
+  input.value = rest;
+  // NB: the keys typed meanwhile go on where they were.
+  if (document.activeElement === input) {
+    input.setSelectionRange(Math.max(0, selectionStart - cut), Math.max(0, selectionEnd - cut), selectionDirection);
+  }
   input.dispatchEvent(new Event("input", { bubbles: true }));
-  takeTheKeyboard();
+  return true;
 }
 
 /**
@@ -108,8 +116,9 @@ function noteArrived(view, transcript) {
   view.unsureNote = null;
   const added = transcript.startsWith(before) ? transcript.slice(before.length).split("\n") : [];
   const input = app.querySelector("#note");
-  if (!added.includes(line) || input?.value !== text) return;
-  noteTaken(view, input);
+  if (!added.includes(line) || !input) return;
+  // NB: said either way: a field changed inside the note still holds what reached the room.
+  noteTaken(view, input, text);
   toast("Your note reached the meeting before the connection dropped.");
 }
 
@@ -217,15 +226,25 @@ export const meeting = {
       else sessionStorage.removeItem(noteDraftKey(view.id));
       if (!input.value.trim()) takeTheKeyboard();
     });
+    // Notes sent and not answered yet, in order: the field holds them until then (a refused
+    // one stays to be sent again), ahead of what is typed on.
+    const onTheirWay = [];
     on(".note-form", "submit", async (event) => {
       event.preventDefault();
       const { transcript } = view.state.meeting;
       const author = view.state.participants.find(({ id }) => id === view.you)?.name;
-      const text = input.value;
+      const text = noteToSend(input.value, onTheirWay);
+      // NB: Enter again on a note on its way adds nothing new.
+      if (onTheirWay.length && !text.trim()) return;
+      onTheirWay.push(text);
       try {
         await view.connection.send({ type: "meeting.noteSubmitted", text });
-        noteTaken(view, input);
+        onTheirWay.splice(onTheirWay.indexOf(text), 1);
+        if (!noteTaken(view, input, text)) {
+          toast("Your note reached the meeting; the field keeps what you changed in it since.");
+        }
       } catch (error) {
+        onTheirWay.splice(onTheirWay.indexOf(text), 1);
         if (view.connection.closed) return;
         toast(error.message);
         // NB: the answer may be what was lost, not the note: the room's transcript tells,

@@ -1,0 +1,129 @@
+"""Typing on before the room answers (a slow network): the next keys go where the person
+looks, and the answer, when it comes, takes nothing typed since."""
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+
+from conftest import collect_console_errors
+from test_nothing_typed_is_lost import HOLD_RECONNECT, toast_says, toasts
+from test_web_app import both_in_a_room, click, text_in, wait
+
+# Everything the room sends this page waits until `releaseAnswers()`; then it comes one
+# message per task, as from a network (an answer's promise settles before the next message).
+HOLD_ANSWERS = """
+    {
+      const connection = window.standupsConnection;
+      const receive = connection.receive.bind(connection);
+      const held = [];
+      let holding = true;
+      connection.receive = (message) => holding ? held.push(message) : receive(message);
+      window.releaseAnswers = () => {
+        holding = false;
+        const next = () => {
+          const message = held.shift();
+          if (!message) return;
+          receive(message);
+          setTimeout(next, 0);
+        };
+        next();
+      };
+    }
+"""
+
+
+def values(driver, selector):
+    return [field.get_attribute("value") for field in driver.find_elements(By.CSS_SELECTOR, selector)]
+
+
+def test_a_note_typed_on_while_the_last_is_on_its_way_keeps_its_keys(server, ana, ben):
+    """Enter, then straight on into the next note before the room answers: the answer takes
+    from the field only the note it answers, and a second Enter meanwhile sends only what
+    was typed after the first."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    ana.execute_script(HOLD_ANSWERS)
+    note.send_keys("first note" + Keys.ENTER)
+    note.send_keys("second" + Keys.ENTER)
+    note.send_keys("thi")
+    text_in(ben, ".transcript", "Ana: second")
+    ana.execute_script("window.releaseAnswers()")
+    wait(ana, lambda d: note.get_attribute("value") == "thi")
+    note.send_keys("rd" + Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: third")
+    wait(ana, lambda d: note.get_attribute("value") == "")
+    lines = [line for line in ben.find_element(By.CSS_SELECTOR, ".transcript").text.splitlines()
+             if line.startswith("Ana: ")]
+    assert lines == ["Ana: first note", "Ana: second", "Ana: third"]
+    assert toasts(ana) == []
+    assert collect_console_errors(ana) == []
+
+
+def test_a_new_attendee_takes_the_keyboard_before_the_room_answers(server, ana, ben):
+    """Add attendee, and Enter in an attendee's name, give a row and the keyboard at once:
+    what is typed before the room's answer goes into the new attendee, not into the one
+    before it or nowhere."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    add = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .add-attendee")))
+    ana.execute_script(HOLD_ANSWERS)
+    add.click()
+    ana.switch_to.active_element.send_keys("Dee")
+    assert ana.switch_to.active_element.get_attribute("aria-label") == "Attendee 4 name"
+    ana.switch_to.active_element.send_keys(Keys.ENTER + "Hal")
+    assert ana.switch_to.active_element.get_attribute("aria-label") == "Attendee 5 name"
+    ana.execute_script("window.releaseAnswers()")
+    expected = ["Blob", "Blob Jr", "Blob Sr", "Dee", "Hal"]
+    for driver in (ana, ben):
+        wait(driver, lambda d: values(d, ".attendees input") == expected)
+    # The keyboard is still where the person typed, in the room's own row for Hal.
+    active = ana.switch_to.active_element
+    assert active.get_attribute("value") == "Hal"
+    assert active.get_attribute("data-path").startswith("/attendees/")
+    active.send_keys("!")
+    wait(ben, lambda d: values(d, ".attendees input") == [*expected[:4], "Hal!"])
+    click(ana, ".save-edit")
+    for driver in (ana, ben):
+        wait(driver, lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, ".attendee-list li")]
+             == [*expected[:4], "Hal!"])
+    assert toasts(ana) == []
+    assert collect_console_errors(ana) == []
+
+
+def test_save_pressed_before_the_room_answers_an_add_saves_what_was_typed_in_it(server, ana, ben):
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    add = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .add-attendee")))
+    ana.execute_script(HOLD_ANSWERS)
+    add.click()
+    ana.switch_to.active_element.send_keys("Zed")
+    click(ana, ".save-edit")
+    ana.execute_script("window.releaseAnswers()")
+    for driver in (ana, ben):
+        wait(driver, lambda d: [li.text for li in d.find_elements(By.CSS_SELECTOR, ".attendee-list li")]
+             == ["Blob", "Blob Jr", "Blob Sr", "Zed"])
+    assert toasts(ana) == []
+    assert collect_console_errors(ana) == []
+
+
+def test_a_note_whose_answer_a_drop_lost_goes_from_the_field_before_what_was_typed_on(server, ana, ben):
+    """The note reached the room, its answer went with the connection, and the person typed on
+    before the page was back: back in the room, the note goes from the field (said so), and
+    what was typed after it stays, to be sent on its own."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    ana.execute_script(HOLD_RECONNECT)
+    note.send_keys("one two")
+    ana.execute_script("document.querySelector('.note-form').requestSubmit();"
+                       "window.standupsConnection.socket.close()")
+    text_in(ben, ".transcript", "Ana: one two")
+    note.send_keys(" three")
+    ana.execute_script("window.mayReconnect = true")
+    toast_says(ana, "Your note reached the meeting before the connection dropped.")
+    wait(ana, lambda d: note.get_attribute("value") == "three")
+    note.send_keys(Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: three")
+    transcript = ben.find_element(By.CSS_SELECTOR, ".transcript").text
+    assert transcript.count("one two") == 1, transcript
+    assert collect_console_errors(ana) == []
