@@ -1,7 +1,7 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
 import { app, dismissToast, toast } from "./shell.mjs";
-import { SharedText } from "./sharedtext.mjs";
+import { keepSaying, SharedText } from "./sharedtext.mjs";
 import { numberRow, themeSwatches } from "./views.mjs";
 
 /** Saves the draft; a refusal says why, and takes the person to the field it names. */
@@ -89,10 +89,11 @@ export const edit = {
     }
     form.querySelectorAll("input[name=edit-theme]").forEach((radio) =>
       radio.addEventListener("change", () => send({ type: "edit.binding", path: "/theme", value: radio.value })));
+    view.addsWaiting = new Set();
     form.querySelector(".add-attendee").onclick = () => {
-      text.flushAll();
-      view.focusNewAttendee = true;
-      send({ type: "edit.addAttendeeButtonTapped" });
+      const adding = addAttendee(view, form);
+      view.addsWaiting.add(adding);
+      adding.finally(() => view.addsWaiting.delete(adding));
     };
     form.querySelector(".cancel-edit").onclick = () => {
       text.discarding = true;
@@ -108,6 +109,8 @@ export const edit = {
     });
     form.onsubmit = async (event) => {
       event.preventDefault();
+      // NB: a row added a moment ago holds its typing until the room's attendee takes it.
+      await Promise.all(view.addsWaiting);
       // NB: sent at once, in order, before the save; a refused edit (its toast says why)
       // keeps the form open rather than saving an older draft than the one on screen.
       const saveAfter = text.flushAll();
@@ -135,7 +138,9 @@ export const edit = {
     form.querySelector(".chips[data-for=title]").innerHTML = others("title");
 
     const list = form.querySelector(".attendees");
-    const rows = new Map([...list.children].map((row) => [row.dataset.id, row]));
+    // NB: rows added here that the room has not answered yet stay below the room's.
+    const waiting = [...list.querySelectorAll("li[data-waiting]")];
+    const rows = new Map([...list.children].filter((row) => !waiting.includes(row)).map((row) => [row.dataset.id, row]));
     draft.attendees.forEach((attendee, index) => {
       let row = rows.get(attendee.id);
       if (!row) {
@@ -151,10 +156,6 @@ export const edit = {
           text.flushAll();
           view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] });
         };
-        if (view.focusNewAttendee && index === draft.attendees.length - 1) {
-          view.focusNewAttendee = false;
-          queueMicrotask(() => input.focus());
-        }
       }
       if (list.children[index] !== row) list.insertBefore(row, list.children[index] ?? null);
       numberRow(row, index);
@@ -162,6 +163,7 @@ export const edit = {
       row.querySelector(".chips").innerHTML = others(`attendee:${attendee.id}`);
       rows.delete(attendee.id);
     });
+    waiting.forEach((row, index) => numberRow(row, draft.attendees.length + index));
     for (const [id, row] of rows) {
       const hadFocus = row.contains(document.activeElement);
       row.remove();
@@ -175,6 +177,47 @@ export const edit = {
     }
   },
 };
+
+/**
+ * Add attendee (or Enter in an attendee's name): a row with the keyboard at once, so that the
+ * next keys go into the new attendee even before the room answers (a slow network); with the
+ * answer, the room's new attendee takes the row's place, and what was typed in it.
+ */
+async function addAttendee(view, form) {
+  view.text.flushAll();
+  const list = form.querySelector(".attendees");
+  const row = document.createElement("li");
+  row.dataset.waiting = "";
+  row.innerHTML = `<input data-max-chars="40" autocomplete="off">
+    <button type="button" class="icon" disabled>✕</button>`;
+  list.append(row);
+  numberRow(row, list.children.length - 1);
+  const input = row.querySelector("input");
+  input.focus();
+  // NB: the room's state is the answer's own version when it settles (its patch came first,
+  // the next message has not): the new attendee is the draft's last.
+  const answer = await view.send({ type: "edit.addAttendeeButtonTapped" });
+  const hadFocus = document.activeElement === input;
+  const { value, selectionStart, selectionEnd, selectionDirection } = input;
+  row.remove();
+  const id = answer && view.state.destination?.edit?.draft.attendees.at(-1)?.id;
+  const path = `/attendees/${id}/name`;
+  const added = id && form.isConnected ? form.querySelector(`[data-path="${CSS.escape(path)}"]`) : null;
+  if (!added) {
+    // Refused (its toast says why), or the form closed meanwhile.
+    if (value.trim()) keepSaying(toast(`“${value}” was not added: no new attendee to go in.`));
+    if (hadFocus && form.isConnected) form.querySelector(".add-attendee").focus();
+    return;
+  }
+  if (value) {
+    added.value = value;
+    view.text.typed(path, added, { type: "added" });
+  }
+  if (hadFocus) {
+    added.focus();
+    added.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
+  }
+}
 
 /** Tells the room where this person's keyboard is. NB: only a hint to the others of who is
  * editing what: offline, it goes unsaid, not as an error about something the person did not do. */
