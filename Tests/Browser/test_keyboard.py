@@ -44,6 +44,9 @@ def test_everything_works_from_the_keyboard(server, ana):
     tab_to(ana, ".start")
     press(ana, Keys.ENTER)
     text_in(ana, ".speaker", "Speaker 1 of 2: Ana")
+    # The button pressed went with the screen it was on: the keyboard is at the new one's
+    # heading, not nowhere.
+    assert ana.execute_script("return document.activeElement.classList.contains('room-title')")
     tab_to(ana, "#note")
     press(ana, "Typed, not clicked", Keys.ENTER)
     text_in(ana, ".transcript", "Ana: Typed, not clicked")
@@ -65,6 +68,7 @@ def test_everything_works_from_the_keyboard(server, ana):
     tab_to(ana, ".end-alert .save")
     press(ana, Keys.ENTER)
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    assert ana.execute_script("return document.activeElement.classList.contains('room-title')")
     tab_to(ana, ".history summary")
     press(ana, Keys.ENTER)
     text_in(ana, ".history .notes", "Ana: Typed, not clicked")

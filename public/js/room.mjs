@@ -255,8 +255,11 @@ class RoomView {
     if (!this.frame?.isConnected) this.layoutFrame();
     app.querySelector(".room-body").innerHTML = PARTS[this.mode].template();
     PARTS[this.mode].wire(this);
-    // A new screen: focus its heading, so that keyboards and screen readers start there.
-    if (!keepsFocus) app.querySelector(".room-title").focus({ preventScroll: true });
+    // A new screen: focus its heading, so that keyboards and screen readers start there
+    // (also when what had the keyboard went with the part: a button pressed to get here).
+    if (!keepsFocus || !this.frame.contains(document.activeElement)) {
+      app.querySelector(".room-title").focus({ preventScroll: true });
+    }
   }
 
   layoutFrame() {
