@@ -127,6 +127,8 @@ def test_a_deleted_standup_sends_everyone_back(server, ana, ben):
     text_in(ben, ".presence", "Ana")
     click(ben, ".delete")
     wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".delete-alert")))
+    text_in(ana, ".delete-alert .asked", "Ben asked to delete this standup.")
+    assert not ben.find_element(By.CSS_SELECTOR, ".delete-alert .asked").is_displayed()
     screenshot(ana, "delete-alert")
     click(ben, ".delete-alert .confirm")
     # Anyone in the room can undo it for 10 seconds: Ana does.

@@ -1,7 +1,7 @@
 // The room when nothing is going on: facts, attendees, history, and delete with confirmation.
 import { escapeHTML } from "./format.mjs";
 import { app, toast } from "./shell.mjs";
-import { historyItem } from "./views.mjs";
+import { historyItem, whoAsked } from "./views.mjs";
 
 /** Where a tab keeps the note of a meeting discarded under it, through a reload or a visit
  * to the lobby, until it goes into a meeting or is forgotten. */
@@ -34,6 +34,7 @@ export const detail = {
         <button type="button" class="show-older" hidden>Show older meetings</button>
         <dialog class="delete-alert" aria-labelledby="delete-title">
           <h2 id="delete-title" tabindex="-1" autofocus>Delete this standup?</h2>
+          <p class="asked" hidden></p>
           <p>Its meeting history goes with it. Anyone in the room can undo it for 10 seconds.</p>
           <div class="actions">
             <button type="button" class="dismiss">Cancel</button>
@@ -142,7 +143,12 @@ export const detail = {
     const deleting = state.undo?.kind === "deletedStandup";
     for (const button of app.querySelectorAll(".detail > .actions button")) button.disabled = deleting;
     const open = state.destination?.alert === "confirmDeletion";
-    if (open && !alert.open) alert.showModal();
+    if (open && !alert.open) {
+      const asked = alert.querySelector(".asked");
+      asked.textContent = whoAsked(state.activity, "askedToDelete", view.you);
+      asked.hidden = !asked.textContent;
+      alert.showModal();
+    }
     if (!open && alert.open) alert.close();
   },
 };

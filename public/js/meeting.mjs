@@ -3,7 +3,7 @@
 // notification when it is your turn.
 import { arcPath, fieldAfterNote, noteToSend } from "./format.mjs";
 import { app, toast } from "./shell.mjs";
-import { activitySentence, meetingFacts } from "./views.mjs";
+import { activitySentence, meetingFacts, whoAsked } from "./views.mjs";
 
 const chimeKey = "standups.chime";
 const notifyKey = "standups.notify";
@@ -82,13 +82,16 @@ function noteTaken(view, input, note) {
  * takes it once the note is added or emptied (`takeTheKeyboard`).
  */
 function showEndAlert(alert, state, you) {
+  const asked = alert.querySelector(".asked");
+  asked.textContent = whoAsked(state.activity, "askedToEndMeeting", you);
+  asked.hidden = !asked.textContent;
   const input = app.querySelector("#note");
   if (document.activeElement !== input || !input.value.trim()) return alert.showModal();
   // NB: who asked, as the toast beside it says it.
-  const asked = state.activity?.kind === "askedToEndMeeting"
+  const who = state.activity?.kind === "askedToEndMeeting"
     ? activitySentence(state.activity, you) : "Someone asked to end the meeting";
   alert.querySelector(".finish-note").textContent =
-    `${asked}. Your note is still being typed: Enter adds it to the meeting first.`;
+    `${who}. Your note is still being typed: Enter adds it to the meeting first.`;
   const { selectionStart, selectionEnd, selectionDirection } = input;
   alert.classList.add("aside");
   input.setAttribute("aria-describedby", "finish-note");
@@ -152,6 +155,7 @@ export const meeting = {
         </form>
         <dialog class="end-alert" aria-labelledby="end-title">
           <h2 id="end-title" tabindex="-1" autofocus>End meeting?</h2>
+          <p class="asked" hidden></p>
           <p>Save the meeting to the history, or discard it.</p>
           <p class="finish-note" id="finish-note">Someone asked to end the meeting. Your note is still being typed: Enter adds it to the meeting first.</p>
           <div class="actions">

@@ -48,8 +48,8 @@ function meetingEnded(before, after, you, countBefore) {
   return { message, unsent: "", late };
 }
 
-/** Kinds the page says another way (the ended notice), not as a toast. */
-const SAID_ELSEWHERE = new Set(["endedMeeting", "discardedMeeting"]);
+/** Kinds the page says another way (the ended notice, the dialog asked), not as a toast. */
+const SAID_ELSEWHERE = new Set(["endedMeeting", "discardedMeeting", "askedToEndMeeting", "askedToDelete"]);
 
 export async function showRoom(id, screen) {
   app.innerHTML = `<section class="room"><p class="loading">Joining…</p></section>`;

@@ -7,6 +7,13 @@ export function themeStyle(theme) {
     + `--ring-dark:${ringColor(theme, DARK_TRACK)}`;
 }
 
+/** Who asked the question a dialog puts to everyone in the room ("Ana asked to end the
+ * meeting."): said in the dialog itself, not in a notice under its backdrop. Nothing when it
+ * was this person, or when what the room did last is something else. */
+export function whoAsked(activity, kind, you) {
+  return activity?.kind === kind && activity.by.id !== you ? `${activitySentence(activity, you)}.` : "";
+}
+
 /** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
 export function activitySentence(activity, you) {
   const isYou = activity.by.id === you;

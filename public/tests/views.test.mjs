@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
+import { activitySentence, attendeeLabels, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
@@ -184,4 +184,14 @@ test("the ring's arcs stand out from the track they lie on, and the page, at 3:1
 test("each attendee's row is told apart by its place: a screen reader does not hear the same label twice", () => {
   assert.deepEqual(attendeeLabels(0), { name: "Attendee 1 name", remove: "Remove attendee 1" });
   assert.deepEqual(attendeeLabels(2), { name: "Attendee 3 name", remove: "Remove attendee 3" });
+});
+
+test("a dialog says who asked its question, unless it was you or the room did more since", () => {
+  const asked = { kind: "askedToEndMeeting", by: { id: "b", name: "Ben" }, seq: 3 };
+  assert.equal(whoAsked(asked, "askedToEndMeeting", "a"), "Ben asked to end the meeting.");
+  assert.equal(whoAsked(asked, "askedToEndMeeting", "b"), "");
+  assert.equal(whoAsked(asked, "askedToDelete", "a"), "");
+  assert.equal(whoAsked(null, "askedToDelete", "a"), "");
+  assert.equal(whoAsked({ kind: "askedToDelete", by: { id: "b", name: "Ben" } }, "askedToDelete", "a"),
+    "Ben asked to delete this standup.");
 });
