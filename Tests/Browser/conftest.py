@@ -19,7 +19,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / ".build/debug/standups-server"
 SCREENSHOTS = ROOT / "build" / "screenshots"
-SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
+SIZES = {"desktop": (1280, 800), "phone": (390, 844), "small phone": (375, 667)}
 
 
 class Server(str):

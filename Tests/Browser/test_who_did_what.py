@@ -314,3 +314,23 @@ def test_two_people_who_chose_one_name_show_as_two_and_only_one_is_you(server, b
     finally:
         other.quit()
     assert collect_console_errors(ben) == []
+
+
+def test_a_notice_on_a_small_phone_leaves_the_meetings_buttons_in_sight(server, ana, ben):
+    """At the bottom of a small phone's screen a notice would lie over Next speaker and End
+    meeting for the seconds it shows: it shows at the top there."""
+    both_in_a_room(server, ana, ben)
+    resize(ben, "small phone")
+    try:
+        click(ana, ".start")
+        text_in(ben, ".toasts", "Ana started the meeting.")
+        overlapping = ben.execute_script("""
+            const toast = document.querySelector('.toast').getBoundingClientRect();
+            return [...document.querySelectorAll('.meeting button, #note')].filter((element) => {
+              const box = element.getBoundingClientRect();
+              return box.bottom > 0 && box.top < innerHeight && box.left < toast.right
+                && box.right > toast.left && box.top < toast.bottom && box.bottom > toast.top;
+            }).map((element) => element.textContent || element.id);""")
+        assert overlapping == []
+    finally:
+        resize(ben, "desktop")
