@@ -32,9 +32,9 @@ export const detail = {
         <ul class="history"></ul>
         <ul class="history older" aria-label="Older meetings"></ul>
         <button type="button" class="show-older" hidden>Show older meetings</button>
-        <dialog class="delete-alert" aria-labelledby="delete-title">
+        <dialog class="delete-alert" aria-labelledby="delete-title" aria-describedby="delete-asked">
           <h2 id="delete-title" tabindex="-1" autofocus>Delete this standup?</h2>
-          <p class="asked" hidden></p>
+          <p class="asked" id="delete-asked" hidden></p>
           <p>Its meeting history goes with it. Anyone in the room can undo it for 10 seconds.</p>
           <div class="actions">
             <button type="button" class="dismiss">Cancel</button>

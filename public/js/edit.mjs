@@ -1,7 +1,7 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
 import { app, dismissToast, toast } from "./shell.mjs";
-import { keepSaying, SharedText } from "./sharedtext.mjs";
+import { SharedText, newAttendeeTyping, sayUnsentTyping } from "./sharedtext.mjs";
 import { numberRow, themeSwatches } from "./views.mjs";
 
 /** Saves the draft; a refusal says why, and takes the person to the field it names. */
@@ -18,7 +18,7 @@ async function save(view, form) {
     const refusal = { field, notice, message: error.message, about: refusedPart(view.state, error.field) };
     view.refusal = refusal;
     field.addEventListener("input", () => clearRefusal(view, refusal), { once: true });
-    // In the middle of the screen: not under the notice, which shows at the bottom.
+    // In the middle of the screen: not under the notice (at the bottom, or a phone's top).
     field.focus({ preventScroll: true });
     field.scrollIntoView({ block: "center" });
   }
@@ -109,12 +109,18 @@ export const edit = {
     });
     form.onsubmit = async (event) => {
       event.preventDefault();
-      // NB: a row added a moment ago holds its typing until the room's attendee takes it.
-      await Promise.all(view.addsWaiting);
-      // NB: sent at once, in order, before the save; a refused edit (its toast says why)
-      // keeps the form open rather than saving an older draft than the one on screen.
-      const saveAfter = text.flushAll();
-      if (await saveAfter) save(view, form);
+      // NB: one save at a time: a second press while the first waits would be refused after it.
+      if (view.saving) return;
+      view.saving = true;
+      try {
+        // NB: a row added a moment ago holds its typing until the room's attendee takes it.
+        await Promise.all(view.addsWaiting);
+        // NB: sent at once, in order, before the save; a refused edit (its toast says why)
+        // keeps the form open rather than saving an older draft than the one on screen.
+        if (await text.flushAll()) await save(view, form);
+      } finally {
+        view.saving = false;
+      }
     };
   },
 
@@ -200,18 +206,22 @@ async function addAttendee(view, form) {
   const hadFocus = document.activeElement === input;
   const { value, selectionStart, selectionEnd, selectionDirection } = input;
   row.remove();
+  // NB: the form closed meanwhile, or the page left the room: what the row held was said
+  // then, with the form's other typing (`SharedText.unsent`).
+  if (!form.isConnected || view.connection.closed) return;
   const id = answer && view.state.destination?.edit?.draft.attendees.at(-1)?.id;
   const path = `/attendees/${id}/name`;
-  const added = id && form.isConnected ? form.querySelector(`[data-path="${CSS.escape(path)}"]`) : null;
+  const added = id ? form.querySelector(`[data-path="${CSS.escape(path)}"]`) : null;
   if (!added) {
-    // Refused (its toast says why), or the form closed meanwhile.
-    if (value.trim()) keepSaying(toast(`“${value}” was not added: no new attendee to go in.`));
-    if (hadFocus && form.isConnected) form.querySelector(".add-attendee").focus();
+    // Refused (its toast says why), or the connection dropped: the typing is offered back.
+    if (value.trim()) sayUnsentTyping(view, [newAttendeeTyping(value)], "Your typing had no new attendee to go in");
+    if (hadFocus) form.querySelector(".add-attendee").focus();
     return;
   }
   if (value) {
     added.value = value;
-    view.text.typed(path, added, { type: "added" });
+    // NB: as if typed there: sent, and measured against the name's limit.
+    added.dispatchEvent(new Event("input", { bubbles: true }));
   }
   if (hadFocus) {
     added.focus();

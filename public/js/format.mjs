@@ -120,21 +120,3 @@ export function backoff(attempt, random = Math.random) {
 
 /** What a name prompt says when the name is blank (or only spaces). */
 export const BLANK_NAME = "Type your name: it is how your team sees you in the room.";
-
-/**
- * A note field holds the notes on their way (sent, not answered yet) ahead of what was typed
- * since: Enter sends only what follows them. (A field changed inside them is sent whole.)
- */
-export function noteToSend(field, onTheirWay) {
-  const ahead = onTheirWay.join("");
-  return field.startsWith(ahead) ? field.slice(ahead.length) : field;
-}
-
-/**
- * The note field once `note` reached the meeting: the note goes from its start, and what was
- * typed after it stays (its leading spaces aside). `null` when the field no longer starts
- * with the note (changed inside it meanwhile): it is left as it is.
- */
-export function fieldAfterNote(field, note) {
-  return field.startsWith(note) ? field.slice(note.length).replace(/^\s+/, "") : null;
-}

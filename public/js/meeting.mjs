@@ -1,7 +1,8 @@
 // The running meeting: the ring, the speaker and their turn, the clock, notes, ending it;
 // a chime on each new speaker (on unless muted, remembered) and, if asked for, a browser
 // notification when it is your turn.
-import { arcPath, fieldAfterNote, noteToSend } from "./format.mjs";
+import { arcPath } from "./format.mjs";
+import { NotesAhead } from "./notesahead.mjs";
 import { app, toast } from "./shell.mjs";
 import { activitySentence, meetingFacts, whoAsked } from "./views.mjs";
 
@@ -59,21 +60,59 @@ const progressLine = (d) => `<path d="${d}" class="progress-edge"/><path d="${d}
 /** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
 export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
 
-/** `note` went in: it goes from the field and its kept copy, what was typed after it stays
- * (and what the field said of its length goes: the field changed, as if typed). False when
- * the field was changed inside the note meanwhile: then it stays as it is. */
-function noteTaken(view, input, note) {
-  const rest = fieldAfterNote(input.value, note);
-  if (rest === null) return !input.value.trim();
-  const { selectionStart, selectionEnd, selectionDirection } = input;
-  const cut = input.value.length - rest.length;
+/** Where the notes the field holds ahead of the typing are kept (`NotesAhead`), for a reload. */
+const notesAheadKey = (roomID) => `standups.notesAhead.${roomID}`;
+
+function keepNotesAhead(view) {
+  const { notes } = view.notesAhead;
+  if (notes.length) sessionStorage.setItem(notesAheadKey(view.id), JSON.stringify(notes));
+  else sessionStorage.removeItem(notesAheadKey(view.id));
+}
+
+/** The meeting's note is done with (the meeting ended): its kept copies go. */
+export function forgetNote(roomID) {
+  sessionStorage.removeItem(noteDraftKey(roomID));
+  sessionStorage.removeItem(notesAheadKey(roomID));
+}
+
+/** What the note field holds that the room's `transcript` does not: the notes on their way
+ * it already has are not offered again (a meeting ended under them, a sign-out). */
+export function unsentNote(view, transcript) {
+  const input = app.querySelector("#note");
+  if (!input) return "";
+  return view.notesAhead?.unsentIn(input.value, transcript) ?? input.value;
+}
+
+/** A step that writes into the note field waits for an input method's composition to end
+ * (writing into one cancels it: most typing on a phone). */
+function afterComposing(view, step) {
+  if (view.noteComposing) view.afterComposing.push(step);
+  else step();
+}
+
+/** The field becomes `rest`: a note ahead of the typing went. The keys typed after it keep
+ * the caret (and the field's kept copy and what it said of its length follow, as if typed). */
+function leaveInField(input, rest) {
+  const { value, selectionStart, selectionEnd, selectionDirection } = input;
+  if (rest === value) return;
+  const cut = value.length - rest.length;
   input.value = rest;
-  // NB: the keys typed meanwhile go on where they were.
   if (document.activeElement === input) {
     input.setSelectionRange(Math.max(0, selectionStart - cut), Math.max(0, selectionEnd - cut), selectionDirection);
   }
   input.dispatchEvent(new Event("input", { bubbles: true }));
-  return true;
+}
+
+/** `note` reached the meeting: it goes from the field, unless the field was changed inside it
+ * meanwhile (said so). Nothing once the field is gone: the meeting ended under it. */
+function noteWent(view, input, note) {
+  afterComposing(view, () => {
+    if (!input.isConnected) return;
+    const rest = view.notesAhead.arrived(input.value, note);
+    keepNotesAhead(view);
+    if (rest !== null) leaveInField(input, rest);
+    else if (input.value.trim()) toast("Your note reached the meeting; the field keeps what you changed in it since.");
+  });
 }
 
 /**
@@ -112,17 +151,18 @@ function takeTheKeyboard() {
   alert.showModal();
 }
 
-/** Back after a drop that hid whether a note arrived: if the room's transcript has it (a line
- * after those it had when the note was sent), it is taken from the field, not sent twice. */
-function noteArrived(view, transcript) {
-  const { before, line, text } = view.unsureNote;
-  view.unsureNote = null;
-  const added = transcript.startsWith(before) ? transcript.slice(before.length).split("\n") : [];
-  const input = app.querySelector("#note");
-  if (!added.includes(line) || !input) return;
-  // NB: said either way: a field changed inside the note still holds what reached the room.
-  noteTaken(view, input, text);
-  toast("Your note reached the meeting before the connection dropped.");
+/** Back after a drop that hid whether notes arrived: those the room's transcript has (a line
+ * after those it had when the note was sent) are taken from the field, not sent twice. */
+function notesArrived(view, input, transcript) {
+  afterComposing(view, () => {
+    if (!input.isConnected) return;
+    const { field, found } = view.notesAhead.lookFor(input.value, transcript);
+    keepNotesAhead(view);
+    if (!found) return;
+    leaveInField(input, field);
+    toast(found === 1 ? "Your note reached the meeting before the connection dropped."
+      : "Your notes reached the meeting before the connection dropped.");
+  });
 }
 
 export const meeting = {
@@ -153,9 +193,9 @@ export const meeting = {
           <input id="note" data-max-chars="1000" autocomplete="off" required>
           <button>Add</button>
         </form>
-        <dialog class="end-alert" aria-labelledby="end-title">
+        <dialog class="end-alert" aria-labelledby="end-title" aria-describedby="end-asked">
           <h2 id="end-title" tabindex="-1" autofocus>End meeting?</h2>
-          <p class="asked" hidden></p>
+          <p class="asked" id="end-asked" hidden></p>
           <p>Save the meeting to the history, or discard it.</p>
           <p class="finish-note" id="finish-note">Someone asked to end the meeting. Your note is still being typed: Enter adds it to the meeting first.</p>
           <div class="actions">
@@ -225,37 +265,46 @@ export const meeting = {
     // once sent, or when the meeting ends (the ended notice offers it then).
     const input = app.querySelector("#note");
     input.value = sessionStorage.getItem(noteDraftKey(view.id)) ?? "";
+    // Notes sent and not answered yet stay in the field, ahead of what is typed on
+    // (`NotesAhead`); after a reload, the transcript tells whether they arrived.
+    let saved = null;
+    try {
+      saved = JSON.parse(sessionStorage.getItem(notesAheadKey(view.id)) ?? "null");
+    } catch {
+      // not a record this page wrote
+    }
+    view.notesAhead = NotesAhead.restore(saved, input.value);
+    view.noteComposing = false;
+    view.afterComposing = [];
+    input.addEventListener("compositionstart", () => (view.noteComposing = true));
+    input.addEventListener("compositionend", () => {
+      view.noteComposing = false;
+      for (const step of view.afterComposing.splice(0)) step();
+    });
     on("#note", "input", () => {
       if (input.value) sessionStorage.setItem(noteDraftKey(view.id), input.value);
       else sessionStorage.removeItem(noteDraftKey(view.id));
       if (!input.value.trim()) takeTheKeyboard();
     });
-    // Notes sent and not answered yet, in order: the field holds them until then (a refused
-    // one stays to be sent again), ahead of what is typed on.
-    const onTheirWay = [];
     on(".note-form", "submit", async (event) => {
       event.preventDefault();
-      const { transcript } = view.state.meeting;
-      const author = view.state.participants.find(({ id }) => id === view.you)?.name;
-      const text = noteToSend(input.value, onTheirWay);
+      const author = view.state.participants.find(({ id }) => id === view.you)?.name ?? "";
       // NB: Enter again on a note on its way adds nothing new.
-      if (onTheirWay.length && !text.trim()) return;
-      onTheirWay.push(text);
+      const note = view.notesAhead.send(input.value, view.state.meeting.transcript, author);
+      if (!note) return;
+      keepNotesAhead(view);
       try {
-        await view.connection.send({ type: "meeting.noteSubmitted", text });
-        onTheirWay.splice(onTheirWay.indexOf(text), 1);
-        if (!noteTaken(view, input, text)) {
-          toast("Your note reached the meeting; the field keeps what you changed in it since.");
-        }
+        await view.connection.send({ type: "meeting.noteSubmitted", text: note.text });
+        noteWent(view, input, note);
       } catch (error) {
-        onTheirWay.splice(onTheirWay.indexOf(text), 1);
-        if (view.connection.closed) return;
-        toast(error.message);
         // NB: the answer may be what was lost, not the note: the room's transcript tells,
         // once the page is back (`backInTheRoom`), before the person sends it again.
-        if (error.code === "offline" && error.sent !== false && author) {
-          view.unsureNote = { before: transcript, line: `${author}: ${text.trim()}`, text };
-        }
+        if (error.code === "offline" && error.sent !== false) view.notesAhead.unsure(note);
+        else view.notesAhead.refused(note);
+        keepNotesAhead(view);
+        // NB: a meeting that ended under the note offers it for the meeting saved.
+        if (view.connection.closed || !input.isConnected) return;
+        toast(error.message);
       }
     });
   },
@@ -263,9 +312,10 @@ export const meeting = {
   /** Back in the room after a drop (`welcome`): a note whose answer the drop hid is looked
    * for once a request is answered, after the patches a resumed welcome is followed by. */
   backInTheRoom(view) {
-    if (!view.unsureNote) return;
+    const input = app.querySelector("#note");
+    if (!input || !view.notesAhead?.notes.some(({ state }) => state === "unsure")) return;
     view.connection.history(0, 1).then(
-      () => view.state.meeting && noteArrived(view, view.state.meeting.transcript),
+      () => view.state.meeting && notesArrived(view, input, view.state.meeting.transcript),
       // NB: dropped again: the next welcome looks.
       () => {});
   },

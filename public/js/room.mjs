@@ -5,7 +5,7 @@ import { takeLeftTyping, takeTyping } from "./comeback.mjs";
 import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
-import { meeting, noteDraftKey } from "./meeting.mjs";
+import { forgetNote, meeting, noteDraftKey, unsentNote } from "./meeting.mjs";
 import { keepSaying, sayUnsentTyping } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
@@ -21,7 +21,7 @@ const meetingCount = (state) => state.standup.meetings.length + (state.standup.o
  * How a meeting the page was showing ended (and who ended it), and the note being typed.
  * `countBefore`: the standup's meetings when the page began showing it.
  */
-function meetingEnded(before, after, you, countBefore) {
+function meetingEnded(before, after, you, countBefore, note) {
   const saved = meetingCount(after) > countBefore;
   const timeUp = before.meeting.secondsElapsed >= before.standup.duration - 1;
   const activity = after.activity?.seq !== before.activity?.seq ? after.activity : null;
@@ -31,18 +31,21 @@ function meetingEnded(before, after, you, countBefore) {
   if (saved && timeUp) message = "Time's up — meeting saved.";
   else if (by) message = saved ? `${by} — saved.` : `${by}.`;
   const input = app.querySelector("#note");
-  const unsent = input?.value.trim() ?? "";
+  const unsent = note.trim();
   // A discard that can be undone is said by the undo bar: no second notice for nothing.
   if (!saved && after.undo?.kind === "discardedMeeting" && !unsent) return null;
-  const typing = input && document.activeElement === input ? [input.selectionStart, input.selectionEnd] : null;
-  if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent: unsent ? input.value : "", typing };
+  // NB: the notes on their way that the meeting got went from the front of the note.
+  const cut = input ? input.value.length - note.length : 0;
+  const typing = input && document.activeElement === input
+    ? [Math.max(0, input.selectionStart - cut), Math.max(0, input.selectionEnd - cut)] : null;
+  if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent: unsent ? note : "", typing };
   // Saved: the note being typed may still join it (`history.noteSubmitted`), as typed, under
   // the speaker whose turn it was; a person typing goes on typing where they were.
   // NB: the meeting on the wire has no id: the one saved is the newest in the history.
   const late = unsent ? {
     meeting: after.standup.meetings[0]?.id,
     speaker: before.standup.attendees[before.meeting.speakerIndex]?.name ?? null,
-    text: input.value,
+    text: note,
     typing,
   } : null;
   return { message, unsent: "", late };
@@ -104,7 +107,7 @@ class RoomView {
    * page to keep when the session ends under it. */
   typingToKeep() {
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
-    const note = this.mode === "meeting" ? app.querySelector("#note")?.value.trim() ?? ""
+    const note = this.mode === "meeting" ? unsentNote(this, this.state.meeting.transcript).trim()
       : this.mode === "detail" ? detail.discardedNote() : "";
     return { room: this.id, unsent, note, late: lateNote.kept(this), by: this.myName() };
   }
@@ -171,8 +174,10 @@ class RoomView {
       // NB: and before the detail goes: a note kept from a discarded meeting.
       const discarded = this.mode === "detail" ? detail.discardedNote() : "";
       if (this.mode === "meeting" && previous?.meeting) {
-        this.ended = meetingEnded(previous, state, you, this.meetingsBefore);
-        sessionStorage.removeItem(noteDraftKey(this.id));
+        // NB: notes on their way that the meeting got are not offered again.
+        const note = unsentNote(this, previous.meeting.transcript);
+        this.ended = meetingEnded(previous, state, you, this.meetingsBefore, note);
+        forgetNote(this.id);
         // The ended notice says how it ended: "Ana asked to end the meeting" is past.
         dismissToasts();
       }
@@ -238,6 +243,11 @@ class RoomView {
   renderUndo(state, you) {
     const bar = app.querySelector(".undo-bar");
     const undo = state.undo;
+    // NB: the bar goes with the keyboard on its button (Undo pressed): the keyboard goes to
+    // the room's heading, not to nowhere.
+    if (!undo && !bar.hidden && bar.contains(document.activeElement)) {
+      app.querySelector(".room-title").focus({ preventScroll: true });
+    }
     bar.hidden = !undo;
     if (!undo) return;
     const deleting = undo.kind === "deletedStandup";

@@ -195,12 +195,17 @@ export class SharedText {
    * under them: someone else saved or cancelled it). */
   unsent() {
     if (this.discarding) return [];
-    return [...this.fields].flatMap(([path, field]) => {
+    const fields = [...this.fields].flatMap(([path, field]) => {
       const input = this.inputFor(path);
       return input && input.value !== field.shadow
         ? [{ path, base: field.shadow, value: input.value, name: fieldName(input) ?? "a field" }]
         : [];
     });
+    // NB: and rows added here that the room had not answered yet (`addAttendee`).
+    const waiting = [...this.form.querySelectorAll("li[data-waiting] input")]
+      .filter((input) => input.value.trim())
+      .map((input) => newAttendeeTyping(input.value));
+    return [...fields, ...waiting];
   }
 
   /** A field is gone (its attendee removed): forgets it; says typing it held that the room
@@ -222,6 +227,9 @@ export class SharedText {
     this.pending.clear();
   }
 }
+
+/** Typing for an attendee the room has not made (yet): "Edit again with it" adds one for it. */
+export const newAttendeeTyping = (value) => ({ path: "/attendees/new/name", base: "", value, name: "a new attendee" });
 
 /** A toast that holds the only copy of something typed stays longer than one that informs. */
 export function keepSaying(item) {

@@ -1,4 +1,4 @@
-// Toasts: short notices at the bottom of the page, each for a few seconds, at most three.
+// Toasts: short notices at the bottom of the page (at the top on a phone), each for a few seconds, at most three.
 const toasts = document.getElementById("toasts");
 
 /** Shows `message` for 5 s; returns its element. */

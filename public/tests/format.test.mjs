@@ -1,8 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, noteToSend, fieldAfterNote,
-} from "../js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath } from "../js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");
@@ -51,21 +49,4 @@ test("every theme's text reads on it at 4.5:1 or more (WCAG AA)", () => {
   for (const [name, [background, text]] of Object.entries(THEMES)) {
     assert.ok(ratio(background, text) >= 4.5, `${name}: ${ratio(background, text).toFixed(2)}:1`);
   }
-});
-
-test("Enter sends what follows the notes still on their way", () => {
-  assert.equal(noteToSend("first note", []), "first note");
-  assert.equal(noteToSend("first notesecond", ["first note"]), "second");
-  assert.equal(noteToSend("ab c", ["a", "b"]), " c");
-  assert.equal(noteToSend("first", ["first"]), "");
-  // Changed inside a note on its way: the whole field goes, as typed.
-  assert.equal(noteToSend("firs note", ["first"]), "firs note");
-});
-
-test("a note's answer takes only that note from the field", () => {
-  assert.equal(fieldAfterNote("first note", "first note"), "");
-  assert.equal(fieldAfterNote("first notesecon", "first note"), "secon");
-  assert.equal(fieldAfterNote("first note  next", "first note"), "next");
-  assert.equal(fieldAfterNote("", "first note"), null);
-  assert.equal(fieldAfterNote("firs note", "first note"), null);
 });

@@ -1,0 +1,117 @@
+// The notes a meeting's note field holds ahead of what is typed on: each sent and not yet
+// answered, or whose answer a dropped connection hid, or refused and kept to be sent again,
+// in the order they sit at the start of the field. A note stays in the field until the room
+// has it, so that nothing typed is lost; what the person types on goes after it, and leaves
+// with nothing but the note. Pure (tested by node): meeting.mjs does the page's part.
+
+/** Whether `transcript` got `note`'s line after the lines it had when the note was sent. */
+export function reached(transcript, note) {
+  if (!transcript.startsWith(note.before)) return false;
+  return transcript.slice(note.before.length).split("\n").includes(note.line);
+}
+
+export class NotesAhead {
+  /** `notes`: `{ text, before, line, state }`, `state` one of "sent", "unsure", "kept". */
+  constructor(notes = []) {
+    this.notes = notes;
+  }
+
+  /** Kept in the tab across a reload: whatever was on its way is unsure then, and only if the
+   * field still starts with it. */
+  static restore(saved, field) {
+    const notes = (Array.isArray(saved) ? saved : []).map((note) => ({
+      ...note, state: note.state === "kept" ? "kept" : "unsure",
+    }));
+    const ahead = new NotesAhead(notes);
+    if (!field.startsWith(ahead.prefix)) ahead.notes = [];
+    ahead.settle();
+    return ahead;
+  }
+
+  get prefix() {
+    return this.notes.map(({ text }) => text).join("");
+  }
+
+  /** Whether any note's fate is still to be known. */
+  get waiting() {
+    return this.notes.some(({ state }) => state !== "kept");
+  }
+
+  /**
+   * Enter on `field`: the note to send — what follows the notes ahead — tracked from now on
+   * (`before`: the transcript as it is; `author`: who sends it); null when nothing new follows
+   * them. A field changed inside the notes ahead is sent whole: their places are lost.
+   */
+  send(field, before, author) {
+    if (!field.startsWith(this.prefix)) this.notes = [];
+    const text = field.slice(this.prefix.length);
+    if (this.notes.length && !text.trim()) return null;
+    const note = { text, before, line: `${author}: ${text.trim()}`, state: "sent" };
+    this.notes.push(note);
+    return note;
+  }
+
+  /**
+   * `note` reached the meeting: the field without it, what was typed after it staying (its
+   * leading spaces aside once nothing is ahead of it any more); null when the field was changed
+   * inside the notes ahead, and is left as it is.
+   */
+  arrived(field, note) {
+    const at = this.notes.indexOf(note);
+    if (at < 0) return null;
+    if (!field.startsWith(this.prefix)) {
+      this.notes = [];
+      return null;
+    }
+    const offset = this.notes.slice(0, at).reduce((sum, { text }) => sum + text.length, 0);
+    this.notes.splice(at, 1);
+    this.settle();
+    const rest = field.slice(0, offset) + field.slice(offset + note.text.length);
+    return this.notes.length ? rest : rest.replace(/^\s+/, "");
+  }
+
+  /** `note` was refused, or never left: it stays in the field, as typed, to be sent again. */
+  refused(note) {
+    note.state = "kept";
+    this.settle();
+  }
+
+  /** `note`'s answer went with the connection: the room's transcript will tell. */
+  unsure(note) {
+    note.state = "unsure";
+  }
+
+  /** Back in the room: each note whose answer a drop hid goes from the field if `transcript`
+   * has it; the others stay, as typed. The field, and how many were found. */
+  lookFor(field, transcript) {
+    let found = 0;
+    for (const note of this.notes.filter(({ state }) => state === "unsure")) {
+      if (!reached(transcript, note)) {
+        note.state = "kept";
+        continue;
+      }
+      found += 1;
+      field = this.arrived(field, note) ?? field;
+    }
+    this.settle();
+    return { field, found };
+  }
+
+  /** The field without the notes ahead that `transcript` holds: what a meeting that ended
+   * under them did not get (these notes are not changed). */
+  unsentIn(field, transcript) {
+    const copy = new NotesAhead(this.notes.map((note) => ({ ...note })));
+    let taken = false;
+    for (const note of [...copy.notes]) {
+      if (note.state === "kept" || !reached(transcript, note)) continue;
+      taken = true;
+      field = copy.arrived(field, note) ?? field;
+    }
+    return taken ? field.replace(/^\s+/, "") : field;
+  }
+
+  /** Only notes kept to send again: they are the field's text like any other now. */
+  settle() {
+    if (!this.waiting) this.notes = [];
+  }
+}

@@ -1,0 +1,77 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { NotesAhead, reached } from "../js/notesahead.mjs";
+
+test("Enter sends what follows the notes on their way, and nothing twice", () => {
+  const ahead = new NotesAhead();
+  const first = ahead.send("first note", "", "Ana");
+  assert.equal(first.text, "first note");
+  assert.equal(first.line, "Ana: first note");
+  assert.equal(ahead.send("first note", "", "Ana"), null);
+  assert.equal(ahead.send("first note ", "", "Ana"), null);
+  const second = ahead.send("first note second", "", "Ana");
+  assert.equal(second.text, " second");
+  assert.equal(second.line, "Ana: second");
+});
+
+test("an answer takes its note alone from the field, whatever order they come in", () => {
+  const ahead = new NotesAhead();
+  const first = ahead.send("first", "", "Ana");
+  const second = ahead.send("first second", "", "Ana");
+  // Typed on after both: the first's answer keeps the second where it is, spaces and all.
+  assert.equal(ahead.arrived("first secondthi", first), " secondthi");
+  assert.equal(ahead.arrived(" secondthi", second), "thi");
+  assert.deepEqual(ahead.notes, []);
+  // Refused ahead of one that arrives: the refused one stays, the other goes.
+  const a = ahead.send("A", "", "Ana");
+  const b = ahead.send("A B", "", "Ana");
+  ahead.refused(a);
+  assert.equal(ahead.arrived("A B typed", b), "A typed");
+  assert.deepEqual(ahead.notes, []);
+});
+
+test("a field changed inside the notes ahead is left as it is", () => {
+  const ahead = new NotesAhead();
+  const note = ahead.send("first", "", "Ana");
+  assert.equal(ahead.arrived("firs", note), null);
+  assert.deepEqual(ahead.notes, []);
+  // …and Enter then sends it whole.
+  assert.equal(ahead.send("firs!", "", "Ana").text, "firs!");
+});
+
+test("back from a drop, the notes the transcript has go; the others stay to send again", () => {
+  const ahead = new NotesAhead();
+  const one = ahead.send("one", "Ben: hi", "Ana");
+  const two = ahead.send("one two", "Ben: hi", "Ana");
+  ahead.unsure(one);
+  ahead.unsure(two);
+  assert.equal(ahead.send("one two", "", "Ana"), null, "nothing new to send meanwhile");
+  const { field, found } = ahead.lookFor("one two three", "Ben: hi\nAna: one");
+  assert.equal(found, 1);
+  assert.equal(field, " two three");
+  assert.deepEqual(ahead.notes, []);
+});
+
+test("a transcript says a note arrived only after the lines it had when the note was sent", () => {
+  const note = { before: "Ana: same", line: "Ana: same" };
+  assert.equal(reached("Ana: same", note), false);
+  assert.equal(reached("Ana: same\nAna: same", note), true);
+  assert.equal(reached("something else", note), false);
+});
+
+test("a meeting that ended under notes on their way did not get those it does not hold", () => {
+  const ahead = new NotesAhead();
+  ahead.send("in", "", "Ana");
+  ahead.send("in out", "", "Ana");
+  assert.equal(ahead.unsentIn("in out more", "Ana: in"), "out more");
+  assert.equal(ahead.notes.length, 2, "the notes themselves are unchanged");
+});
+
+test("a reload keeps the notes ahead as unsure, if the field still starts with them", () => {
+  const saved = JSON.parse(JSON.stringify(new NotesAhead([
+    { text: "a", before: "", line: "Ana: a", state: "sent" },
+  ]).notes));
+  assert.deepEqual(NotesAhead.restore(saved, "ab").notes.map(({ state }) => state), ["unsure"]);
+  assert.deepEqual(NotesAhead.restore(saved, "b").notes, []);
+  assert.deepEqual(NotesAhead.restore("garbage", "b").notes, []);
+});
