@@ -79,7 +79,7 @@ extension RoomChannel {
       // that takes the room on (the change is saved before the room gives up its lock).
       if handingOn, let action = feature.moving() { send(action) }
       _ = document.closeVersions()
-      if code == .serviceRestart {
+      if code == .serviceRestart || code == .goingAway {
         logger.notice("Room \(feature.roomName) closes: \(why). Everyone in it reconnects.")
       } else {
         logger.error("Room \(feature.roomName) restarts: \(why). Everyone in it reconnects.")

@@ -148,9 +148,11 @@ public struct RecordMeeting: Reducer {
 
       case .nextButtonTapped(let from):
         if let from, from != state.speakerIndex {
+          // NB: by name: a number here would be read as 1-based by people, 0-based by bots
+          // (which read `speakerIndex` in the state).
+          let speaker = state.standup.attendees[safe: state.speakerIndex]?.name
           return .reject(
-            .stale("The speaker already changed: speaker \(state.speakerIndex + 1) is talking now.")
-          )
+            .stale("The speaker already changed: \(speaker ?? "someone else") is talking now."))
         }
         guard state.alert == nil else {
           return .reject(.invalidAction("Answer the end-meeting alert first."))

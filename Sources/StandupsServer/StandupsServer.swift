@@ -265,6 +265,9 @@ public final class StandupsServer: Sendable {
   /// cluster, then gives up every room's lock by ending its session.
   public func shutdown() async {
     reloading.cancel()
+    // NB: the rooms close their people first, as in a restart (`closeRooms`).
+    await hub.closeRooms(
+      why: "the server is stopping", code: .goingAway, tell: "The server is stopping.")
     transport.shutdown()
     await hub.stopAll()
     await hub.cluster?.stop()

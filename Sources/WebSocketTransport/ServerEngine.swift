@@ -182,6 +182,13 @@ final class ServerEngine: @unchecked Sendable {
     }
     self.context = context
 
+    if let problem = Self.cannotBind(configuration.host, port: configuration.port) {
+      lws_context_destroy(context)
+      loop.destroy()
+      for string in strings { free(string) }
+      throw WebSocketServerError(
+        description: "Cannot listen on \(configuration.host):\(configuration.port): \(problem).")
+    }
     var vhostInfo = info
     vhostInfo.port = Int32(configuration.port)
     vhostInfo.iface = UnsafePointer(keep(configuration.host))
@@ -216,6 +223,32 @@ final class ServerEngine: @unchecked Sendable {
     self.port = Int(lws_get_vhost_listen_port(vhost))
     self.cStrings = strings
     queues.setContext(ContextHandle(pointer: context))
+  }
+
+  /// Why a socket cannot be bound to `host` (an address, or a name that resolves to one; an
+  /// interface's name is left to libwebsockets) and `port`, or nil. NB: libwebsockets, given
+  /// an address this machine does not have, logs it and listens on nothing.
+  static func cannotBind(_ host: String, port: Int) -> String? {
+    if if_nametoindex(host) != 0 { return nil }
+    var hints = addrinfo()
+    hints.ai_flags = AI_PASSIVE
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    var found: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else {
+      return "no address of this machine has that name"
+    }
+    defer { freeaddrinfo(found) }
+    let probe = socket(address.pointee.ai_family, address.pointee.ai_socktype, 0)
+    guard probe >= 0 else { return String(cString: strerror(errno)) }
+    defer { close(probe) }
+    var yes: Int32 = 1
+    setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+    guard bind(probe, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
+      return errno == EADDRINUSE
+        ? "the address is in use"
+        : "\(String(cString: strerror(errno))) (not an address of this machine?)"
+    }
+    return nil
   }
 
   deinit {

@@ -80,7 +80,7 @@ struct RecordMeetingTests {
       // A second tap meant for speaker 0 is stale now.
       await store.send(
         .meeting(.presented(.nextButtonTapped(from: 0))),
-        rejectedWith: .stale("The speaker already changed: speaker 2 is talking now."))
+        rejectedWith: .stale("The speaker already changed: Person 2 is talking now."))
       await store.send(.meeting(.presented(.nextButtonTapped(from: 1)))) {
         $0.meeting?.alert = .endMeeting
       }

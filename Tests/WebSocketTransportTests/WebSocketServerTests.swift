@@ -255,6 +255,17 @@ struct WebSocketServerBehaviourTests {
     )
   }
 
+  /// An address that is not this machine's (or no address at all) would leave libwebsockets
+  /// listening on nothing, waiting for such an interface to appear: it is refused at start.
+  @Test(arguments: ["10.99.99.99", "not-a-host.invalid"])
+  func anAddressThisMachineDoesNotHaveIsAClearError(_ host: String) throws {
+    #expect {
+      _ = try startEchoServer { $0.host = host }
+    } throws: { error in
+      "\(error)".contains("Cannot listen on \(host)")
+    }
+  }
+
   @Test func anAddressInUseIsAClearError() throws {
     let (server, _) = try startEchoServer()
     defer { server.shutdown() }
