@@ -13,6 +13,8 @@ struct DataOptions: ParsableArguments {
   )
   var database: String?
 
+  func validate() throws { try Environment.checkNames() }
+
   /// `--database`, else `STANDUPS_DATABASE_URL`; nil for SQLite.
   func databaseURL() throws -> DatabaseURL? {
     guard let text = database ?? env("DATABASE_URL"), !text.isEmpty else { return nil }
@@ -104,8 +106,78 @@ enum Environment {
 
   /// A yes-or-no variable: 1 or true, 0 or false (or unset).
   static func flag(_ name: String) -> Bool { ["1", "true"].contains(env(name)?.lowercased()) }
+  static let flagForms = "1 or 0 (or true or false)"
   static func isFlag(_ value: String) -> Bool {
     ["1", "true", "0", "false"].contains(value.lowercased())
   }
   static func isWholeNumber(_ value: String) -> Bool { Int(value) != nil }
+}
+
+extension Environment {
+  /// The settings read from `STANDUPS_<NAME>`.
+  static let settings: [String] = [
+    "ALLOWED_ORIGINS", "BOT_TOKENS", "CREATIONS_PER_MINUTE", "DATABASE_URL", "DATA_DIR", "HOST",
+    "LOG_FORMAT", "LOG_LEVEL", "MAX_CONNECTIONS", "MAX_CONNECTIONS_PER_ADDRESS",
+    "MESSAGES_PER_SECOND", "OPEN", "OPEN_TO_NETWORK", "PORT", "PRINT_INVITE", "PUBLIC_DIR",
+    "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "TRUSTED_PROXIES",
+  ]
+
+  /// A `STANDUPS_` variable that reads like a setting misspelt (`STANDUPS_DATABASE` for
+  /// `STANDUPS_DATABASE_URL`, a singular for a plural) is refused at start: it would be
+  /// ignored without a word. Others (a bot's `STANDUPS_URL`, HAProxy's `STANDUPS_NODE_A`)
+  /// are not the server's to judge.
+  static func checkNames(
+    _ environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws {
+    for key in environment.keys.sorted() where key.hasPrefix("STANDUPS_") {
+      let name = String(key.dropFirst("STANDUPS_".count))
+      guard !settings.contains(name),
+        let meant = settings.first(where: { reads(name, like: $0) })
+      else { continue }
+      throw ValidationError(
+        "\(key) is not a setting of standups-server: did you mean STANDUPS_\(meant)?")
+    }
+  }
+
+  static func reads(_ name: String, like setting: String) -> Bool {
+    if name.count >= 4 && setting.hasPrefix(name) { return true }
+    let shared = zip(name, setting).prefix { $0 == $1 }.count
+    return shared >= max(8, setting.count - 3)
+  }
+}
+
+/// Addresses given as options, read as what they must be: refused at start with what is
+/// wrong, not found out later (an invite link that leads nowhere, a proxy never trusted).
+enum AddressChecks {
+  /// Why `text` is not an http(s) address with a host (`--public-url`), or nil.
+  static func publicURLProblem(_ text: String) -> String? {
+    guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+      ["http", "https"].contains(scheme), url.host?.isEmpty == false
+    else {
+      return
+        "--public-url must be the http(s) address people open, such as https://standups.example.com (it is \"\(text)\")."
+    }
+    return nil
+  }
+
+  /// Why `text` is not an origin (`scheme://host[:port]`, nothing after), or nil.
+  static func originProblem(_ text: String) -> String? {
+    guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+      ["http", "https"].contains(scheme), url.host?.isEmpty == false,
+      url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil
+    else {
+      return
+        "--allowed-origin must be an origin, such as https://intranet.example (it is \"\(text)\")."
+    }
+    return nil
+  }
+
+  /// Why `text` is not one IP address (`--trusted-proxy`: no ranges, no names), or nil.
+  static func proxyProblem(_ text: String) -> String? {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    if inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1 { return nil }
+    return
+      "--trusted-proxy must be one IP address, as the proxy connects from (no ranges or names; it is \"\(text)\")."
+  }
 }

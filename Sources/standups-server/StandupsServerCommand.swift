@@ -10,7 +10,8 @@ struct StandupsServerCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "standups-server",
     abstract: "Live, collaborative daily standups over WebSocket.",
-    discussion: "Every option can also be set as STANDUPS_<OPTION> (STANDUPS_PORT=9000).",
+    discussion:
+      "An option can also be set as STANDUPS_<OPTION> (STANDUPS_PORT=9000); where its variable is named otherwise, its help says so (STANDUPS_DATABASE_URL, STANDUPS_ALLOWED_ORIGINS=a,b).",
     subcommands: [Serve.self, Invite.self, Bots.self],
     defaultSubcommand: Serve.self)
 }
@@ -50,7 +51,8 @@ struct Serve: AsyncParsableCommand {
     help:
       "Let anyone who can reach the server in, without the invite (a local demo; STANDUPS_OPEN=1).")
   var open = false
-  @Flag(help: "Allow --open on an address other than loopback.") var openToNetwork = false
+  @Flag(help: "Allow --open on an address other than loopback (STANDUPS_OPEN_TO_NETWORK=1).")
+  var openToNetwork = false
   @Option(
     name: .customLong("allowed-origin"),
     help:
@@ -81,6 +83,13 @@ struct Serve: AsyncParsableCommand {
   var certificate: String? { tlsCert ?? env("TLS_CERT") }
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
   var isOpen: Bool { open || Environment.flag("OPEN") }
+  var mayOpenToNetwork: Bool { openToNetwork || Environment.flag("OPEN_TO_NETWORK") }
+  var proxies: [String] {
+    trustedProxies
+      + (env("TRUSTED_PROXIES") ?? "").split(separator: ",").map {
+        String($0).trimmingCharacters(in: .whitespaces)
+      }
+  }
   var origins: [String] {
     allowedOrigins
       + (env("ALLOWED_ORIGINS") ?? "").split(separator: ",").map {
@@ -101,8 +110,9 @@ struct Serve: AsyncParsableCommand {
         }
       ),
       ("LOG_FORMAT", "text or json", { LogFormat(rawValue: $0) != nil }),
-      ("OPEN", "1 or 0", Environment.isFlag),
-      ("PRINT_INVITE", "1 or 0", Environment.isFlag),
+      ("OPEN", Environment.flagForms, Environment.isFlag),
+      ("OPEN_TO_NETWORK", Environment.flagForms, Environment.isFlag),
+      ("PRINT_INVITE", Environment.flagForms, Environment.isFlag),
     ])
     guard (0...65535).contains(address.port) else {
       throw ValidationError("--port must be 0 to 65535.")
@@ -111,14 +121,24 @@ struct Serve: AsyncParsableCommand {
       throw ValidationError("--tls-cert and --tls-key go together.")
     }
     _ = try bots()
-    guard maxConnections > 0, maxConnectionsPerAddress > 0, messagesPerSecond > 0,
-      creationsPerMinute > 0
-    else {
+    for (option, value) in [
+      ("max-connections", Double(maxConnections)),
+      ("max-connections-per-address", Double(maxConnectionsPerAddress)),
+      ("messages-per-second", messagesPerSecond),
+      ("creations-per-minute", Double(creationsPerMinute)),
+    ] where value <= 0 {
+      let variable = "STANDUPS_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
       throw ValidationError(
-        "--max-connections, --max-connections-per-address, --messages-per-second and "
-          + "--creations-per-minute must be positive.")
+        "--\(option) (\(variable)) must be more than 0 (it is "
+          + (value == value.rounded() ? "\(Int(value))" : "\(value)") + ").")
     }
-    if isOpen && !Gatekeeper.isLoopback(address.host) && !openToNetwork {
+    if let problem = address.publicBase.flatMap(AddressChecks.publicURLProblem)
+      ?? origins.lazy.compactMap(AddressChecks.originProblem).first
+      ?? proxies.lazy.compactMap(AddressChecks.proxyProblem).first
+    {
+      throw ValidationError(problem)
+    }
+    if isOpen && !Gatekeeper.isLoopback(address.host) && !mayOpenToNetwork {
       throw ValidationError(
         "--open lets anyone who can reach \(address.host) read, change and delete every standup. "
           + "Listen on 127.0.0.1, or add --open-to-network if that is really what you want.")
@@ -154,11 +174,7 @@ struct Serve: AsyncParsableCommand {
     configuration.limits.messagesPerSecond = messagesPerSecond
     configuration.limits.standupsPerMinutePerAddress = creationsPerMinute
     configuration.limits.burst = messagesPerSecond * 2
-    configuration.limits.trustedProxies = Set(
-      trustedProxies
-        + (env("TRUSTED_PROXIES") ?? "").split(separator: ",").map {
-          String($0).trimmingCharacters(in: .whitespaces)
-        })
+    configuration.limits.trustedProxies = Set(proxies)
     let signals = TerminationSignals()
     let server: StandupsServer
     do {
@@ -221,6 +237,14 @@ struct Invite: AsyncParsableCommand {
   @OptionGroup var data: DataOptions
   @OptionGroup var address: AddressOptions
   @Flag(help: "Make a new secret, ending every session and the old link.") var rotate = false
+
+  func validate() throws {
+    // NB: a link names the port people open: 0 only asks a server to pick one.
+    guard address.port != 0 || address.publicBase != nil else {
+      throw ValidationError(
+        "A link needs the port people open: give --port the server's (or --public-url).")
+    }
+  }
 
   func run() async throws {
     let access = try await data.access()

@@ -117,7 +117,7 @@ def test_a_setting_in_the_environment_that_does_not_read_is_refused_at_start(dat
     (port 8080; a server that is not open)."""
     for name, value, says in [
             ("STANDUPS_PORT", "abc", 'STANDUPS_PORT must be a port number (it is "abc").'),
-            ("STANDUPS_OPEN", "yes", 'STANDUPS_OPEN must be 1 or 0 (it is "yes").'),
+            ("STANDUPS_OPEN", "yes", 'STANDUPS_OPEN must be 1 or 0 (or true or false) (it is "yes").'),
             ("STANDUPS_MAX_CONNECTIONS", "lots", "STANDUPS_MAX_CONNECTIONS must be a whole number"),
             ("STANDUPS_LOG_LEVEL", "loud", "STANDUPS_LOG_LEVEL must be one of trace, debug"),
     ]:
@@ -128,6 +128,45 @@ def test_a_setting_in_the_environment_that_does_not_read_is_refused_at_start(dat
         assert says in started.stderr, started.stderr
     # Nothing was made: the server stopped before touching the folder.
     assert not Path(data).exists()
+
+
+def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start(data):
+    """STANDUPS_DATABASE (for STANDUPS_DATABASE_URL) once left a cluster node quietly alone
+    on SQLite; --public-url notaurl made invite links that lead nowhere; a proxy given as a
+    range was never trusted; an unusable --host listened on nothing."""
+    for extra, env, says in [
+            ([], {"STANDUPS_DATABASE": "postgres://x@127.0.0.1:1/db"},
+             "STANDUPS_DATABASE is not a setting of standups-server: did you mean STANDUPS_DATABASE_URL?"),
+            ([], {"STANDUPS_TRUSTED_PROXY": "10.0.0.1"}, "did you mean STANDUPS_TRUSTED_PROXIES?"),
+            ([], {"STANDUPS_ALLOWED_ORIGIN": "https://a.example"}, "did you mean STANDUPS_ALLOWED_ORIGINS?"),
+            (["--public-url", "notaurl"], {}, '--public-url must be the http(s) address people open'),
+            (["--public-url", "ftp://x"], {}, '--public-url must be the http(s) address people open'),
+            (["--allowed-origin", "https://x.example/path"], {}, "--allowed-origin must be an origin"),
+            (["--trusted-proxy", "10.0.0.0/8"], {}, "--trusted-proxy must be one IP address"),
+            ([], {"STANDUPS_TRUSTED_PROXIES": "haproxy.internal"}, "--trusted-proxy must be one IP address"),
+            ([], {"STANDUPS_MAX_CONNECTIONS": "-1"},
+             "--max-connections (STANDUPS_MAX_CONNECTIONS) must be more than 0 (it is -1)"),
+            (["--messages-per-second=0.0"], {}, "--messages-per-second (STANDUPS_MESSAGES_PER_SECOND) must be more than 0 (it is 0)"),
+            (["--host", "10.99.99.99", "--port", "0"], {}, "Cannot listen on 10.99.99.99:0"),
+    ]:
+        started = subprocess.run(
+            [str(SERVER), "--data-dir", data, "--public-dir", str(ROOT / "public"), *extra],
+            capture_output=True, text=True, timeout=30, env={**os.environ, **env})
+        assert started.returncode != 0, (extra, env)
+        assert says in started.stderr, started.stderr
+    # A bot's variables and HAProxy's beside the server's are no concern of it.
+    listed = subprocess.run(
+        [str(SERVER), "bots", "list", "--data-dir", data], capture_output=True, text=True,
+        timeout=30, env={**os.environ, "STANDUPS_URL": "http://127.0.0.1:1", "STANDUPS_TOKEN": "t",
+                         "STANDUPS_NODE_A": "127.0.0.1:1", "STANDUPS_PROXY_BIND": "127.0.0.1:2"})
+    assert "is not a setting" not in listed.stderr, listed.stderr
+    assert listed.returncode == 0 or "No Standups data" in listed.stderr, listed.stderr
+
+
+def test_a_link_is_not_made_for_port_0(data, server):
+    printed = command("invite", "--port", "0", data=data)
+    assert printed.returncode != 0
+    assert "A link needs the port people open" in printed.stderr
 
 
 def test_a_stop_asked_for_the_moment_the_server_listens_is_a_clean_stop(data):

@@ -16,7 +16,7 @@ struct SpeakerBot: AsyncParsableCommand {
   @Option(help: "Server address.") var host = "127.0.0.1"
   @Option(help: "Server port.") var port = 8080
   @Option(help: "The standup's id.") var room: String
-  @Option(help: "A bot token the server was started with.") var token: String
+  @Option(help: "A bot's token (`standups-server bots add NAME --can notes`).") var token: String
 
   /// Closes after which reconnecting cannot help: the standup was deleted (4410), the token
   /// revoked (4401), or the bot broke a rule (1008).

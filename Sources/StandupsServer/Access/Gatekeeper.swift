@@ -228,7 +228,9 @@ public final class Gatekeeper: Sendable {
     if let token {
       let hash = Bot.hash(token: token)
       guard let bot = legacyBots[hash] ?? credentials.withLock({ $0.bots[hash] }) else {
-        return refuse("Unknown bot token: it may have been revoked.", guess: true)
+        return refuse(
+          "Unknown bot token: it may have been revoked (a bot added a moment ago is let in within a second).",
+          guess: true)
       }
       return .success(.bot(bot))
     }
