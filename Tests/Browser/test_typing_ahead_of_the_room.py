@@ -41,6 +41,13 @@ def values(driver, selector):
     return [field.get_attribute("value") for field in driver.find_elements(By.CSS_SELECTOR, selector)]
 
 
+def in_a_meeting(server, ana, ben):
+    """Ana starts a meeting with Ben in the room; returns her note field."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    return wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+
+
 def adding_with_answers_held(server, ana, ben):
     """Ana opens the edit form, holds the room's answers and presses Add attendee."""
     both_in_a_room(server, ana, ben)
@@ -54,9 +61,7 @@ def test_a_note_typed_on_while_the_last_is_on_its_way_keeps_its_keys(server, ana
     """Enter, then straight on into the next note before the room answers: the answer takes
     from the field only the note it answers, and a second Enter meanwhile sends only what
     was typed after the first."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".start")
-    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    note = in_a_meeting(server, ana, ben)
     ana.execute_script(HOLD_ANSWERS)
     note.send_keys("first note" + Keys.ENTER)
     # NB: a space first, as anyone types after the text still in the field.
@@ -114,44 +119,41 @@ def test_save_pressed_before_the_room_answers_an_add_saves_what_was_typed_in_it(
     assert collect_console_errors(ana) == []
 
 
+def typed_on_then_back(ana, ben, note, says):
+    """Ana types on while her page is away, then is back: the page `says` what arrived, and
+    only what she typed since stays in the field, to be sent."""
+    note.send_keys(" three")
+    ana.execute_script("window.mayReconnect = true")
+    toast_says(ana, says)
+    wait(ana, lambda d: note.get_attribute("value") == "three")
+    note.send_keys(Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: three")
+
+
 def test_a_note_whose_answer_a_drop_lost_goes_from_the_field_before_what_was_typed_on(server, ana, ben):
     """The note reached the room, its answer went with the connection, and the person typed on
     before the page was back: back in the room, the note goes from the field (said so), and
     what was typed after it stays, to be sent on its own."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".start")
-    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    note = in_a_meeting(server, ana, ben)
     ana.execute_script(HOLD_RECONNECT)
     note.send_keys("one two")
     ana.execute_script("document.querySelector('.note-form').requestSubmit();"
                        "window.standupsConnection.socket.close()")
     text_in(ben, ".transcript", "Ana: one two")
-    note.send_keys(" three")
-    ana.execute_script("window.mayReconnect = true")
-    toast_says(ana, "Your note reached the meeting before the connection dropped.")
-    wait(ana, lambda d: note.get_attribute("value") == "three")
-    note.send_keys(Keys.ENTER)
-    text_in(ben, ".transcript", "Ana: three")
+    typed_on_then_back(ana, ben, note, "Your note reached the meeting before the connection dropped.")
     transcript = ben.find_element(By.CSS_SELECTOR, ".transcript").text
     assert transcript.count("one two") == 1, transcript
     assert collect_console_errors(ana) == []
 
 
 def test_two_notes_whose_answers_a_drop_lost_each_go_from_the_field_once(server, ana, ben):
-    both_in_a_room(server, ana, ben)
-    click(ana, ".start")
-    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    note = in_a_meeting(server, ana, ben)
     ana.execute_script(HOLD_RECONNECT)
     ana.execute_script(HOLD_ANSWERS)
     note.send_keys("one" + Keys.ENTER + " two" + Keys.ENTER)
     text_in(ben, ".transcript", "Ana: two")
     ana.execute_script("window.dropAnswers(); window.standupsConnection.socket.close()")
-    note.send_keys(" three")
-    ana.execute_script("window.mayReconnect = true")
-    toast_says(ana, "Your notes reached the meeting before the connection dropped.")
-    wait(ana, lambda d: note.get_attribute("value") == "three")
-    note.send_keys(Keys.ENTER)
-    text_in(ben, ".transcript", "Ana: three")
+    typed_on_then_back(ana, ben, note, "Your notes reached the meeting before the connection dropped.")
     lines = [line for line in ben.find_element(By.CSS_SELECTOR, ".transcript").text.splitlines()
              if line.startswith("Ana: ")]
     assert lines == ["Ana: one", "Ana: two", "Ana: three"]

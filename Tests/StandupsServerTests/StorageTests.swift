@@ -196,6 +196,21 @@ struct CrashTests {
     }
   }
 
+  /// Ana adds a standup and starts its meeting; returns its id and the room's state once the
+  /// meeting's clock passed `seconds`.
+  func meetingRunning(_ client: WebSocketClient, on server: ChildServer, past seconds: Int)
+    async throws -> (id: String, seen: JSONValue)
+  {
+    let lobby = try await connect(client, server.port, "/ws/lobby?name=Ana")
+    let id = try await addStandup("Quiet", in: lobby)
+    let room = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
+    try await room.act("startMeetingButtonTapped")
+    let seen = try await room.waitForState(timeout: .seconds(10)) {
+      ($0["meeting"]?["secondsElapsed"]?.intValue ?? 0) >= seconds
+    }
+    return (id, seen)
+  }
+
   /// A quiet stretch (nobody speaks, notes or pauses) is not lost in a crash: the heartbeat
   /// writes every running meeting's clock once a second.
   @Test func aMeetingComesBackWithinTwoSecondsOfWhereItWasAfterAKill() async throws {
@@ -203,13 +218,7 @@ struct CrashTests {
     let client = try WebSocketClient()
     defer { client.shutdown() }
     var server = try ChildServer(dataDirectory: directory)
-    let lobby = try await connect(client, server.port, "/ws/lobby?name=Ana")
-    let id = try await addStandup("Quiet", in: lobby)
-    let room = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
-    try await room.act("startMeetingButtonTapped")
-    let seen = try await room.waitForState(timeout: .seconds(10)) {
-      ($0["meeting"]?["secondsElapsed"]?.intValue ?? 0) >= 6
-    }
+    let (id, seen) = try await meetingRunning(client, on: server, past: 6)
     let lastSeen = try #require(seen["meeting"]?["secondsElapsed"]?.intValue)
     server.kill()
 
@@ -233,13 +242,7 @@ struct CrashTests {
     let client = try WebSocketClient()
     defer { client.shutdown() }
     var server = try ChildServer(dataDirectory: directory)
-    let lobby = try await connect(client, server.port, "/ws/lobby?name=Ana")
-    let id = try await addStandup("Quiet", in: lobby)
-    let room = try await connect(client, server.port, "/ws/rooms/\(id)?name=Ana")
-    try await room.act("startMeetingButtonTapped")
-    _ = try await room.waitForState(timeout: .seconds(10)) {
-      ($0["meeting"]?["secondsElapsed"]?.intValue ?? 0) >= 2
-    }
+    let (id, _) = try await meetingRunning(client, on: server, past: 2)
     server.stop(with: signal)
 
     server = try ChildServer(dataDirectory: directory)
