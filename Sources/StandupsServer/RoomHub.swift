@@ -64,6 +64,8 @@ final class RoomHub: WebSocketServerDelegate {
   let cluster: NodeSession?
   /// Set once SIGTERM asked the node to stop: it takes no new room.
   let draining = Flag()
+  /// Set once the rooms are being closed for good (a stop, the end of a drain): no room opens.
+  let stopping = Flag()
   let dependencies: DependencyValues
   let logger: Logger
   let gatekeeper: Gatekeeper
@@ -174,6 +176,9 @@ final class RoomHub: WebSocketServerDelegate {
           outlet.close(connection, code: .gone, reason: "This standup was deleted.")
         }
         return false
+      case .stopping:
+        refuseMoving(event)
+        return true
       }
     }
     refuseMoving(event)
@@ -209,6 +214,8 @@ final class RoomHub: WebSocketServerDelegate {
     /// The room takes no more events: it is closing.
     case closing(RoomChannel<StandupRoomFeature>)
     case standupGone
+    /// The server is stopping: no room opens.
+    case stopping
     /// The connection that joins closed meanwhile: its leave went to the room it was routed
     /// to before (a join that came back from a room that closed), so it joins nowhere.
     case connectionClosed
@@ -230,6 +237,9 @@ final class RoomHub: WebSocketServerDelegate {
       if let open = shared.rooms[roomID] {
         channel = open
       } else {
+        // NB: a room closed for the stop is not opened again behind it (a join it bounced, a
+        // page reconnecting at once): it would take the leaves the stop avoids.
+        if stopping.value { return .stopping }
         guard let standup = catalog[roomID] ?? (cluster == nil ? nil : Standup(id: roomID))
         else { return .standupGone }
         channel = makeRoom(standup, viaProxy: viaProxy, after: shared.finishing[roomID])
@@ -348,52 +358,6 @@ final class RoomHub: WebSocketServerDelegate {
     try? await health.checking(StorageHealth.probe) { try await dependencies.storage.probe() }
   }
 
-  /// Stops taking rooms and hands the open ones on (`closeRooms`, 1012) after `grace`: how
-  /// long the rooms keep going after `/healthz` turned to 503, so that the proxy stops
-  /// sending people here before they are asked to move.
-  func drain(grace: Duration) async {
-    draining.set(true)
-    try? await Task.sleep(for: grace)
-    await closeRooms(
-      why: "this node is draining", code: .serviceRestart,
-      tell: cluster == nil
-        ? "The server is restarting: reconnecting."
-        : "This server is restarting: reconnecting to another.",
-      handingOn: cluster != nil)
-  }
-
-  /// Every room stops its timers, records where its meeting is — running, so that it comes
-  /// back paused because the server restarted —, closes its people with `code` and closes.
-  /// (Not through the transport's closes: those would be leaves, and the last one would pause
-  /// the meeting as if everyone had left, for whoever comes back to go on with by itself.)
-  func closeRooms(why: String, code: CloseCode, tell: String, handingOn: Bool = false) async {
-    let rooms = shared.withLock { Array($0.rooms.values) }
-    for room in rooms { await room.cancelAllEffects() }
-    await heartbeat.flush()
-    for room in rooms {
-      room.enqueue(.restart(why: why, code: code, tell: tell, handingOn: handingOn))
-      await room.closed()
-      await room.savesDone()
-    }
-  }
-
   /// Rooms open right now (tests, metrics).
   var openRoomCount: Int { shared.withLock { $0.rooms.count } }
-
-  /// Shutdown, once the transport is closed: every room stops its effects, handles the
-  /// events still queued for it (the leaves), saves, and gives back the versions it did not use;
-  /// then the lobby does the same.
-  func stopAll() async {
-    let rooms = shared.withLock { Array($0.rooms.values) }
-    for room in rooms {
-      await room.cancelAllEffects()
-      room.close()
-      await room.closed()
-      await room.savesDone()
-    }
-    await heartbeat.stop()
-    lobby.close()
-    await lobby.closed()
-    await lobby.savesDone()
-  }
 }

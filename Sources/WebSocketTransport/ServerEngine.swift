@@ -182,19 +182,21 @@ final class ServerEngine: @unchecked Sendable {
     }
     self.context = context
 
-    if let problem = Self.cannotBind(configuration.host, port: configuration.port) {
+    let iface: String
+    switch Self.listenAddress(configuration.host, port: configuration.port) {
+    case .success(let address): iface = address
+    case .failure(let error):
       lws_context_destroy(context)
       loop.destroy()
       for string in strings { free(string) }
-      throw WebSocketServerError(
-        description: "Cannot listen on \(configuration.host):\(configuration.port): \(problem).")
+      throw error
     }
     var vhostInfo = info
     vhostInfo.port = Int32(configuration.port)
-    vhostInfo.iface = UnsafePointer(keep(configuration.host))
+    vhostInfo.iface = UnsafePointer(keep(iface))
     vhostInfo.vhost_name = UnsafePointer(keep("default"))
     vhostInfo.pvo = UnsafePointer(defaultProtocol)
-    if configuration.host.contains(":") == false { vhostInfo.options |= CLWS_OPTION_DISABLE_IPV6 }
+    if iface.contains(":") == false { vhostInfo.options |= CLWS_OPTION_DISABLE_IPV6 }
     if let tls = configuration.tls {
       for path in [tls.certificatePath, tls.privateKeyPath] where access(path, R_OK) != 0 {
         lws_context_destroy(context)
@@ -225,30 +227,52 @@ final class ServerEngine: @unchecked Sendable {
     queues.setContext(ContextHandle(pointer: context))
   }
 
-  /// Why a socket cannot be bound to `host` (an address, or a name that resolves to one; an
-  /// interface's name is left to libwebsockets) and `port`, or nil. NB: libwebsockets, given
-  /// an address this machine does not have, logs it and listens on nothing.
-  static func cannotBind(_ host: String, port: Int) -> String? {
-    if if_nametoindex(host) != 0 { return nil }
+  /// What libwebsockets is to listen on for `host`: an interface's name as it is, else the
+  /// numeric address the name resolves to (lws reads names of interfaces and numbers only:
+  /// given `localhost` it listens on nothing), checked by binding a socket to it with `port`.
+  /// NB: lws, given an address this machine does not have (yet), would log it and listen on
+  /// nothing until it appears; here that is an error at start.
+  static func listenAddress(_ host: String, port: Int) -> Result<String, WebSocketServerError> {
+    func refuse(_ why: String) -> Result<String, WebSocketServerError> {
+      .failure(WebSocketServerError(description: "Cannot listen on \(host):\(port): \(why)."))
+    }
+    if if_nametoindex(host) != 0 { return .success(host) }
     var hints = addrinfo()
     hints.ai_flags = AI_PASSIVE
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
     var found: UnsafeMutablePointer<addrinfo>?
-    guard getaddrinfo(host, String(port), &hints, &found) == 0, let address = found else {
-      return "no address of this machine has that name"
+    guard getaddrinfo(host, String(port), &hints, &found) == 0, let first = found else {
+      return refuse("no address of this machine has that name")
     }
     defer { freeaddrinfo(found) }
+    // NB: a name with both (`localhost`) listens on its IPv4 address, as 127.0.0.1 would.
+    var address = first
+    var next: UnsafeMutablePointer<addrinfo>? = first
+    while let candidate = next {
+      if candidate.pointee.ai_family == AF_INET {
+        address = candidate
+        break
+      }
+      next = candidate.pointee.ai_next
+    }
+    var numeric = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+    guard
+      getnameinfo(
+        address.pointee.ai_addr, address.pointee.ai_addrlen, &numeric, socklen_t(numeric.count),
+        nil, 0, NI_NUMERICHOST) == 0
+    else { return refuse("its address cannot be read") }
     let probe = socket(address.pointee.ai_family, address.pointee.ai_socktype, 0)
-    guard probe >= 0 else { return String(cString: strerror(errno)) }
+    guard probe >= 0 else { return refuse(String(cString: strerror(errno))) }
     defer { close(probe) }
     var yes: Int32 = 1
     setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
     guard bind(probe, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 else {
-      return errno == EADDRINUSE
-        ? "the address is in use"
-        : "\(String(cString: strerror(errno))) (not an address of this machine?)"
+      return refuse(
+        errno == EADDRINUSE
+          ? "the address is in use"
+          : "\(String(cString: strerror(errno))) (not an address of this machine?)")
     }
-    return nil
+    return .success(String(nulTerminated: numeric))
   }
 
   deinit {

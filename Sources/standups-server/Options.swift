@@ -111,6 +111,12 @@ enum Environment {
     ["1", "true", "0", "false"].contains(value.lowercased())
   }
   static func isWholeNumber(_ value: String) -> Bool { Int(value) != nil }
+
+  /// A list variable (`a,b`), its blank entries left out.
+  static func list(_ name: String) -> [String] {
+    (env(name) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      .filter { !$0.isEmpty }
+  }
 }
 
 extension Environment {
@@ -139,10 +145,12 @@ extension Environment {
     }
   }
 
+  /// A setting cut short (`DATABASE`, `ALLOWED_ORIGIN`), or a plural written singular
+  /// (`TRUSTED_PROXY`). Not any name sharing a beginning: `STANDUPS_DATABASE_USER` may well
+  /// be a database's own.
   static func reads(_ name: String, like setting: String) -> Bool {
-    if name.count >= 4 && setting.hasPrefix(name) { return true }
-    let shared = zip(name, setting).prefix { $0 == $1 }.count
-    return shared >= max(8, setting.count - 3)
+    (name.count >= 4 && setting.hasPrefix(name))
+      || (setting.hasSuffix("IES") && name == setting.dropLast(3) + "Y")
   }
 }
 
@@ -160,10 +168,11 @@ enum AddressChecks {
     return nil
   }
 
-  /// Why `text` is not an origin (`scheme://host[:port]`, nothing after), or nil.
+  /// Why `text` is not an origin (`scheme://host[:port]`, nothing after; an app's own scheme,
+  /// such as `tauri://localhost`, too), or nil.
   static func originProblem(_ text: String) -> String? {
-    guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
-      ["http", "https"].contains(scheme), url.host?.isEmpty == false,
+    guard let url = URLComponents(string: text), url.scheme?.isEmpty == false,
+      url.host?.isEmpty == false,
       url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil
     else {
       return

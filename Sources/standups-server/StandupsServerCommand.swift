@@ -84,24 +84,14 @@ struct Serve: AsyncParsableCommand {
   var privateKey: String? { tlsKey ?? env("TLS_KEY") }
   var isOpen: Bool { open || Environment.flag("OPEN") }
   var mayOpenToNetwork: Bool { openToNetwork || Environment.flag("OPEN_TO_NETWORK") }
-  var proxies: [String] {
-    trustedProxies
-      + (env("TRUSTED_PROXIES") ?? "").split(separator: ",").map {
-        String($0).trimmingCharacters(in: .whitespaces)
-      }
-  }
-  var origins: [String] {
-    allowedOrigins
-      + (env("ALLOWED_ORIGINS") ?? "").split(separator: ",").map {
-        String($0).trimmingCharacters(in: .whitespaces)
-      }
-  }
+  var proxies: [String] { trustedProxies + Environment.list("TRUSTED_PROXIES") }
+  var origins: [String] { allowedOrigins + Environment.list("ALLOWED_ORIGINS") }
 
   func validate() throws {
     try Environment.check([
       ("MAX_CONNECTIONS", "a whole number", Environment.isWholeNumber),
       ("MAX_CONNECTIONS_PER_ADDRESS", "a whole number", Environment.isWholeNumber),
-      ("MESSAGES_PER_SECOND", "a number", { Double($0) != nil }),
+      ("MESSAGES_PER_SECOND", "a number", { Double($0)?.isFinite == true }),
       ("CREATIONS_PER_MINUTE", "a whole number", Environment.isWholeNumber),
       (
         "LOG_LEVEL", "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "),
@@ -126,7 +116,7 @@ struct Serve: AsyncParsableCommand {
       ("max-connections-per-address", Double(maxConnectionsPerAddress)),
       ("messages-per-second", messagesPerSecond),
       ("creations-per-minute", Double(creationsPerMinute)),
-    ] where value <= 0 {
+    ] where !(value > 0 && value.isFinite) {
       let variable = "STANDUPS_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
       throw ValidationError(
         "--\(option) (\(variable)) must be more than 0 (it is "

@@ -143,6 +143,7 @@ def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start
             (["--public-url", "ftp://x"], {}, '--public-url must be the http(s) address people open'),
             (["--allowed-origin", "https://x.example/path"], {}, "--allowed-origin must be an origin"),
             (["--trusted-proxy", "10.0.0.0/8"], {}, "--trusted-proxy must be one IP address"),
+            ([], {"STANDUPS_MESSAGES_PER_SECOND": "nan"}, "STANDUPS_MESSAGES_PER_SECOND must be a number"),
             ([], {"STANDUPS_TRUSTED_PROXIES": "haproxy.internal"}, "--trusted-proxy must be one IP address"),
             ([], {"STANDUPS_MAX_CONNECTIONS": "-1"},
              "--max-connections (STANDUPS_MAX_CONNECTIONS) must be more than 0 (it is -1)"),
@@ -154,13 +155,34 @@ def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start
             capture_output=True, text=True, timeout=30, env={**os.environ, **env})
         assert started.returncode != 0, (extra, env)
         assert says in started.stderr, started.stderr
-    # A bot's variables and HAProxy's beside the server's are no concern of it.
+    # A bot's variables, HAProxy's and a database's own beside the server's are no concern
+    # of it; nor are blank entries in a list.
     listed = subprocess.run(
         [str(SERVER), "bots", "list", "--data-dir", data], capture_output=True, text=True,
         timeout=30, env={**os.environ, "STANDUPS_URL": "http://127.0.0.1:1", "STANDUPS_TOKEN": "t",
-                         "STANDUPS_NODE_A": "127.0.0.1:1", "STANDUPS_PROXY_BIND": "127.0.0.1:2"})
+                         "STANDUPS_NODE_A": "127.0.0.1:1", "STANDUPS_PROXY_BIND": "127.0.0.1:2",
+                         "STANDUPS_DATABASE_USER": "standups"})
     assert "is not a setting" not in listed.stderr, listed.stderr
     assert listed.returncode == 0 or "No Standups data" in listed.stderr, listed.stderr
+
+
+def test_settings_that_read_are_taken_as_they_are(data):
+    """A list with a blank entry, an app's own origin scheme and a host given by name start a
+    server that listens where the name says."""
+    process = subprocess.Popen(
+        [str(SERVER), "--host", "localhost", "--port", "0", "--data-dir", data,
+         "--public-dir", str(ROOT / "public"), "--allowed-origin", "tauri://localhost"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "STANDUPS_TRUSTED_PROXIES": "10.0.0.5, "})
+    try:
+        line = process.stderr.readline()
+        port = re.search(r"localhost:(\d+)", line)
+        assert port, line
+        with urllib.request.urlopen(f"http://127.0.0.1:{port.group(1)}/healthz", timeout=5) as answer:
+            assert answer.read() == b"ok"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def test_a_link_is_not_made_for_port_0(data, server):

@@ -266,6 +266,17 @@ struct WebSocketServerBehaviourTests {
     }
   }
 
+  /// libwebsockets reads numbers and interfaces' names only: a host name is resolved first.
+  @Test func aHostNameListensOnTheAddressItNames() async throws {
+    let (server, _) = try startEchoServer { $0.host = "localhost" }
+    defer { server.shutdown() }
+    let client = try WebSocketClient()
+    defer { client.shutdown() }
+    let connection = try await client.connect(port: server.port, path: "/ws")
+    connection.send(text: "here")
+    #expect(await connection.events.nextText() == "here")
+  }
+
   @Test func anAddressInUseIsAClearError() throws {
     let (server, _) = try startEchoServer()
     defer { server.shutdown() }
