@@ -120,7 +120,7 @@ struct Serve: AsyncParsableCommand {
       let variable = "STANDUPS_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
       throw ValidationError(
         "--\(option) (\(variable)) must be more than 0 (it is "
-          + (value == value.rounded() ? "\(Int(value))" : "\(value)") + ").")
+          + (value.isFinite && value == value.rounded() ? "\(Int(value))" : "\(value)") + ").")
     }
     if let problem = address.publicBase.flatMap(AddressChecks.publicURLProblem)
       ?? origins.lazy.compactMap(AddressChecks.originProblem).first

@@ -144,6 +144,7 @@ def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start
             (["--allowed-origin", "https://x.example/path"], {}, "--allowed-origin must be an origin"),
             (["--trusted-proxy", "10.0.0.0/8"], {}, "--trusted-proxy must be one IP address"),
             ([], {"STANDUPS_MESSAGES_PER_SECOND": "nan"}, "STANDUPS_MESSAGES_PER_SECOND must be a number"),
+            (["--messages-per-second=inf"], {}, "--messages-per-second (STANDUPS_MESSAGES_PER_SECOND) must be more than 0 (it is inf)"),
             ([], {"STANDUPS_TRUSTED_PROXIES": "haproxy.internal"}, "--trusted-proxy must be one IP address"),
             ([], {"STANDUPS_MAX_CONNECTIONS": "-1"},
              "--max-connections (STANDUPS_MAX_CONNECTIONS) must be more than 0 (it is -1)"),
