@@ -128,10 +128,48 @@ class Cluster:
         ports += [ports[-1]] * (3 - len(ports))
         for name, port in zip(NAMES, ports):
             environment[f"STANDUPS_NODE_{name.upper()}"] = f"127.0.0.1:{port}"
+        # A second file adds what only the tests want: a socket to ask HAProxy what it sees.
+        stats = self.folder / "haproxy-stats.cfg"
+        stats.write_text(f"global\n  stats socket {self.folder / 'haproxy.sock'} mode 600\n")
         self.haproxy = subprocess.Popen(
-            ["haproxy", "-db", "-f", str(HAPROXY_CONFIG)], env=environment,
+            ["haproxy", "-db", "-f", str(HAPROXY_CONFIG), "-f", str(stats)], env=environment,
             stdout=subprocess.DEVNULL, stderr=open(self.folder / "haproxy.log", "a"))
         wait_until(lambda: health(self.proxy_port)[0] == 200, 15, "HAProxy answers /healthz")
+        self.wait_until_routed()
+
+    def proxy_states(self):
+        """HAProxy's view of each node: {(backend, server): (port, status)}, status as its
+        stats say it ("UP", "DOWN", "UP 1/2", "MAINT", …)."""
+        with socket.socket(socket.AF_UNIX) as stats:
+            stats.settimeout(5)
+            stats.connect(str(self.folder / "haproxy.sock"))
+            stats.sendall(b"show stat\n")
+            answer = b""
+            while chunk := stats.recv(65536):
+                answer += chunk
+        lines = answer.decode().splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        states = {}
+        for line in lines[1:]:
+            row = dict(zip(header, line.split(",")))
+            if row.get("svname") in NAMES:
+                port = int(row["addr"].rsplit(":", 1)[1]) if row.get("addr") else None
+                states[(row["pxname"], row["svname"])] = (port, row["status"])
+        return states
+
+    def wait_until_routed(self, timeout=20):
+        """Waits until HAProxy routes to every node that runs (and only to them). The rooms
+        backend hashes each id over the nodes HAProxy has up: a node it still holds down (its
+        checks come every second) would take its rooms when it is up again, so a test that
+        needs a room to stay where the proxy sent its first person starts from here."""
+        def settled():
+            running = {n.port for n in self.nodes if n.process and n.process.poll() is None}
+            states = self.proxy_states()
+            return all((status == "UP") == (port in running) for port, status in states.values())
+        try:
+            wait_until(settled, timeout, "HAProxy routes to every running node")
+        except AssertionError as error:
+            raise AssertionError(f"{error}: {self.proxy_states()}\n{self.proxy_log()}") from None
 
     def proxy_log(self):
         """What HAProxy said (nodes taken out and back), for a failing test's message."""

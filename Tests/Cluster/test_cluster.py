@@ -21,6 +21,14 @@ def cluster():
         yield running
 
 
+@pytest.fixture(autouse=True)
+def routed(cluster):
+    """Each test starts with HAProxy routing to every node: one that an earlier test froze or
+    restarted may have answered its own /healthz for a while before the proxy's next check
+    puts it back, and until then the proxy hashes rooms over the others."""
+    cluster.wait_until_routed()
+
+
 def ws(base, path):
     return base.replace("http://", "ws://") + path
 
