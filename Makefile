@@ -73,15 +73,17 @@ lint:
 
 # NB: --no-parallel: the store tests take over the process-wide main serial executor.
 # The Swift tests run first: one of them captures a real session for the web app's tests.
+# scripts/in-scratch: what the tests write to TMPDIR (servers' data, PostgreSQL, Chromium's
+# profiles) goes to a folder of the run's own, removed after it unless it failed.
 test: deps lint $(VENV)/bin/kosoku
 	$(SWIFT) build --build-tests
 	mkdir -p build
 	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_REQUIRE_POSTGRES=1 STANDUPS_FRAMES=build/frames.jsonl \
-	  scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
+	  scripts/in-scratch scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
-	  $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Cluster Tests/Browser
+	  scripts/in-scratch $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Cluster Tests/Browser
 	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000" FUZZ_WIRE_LIMIT="-seed=1 -runs=8000" \
 	  FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
 
