@@ -103,8 +103,9 @@ public struct RecordMeeting: Reducer {
 
     @CasePathable
     public enum Delegate: Equatable, Sendable {
-      /// Time is up: save this meeting to the standup's history.
-      case saveMeeting(transcript: String)
+      /// Time is up: save this meeting to the standup's history and end it, in one step, so
+      /// that no note lands between the two.
+      case timeIsUp
     }
   }
 
@@ -112,7 +113,6 @@ public struct RecordMeeting: Reducer {
 
   @Dependency(\.continuousClock) var clock
   @Dependency(\.date.now) var now
-  @Dependency(\.dismiss) var dismiss
 
   /// How soon someone must come back into an emptied room for its meeting to go on by
   /// itself: long enough for a reload or a browser brought back up, short enough that a room
@@ -133,14 +133,10 @@ public struct RecordMeeting: Reducer {
         state.secondsRun += 1
         if state.secondsElapsed >= state.durationSeconds {
           state.speakerIndex = state.lastSpeakerIndex
-          let transcript = state.transcript
-          return .merge(
-            .cancel(id: CancelID.timer),
-            .run { send in
-              await send(.delegate(.saveMeeting(transcript: transcript)))
-              await self.dismiss()
-            }
-          )
+          // NB: not TCA's `.run { send(.delegate(…)); await dismiss() }`: between its two steps
+          // the room takes other actions, and a note taken there would be acknowledged into a
+          // meeting already in the history, then dropped with it.
+          return .merge(.cancel(id: CancelID.timer), .send(.delegate(.timeIsUp)))
         }
         state.speakerIndex = min(
           state.secondsElapsed / max(state.secondsPerSpeaker, 1), state.lastSpeakerIndex)

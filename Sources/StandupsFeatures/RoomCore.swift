@@ -137,21 +137,15 @@ struct RoomCore: Reducer {
         }
         return .send(.meeting(.presented(.started)))
 
-      case .meeting(.presented(.alert(.saveAndEnd))):
+      case .meeting(.presented(.alert(.saveAndEnd))), .meeting(.presented(.delegate(.timeIsUp))):
         if let meeting = state.meeting {
-          save(meeting, transcript: meeting.transcript, into: &state)
+          save(meeting, into: &state)
         }
         state.meeting = nil
         return .none
 
       case .meeting(.presented(.alert(.discard))):
         state.meeting = nil
-        return .none
-
-      case .meeting(.presented(.delegate(.saveMeeting(let transcript)))):
-        if let meeting = state.meeting {
-          save(meeting, transcript: transcript, into: &state)
-        }
         return .none
 
       case .meeting:
@@ -367,11 +361,11 @@ struct RoomCore: Reducer {
     }
   }
 
-  private func save(_ meeting: RecordMeeting.State, transcript: String, into state: inout State) {
+  private func save(_ meeting: RecordMeeting.State, into state: inout State) {
     guard state.standup.meetings[id: meeting.id] == nil else { return }
     state.standup.addMeeting(
       Meeting(
-        id: meeting.id, date: now, transcript: transcript, seconds: meeting.secondsRun,
+        id: meeting.id, date: now, transcript: meeting.transcript, seconds: meeting.secondsRun,
         present: meeting.present, notes: meeting.notes))
   }
 }

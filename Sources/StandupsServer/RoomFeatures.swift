@@ -133,8 +133,8 @@ struct StandupRoomFeature: RoomFeature {
     }
     if Self.checkpointMoment(old.meeting) != Self.checkpointMoment(new.meeting) {
       let checkpoint = new.meeting.map { $0.checkpoint(standupID: standupID) }
-      // NB: a meeting that ended by being saved (Save & End, or its time up: the save and the
-      // end are then two changes) is in the standup; one discarded is not, and goes.
+      // NB: a meeting that ended by being saved (Save & End, or its time up) is in the
+      // standup; one discarded is not, and goes.
       let endedIntoStandup =
         checkpoint == nil && old.meeting.map { new.standup.meetings[id: $0.id] != nil } == true
       work.enqueue { [storage, health, standupID, standupUnsaved] in

@@ -50,14 +50,14 @@ struct RecordMeetingTests {
         $0.meeting?.secondsElapsed = 300
         $0.meeting?.secondsRun = 300
       }
-      await store.receive(\.meeting.presented.delegate.saveMeeting) {
+      await store.receive(\.meeting.presented.delegate.timeIsUp) {
         $0.standup.meetings.insert(
           Meeting(
             id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
             seconds: 300),
           at: 0)
+        $0.meeting = nil
       }
-      await store.receive(\.meeting.dismiss) { $0.meeting = nil }
       // No tick after the meeting saved itself.
       await clock.advance(by: .seconds(5))
       await store.finish()
