@@ -109,17 +109,7 @@ struct StandupRoomFeature: RoomFeature {
       }
     } else if standupChanged && form == nil {
       let standup = new.standup
-      work.enqueue { [storage, health, lobby, catalog, standupUnsaved] in
-        do {
-          try await health.checking("Saving a standup") { try await storage.save(standup) }
-        } catch {
-          standupUnsaved.set(true)
-          throw error
-        }
-        standupUnsaved.set(false)
-        catalog.update(standup)
-        await lobby.send(.standupChanged(standup))
-      }
+      work.enqueue { [self] in try await save(standup) }
     } else if standupChanged || old.editForm != form {
       let draft = form?.savedDraft
       work.enqueue { [storage, health, standupID] in
@@ -137,8 +127,13 @@ struct StandupRoomFeature: RoomFeature {
       // standup; one discarded is not, and goes.
       let endedIntoStandup =
         checkpoint == nil && old.meeting.map { new.standup.meetings[id: $0.id] != nil } == true
-      work.enqueue { [storage, health, standupID, standupUnsaved] in
+      // NB: one checkpoint per standup: while the standup's last save failed, the one saved
+      // holds the meeting that ended into it, and a new meeting's would take its place. The
+      // standup (with that meeting) is saved first, or the new meeting does not start.
+      let standup = new.standup
+      work.enqueue { [self] in
         if endedIntoStandup && standupUnsaved.value { return }
+        if checkpoint != nil && standupUnsaved.value { try await save(standup) }
         try await health.checking("Saving a meeting's progress") {
           try await storage.saveCheckpoint(standupID, checkpoint)
         }
@@ -155,6 +150,20 @@ struct StandupRoomFeature: RoomFeature {
     if live != Self.live(old) {
       work.enqueue { [lobby, standupID] in await lobby.send(.roomActivityChanged(standupID, live)) }
     }
+  }
+
+  /// Saves the standup (and with it, the meetings that ended into it; an open form's draft
+  /// goes), then tells the lobby. A failure is remembered until a save works.
+  private func save(_ standup: Standup) async throws {
+    do {
+      try await health.checking("Saving a standup") { try await storage.save(standup) }
+    } catch {
+      standupUnsaved.set(true)
+      throw error
+    }
+    standupUnsaved.set(false)
+    catalog.update(standup)
+    await lobby.send(.standupChanged(standup))
   }
 
   func rollback(to before: Room.State, from after: Room.State) -> Room.Action {

@@ -39,7 +39,8 @@ struct DraftTests {
 
   /// The design standup's room without a server: each call hands it a change of its state
   /// and carries out the work the change makes (its saves), failures and all.
-  static func changes(savingTo storage: FailingStorage) -> (Room.State, Room.State) async -> Void {
+  /// Each call says whether every save of the change worked.
+  static func changes(savingTo storage: FailingStorage) -> (Room.State, Room.State) async -> Bool {
     let health = StorageHealth(logger: LogLines().logger)
     let feature = StandupRoomFeature(
       standupID: Standup.design.id, storage: storage.client, lobby: LobbyNotifier(),
@@ -50,7 +51,11 @@ struct DraftTests {
       var work = RoomWork()
       // NB: which action made the change does not matter to a standup's room.
       feature.stateDidChange(from: old, to: new, after: .roomMoving, work: &work)
-      for piece in work.pieces { try? await piece() }
+      var saved = true
+      for piece in work.pieces {
+        do { try await piece() } catch { saved = false }
+      }
+      return saved
     }
   }
 
@@ -117,33 +122,46 @@ struct DraftTests {
     await server.stop()
   }
 
-  /// A meeting whose time ran out ends in two changes: the save into the standup (from the
-  /// timer's effect, never rolled back), then the end. While that save fails, its checkpoint
-  /// stays, so that the meeting comes back after a restart rather than being lost; a meeting
+  /// A meeting whose time ran out is saved into the standup by the timer (never rolled back).
+  /// While that save fails, its checkpoint stays, so that the meeting comes back after a
+  /// restart rather than being lost; the next meeting starts only once the standup (with the
+  /// ended meeting) is saved, since its checkpoint would take the ended one's place; a meeting
   /// discarded is not kept.
   @Test func aMeetingWhoseTimeRanOutKeepsItsCheckpointWhileItsSaveFails() async throws {
     let storage = FailingStorage()
     let change = Self.changes(savingTo: storage)
+    let id = Standup.design.id
     let idle = Room.State(standup: .design)
     var running = idle
     running.meeting = RecordMeeting.State(id: UUID(), standup: .design)
-    await change(idle, running)
-    #expect(try await storage.base.loadCheckpoint(Standup.design.id) != nil)
+    #expect(await change(idle, running))
+    let first = try #require(running.meeting?.id)
+    #expect(try await storage.base.loadCheckpoint(id)?.meetingID == first)
 
     storage.failStandups.withLock { $0 = true }
-    var saved = running
-    saved.standup.addMeeting(
-      Meeting(id: try #require(running.meeting?.id), date: Date(), transcript: ""))
-    await change(running, saved)
-    var ended = saved
+    var ended = running
+    ended.standup.addMeeting(Meeting(id: first, date: Date(), transcript: ""))
     ended.meeting = nil
-    await change(saved, ended)
-    #expect(try await storage.base.loadCheckpoint(Standup.design.id) != nil)
+    #expect(await change(running, ended) == false)
+    #expect(try await storage.base.loadCheckpoint(id)?.meetingID == first)
 
-    // Discarded (not in the standup): it goes, whatever the last save did.
-    await change(ended, running)
-    await change(running, idle)
-    #expect(try await storage.base.loadCheckpoint(Standup.design.id) == nil)
+    // The next meeting, while the standup still cannot be saved: refused (the room takes the
+    // start back), and the ended meeting's checkpoint stays.
+    var next = ended
+    next.meeting = RecordMeeting.State(id: UUID(), standup: ended.standup)
+    #expect(await change(ended, next) == false)
+    #expect(try await storage.base.loadCheckpoint(id)?.meetingID == first)
+
+    // Once saving works, the standup is saved with the ended meeting, then the next one's
+    // checkpoint.
+    storage.failStandups.withLock { $0 = false }
+    #expect(await change(ended, next))
+    #expect(try await storage.base.loadStandup(id)?.meetings.ids.contains(first) == true)
+    #expect(try await storage.base.loadCheckpoint(id)?.meetingID == next.meeting?.id)
+
+    // Discarded (not in the standup): it goes.
+    #expect(await change(next, ended))
+    #expect(try await storage.base.loadCheckpoint(id) == nil)
   }
 
   /// A room that restarts on its own (here: it cannot number more changes) opens again as

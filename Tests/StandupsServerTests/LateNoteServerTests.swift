@@ -86,17 +86,17 @@ struct LateNoteServerTests {
     var meeting = Meeting(id: try #require(running.meeting?.id), date: Date(), transcript: "")
     ended.standup.addMeeting(meeting)
     ended.meeting = nil
-    await change(running, ended)
+    #expect(await change(running, ended) == false)
     #expect(try await storage.base.loadStandup(Standup.design.id)?.meetings.isEmpty == true)
     storage.failStandups.withLock { $0 = false }
 
     var editing = ended
     editing.destination = .edit(StandupForm.State(standup: ended.standup))
-    await change(ended, editing)
+    #expect(await change(ended, editing))
     var noted = editing
     #expect(meeting.addNote("Late", author: "Ben", speaker: "") == nil)
     noted.standup.meetings[id: meeting.id] = meeting
-    await change(editing, noted)
+    #expect(await change(editing, noted))
     let saved = try #require(try await storage.base.loadStandup(Standup.design.id))
     #expect(saved.meetings.map(\.transcript) == ["Ben: Late"])
     #expect(try await storage.base.loadDraft(Standup.design.id) == editing.editForm?.savedDraft)
