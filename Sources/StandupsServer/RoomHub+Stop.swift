@@ -6,7 +6,7 @@ import WebSocketTransport
 /// the shutdown after the transport closed.
 extension RoomHub {
   /// Stops taking rooms and hands the open ones on (`closeRooms`, 1012) after `grace`: how
-  /// long the rooms keep going after `/healthz` turned to 503, so that the proxy stops
+  /// long the rooms keep going after `/healthz` turned to 404 "draining", so that the proxy stops
   /// sending people here before they are asked to move.
   func drain(grace: Duration) async {
     draining.set(true)
