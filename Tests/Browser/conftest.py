@@ -56,6 +56,16 @@ def server():
     url.process.wait(timeout=10)
 
 
+def start_again(server):
+    """Starts `server` (the fixture's, stopped by the test) again on its port, with its data."""
+    port = re.search(r":(\d+)/", server).group(1)
+    server.process = subprocess.Popen(
+        [str(SERVER), "--port", port, "--data-dir", server.data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = server.process.stderr.readline()
+    assert re.search(r"127\.0\.0\.1:(\d+)", line), f"the server did not start again: {line}"
+
+
 @pytest.fixture
 def open_server():
     """standups-server with `--open` (a demo: no invite, anyone in by name) on a free port."""

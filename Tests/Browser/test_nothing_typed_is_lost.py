@@ -1,6 +1,5 @@
 """What a person typed is what is saved, in real Chromium, typing as fast as a person can."""
 import re
-import subprocess
 import threading
 
 from selenium.webdriver.common.action_chains import ActionChains
@@ -9,7 +8,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import ROOT, SERVER, chromium, collect_console_errors, screenshot
+from conftest import chromium, collect_console_errors, screenshot, start_again
 from test_web_app import both_in_a_room, click, text_in, wait
 
 
@@ -844,17 +843,13 @@ def test_typing_left_behind_while_offline_is_offered_when_back_in_the_room(serve
     text_in(ana, ".presence", "Ana (you)")
     click(ana, ".edit")
     title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
-    port = re.search(r":(\d+)/", server).group(1)
     server.process.kill()
     server.process.wait(timeout=10)
     text_in(ana, "#status", "Reconnecting")
     title.send_keys(Keys.END, " offline")
     click(ana, ".back")
     # The server is back, with what it had saved (the open form's draft).
-    server.process = subprocess.Popen(
-        [str(SERVER), "--port", port, "--data-dir", server.data, "--public-dir", str(ROOT / "public")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert re.search(r"127\.0\.0\.1:(\d+)", server.process.stderr.readline())
+    start_again(server)
     ana.get(room)
     text_in(ana, "#toasts",
             "Your typing had not reached the room when you left it: “Design offline” (Title).")

@@ -7,7 +7,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import chromium, collect_console_errors, resize, screenshot
+from conftest import chromium, collect_console_errors, resize, screenshot, start_again
 
 
 def wait(driver, condition, timeout=10):
@@ -166,6 +166,38 @@ def test_a_link_to_no_standup_says_so_with_nothing_to_reconnect_to(server, ana):
     assert ana.find_elements(By.CSS_SELECTOR, ".gone .reconnect") == []
     click(ana, ".gone a")
     text_in(ana, "#status", "Live")
+
+
+def test_a_standup_opened_while_the_server_restarts_is_waited_for_not_given_up(server, ana):
+    """Ana opens a standup from the lobby while the server is down (a restart): not let in
+    again and again, the page asks whether the server is there at all, and keeps
+    reconnecting rather than saying the standup may have been deleted; she is in once it is
+    back. The lobby waits for it likewise."""
+    room = create_standup(ana, server)
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    server.process.kill()
+    server.process.wait(timeout=10)
+    click(ana, ".card")
+    # Past the third refusal (0.5 s, 1 s, 2 s apart): where the page used to give up.
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.attempt") >= 4, 20)
+    assert ana.find_elements(By.CSS_SELECTOR, ".gone") == []
+    text_in(ana, "#status", "Reconnecting")
+    start_again(server)
+    text_in(ana, ".presence", "Ana (you)", timeout=20)
+    assert ana.current_url == room
+    # The lobby, opened while the server is away, waits for it too.
+    server.process.kill()
+    server.process.wait(timeout=10)
+    click(ana, ".back")
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.attempt") >= 4, 20)
+    assert "Reload the page" not in ana.find_element(By.TAG_NAME, "main").text
+    start_again(server)
+    text_in(ana, ".card", "Design", timeout=20)
+    text_in(ana, "#status", "Live")
+    assert [entry for entry in collect_console_errors(ana)
+            if "WebSocket" not in entry["message"] and "Failed to load" not in entry["message"]
+            and "healthz" not in entry["message"]] == []
 
 
 def test_a_link_to_no_standup_says_so_on_an_open_server_too(open_server):

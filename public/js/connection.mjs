@@ -44,7 +44,9 @@ export class RoomConnection {
    *   the last of them, and for a resumed welcome that a drop in such a replay led to, whose
    *   own replay goes on; `caughtUp` once the state is the room's as of the welcome: with it,
    *   or with the last of those patches), `onStatus(status, detail)`,
-   *   `onError(error)` (an unanswered error), `onGone(code, reason)` (closed for good)
+   *   `onError(error)` (an unanswered error), `onGone(code, reason)` (closed for good),
+   *   `serverAnswers()` (a promise: whether the server is there at all, asked when this page
+   *   is not let in again and again)
    */
   constructor(path, name, handlers) {
     this.path = path;
@@ -229,18 +231,35 @@ export class RoomConnection {
     // 1012: the server restarts, or the standup moves to another server of a cluster — it
     // is there again in a moment, so this is never a refusal for good.
     const moving = event.code === 1012;
-    // Refused before ever joining (an unknown room answers 404, which browsers report as a
-    // bare close): do not knock forever.
+    // Never in, and not let in again (an unknown room answers 404, which browsers report as a
+    // bare close, as they do a server that is not there): do not knock forever — unless the
+    // server is away (restarting, or the network), which is no refusal.
     if (!moving && this.you === null && this.attempt >= 2) {
-      this.closed = true;
-      this.handlers.onGone?.(0, "This cannot be opened: the standup may have been deleted, or the server refused you.");
+      this.refusedOrAway();
       return;
     }
     // In before, refused now: the app checks whether the session ended.
     if (!moving && !this.welcomed && this.attempt >= 2) this.handlers.onRefused?.();
+    this.retry();
+  }
+
+  retry() {
     const delay = backoff(this.attempt++);
     this.handlers.onStatus?.("reconnecting", delay);
     this.timer = setTimeout(() => this.open(), delay);
+  }
+
+  /** A connection never let in: closed for good if the server answers (`serverAnswers`: its
+   * health check), so that it refused this page; tried again later if it does not. */
+  async refusedOrAway() {
+    const answers = await (this.handlers.serverAnswers?.() ?? true);
+    if (this.closed) return;
+    if (!answers) {
+      this.retry();
+      return;
+    }
+    this.closed = true;
+    this.handlers.onGone?.(0, "This cannot be opened: the standup may have been deleted, or the server refused you.");
   }
 
   /** Whether what is sent now reaches the server (not while reconnecting). */

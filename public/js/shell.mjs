@@ -310,6 +310,9 @@ export function connect(path, name, view) {
     onState: (state, you, arrival) => view.render(state, you, arrival),
     onStatus: setStatus,
     onError: (error) => toast(error.message),
+    // NB: a server restarting refuses nothing: it is not there. Nor is one draining (404) or
+    // whose storage fails (503), for this page's purpose: it is let in once that is over.
+    serverAnswers: () => fetch("/healthz", { cache: "no-store" }).then((r) => r.ok, () => false),
     // Refused again and again after having been in: perhaps the session ended meanwhile.
     onRefused: async () => {
       if ((await whoAmI()) === null) showSignIn();

@@ -125,3 +125,54 @@ test("a drop in the middle of a replay whose next welcome has nothing more to re
   const last = arrivals.at(-1);
   assert.deepEqual([last.seconds, last.welcome, Boolean(last.replaying), last.caughtUp], [5, true, false, true]);
 });
+
+test("a page never let in gives up only once the server answers: one restarting is waited for", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  const sockets = fakePage();
+  let serverUp = false;
+  const gone = [];
+  const connection = new RoomConnection("/ws/rooms/C3", "Ana", {
+    serverAnswers: async () => serverUp,
+    onGone: (code, reason) => gone.push([code, reason]),
+  });
+  t.after(() => connection.close());
+  const refuse = async () => {
+    sockets.at(-1).onclose({ code: 1006, reason: "" });
+    // The health check's answer (a promise), then the backoff.
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(20000);
+  };
+  // The server is away (restarting): the page keeps knocking, as many times as it takes.
+  for (let attempt = 0; attempt < 6; attempt++) await refuse();
+  assert.equal(sockets.length, 7);
+  assert.deepEqual(gone, []);
+  // Back, and it still refuses this page: that is an answer.
+  serverUp = true;
+  await refuse();
+  assert.equal(gone.length, 1);
+  assert.match(gone[0][1], /cannot be opened/);
+  assert.equal(sockets.length, 7);
+});
+
+test("a page the server lets in once it is back is in", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  const sockets = fakePage();
+  const gone = [];
+  const states = [];
+  const connection = new RoomConnection("/ws/rooms/D4", "Ana", {
+    serverAnswers: async () => false,
+    onGone: (code) => gone.push(code),
+    onState: (state) => states.push(state),
+  });
+  t.after(() => connection.close());
+  for (let attempt = 0; attempt < 4; attempt++) {
+    sockets.at(-1).onclose({ code: 1006, reason: "" });
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(20000);
+  }
+  sockets.at(-1).hear({ type: "welcome", room: "D4", you: "u1", key: "k1", version: 1, state: { seconds: 0 } });
+  assert.deepEqual(gone, []);
+  assert.deepEqual(states, [{ seconds: 0 }]);
+});
