@@ -613,6 +613,25 @@ def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, b
     assert collect_console_errors(ben) == []
 
 
+def test_typing_after_a_cancel_that_could_not_be_sent_is_kept(server, ana, ben):
+    """Ben presses Cancel while his connection is down: the cancel is not sent, the form
+    stays, and what he types on in it is his again — when Ana saves meanwhile, he is told it
+    did not make it in, rather than it going as if he had thrown it away."""
+    both_editing(server, ana, ben)
+    ben.execute_script(HOLD_RECONNECT)
+    ben.execute_script("window.standupsConnection.socket.close()")
+    text_in(ben, "#status", "Reconnecting")
+    click(ben, ".cancel-edit")
+    toast_says(ben, "Not connected")
+    title = ben.find_element(By.CSS_SELECTOR, ".edit-form .title")
+    title.send_keys(Keys.END, " offline")
+    click(ana, ".save-edit")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+    ben.execute_script("window.mayReconnect = true")
+    text_in(ben, "#status", "Live")
+    toast_says(ben, "The form closed before your typing reached it: “Design offline” (Title).")
+
+
 def test_putting_typing_back_after_a_cancel_undoes_it_keeping_the_others_changes(server, ana, ben):
     """Ana changes the theme and adds an attendee, then cancels while Ben's typing is on its
     way. "Edit again with it" undoes the cancel (Ana's changes come back) and adds Ben's

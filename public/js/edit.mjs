@@ -95,10 +95,13 @@ export const edit = {
       view.addsWaiting.add(adding);
       adding.finally(() => view.addsWaiting.delete(adding));
     };
-    form.querySelector(".cancel-edit").onclick = () => {
+    form.querySelector(".cancel-edit").onclick = async () => {
       text.discarding = true;
       text.stop();
-      send({ type: "cancelEditButtonTapped" });
+      if (await send({ type: "cancelEditButtonTapped" })) return;
+      // Refused, or not connected: the form stays, and what is typed in it is kept again.
+      text.discarding = false;
+      text.flushAll();
     };
     // Enter in an attendee's name adds the next attendee; anywhere else it saves.
     form.addEventListener("keydown", (event) => {
