@@ -364,6 +364,40 @@ def test_notes_for_two_meetings_that_ended_are_each_offered_for_their_own(server
     assert collect_console_errors(ana) == []
 
 
+def test_two_notes_set_aside_each_keep_their_way_back_through_what_the_room_says_next(server, ana, ben):
+    """Ana sets aside two late notes: each toast keeps its own "Bring it back" (the second
+    does not take the first one's place), and neither goes when the room's next notices come
+    (a meeting started and ended) — only with its time."""
+    ben_ends_as_ana_types(server, ana, ben, "First", ".save")
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
+    click(ben, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Second")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Second")
+    click(ana, ".late-note .set-aside")
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
+    click(ana, ".late-note .set-aside")
+    set_aside = """return [...document.querySelectorAll('#toasts .toast')]
+        .filter((item) => item.querySelector('.bring-back')).map((item) => item.firstChild.textContent);"""
+    wait(ana, lambda d: d.execute_script(set_aside)
+         == ["Your note was set aside: “Second”.", "Your note was set aside: “First”."])
+    # The room goes on: a meeting starts and is discarded, with its notices.
+    click(ben, ".start")
+    text_in(ana, ".presence", "Ana (you)")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    click(ben, ".end")
+    click(ben, ".end-alert .discard")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".ended")))
+    assert ana.execute_script(set_aside) == [
+        "Your note was set aside: “Second”.", "Your note was set aside: “First”."]
+    ana.execute_script(
+        "[...document.querySelectorAll('#toasts .toast')].find((t) => t.textContent.includes('First'))"
+        ".querySelector('.bring-back').click()")
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
+    assert collect_console_errors(ana) == []
+
+
 def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_typed(server, ana, ben):
     """Ben presses End while Ana is typing a note: her next keys go on into the note, not
     into the alert, which shows under the note; once the note is added, it is the alert's."""
@@ -697,6 +731,25 @@ def test_typing_in_an_attendee_someone_removes_is_said_and_the_keyboard_goes_to_
     # The keyboard is on Add attendee: not lost on the page, nor in someone else's name.
     assert ben.execute_script("return document.activeElement.classList.contains('add-attendee')")
     wait(ana, lambda d: "Ben" not in d.find_element(By.CSS_SELECTOR, ".attendees").text)
+
+
+def test_someone_removing_an_attendee_above_leaves_the_keyboard_where_it_is(server, ana, ben):
+    """Ana removes the first attendee while Ben types in the third: his row moves up, and his
+    next keys go on into it."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    sr = ben.find_elements(By.CSS_SELECTOR, ".attendees input")[2]
+    sr.send_keys(Keys.END, " the")
+    ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[0].click()
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
+    # As a person types: to whatever has the keyboard.
+    ActionChains(ben).send_keys(" 3rd").perform()
+    for driver in (ana, ben):
+        wait(driver, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+             == ["Blob Jr", "Blob Sr the 3rd"])
+    assert ben.execute_script("return document.activeElement.getAttribute('aria-label')") == "Attendee 2 name"
+    assert collect_console_errors(ben) == []
 
 
 def test_escape_on_the_name_prompt_keeps_asking(open_server):

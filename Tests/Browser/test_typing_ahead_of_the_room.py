@@ -5,7 +5,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import collect_console_errors
-from test_nothing_typed_is_lost import HOLD_RECONNECT, toast_says, toasts
+from test_nothing_typed_is_lost import HOLD_RECONNECT, ben_ends_as_ana_types, toast_says, toasts
 from test_web_app import both_in_a_room, click, text_in, wait
 
 # Everything the room sends this page waits until `releaseAnswers()`; then it comes one
@@ -171,4 +171,67 @@ def test_typing_in_a_new_row_whose_answer_a_drop_lost_is_offered_back(server, an
     for driver in (ana, ben):
         wait(driver, lambda d: values(d, ".attendees input") == ["Blob", "Blob Jr", "Blob Sr", "", "Zed"])
     assert ana.switch_to.active_element.get_attribute("value") == "Zed"
+    assert collect_console_errors(ana) == []
+
+
+def test_a_late_note_typed_on_while_it_is_on_its_way_keeps_the_keys(server, ana, ben):
+    """Ana adds a late note and types on before the room answers: the answer takes the note
+    from the field, not what she typed after it."""
+    ben_ends_as_ana_types(server, ana, ben, "Half", ".save")
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    wait(ana, lambda d: late.get_attribute("value") == "Half")
+    ana.execute_script(HOLD_ANSWERS)
+    late.send_keys(Keys.ENTER)
+    late.send_keys(" and the rest")
+    ana.execute_script("window.releaseAnswers()")
+    toast_says(ana, "Your note was added to the meeting; the field keeps what you typed after it.")
+    assert late.get_attribute("value") == "and the rest"
+    assert late.is_displayed()
+    notes = """return [...document.querySelectorAll('.history > li:first-child details li')]
+        .map((line) => line.textContent);"""
+    wait(ben, lambda d: d.execute_script(notes) == ["Ana: Half"])
+    assert collect_console_errors(ana) == []
+
+
+def test_a_late_note_whose_answer_a_drop_lost_is_not_offered_again_after_a_reload(server, ana, ben):
+    """The connection drops before a late note's answer, and Ana reloads before the page is
+    back: the reloaded page finds the note in the meeting and says so, rather than offering
+    it to be added twice."""
+    ben_ends_as_ana_types(server, ana, ben, "Only once", ".save")
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    wait(ana, lambda d: late.get_attribute("value") == "Only once")
+    ana.execute_script(HOLD_RECONNECT)
+    ana.execute_script(HOLD_ANSWERS)
+    late.send_keys(Keys.ENTER)
+    notes = """return [...document.querySelectorAll('.history > li:first-child details li')]
+        .map((line) => line.textContent);"""
+    wait(ben, lambda d: d.execute_script(notes) == ["Ana: Only once"])
+    ana.execute_script("window.dropAnswers(); window.standupsConnection.socket.close()")
+    toast_says(ana, "The connection dropped.")
+    ana.refresh()
+    toast_says(ana, "Your note reached the meeting before the connection dropped.")
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    assert ana.execute_script(
+        "return Object.keys(sessionStorage).filter((key) => key.startsWith('standups.lateNote'))"
+        ".map((key) => JSON.parse(sessionStorage.getItem(key))).filter(Boolean)") == []
+    assert collect_console_errors(ana) == []
+
+
+def test_a_new_standup_submitted_twice_before_the_answer_is_made_once(server, ana):
+    """Ana presses Enter twice in the new standup's title on a slow network: one standup."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Once")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Blob")
+    ana.execute_script(HOLD_ANSWERS)
+    ana.find_element(By.NAME, "title").send_keys(Keys.ENTER)
+    ana.find_element(By.NAME, "title").send_keys(Keys.ENTER)
+    ana.execute_script("window.releaseAnswers()")
+    text_in(ana, ".card", "Once")
+    wait(ana, lambda d: not d.find_element(By.ID, "new-form").is_displayed())
+    # Another page sees what the server holds: one.
+    ana.refresh()
+    text_in(ana, ".card", "Once")
+    assert [card.text.splitlines()[0] for card in ana.find_elements(By.CSS_SELECTOR, ".card")] == ["Once"]
     assert collect_console_errors(ana) == []

@@ -200,6 +200,28 @@ def test_a_standup_opened_while_the_server_restarts_is_waited_for_not_given_up(s
             and "healthz" not in entry["message"]] == []
 
 
+def test_a_session_check_the_server_cannot_answer_is_no_sign_out(server, ana):
+    """Ana's connection is refused again and again (the server is down) and the page asks
+    whether her session ended: the answer is a 503 (a proxy with no server behind it). That
+    says nothing of her session: she is not sent to the sign-in page, and is back in the
+    room once the server is."""
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    ana.execute_script("""
+        const fetch = window.fetch;
+        window.fetch = (url, options) => String(url).includes('/api/session')
+          ? Promise.resolve(new Response('<h1>503 Service Unavailable</h1>', { status: 503 }))
+          : fetch(url, options);""")
+    server.process.kill()
+    server.process.wait(timeout=10)
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.attempt") >= 4, 20)
+    assert ana.find_elements(By.CSS_SELECTOR, ".signin") == []
+    start_again(server)
+    text_in(ana, "#status", "Live", timeout=20)
+    text_in(ana, ".presence", "Ana (you)")
+
+
 def test_a_link_to_no_standup_says_so_on_an_open_server_too(open_server):
     # A demo server has no sessions: the page asks for the standup over HTTP all the same.
     dee = chromium("Dee")

@@ -18,19 +18,36 @@ function read(storage) {
   }
 }
 
+/** The typing kept, of every tab (`typing`: one, as kept before there could be several). */
+function typingsOf(kept) {
+  const typings = kept?.typings ?? (kept?.typing ? [{ ...kept.typing, at: kept.at }] : []);
+  return typings.filter((typing) => Date.now() - (typing.at ?? 0) < KEPT_FOR);
+}
+
+const sameRoom = (a, b) => a.room === b.room && a.by === b.by;
+
 /**
  * Keeps the page's address (`hash`) and `typing`, `{ room, unsent, note, by }` (an edit
  * form's fields as `sayUnsentTyping` takes them, a note, the name it was typed under), if
- * any. Typing kept before and not yet taken stays when there is none now: a page asked to
- * sign in twice keeps it. After a sign-out in this browser (another tab's session ends with
- * it), nothing is kept: null.
+ * any, beside what other tabs kept: a renewed invite ends every tab's session at once, and
+ * each keeps its own (one for the same room and person takes the place of the one before).
+ * Typing kept before and not yet taken stays when there is none now: a page asked to sign
+ * in twice keeps it. Returns what is kept for this page (`typing`: its room's). After a
+ * sign-out in this browser (another tab's session ends with it), nothing is kept: null.
  */
 export function keepForSignIn(hash, typing = null, storage = localStorage, now = Date.now()) {
   if (storage.getItem(SIGNED_OUT_KEY)) return null;
-  const typed = typing && (typing.unsent.length > 0 || typing.note || typing.late) ? typing : null;
-  const kept = { hash, at: now, typing: typed ?? read(storage)?.typing ?? null };
-  storage.setItem(KEY, JSON.stringify(kept));
-  return kept;
+  const typed = typing && (typing.unsent.length > 0 || typing.note || typing.late) ? { ...typing, at: now } : null;
+  const before = typingsOf(read(storage));
+  const typings = typed ? [...before.filter((other) => !sameRoom(other, typed)), typed] : before;
+  storage.setItem(KEY, JSON.stringify({ hash, at: now, typings }));
+  const room = typing?.room ?? hash.match(/^#\/rooms\/([^/?#]+)/)?.[1];
+  const mine = typed ?? typings.find((other) => other.room === room && (!typing || other.by === typing.by));
+  return { hash, at: now, typing: mine ? withoutTime(mine) : null };
+}
+
+function withoutTime({ at, ...typing }) {
+  return typing;
 }
 
 /** Where the invite link's page goes once signed in: the page that asked, else the lobby. */
@@ -43,9 +60,12 @@ export function addressAfterSignIn(storage = localStorage) {
  * name now signed in (`name`): another person signing in at this browser does not get it. */
 export function takeTyping(room, name, storage = localStorage) {
   const kept = read(storage);
-  if (kept?.typing?.room !== room || kept.typing.by !== name) return null;
-  storage.setItem(KEY, JSON.stringify({ ...kept, typing: null }));
-  return kept.typing;
+  const typings = typingsOf(kept);
+  const taken = typings.find((typing) => sameRoom(typing, { room, by: name }));
+  if (!taken) return null;
+  const { typing: _, ...rest } = kept;
+  storage.setItem(KEY, JSON.stringify({ ...rest, typings: typings.filter((typing) => typing !== taken) }));
+  return withoutTime(taken);
 }
 
 /** Signed out on purpose: nothing typed stays behind in this browser for the next person,

@@ -150,6 +150,22 @@ export const edit = {
     // NB: rows added here that the room has not answered yet stay below the room's.
     const waiting = [...list.querySelectorAll("li[data-waiting]")];
     const rows = new Map([...list.children].filter((row) => !waiting.includes(row)).map((row) => [row.dataset.id, row]));
+    // NB: the rows of attendees removed go first, so that the rows after them need not move:
+    // a row moved in the page loses the keyboard, and the next keys of whoever typed in it.
+    const kept = new Set(draft.attendees.map(({ id }) => id));
+    for (const [id, row] of rows) {
+      if (kept.has(id)) continue;
+      rows.delete(id);
+      const hadFocus = row.contains(document.activeElement);
+      row.remove();
+      text.removed(`/attendees/${id}/name`, row.querySelector("input"));
+      // Someone else removed the attendee this person was typing in: the keyboard goes to
+      // Add attendee (not another attendee's name, which the next keys would change).
+      if (hadFocus) {
+        form.querySelector(".add-attendee").focus();
+        sayFocus(view, null);
+      }
+    }
     draft.attendees.forEach((attendee, index) => {
       let row = rows.get(attendee.id);
       if (!row) {
@@ -173,17 +189,6 @@ export const edit = {
       rows.delete(attendee.id);
     });
     waiting.forEach((row, index) => numberRow(row, draft.attendees.length + index));
-    for (const [id, row] of rows) {
-      const hadFocus = row.contains(document.activeElement);
-      row.remove();
-      text.removed(`/attendees/${id}/name`, row.querySelector("input"));
-      // Someone else removed the attendee this person was typing in: the keyboard goes to
-      // Add attendee (not another attendee's name, which the next keys would change).
-      if (hadFocus) {
-        form.querySelector(".add-attendee").focus();
-        sayFocus(view, null);
-      }
-    }
   },
 };
 

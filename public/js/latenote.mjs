@@ -1,8 +1,7 @@
 // A note that was being typed when the meeting ended (someone saved and ended it, or its time
 // ran out): offered for the meeting just saved (`history.noteSubmitted`), above whatever the
 // room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
-import { keepSaying } from "./sharedtext.mjs";
-import { app, toast } from "./shell.mjs";
+import { app, keepSaying, toast } from "./shell.mjs";
 
 /** Where the note is kept while it is typed (this tab), with the meeting it is for. */
 export const lateNoteKey = (roomID) => `standups.lateNote.${roomID}`;
@@ -57,6 +56,23 @@ function done(view, form) {
   if (hadFocus) (app.querySelector("#note") ?? app.querySelector(".room-title"))?.focus();
 }
 
+/** The note `sent` went in. What was typed after it while it was on its way stays in the
+ * field; a note changed inside meanwhile stays whole (said so), to be added again or not. */
+function went(view, form, sent, said = "Your note was added to the meeting") {
+  const input = form.querySelector("input");
+  const rest = input.value.startsWith(sent) ? input.value.slice(sent.length).trim() : null;
+  if (rest === "" || input.value.trim() === sent.trim()) {
+    done(view, form);
+    toast(`${said}.`);
+  } else if (rest !== null) {
+    input.value = rest;
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    toast(`${said}; the field keeps what you typed after it.`);
+  } else {
+    toast(`${said}; the field keeps what you changed in it since.`);
+  }
+}
+
 /** "Not needed": the note goes, with a way back for a while (a press by mistake). */
 function setAside(view, form) {
   const { meeting, speaker } = view.lateNote;
@@ -109,14 +125,17 @@ export const lateNote = {
       add.disabled = true;
       try {
         await view.connection.send({ type: "history.noteSubmitted", meeting, text, speaker });
-        done(view, form);
-        toast("Your note was added to the meeting.");
+        went(view, form, text);
       } catch (error) {
         if (view.connection.closed) return;
         // NB: the field keeps the note: refused (too late, too long), it can still be copied.
         toast(error.message);
-        // The answer may be what was lost: the room tells, once the page is back.
-        if (error.code === "offline" && error.sent !== false) view.lateNote.unsure = { notes, text: text.trim() };
+        // The answer may be what was lost: the room tells, once the page is back (a reload
+        // included: kept with the note).
+        if (error.code === "offline" && error.sent !== false && view.lateNote) {
+          view.lateNote.unsure = { notes, text };
+          keep(view);
+        }
       } finally {
         add.disabled = false;
       }
@@ -134,7 +153,8 @@ export const lateNote = {
     const waiting = [...(late.waiting ?? current?.waiting ?? [])];
     const earlier = current?.meeting !== late.meeting && lateNote.typed();
     if (earlier) waiting.unshift({ meeting: current.meeting, speaker: current.speaker, text: earlier });
-    view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, waiting };
+    // NB: a note whose answer a drop hid (`unsure`) stays so through a reload.
+    view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, waiting, unsure: late.unsure ?? null };
     keep(view);
     show(view);
     const input = app.querySelector("#late-note");
@@ -157,13 +177,13 @@ export const lateNote = {
     const unsure = view.lateNote?.unsure;
     if (!unsure) return;
     view.lateNote.unsure = null;
+    keep(view);
     const meeting = view.state.standup.meetings.find(({ id }) => id === view.lateNote.meeting);
     const me = view.myName();
     const arrived = (meeting?.notes ?? []).slice(unsure.notes)
-      .some((note) => note.text === unsure.text && note.author === me);
+      .some((note) => note.text === unsure.text.trim() && note.author === me);
     if (!arrived) return;
-    done(view, app.querySelector(".late-note"));
-    toast("Your note reached the meeting before the connection dropped.");
+    went(view, app.querySelector(".late-note"), unsure.text, "Your note reached the meeting before the connection dropped");
   },
 
   /** The note as typed, while it is offered: typing the room never got. */

@@ -103,8 +103,11 @@ function wireNewStandupForm(connection) {
     reset();
   };
   form.minutes.oninput = () => (form.querySelector("output").value = `${form.minutes.value} min`);
+  let submitting = false;
   form.onsubmit = async (event) => {
     event.preventDefault();
+    // NB: one at a time: a second Enter while the first is on its way would make two.
+    if (submitting) return;
     const standup = {
       title: form.title.value,
       duration: Number(form.minutes.value) * 60,
@@ -112,6 +115,7 @@ function wireNewStandupForm(connection) {
       attendees: [...list.querySelectorAll("input")]
         .map((input) => input.value.trim()).filter(Boolean).map((name) => ({ name })),
     };
+    submitting = true;
     try {
       await connection.send({ type: "addStandupSubmitted", standup });
       form.hidden = true;
@@ -120,7 +124,12 @@ function wireNewStandupForm(connection) {
       // NB: the form had the keyboard and is gone: it goes back to the button that opened it.
       toggle.focus();
     } catch (error) {
-      form.querySelector(".form-error").textContent = error.message;
+      // Sent, but its answer went with the connection: it may have been made.
+      form.querySelector(".form-error").textContent = error.code === "offline" && error.sent !== false
+        ? "The connection dropped before the server answered: the standup may have been made. Look for it in the list before you create it again."
+        : error.message;
+    } finally {
+      submitting = false;
     }
   };
 }

@@ -6,9 +6,10 @@ import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
 import { forgetNote, meeting, noteDraftKey, unsentNote } from "./meeting.mjs";
-import { keepSaying, sayUnsentTyping } from "./sharedtext.mjs";
+import { sayUnsentTyping } from "./sharedtext.mjs";
 import {
-  act, app, connect, dismissToastOfKind, dismissToasts, isShowing, reroute, showSignIn, toast, whoAmI,
+  act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
+  whoAmI,
 } from "./shell.mjs";
 import { activitySentence, presenceItems, themeStyle } from "./views.mjs";
 

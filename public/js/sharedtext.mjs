@@ -4,7 +4,7 @@
 // else's typing comes into the field the same way, around this person's own, while they
 // type (`textmerge.mjs`, the same merge). PROTOCOL.md, "Typing together".
 import { fieldName, isOverLimit } from "./limits.mjs";
-import { toast } from "./shell.mjs";
+import { keepSaying, toast } from "./shell.mjs";
 import { holds, mergeText } from "./textmerge.mjs";
 
 /** One form's text fields, by path (`/title`, `/attendees/{id}/name`). */
@@ -231,12 +231,6 @@ export class SharedText {
 /** Typing for an attendee the room has not made (yet): "Edit again with it" adds one for it. */
 export const newAttendeeTyping = (value) => ({ path: "/attendees/new/name", base: "", value, name: "a new attendee" });
 
-/** A toast that holds the only copy of something typed stays longer than one that informs. */
-export function keepSaying(item) {
-  clearTimeout(item.timer);
-  item.timer = setTimeout(() => item.remove(), 30000);
-  return item;
-}
 
 /**
  * The form closed under this person's typing (someone else saved or cancelled it; their

@@ -6,7 +6,7 @@ import { BLANK_NAME, escapeHTML } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
 import { answerOtherTabs, forgetTyping, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
 
-export { dismissToast, dismissToastOfKind, dismissToasts, toast } from "./toasts.mjs";
+export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, toast } from "./toasts.mjs";
 
 export const app = document.getElementById("app");
 const statusBadge = document.getElementById("status");
@@ -94,8 +94,10 @@ let renamableName = null;
  */
 export async function whoAmI() {
   const response = await fetch("/api/session", { credentials: "same-origin" }).catch(() => null);
-  // Unreachable: go on with the name remembered; the connection says what is wrong.
-  if (!response) return askName();
+  // Unreachable, or a server (or the proxy in front of it) that cannot answer now: no answer
+  // about the session at all. Go on with the name remembered; the connection says what is
+  // wrong, and reconnects.
+  if (!response || response.status >= 500 || response.status === 429) return askName();
   const session = await response.json().catch(() => ({}));
   if (!response.ok) {
     signInReason = session.message ?? `The server answered ${response.status}: try again in a moment.`;
@@ -172,8 +174,8 @@ function changeName(name, open) {
     document.getElementById("me").hidden = true;
     renamableName = null;
     showSignIn("You signed out of this browser.", { keep: false });
-    // NB: on purpose: not a lost connection; and what the room said is over.
-    dismissToasts();
+    // NB: on purpose: not a lost connection; and what the room said is over, typing too.
+    dismissToasts({ typing: true });
     setStatus("signed-out");
   };
   dialog.onclose = null;
@@ -258,7 +260,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   if (!kept) forgetTyping(sessionStorage);
   // Nobody is signed in here now: no name to change, and what the room said is over.
   document.getElementById("me").hidden = true;
-  if (!kept) dismissToasts();
+  if (!kept) dismissToasts({ typing: true });
   setStatus("none");
   // NB: whoever asked last (`whoAmI`) found a session that only needs another name.
   if (renamableName !== null) return showRename(signInReason || reason);

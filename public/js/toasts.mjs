@@ -1,12 +1,13 @@
-// Toasts: short notices at the bottom of the page (at the top on a phone), each for a few seconds, at most three.
+// Toasts: short notices at the bottom of the page (at the top on a phone), each for a few
+// seconds, at most three — but for those that hold the only copy of something typed.
 const toasts = document.getElementById("toasts");
 
 /** Shows `message` for 5 s; returns its element. */
 export function toast(message, { kind } = {}) {
   // The same message again (a burst of refusals), or another of the same `kind`, renews the
-  // one showing; at most three show.
-  let item = [...toasts.children].find((shown) =>
-    shown.textContent === message || (kind && shown.dataset.kind === kind));
+  // one showing — never one that holds typing (`keepSaying`): its text and button stay.
+  let item = [...toasts.children].find((shown) => !holdsTyping(shown)
+    && (shown.textContent === message || (kind && shown.dataset.kind === kind)));
   if (item) {
     item.textContent = message;
   } else {
@@ -16,12 +17,25 @@ export function toast(message, { kind } = {}) {
     item.textContent = message;
     if (kind) item.dataset.kind = kind;
     toasts.append(item);
-    while (toasts.children.length > 3) toasts.firstElementChild.remove();
+    // NB: the oldest notices go first; one that holds typing goes only with its time.
+    const notices = () => [...toasts.children].filter((shown) => !holdsTyping(shown));
+    while (toasts.children.length > 3 && notices().length > 0) notices()[0].remove();
   }
   clearTimeout(item.timer);
   item.timer = setTimeout(() => item.remove(), 5000);
   return item;
 }
+
+/** A toast that holds the only copy of something typed (a note set aside, typing the form
+ * closed under): it stays 30 s, and no other toast takes its place or pushes it out. */
+export function keepSaying(item) {
+  item.dataset.holdsTyping = "";
+  clearTimeout(item.timer);
+  item.timer = setTimeout(() => item.remove(), 30000);
+  return item;
+}
+
+const holdsTyping = (item) => "holdsTyping" in item.dataset;
 
 /** Takes down one toast, if it still shows `message` (another may have taken its place). */
 export function dismissToast(item, message) {
@@ -30,17 +44,17 @@ export function dismissToast(item, message) {
 
 /** Takes down the toast of `kind`, if one shows (what it said is overtaken). */
 export function dismissToastOfKind(kind) {
-  const item = [...toasts.children].find((shown) => shown.dataset.kind === kind);
+  const item = [...toasts.children].find((shown) => shown.dataset.kind === kind && !holdsTyping(shown));
   if (item) takeDown(item);
 }
 
-/** Takes down the toasts showing (what they said is overtaken: a meeting ended). */
-export function dismissToasts() {
-  [...toasts.children].forEach(takeDown);
+/** Takes down the toasts showing (what they said is overtaken: a meeting ended) but those
+ * that hold typing; with `typing`, those too (signed out: nothing typed is kept). */
+export function dismissToasts({ typing = false } = {}) {
+  [...toasts.children].filter((shown) => typing || !holdsTyping(shown)).forEach(takeDown);
 }
 
 function takeDown(item) {
   clearTimeout(item.timer);
   item.remove();
 }
-

@@ -40,6 +40,26 @@ test("typing is kept for its room, taken once, and outlives a second ask to sign
   assert.equal(addressAfterSignIn(kept), `/#/rooms/${room}`);
 });
 
+test("every tab's typing is kept when their sessions end at once, each for its own room", () => {
+  const kept = storage();
+  const other = "0B8E36C2-3C1E-4E0A-9B8B-7E2C2E9A1D11";
+  const note = { room: other, unsent: [], note: "Half a thought", by: "Ana" };
+  // A renewed invite: tab A (the form) and tab B (a note) both keep theirs.
+  keepForSignIn(`#/rooms/${room}`, typing, kept);
+  assert.deepEqual(keepForSignIn(`#/rooms/${other}`, note, kept).typing, note);
+  // A reload of tab A's sign-in page shows what it had kept.
+  assert.deepEqual(keepForSignIn(`#/rooms/${room}`, null, kept).typing, typing);
+  assert.deepEqual(takeTyping(room, "Ana", kept), typing);
+  assert.deepEqual(takeTyping(other, "Ana", kept), note);
+  assert.equal(takeTyping(other, "Ana", kept), null);
+  // The same room typed in again takes the place of what it kept before.
+  keepForSignIn(`#/rooms/${room}`, typing, kept);
+  const newer = { ...typing, unsent: [{ ...typing.unsent[0], value: "Design daily" }] };
+  keepForSignIn(`#/rooms/${room}`, newer, kept);
+  assert.deepEqual(takeTyping(room, "Ana", kept), newer);
+  assert.equal(takeTyping(room, "Ana", kept), null);
+});
+
 test("a note alone is typing to keep", () => {
   const kept = storage();
   keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "Half a thought", by: "Ana" }, kept);
