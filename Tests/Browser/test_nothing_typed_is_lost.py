@@ -335,9 +335,9 @@ def test_a_discarded_meetings_note_stays_through_a_reload_until_used_or_forgotte
     assert collect_console_errors(ana) == []
 
 
-def test_notes_for_two_meetings_that_ended_are_each_offered_for_their_own(server, ana, ben):
-    """Ana leaves a late note, types in the next meeting, and Ben ends that one too: the
-    newest note is in the form, the earlier one next; Not needed can be taken back."""
+def two_late_notes(server, ana, ben):
+    """Ben ends a meeting as Ana types "First", then the next one as she types "Second": the
+    newest is offered, the earlier one waits its turn."""
     ben_ends_as_ana_types(server, ana, ben, "First", ".save")
     wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
     click(ben, ".start")
@@ -345,6 +345,12 @@ def test_notes_for_two_meetings_that_ended_are_each_offered_for_their_own(server
     click(ben, ".end")
     click(ben, ".end-alert .save")
     wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Second")
+
+
+def test_notes_for_two_meetings_that_ended_are_each_offered_for_their_own(server, ana, ben):
+    """Ana leaves a late note, types in the next meeting, and Ben ends that one too: the
+    newest note is in the form, the earlier one next; Not needed can be taken back."""
+    two_late_notes(server, ana, ben)
     ana.find_element(By.ID, "late-note").send_keys(Keys.ENTER)
     # The earlier one takes its place, with the keyboard.
     wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
@@ -368,13 +374,7 @@ def test_two_notes_set_aside_each_keep_their_way_back_through_what_the_room_says
     """Ana sets aside two late notes: each toast keeps its own "Bring it back" (the second
     does not take the first one's place), and neither goes when the room's next notices come
     (a meeting started and ended) — only with its time."""
-    ben_ends_as_ana_types(server, ana, ben, "First", ".save")
-    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
-    click(ben, ".start")
-    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Second")
-    click(ben, ".end")
-    click(ben, ".end-alert .save")
-    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Second")
+    two_late_notes(server, ana, ben)
     click(ana, ".late-note .set-aside")
     wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "First")
     click(ana, ".late-note .set-aside")
