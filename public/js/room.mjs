@@ -182,7 +182,8 @@ class RoomView {
         // The ended notice says how it ended: "Ana asked to end the meeting" is past.
         dismissToasts();
       }
-      // NB: a meeting that saves itself adds to the history one patch before it goes.
+      // NB: counted as the meeting starts: one saved (Save & End, its time up) is in the
+      // history of the state that ends it.
       if (mode === "meeting") this.meetingsBefore = meetingCount(state);
       // The note kept from a discarded meeting goes back into the meeting brought back, or
       // into the next one (said so: it is in no meeting yet); else it is shown to keep.
