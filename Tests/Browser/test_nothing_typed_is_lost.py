@@ -431,6 +431,58 @@ def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_t
     assert collect_console_errors(ana) == []
 
 
+def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_late_note_being_typed(server, ana, ben):
+    """Ana types a late note for the meeting before while the next one runs, and Ben presses
+    End: her keys go on into the late note; once it is added, the alert has the keyboard."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    click(ben, ".start")
+    wait(ana, EC.presence_of_element_located((By.ID, "note")))
+    late.click()
+    click(ben, ".end")
+    wait(ana, lambda d: d.execute_script("return document.querySelector('.end-alert').open"))
+    ActionChains(ana).send_keys(Keys.END, " thought").perform()
+    facts = ana.execute_script("""
+        const alert = document.querySelector('.end-alert');
+        const late = document.getElementById('late-note');
+        return { value: late.value, focused: document.activeElement === late,
+                 modal: alert.matches(':modal'), said: alert.querySelector('.finish-note').textContent,
+                 described: late.getAttribute('aria-describedby') === 'finish-note' };""")
+    assert facts == {"value": "Half a thought", "focused": True, "modal": False, "described": True,
+                     "said": "Ben asked to end the meeting. Your note is still being typed: "
+                             "Enter adds it to the meeting it is for first."}
+    ActionChains(ana).send_keys(Keys.ENTER).perform()
+    toast_says(ana, "Your note was added to the meeting.")
+    wait(ana, lambda d: d.execute_script("""
+        const alert = document.querySelector('.end-alert');
+        return alert.matches(':modal') && alert.contains(document.activeElement);"""))
+    assert ana.execute_script("return document.querySelector('[aria-describedby=finish-note]')") is None
+    assert collect_console_errors(ana) == []
+
+
+def test_someone_asking_to_delete_waits_for_a_late_note_being_typed(server, ana, ben):
+    """Ana types a late note and Ben asks to delete the standup: her keys go on into the note
+    (the toast says who asked), and the dialog opens once the note is added."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
+    wait(ana, EC.element_to_be_clickable((By.ID, "late-note"))).click()
+    click(ben, ".delete")
+    toast_says(ana, "Ben asked to delete")
+    ActionChains(ana).send_keys(Keys.END, " thought").perform()
+    facts = ana.execute_script("""
+        const late = document.getElementById('late-note');
+        return { value: late.value, focused: document.activeElement === late,
+                 open: document.querySelector('.delete-alert').open };""")
+    assert facts == {"value": "Half a thought", "focused": True, "open": False}
+    ActionChains(ana).send_keys(Keys.ENTER).perform()
+    toast_says(ana, "Your note was added to the meeting.")
+    wait(ana, lambda d: d.execute_script("""
+        const alert = document.querySelector('.delete-alert');
+        return alert.matches(':modal') && alert.contains(document.activeElement);"""))
+    text_in(ana, ".delete-alert .asked", "Ben asked to delete this standup.")
+    click(ana, ".delete-alert .dismiss")
+    assert collect_console_errors(ana) == []
+
+
 def test_asking_to_end_the_meeting_takes_the_keyboard_from_an_empty_note(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".start")

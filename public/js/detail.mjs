@@ -1,5 +1,6 @@
 // The room when nothing is going on: facts, attendees, history, and delete with confirmation.
 import { escapeHTML } from "./format.mjs";
+import { afterLateNote } from "./latenote.mjs";
 import { app, toast } from "./shell.mjs";
 import { historyItem, whoAsked } from "./views.mjs";
 
@@ -143,15 +144,32 @@ export const detail = {
     const deleting = state.undo?.kind === "deletedStandup";
     for (const button of app.querySelectorAll(".detail > .actions button")) button.disabled = deleting;
     const open = state.destination?.alert === "confirmDeletion";
-    if (open && !alert.open) {
+    // NB: asked once: while the question waits for a late note, what the room did last
+    // changes (the note), and would no longer say who asked.
+    if (open && !alert.open && !("waiting" in alert.dataset)) {
       const asked = alert.querySelector(".asked");
       asked.textContent = whoAsked(state.activity, "askedToDelete", view.you);
       asked.hidden = !asked.textContent;
-      alert.showModal();
+      showOnceNotTyping(alert, asked.textContent || "Someone asked to delete this standup.",
+        () => view.state.destination?.alert === "confirmDeletion");
     }
     if (!open && alert.open) alert.close();
   },
 };
+
+/** Opens `alert` (a modal) — once the person is not typing a late note: a toast says what
+ * was `asked`; the keys typed go on into the note, and the alert opens, if `stillAsked()`,
+ * when the note is added, set aside or emptied, or its field loses the keyboard. */
+function showOnceNotTyping(alert, asked, stillAsked) {
+  const input = document.activeElement;
+  if (input?.id !== "late-note" || !input.value.trim()) return alert.showModal();
+  alert.dataset.waiting = "";
+  toast(`${asked} Your note is still being typed: the question opens once it is added.`);
+  afterLateNote(input, alert, () => {
+    delete alert.dataset.waiting;
+    if (stillAsked() && !alert.open && alert.isConnected) alert.showModal();
+  });
+}
 
 function keepDiscardedNote(view, text) {
   if (text.trim()) sessionStorage.setItem(discardedNoteKey(view.id), text);

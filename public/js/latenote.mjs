@@ -3,6 +3,26 @@
 // room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
 import { app, keepSaying, toast } from "./shell.mjs";
 
+/** Calls `then` once the person is done with the late note typed in `input`: it is added,
+ * set aside or emptied, or the keyboard goes elsewhere (but into `beside`, the alert that
+ * waits for it). */
+export function afterLateNote(input, beside, then) {
+  const release = (event) => {
+    if (event.type === "input" && input.value.trim()) return;
+    if (event.type === "focusin" && (event.target === input || beside.contains(event.target))) return;
+    input.removeEventListener("input", release);
+    document.removeEventListener("focusin", release);
+    doneWaiters.delete(release);
+    then();
+  };
+  input.addEventListener("input", release);
+  document.addEventListener("focusin", release);
+  // NB: a note added or set aside may leave the keyboard nowhere (a hidden field's).
+  doneWaiters.add(release);
+}
+
+const doneWaiters = new Set();
+
 /** Where the note is kept while it is typed (this tab), with the meeting it is for. */
 export const lateNoteKey = (roomID) => `standups.lateNote.${roomID}`;
 
@@ -40,6 +60,7 @@ function show(view) {
  * goes (and the keyboard to the room's title). */
 function done(view, form) {
   const hadFocus = form.contains(document.activeElement);
+  for (const waiter of [...doneWaiters]) waiter({ type: "done" });
   const next = view.lateNote?.waiting?.[0];
   if (next) {
     view.lateNote = { ...next, waiting: view.lateNote.waiting.slice(1) };

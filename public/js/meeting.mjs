@@ -2,6 +2,7 @@
 // a chime on each new speaker (on unless muted, remembered) and, if asked for, a browser
 // notification when it is your turn.
 import { arcPath } from "./format.mjs";
+import { afterLateNote } from "./latenote.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { app, toast } from "./shell.mjs";
 import { activitySentence, meetingFacts, whoAsked } from "./views.mjs";
@@ -124,13 +125,18 @@ function showEndAlert(alert, state, you) {
   const asked = alert.querySelector(".asked");
   asked.textContent = whoAsked(state.activity, "askedToEndMeeting", you);
   asked.hidden = !asked.textContent;
-  const input = app.querySelector("#note");
-  if (document.activeElement !== input || !input.value.trim()) return alert.showModal();
+  // NB: the meeting's note, or a late note for the meeting before (shown above this one).
+  const input = document.activeElement;
+  if (!input?.matches("#note, #late-note") || !input.value.trim()) return alert.showModal();
   // NB: who asked, as the toast beside it says it.
   const who = state.activity?.kind === "askedToEndMeeting"
     ? activitySentence(state.activity, you) : "Someone asked to end the meeting";
+  const where = input.id === "note" ? "to the meeting" : "to the meeting it is for";
   alert.querySelector(".finish-note").textContent =
-    `${who}. Your note is still being typed: Enter adds it to the meeting first.`;
+    `${who}. Your note is still being typed: Enter adds it ${where} first.`;
+  // The late note has no part in this meeting's form: once it is added, set aside or left,
+  // the alert takes the keyboard.
+  if (input.id === "late-note") afterLateNote(input, alert, takeTheKeyboard);
   const { selectionStart, selectionEnd, selectionDirection } = input;
   alert.classList.add("aside");
   input.setAttribute("aria-describedby", "finish-note");
@@ -147,7 +153,7 @@ function takeTheKeyboard() {
   if (!alert?.open || !alert.classList.contains("aside")) return;
   alert.close();
   alert.classList.remove("aside");
-  app.querySelector("#note")?.removeAttribute("aria-describedby");
+  app.querySelector("[aria-describedby=finish-note]")?.removeAttribute("aria-describedby");
   alert.showModal();
 }
 
@@ -367,7 +373,7 @@ export const meeting = {
     if (!open && alert.open) {
       alert.close();
       alert.classList.remove("aside");
-      app.querySelector("#note")?.removeAttribute("aria-describedby");
+      app.querySelector("[aria-describedby=finish-note]")?.removeAttribute("aria-describedby");
     }
   },
 };
