@@ -327,4 +327,11 @@ final class Flag: Sendable {
   private let state = Mutex(false)
   var value: Bool { state.withLock { $0 } }
   func set(_ value: Bool) { state.withLock { $0 = value } }
+  /// Whether it was set; clears it.
+  func take() -> Bool {
+    state.withLock { value in
+      defer { value = false }
+      return value
+    }
+  }
 }

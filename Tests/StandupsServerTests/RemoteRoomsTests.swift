@@ -25,6 +25,27 @@ struct RemoteRoomsTests {
     #expect(rooms.orphaned(alive: [1]).map(\.1) == [people])
   }
 
+  /// The room moved here: the node it left says goodbye late (its notices go out after it
+  /// gave the lock back), and is past until this node gives the lock back in turn.
+  @Test func whatOthersSayOfARoomThisNodeServesIsPast() {
+    let rooms = RemoteRooms()
+    #expect(rooms.heard(room, live: people, from: 1))
+    rooms.serving(room)
+    #expect(!rooms.haveWord(about: room))
+    #expect(!rooms.heard(room, live: people, from: 1))
+    #expect(
+      !rooms.heard(
+        room, live: Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true),
+        from: 1))
+    #expect(!rooms.heard(room, live: nil, from: 1))
+    #expect(!rooms.haveWord(about: room))
+    // A deletion (no node) is heard all the same.
+    #expect(rooms.heard(room, live: nil, from: nil))
+    rooms.stoppedServing(room)
+    #expect(rooms.heard(room, live: people, from: 2))
+    #expect(rooms.haveWord(about: room))
+  }
+
   @Test func theNodeServingARoomSaysWhenItEmptiesAndAnyNodeWhenItFillsAgain() {
     let rooms = RemoteRooms()
     #expect(rooms.heard(room, live: people, from: 1))
@@ -48,7 +69,7 @@ struct RemoteRoomsDoubtTests {
     for room in [said, unsaid, opened] { #expect(rooms.heard(room, live: people, from: 1)) }
     rooms.doubtEverything()
     #expect(rooms.heard(said, live: people, from: 1))
-    rooms.forget(opened)
+    rooms.serving(opened)
     #expect(rooms.stillDoubted().map(\.0) == [unsaid])
     #expect(rooms.stillDoubted().isEmpty)
     #expect(rooms.haveWord(about: said) && !rooms.haveWord(about: unsaid))

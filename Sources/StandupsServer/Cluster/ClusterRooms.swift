@@ -14,11 +14,16 @@ final class RemoteRooms: Sendable {
   private let rooms = Mutex<[UUID: (pid: Int32, live: Lobby.Live, doubted: Bool)]>([:])
   private let sweeping = Mutex<Task<Void, Never>?>(nil)
 
-  /// Keeps what node `pid` says of a room; false if it is stale: it says nobody is there,
-  /// and the room's last word came from another node (the room moved there, and its people
-  /// with it, before this node heard that the node it left had closed it).
+  /// The rooms this node holds the lock of.
+  private let here = Mutex<Set<UUID>>([])
+
+  /// Keeps what node `pid` says of a room; false if it is stale: this node serves the room
+  /// (its own state is the truth), or it says nobody is there and the room's last word came
+  /// from another node (the room moved there, and its people with it, before this node heard
+  /// that the node it left had closed it).
   func heard(_ room: UUID, live: Lobby.Live?, from pid: Int32?) -> Bool {
-    rooms.withLock { rooms in
+    guard pid == nil || !here.withLock({ $0.contains(room) }) else { return false }
+    return rooms.withLock { rooms in
       if (live?.participants ?? 0) == 0, let pid, let last = rooms[room]?.pid, last != pid {
         return false
       }
@@ -46,8 +51,18 @@ final class RemoteRooms: Sendable {
     }
   }
 
-  /// This node serves `room` now: what others said of it is past.
-  func forget(_ room: UUID) { rooms.withLock { $0[room] = nil } }
+  /// This node serves `room` now (it took its lock): what others said of it is past, and
+  /// what they still say until it gives the lock back.
+  func serving(_ room: UUID) {
+    here.withLock { _ = $0.insert(room) }
+    rooms.withLock { $0[room] = nil }
+  }
+
+  /// This node gave `room`'s lock back: the next node to take it says who is there.
+  func stoppedServing(_ room: UUID) { here.withLock { _ = $0.remove(room) } }
+
+  /// What the node serving `room` last said of who is in it, if one did.
+  func live(of room: UUID) -> Lobby.Live? { rooms.withLock { $0[room]?.live } }
 
   /// Whether another node has said who is in `room` (it serves it now).
   func haveWord(about room: UUID) -> Bool { rooms.withLock { $0[room] != nil } }
@@ -87,15 +102,35 @@ extension RoomHub {
       lost: { [weak self] in self?.sessionLost() },
       heard: { [weak self] notice in await self?.heard(notice) },
       listening: { [weak self] in await self?.listening() })
-    // NB: the rooms of a node that died show nobody in them within two seconds.
+    // NB: the rooms of a node that died show nobody in them within two seconds; and if a
+    // notice of this node's was lost, the others hear again who is in its rooms.
     remoteRooms.keep(
       Task { [weak self] in
         while !Task.isCancelled {
           try? await Task.sleep(for: .seconds(2))
           guard let self else { return }
           await self.forgetDeadNodes(session)
+          if session.takeLostNotices() { await self.sayWhoIsInTheRooms() }
         }
       })
+  }
+
+  /// Who is in `id`'s room, as this node serves it or another said; nil if nobody said.
+  private func live(of id: UUID) async -> Lobby.Live?? {
+    if let room = shared.withLock({ $0.rooms[id] }) {
+      return .some(await room.read { StandupRoomFeature.live($0) })
+    }
+    return remoteRooms.live(of: id).map { .some($0) }
+  }
+
+  /// Tells the other nodes who is in each room this node serves (they heard nothing, or may
+  /// have missed something).
+  private func sayWhoIsInTheRooms() async {
+    let rooms = shared.withLock { Array($0.rooms.values) }
+    for room in rooms {
+      let live = await room.read { StandupRoomFeature.live($0) }
+      notifier.tellOthers(.roomActivityChanged(room.feature.standupID, live))
+    }
   }
 
   /// How a room opens on this node: only with its lock, from what the database holds.
@@ -126,9 +161,17 @@ extension RoomHub {
           code: .serviceRestart, reason: "This standup is served by another server: reconnecting.",
           error: elsewhere)
       }
+      // NB: from the lock on, this node's own state is the truth about who is in the room:
+      // what another node still says of it (its goodbye, sent after it gave the lock back)
+      // is past.
+      remoteRooms.serving(roomID)
+      let giveBack: @Sendable () async -> Void = {
+        remoteRooms.stoppedServing(roomID)
+        await session.release(hold)
+      }
       do {
         guard let standup = try await storage.loadStandup(roomID) else {
-          await session.release(hold)
+          await giveBack()
           return .refused(
             code: .gone, reason: "No standup has this id.",
             error: WireError(.notFound, "No standup has the id \"\(roomID.uuidString)\"."))
@@ -136,15 +179,14 @@ extension RoomHub {
         let state = try await StandupRoomFeature.savedState(of: standup, storage: storage)
         versions.fence { session.holds(hold) }
         held.value = hold
-        remoteRooms.forget(roomID)
         // NB: the one place that says which node serves a room (metrics carry no ids).
         logger.info(
           "Room \(roomID) opens on this node\(state.meeting == nil ? "" : ", its meeting paused where it was saved")."
         )
-        return .owned(state, release: { await session.release(hold) })
+        return .owned(state, release: giveBack)
       } catch {
         logger.error("Opening room \(roomID) failed: \(error)")
-        await session.release(hold)
+        await giveBack()
         return StandupRoomFeature.unreadable
       }
     }
@@ -191,9 +233,19 @@ extension RoomHub {
         await notifier.receive(.standupDeleted(id))
       }
       for standup in stored {
-        guard shared.withLock({ $0.rooms[standup.id] == nil }),
-          catalog[standup.id]?.withoutHistory != standup.withoutHistory
-        else { continue }
+        let known = catalog[standup.id]
+        // NB: a room open here is its own truth, but for a lobby that does not list it yet
+        // (the notice of its making was missed): listed now, with who is in it.
+        if shared.withLock({ $0.rooms[standup.id] != nil }) {
+          guard known == nil else { continue }
+          catalog.update(standup)
+          await notifier.receive(.standupChanged(standup))
+          if let live = await live(of: standup.id) {
+            await notifier.receive(.roomActivityChanged(standup.id, live))
+          }
+          continue
+        }
+        guard known?.withoutHistory != standup.withoutHistory else { continue }
         catalog.update(standup)
         await notifier.receive(.standupChanged(standup))
       }
@@ -209,8 +261,14 @@ extension RoomHub {
       guard let id = notice.standup else { return }
       do {
         guard let standup = try await storage.loadStandup(id) else { return }
+        let listed = catalog[id] != nil
         catalog.update(standup)
         await notifier.receive(.standupChanged(standup))
+        // NB: who is in its room may have been said before the lobby listed it (a room opened
+        // at once, here or on another node), and was dropped then.
+        if !listed, let live = await live(of: id) {
+          await notifier.receive(.roomActivityChanged(id, live))
+        }
       } catch {
         logger.warning("Reading standup \(id), which another node changed, failed: \(error)")
       }
@@ -228,11 +286,7 @@ extension RoomHub {
       await handOn(id)
     case .hello:
       // A node (re)joined: it hears who is in this node's rooms.
-      let rooms = shared.withLock { Array($0.rooms.values) }
-      for room in rooms {
-        let live = await room.read { StandupRoomFeature.live($0) }
-        notifier.tellOthers(.roomActivityChanged(room.feature.standupID, live))
-      }
+      await sayWhoIsInTheRooms()
     }
   }
 

@@ -27,21 +27,6 @@ final class NodeSession: Sendable {
   /// The channel notices go through.
   static let channel = "standups"
 
-  /// A notice between nodes: a standup changed or went, or who is in a room now.
-  struct Notice: Codable, Sendable, Equatable {
-    enum Kind: String, Codable, Sendable {
-      case changed, deleted, live, hello
-      /// The proxy now sends this standup's people to the sender: whoever has it hands it on.
-      case wanted
-    }
-    var node: String
-    var kind: Kind
-    var standup: UUID?
-    var live: Lobby.Live?
-    /// The PostgreSQL backend of the sending node's session (its rooms die with it).
-    var pid: Int32?
-  }
-
   private struct State {
     var connection: PostgresConnection?
     /// Bumped each time a session starts: locks from an older one are not held any more.
@@ -62,6 +47,7 @@ final class NodeSession: Sendable {
   private let tasks = Mutex<[Task<Void, Never>]>([])
   private let outbox: AsyncStream<Notice>.Continuation
   private let outgoing: AsyncStream<Notice>
+  private let lostNotices = Flag()
   private struct Handlers {
     /// Called when the session is lost: every room must close at once.
     var lost: @Sendable () -> Void = {}
@@ -369,14 +355,30 @@ final class NodeSession: Sendable {
         payload = (try? JSONEncoder().encode(notice)) ?? Data()
       }
       let text = String(decoding: payload, as: UTF8.self)
-      do {
-        try await storage.client.query(
-          "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
-      } catch {
-        logger.warning("Telling the other nodes (\(notice.kind.rawValue)) failed: \(error)")
+      // NB: tried again a few times, in order (the notices after it wait): one lost for good
+      // would leave the other lobbies showing what it changed as it was.
+      for attempt in 1...Self.noticeAttempts {
+        do {
+          try await storage.client.query(
+            "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
+          break
+        } catch {
+          guard attempt < Self.noticeAttempts else {
+            logger.warning("Telling the other nodes (\(notice.kind.rawValue)) failed: \(error)")
+            lostNotices.set(true)
+            break
+          }
+          try? await Task.sleep(for: .milliseconds(100 << attempt))
+        }
       }
     }
   }
+
+  static let noticeAttempts = 4
+
+  /// Whether a notice could not be sent since the last ask (then this node says again who is
+  /// in its rooms: a room's last word may be what was lost).
+  func takeLostNotices() -> Bool { lostNotices.take() }
 
   /// The backends of the nodes alive now (their sessions).
   func liveNodeSessions() async throws -> Set<Int32> {
@@ -388,13 +390,5 @@ final class NodeSession: Sendable {
       pids.insert(pid)
     }
     return pids
-  }
-}
-
-extension NodeSession {
-  /// `'5000ms'`: a duration as a setting's literal (SET takes no bound parameters).
-  static func milliseconds(_ duration: Duration) -> String {
-    let (seconds, attoseconds) = duration.components
-    return "'\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms'"
   }
 }
