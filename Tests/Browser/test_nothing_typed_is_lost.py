@@ -398,6 +398,35 @@ def test_two_notes_set_aside_each_keep_their_way_back_through_what_the_room_says
     assert collect_console_errors(ana) == []
 
 
+def test_toasts_that_hold_typing_are_never_pushed_out_by_others(server, ana):
+    """Three toasts show at most — but for those that hold the only copy of something typed:
+    a fourth of those shows too, and notices make room by going themselves (all but the
+    newest, which says what just happened)."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    shown = ana.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/js/toasts.mjs').then(({ keepSaying, toast }) => {
+          toast('a notice');
+          for (const typed of ['one', 'two', 'three', 'four']) keepSaying(`kept: ${typed}`);
+          toast('another notice');
+          keepSaying('kept: five', { kind: 'unsent' });
+          keepSaying('kept: six', { kind: 'unsent' });
+          done([...document.querySelectorAll('#toasts .toast')].map((item) => item.textContent));
+        });""")
+    assert shown == ["kept: one", "kept: two", "kept: three", "kept: four", "another notice",
+                     "kept: five", "kept: six"]
+    # Notices alone: three at most, the oldest gone.
+    shown = ana.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/js/toasts.mjs').then(({ dismissToasts, toast }) => {
+          dismissToasts({ typing: true });
+          for (const said of ['1', '2', '3', '4']) toast(`notice ${said}`);
+          done([...document.querySelectorAll('#toasts .toast')].map((item) => item.textContent));
+        });""")
+    assert shown == ["notice 2", "notice 3", "notice 4"]
+
+
 def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_typed(server, ana, ben):
     """Ben presses End while Ana is typing a note: her next keys go on into the note, not
     into the alert, which shows under the note; once the note is added, it is the alert's."""
@@ -473,7 +502,9 @@ def test_someone_asking_to_delete_waits_for_a_late_note_being_typed(server, ana,
         return { value: late.value, focused: document.activeElement === late,
                  open: document.querySelector('.delete-alert').open };""")
     assert facts == {"value": "Half a thought", "focused": True, "open": False}
-    ActionChains(ana).send_keys(Keys.ENTER).perform()
+    # A press on the note's own button (it takes the keyboard as the mouse goes down) is not
+    # leaving the note: the click lands, and adds it.
+    click(ana, ".late-note .add")
     toast_says(ana, "Your note was added to the meeting.")
     wait(ana, lambda d: d.execute_script("""
         const alert = document.querySelector('.delete-alert');
@@ -716,6 +747,30 @@ def test_typing_after_a_cancel_that_could_not_be_sent_is_kept(server, ana, ben):
     ben.execute_script("window.mayReconnect = true")
     text_in(ben, "#status", "Live")
     toast_says(ben, "The form closed before your typing reached it: “Design offline” (Title).")
+
+
+def test_a_cancel_whose_answer_a_drop_lost_throws_the_typing_away_as_asked(server, ana, ben):
+    """Ben types and presses Cancel; the connection drops before the answer. The room did
+    cancel: back in it, the form is gone, and his typing is not offered as left out — he
+    threw it away."""
+    title, _ = both_editing(server, ana, ben)
+    theirs = ben.find_element(By.CSS_SELECTOR, ".edit-form .title")
+    ben.execute_script("""
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          send.call(this, data);
+          if (String(data).includes('"cancelEditButtonTapped"')) {
+            WebSocket.prototype.send = send;
+            this.close();
+          }
+        };""")
+    theirs.send_keys(Keys.END, " thrown away")
+    click(ben, ".cancel-edit")
+    for driver in (ana, ben):
+        wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+    text_in(ben, "#status", "Live")
+    wait(ben, EC.visibility_of_element_located((By.CSS_SELECTOR, ".undo-bar")))
+    assert not any("reached it" in toast for toast in toasts(ben)), toasts(ben)
 
 
 def test_putting_typing_back_after_a_cancel_undoes_it_keeping_the_others_changes(server, ana, ben):

@@ -235,3 +235,23 @@ def test_a_new_standup_submitted_twice_before_the_answer_is_made_once(server, an
     text_in(ana, ".card", "Once")
     assert [card.text.splitlines()[0] for card in ana.find_elements(By.CSS_SELECTOR, ".card")] == ["Once"]
     assert collect_console_errors(ana) == []
+
+
+def test_a_late_note_s_answer_waits_for_an_input_method_to_finish(server, ana, ben):
+    """The answer to a late note comes while an input method composes in its field (most
+    typing on a phone): nothing is written into the field until the composition ends."""
+    ben_ends_as_ana_types(server, ana, ben, "Half", ".save")
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    wait(ana, lambda d: late.get_attribute("value") == "Half")
+    ana.execute_script(HOLD_ANSWERS)
+    late.send_keys(Keys.ENTER)
+    late.send_keys(" and")
+    ana.execute_script("document.getElementById('late-note').dispatchEvent(new CompositionEvent('compositionstart'));"
+                       "window.releaseAnswers()")
+    notes = """return [...document.querySelectorAll('.history > li:first-child details li')]
+        .map((line) => line.textContent);"""
+    wait(ana, lambda d: d.execute_script(notes) == ["Ana: Half"])
+    assert late.get_attribute("value") == "Half and"
+    ana.execute_script("document.getElementById('late-note').dispatchEvent(new CompositionEvent('compositionend'))")
+    wait(ana, lambda d: late.get_attribute("value") == "and")
+    toast_says(ana, "Your note was added to the meeting; the field keeps what you typed after it.")

@@ -24,7 +24,18 @@ function typingsOf(kept) {
   return typings.filter((typing) => Date.now() - (typing.at ?? 0) < KEPT_FOR);
 }
 
-const sameRoom = (a, b) => a.room === b.room && a.by === b.by;
+/** This tab, as told apart from the others (two tabs may be in one room). */
+function thisTab() {
+  try {
+    let tab = sessionStorage.getItem("standups.tab");
+    if (!tab) sessionStorage.setItem("standups.tab", (tab = Math.random().toString(36).slice(2)));
+    return tab;
+  } catch {
+    return "";
+  }
+}
+
+const sameRoom = (a, b) => a.room === b.room && a.by === b.by && (a.tab ?? "") === (b.tab ?? "");
 
 /**
  * Keeps the page's address (`hash`) and `typing`, `{ room, unsent, note, by }` (an edit
@@ -35,18 +46,19 @@ const sameRoom = (a, b) => a.room === b.room && a.by === b.by;
  * in twice keeps it. Returns what is kept for this page (`typing`: its room's). After a
  * sign-out in this browser (another tab's session ends with it), nothing is kept: null.
  */
-export function keepForSignIn(hash, typing = null, storage = localStorage, now = Date.now()) {
+export function keepForSignIn(hash, typing = null, storage = localStorage, now = Date.now(), tab = thisTab()) {
   if (storage.getItem(SIGNED_OUT_KEY)) return null;
-  const typed = typing && (typing.unsent.length > 0 || typing.note || typing.late) ? { ...typing, at: now } : null;
+  const typed = typing && (typing.unsent.length > 0 || typing.note || typing.late) ? { ...typing, at: now, tab } : null;
   const before = typingsOf(read(storage));
   const typings = typed ? [...before.filter((other) => !sameRoom(other, typed)), typed] : before;
   storage.setItem(KEY, JSON.stringify({ hash, at: now, typings }));
   const room = typing?.room ?? hash.match(/^#\/rooms\/([^/?#]+)/)?.[1];
-  const mine = typed ?? typings.find((other) => other.room === room && (!typing || other.by === typing.by));
+  const mine = typed ?? typings.find((other) => other.room === room && other.tab === tab && (!typing || other.by === typing.by))
+    ?? typings.find((other) => other.room === room && (!typing || other.by === typing.by));
   return { hash, at: now, typing: mine ? withoutTime(mine) : null };
 }
 
-function withoutTime({ at, ...typing }) {
+function withoutTime({ at, tab, ...typing }) {
   return typing;
 }
 
@@ -58,10 +70,12 @@ export function addressAfterSignIn(storage = localStorage) {
 
 /** The typing kept for `room`, once (the next to ask gets null), if it was typed under the
  * name now signed in (`name`): another person signing in at this browser does not get it. */
-export function takeTyping(room, name, storage = localStorage) {
+export function takeTyping(room, name, storage = localStorage, tab = thisTab()) {
   const kept = read(storage);
   const typings = typingsOf(kept);
-  const taken = typings.find((typing) => sameRoom(typing, { room, by: name }));
+  // NB: this tab's own first; another tab's (one closed since) if this tab kept none.
+  const taken = typings.find((typing) => sameRoom(typing, { room, by: name, tab }))
+    ?? typings.find((typing) => typing.room === room && typing.by === name);
   if (!taken) return null;
   const { typing: _, ...rest } = kept;
   storage.setItem(KEY, JSON.stringify({ ...rest, typings: typings.filter((typing) => typing !== taken) }));

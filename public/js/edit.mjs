@@ -98,10 +98,18 @@ export const edit = {
     form.querySelector(".cancel-edit").onclick = async () => {
       text.discarding = true;
       text.stop();
-      if (await send({ type: "cancelEditButtonTapped" })) return;
-      // Refused, or not connected: the form stays, and what is typed in it is kept again.
-      text.discarding = false;
-      text.flushAll();
+      try {
+        await view.connection.send({ type: "cancelEditButtonTapped" });
+      } catch (error) {
+        if (view.connection.closed) return;
+        toast(error.message);
+        // Its answer went with the connection: the room, once back, tells whether it was
+        // cancelled (the form is gone then) or not (`backInTheRoom` keeps the typing again).
+        if (error.code === "offline" && error.sent !== false) return;
+        // Refused, or never sent: the form stays, and what is typed in it is kept again.
+        text.discarding = false;
+        text.flushAll();
+      }
     };
     // Enter in an attendee's name adds the next attendee; anywhere else it saves.
     form.addEventListener("keydown", (event) => {

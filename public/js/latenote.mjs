@@ -4,12 +4,13 @@
 import { app, keepSaying, toast } from "./shell.mjs";
 
 /** Calls `then` once the person is done with the late note typed in `input`: it is added,
- * set aside or emptied, or the keyboard goes elsewhere (but into `beside`, the alert that
- * waits for it). */
+ * set aside or emptied, or the keyboard goes elsewhere than its form (or `beside`, the alert
+ * that waits for it). */
 export function afterLateNote(input, beside, then) {
   const release = (event) => {
     if (event.type === "input" && input.value.trim()) return;
-    if (event.type === "focusin" && (event.target === input || beside.contains(event.target))) return;
+    // NB: the note's own buttons (Add, Not needed) take the keyboard on a press: not done yet.
+    if (event.type === "focusin" && (input.form?.contains(event.target) || beside.contains(event.target))) return;
     input.removeEventListener("input", release);
     document.removeEventListener("focusin", release);
     doneWaiters.delete(release);
@@ -67,6 +68,8 @@ function done(view, form) {
     keep(view);
     show(view);
     if (hadFocus) form.querySelector("input").focus();
+    // NB: the room is here now: whether it got this one is known at once.
+    if (view.lateNote.unsure && view.connection.isOpen) lateNote.backInTheRoom(view);
     return;
   }
   view.lateNote = null;
@@ -80,6 +83,10 @@ function done(view, form) {
 /** The note `sent` went in. What was typed after it while it was on its way stays in the
  * field; a note changed inside meanwhile stays whole (said so), to be added again or not. */
 function went(view, form, sent, said = "Your note was added to the meeting") {
+  if (view.lateNoteComposing) {
+    view.afterLateNoteComposing = () => went(view, form, sent, said);
+    return;
+  }
   const input = form.querySelector("input");
   const rest = input.value.startsWith(sent) ? input.value.slice(sent.length).trim() : null;
   if (rest === "" || input.value.trim() === sent.trim()) {
@@ -100,7 +107,7 @@ function setAside(view, form) {
   const text = form.querySelector("input").value;
   done(view, form);
   if (!text.trim()) return;
-  const item = keepSaying(toast(`Your note was set aside: “${text.trim()}”.`, { kind: "late-note" }));
+  const item = keepSaying(`Your note was set aside: “${text.trim()}”.`, { kind: "late-note" });
   const back = document.createElement("button");
   back.type = "button";
   back.className = "bring-back";
@@ -130,6 +137,14 @@ export const lateNote = {
     const form = app.querySelector(".late-note");
     const input = form.querySelector("input");
     const add = form.querySelector(".add");
+    // NB: nothing writes into the field while an input method composes in it (`went`).
+    input.addEventListener("compositionstart", () => (view.lateNoteComposing = true));
+    input.addEventListener("compositionend", () => {
+      view.lateNoteComposing = false;
+      const after = view.afterLateNoteComposing;
+      view.afterLateNoteComposing = null;
+      after?.();
+    });
     input.addEventListener("input", () => {
       if (!view.lateNote) return;
       view.lateNote.text = input.value;
@@ -173,7 +188,8 @@ export const lateNote = {
     const current = view.lateNote;
     const waiting = [...(late.waiting ?? current?.waiting ?? [])];
     const earlier = current?.meeting !== late.meeting && lateNote.typed();
-    if (earlier) waiting.unshift({ meeting: current.meeting, speaker: current.speaker, text: earlier });
+    // NB: with what is known of its answer: one a drop hid is looked for when its turn comes.
+    if (earlier) waiting.unshift({ meeting: current.meeting, speaker: current.speaker, text: earlier, unsure: current.unsure ?? null });
     // NB: a note whose answer a drop hid (`unsure`) stays so through a reload.
     view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, waiting, unsure: late.unsure ?? null };
     keep(view);

@@ -145,7 +145,7 @@ class RoomView {
       sessionStorage.setItem(noteDraftKey(this.id), kept.note);
       toast("Your note from before you signed in again is back in its field.");
     } else {
-      keepSaying(toast(`Your note from before you signed in again did not reach the meeting: “${kept.note}”.`));
+      keepSaying(`Your note from before you signed in again did not reach the meeting: “${kept.note}”.`);
     }
   }
 
@@ -191,10 +191,10 @@ class RoomView {
       if (mode === "meeting" && discarded && !sessionStorage.getItem(noteDraftKey(this.id))) {
         sessionStorage.setItem(noteDraftKey(this.id), discarded);
         if (state.activity?.kind !== "restoredMeeting") {
-          keepSaying(toast("Your note from the discarded meeting is in the note field: add it to this one, or clear it."));
+          keepSaying("Your note from the discarded meeting is in the note field: add it to this one, or clear it.");
         }
       } else if (discarded) {
-        keepSaying(toast(`Your note from the discarded meeting: “${discarded}”.`, { kind: "discarded-note" }));
+        keepSaying(`Your note from the discarded meeting: “${discarded}”.`, { kind: "discarded-note" });
       }
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
       this.text?.stop();
@@ -224,6 +224,7 @@ class RoomView {
     // NB: once caught up: a late note that arrived before the drop is among the patches a
     // resumed welcome is followed by.
     if (arrival.caughtUp) lateNote.backInTheRoom(this);
+    if (arrival.caughtUp && mode === "edit") this.text?.caughtUp();
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

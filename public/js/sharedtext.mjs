@@ -191,6 +191,12 @@ export class SharedText {
     }
   }
 
+  /** Back in the room and caught up, the form still open: a Cancel whose answer a drop hid
+   * did not happen, and what is typed in the form is this person's again. */
+  caughtUp() {
+    this.discarding = false;
+  }
+
   /** What this person typed that the room's draft does not hold (read when the form closes
    * under them: someone else saved or cancelled it). */
   unsent() {
@@ -217,7 +223,7 @@ export class SharedText {
     this.fields.delete(path);
     this.roomValues.delete(path);
     if (field && input.value !== field.shadow && input.value.trim()) {
-      keepSaying(toast(`The attendee you were typing in was removed: “${input.value}” is not in the draft.`));
+      keepSaying(`The attendee you were typing in was removed: “${input.value}” is not in the draft.`);
     }
   }
 
@@ -239,7 +245,7 @@ export const newAttendeeTyping = (value) => ({ path: "/attendees/new/name", base
  */
 export function sayUnsentTyping(view, unsent, lead = "The form closed before your typing reached it") {
   const what = unsent.map(({ name, value }) => `“${value}” (${name})`).join(", ");
-  const item = keepSaying(toast(`${lead}: ${what}.`, { kind: "unsent" }));
+  const item = keepSaying(`${lead}: ${what}.`, { kind: "unsent" });
   const again = document.createElement("button");
   again.type = "button";
   again.className = "edit-again";

@@ -2,11 +2,12 @@
 // seconds, at most three — but for those that hold the only copy of something typed.
 const toasts = document.getElementById("toasts");
 
-/** Shows `message` for 5 s; returns its element. */
-export function toast(message, { kind } = {}) {
+/** Shows `message` for 5 s (30 s, and kept, with `holdsTyping`: see `keepSaying`); returns
+ * its element. */
+export function toast(message, { kind, holdsTyping: holding = false } = {}) {
   // The same message again (a burst of refusals), or another of the same `kind`, renews the
   // one showing — never one that holds typing (`keepSaying`): its text and button stay.
-  let item = [...toasts.children].find((shown) => !holdsTyping(shown)
+  let item = holding ? null : [...toasts.children].find((shown) => !holdsTyping(shown)
     && (shown.textContent === message || (kind && shown.dataset.kind === kind)));
   if (item) {
     item.textContent = message;
@@ -16,23 +17,23 @@ export function toast(message, { kind } = {}) {
     item.setAttribute("role", "status");
     item.textContent = message;
     if (kind) item.dataset.kind = kind;
+    // NB: marked before the limit below: it is never the one pushed out.
+    if (holding) item.dataset.holdsTyping = "";
     toasts.append(item);
-    // NB: the oldest notices go first; one that holds typing goes only with its time.
+    // NB: the oldest notices go first, but the newest stays (what was just said); one that
+    // holds typing goes only with its time.
     const notices = () => [...toasts.children].filter((shown) => !holdsTyping(shown));
-    while (toasts.children.length > 3 && notices().length > 0) notices()[0].remove();
+    while (toasts.children.length > 3 && notices().length > 1) notices()[0].remove();
   }
   clearTimeout(item.timer);
-  item.timer = setTimeout(() => item.remove(), 5000);
+  item.timer = setTimeout(() => item.remove(), holding ? 30000 : 5000);
   return item;
 }
 
 /** A toast that holds the only copy of something typed (a note set aside, typing the form
  * closed under): it stays 30 s, and no other toast takes its place or pushes it out. */
-export function keepSaying(item) {
-  item.dataset.holdsTyping = "";
-  clearTimeout(item.timer);
-  item.timer = setTimeout(() => item.remove(), 30000);
-  return item;
+export function keepSaying(message, options = {}) {
+  return toast(message, { ...options, holdsTyping: true });
 }
 
 const holdsTyping = (item) => "holdsTyping" in item.dataset;

@@ -60,6 +60,21 @@ test("every tab's typing is kept when their sessions end at once, each for its o
   assert.equal(takeTyping(room, "Ana", kept), null);
 });
 
+test("two tabs in one room each keep their own typing", () => {
+  const kept = storage();
+  const note = { room, unsent: [], note: "Half a thought", by: "Ana" };
+  keepForSignIn(`#/rooms/${room}`, typing, kept, Date.now(), "tab-a");
+  keepForSignIn(`#/rooms/${room}`, note, kept, Date.now(), "tab-b");
+  // Each tab's sign-in page shows its own.
+  assert.deepEqual(keepForSignIn(`#/rooms/${room}`, null, kept, Date.now(), "tab-a").typing, typing);
+  assert.deepEqual(takeTyping(room, "Ana", kept, "tab-b"), note);
+  assert.deepEqual(takeTyping(room, "Ana", kept, "tab-a"), typing);
+  assert.equal(takeTyping(room, "Ana", kept, "tab-a"), null);
+  // A tab that closed before it was back: its typing goes to the next tab in the room.
+  keepForSignIn(`#/rooms/${room}`, note, kept, Date.now(), "tab-gone");
+  assert.deepEqual(takeTyping(room, "Ana", kept, "tab-a"), note);
+});
+
 test("a note alone is typing to keep", () => {
   const kept = storage();
   keepForSignIn(`#/rooms/${room}`, { room, unsent: [], note: "Half a thought", by: "Ana" }, kept);
