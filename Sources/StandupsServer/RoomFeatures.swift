@@ -327,11 +327,4 @@ final class Flag: Sendable {
   private let state = Mutex(false)
   var value: Bool { state.withLock { $0 } }
   func set(_ value: Bool) { state.withLock { $0 = value } }
-  /// Whether it was set; clears it.
-  func take() -> Bool {
-    state.withLock { value in
-      defer { value = false }
-      return value
-    }
-  }
 }

@@ -96,3 +96,39 @@ struct StandupCatalogTests {
     #expect(catalog.savedIDs == [making.id])
   }
 }
+
+/// A notice that could not be sent is sent again, unless a newer one of its standup was
+/// queued since (sent after it, the older one would undo what the newer one says).
+struct LostNoticesTests {
+  let room = UUID()
+  let other = UUID()
+
+  func notice(_ standup: UUID?, _ people: Int) -> NodeSession.Notice {
+    NodeSession.Notice(
+      node: "a", kind: standup == nil ? .hello : .live, standup: standup,
+      live: Lobby.Live(participants: people, meetingRunning: false, meetingPaused: false))
+  }
+
+  @Test func aRoomsLastWordLostIsSentAgainOnceAndANewerOneWins() {
+    var lost = NodeSession.LostNotices()
+    let left = notice(room, 0)
+    lost.queued(left)
+    lost.lost(left)
+    #expect(lost.takeStillLast() == [left])
+    #expect(lost.takeStillLast().isEmpty)
+
+    // Lost, then a newer word of the same room queued: that one is what holds.
+    lost.queued(notice(room, 1))
+    lost.lost(notice(room, 1))
+    lost.queued(notice(room, 2))
+    let otherLeft = notice(other, 0)
+    lost.queued(otherLeft)
+    lost.lost(otherLeft)
+    #expect(lost.takeStillLast() == [otherLeft])
+
+    // A notice of no standup (hello) is not kept.
+    lost.queued(notice(nil, 0))
+    lost.lost(notice(nil, 0))
+    #expect(lost.takeStillLast().isEmpty)
+  }
+}

@@ -61,6 +61,9 @@ final class RemoteRooms: Sendable {
   /// This node gave `room`'s lock back: the next node to take it says who is there.
   func stoppedServing(_ room: UUID) { here.withLock { _ = $0.remove(room) } }
 
+  /// This node's session ended, and every lock with it (its rooms are still closing).
+  func stoppedServingAll() { here.withLock { $0.removeAll() } }
+
   /// What the node serving `room` last said of who is in it, if one did.
   func live(of room: UUID) -> Lobby.Live? { rooms.withLock { $0[room]?.live } }
 
@@ -102,15 +105,15 @@ extension RoomHub {
       lost: { [weak self] in self?.sessionLost() },
       heard: { [weak self] notice in await self?.heard(notice) },
       listening: { [weak self] in await self?.listening() })
-    // NB: the rooms of a node that died show nobody in them within two seconds; and if a
-    // notice of this node's was lost, the others hear again who is in its rooms.
+    // NB: the rooms of a node that died show nobody in them within two seconds; a notice of
+    // this node's that could not be sent is sent again.
     remoteRooms.keep(
       Task { [weak self] in
         while !Task.isCancelled {
           try? await Task.sleep(for: .seconds(2))
           guard let self else { return }
           await self.forgetDeadNodes(session)
-          if session.takeLostNotices() { await self.sayWhoIsInTheRooms() }
+          session.sendLostAgain()
         }
       })
   }
@@ -194,6 +197,9 @@ extension RoomHub {
 
   /// The session is gone, and with it every lock: every room closes (1012) at once.
   func sessionLost() {
+    // NB: another node may take these rooms before they finished closing here: it speaks for
+    // them from then on.
+    remoteRooms.stoppedServingAll()
     let rooms = shared.withLock { Array($0.rooms.values) }
     for room in rooms {
       room.enqueue(.restart(why: "the database session was lost", code: .serviceRestart))

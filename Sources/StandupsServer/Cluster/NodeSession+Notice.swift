@@ -17,6 +17,31 @@ extension NodeSession {
     var pid: Int32?
   }
 
+  /// The notices that could not be sent, each standup's last, and how many of each standup's
+  /// were queued: one is sent again only while no newer one of its standup was queued since
+  /// (a newer one says more, and an older one sent after it would undo it).
+  struct LostNotices {
+    private var count: [UUID: Int] = [:]
+    private var notices: [UUID: (notice: Notice, number: Int)] = [:]
+
+    mutating func queued(_ notice: Notice) {
+      guard let id = notice.standup else { return }
+      count[id, default: 0] += 1
+    }
+
+    /// `notice` could not be sent (its standup's, as `queued` counted it).
+    mutating func lost(_ notice: Notice) {
+      guard let id = notice.standup else { return }
+      notices[id] = (notice, count[id, default: 0])
+    }
+
+    /// The lost notices that are still their standup's last; forgets them all.
+    mutating func takeStillLast() -> [Notice] {
+      defer { notices = [:] }
+      return notices.filter { count[$0.key] == $0.value.number }.map(\.value.notice)
+    }
+  }
+
   /// `'5000ms'`: a duration as a setting's literal (SET takes no bound parameters).
   static func milliseconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components

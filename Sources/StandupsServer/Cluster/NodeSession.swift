@@ -47,7 +47,8 @@ final class NodeSession: Sendable {
   private let tasks = Mutex<[Task<Void, Never>]>([])
   private let outbox: AsyncStream<Notice>.Continuation
   private let outgoing: AsyncStream<Notice>
-  private let lostNotices = Flag()
+  /// The notices that could not be sent, the last one per standup (`sendLostAgain`).
+  private let unsent = Mutex(LostNotices())
   private struct Handlers {
     /// Called when the session is lost: every room must close at once.
     var lost: @Sendable () -> Void = {}
@@ -342,7 +343,15 @@ final class NodeSession: Sendable {
 
   /// Tells the other nodes, in order, without waiting.
   func publish(_ notice: Notice) {
+    unsent.withLock { $0.queued(notice) }
     outbox.yield(notice)
+  }
+
+  /// Sends again the notices that could not be sent (each standup's last), unless a newer
+  /// one of that standup was queued since: a room's last word, lost, would leave the other
+  /// lobbies showing it as it was (a person who left, a standup deleted).
+  func sendLostAgain() {
+    for notice in unsent.withLock({ $0.takeStillLast() }) { publish(notice) }
   }
 
   private func send() async {
@@ -355,8 +364,8 @@ final class NodeSession: Sendable {
         payload = (try? JSONEncoder().encode(notice)) ?? Data()
       }
       let text = String(decoding: payload, as: UTF8.self)
-      // NB: tried again a few times, in order (the notices after it wait): one lost for good
-      // would leave the other lobbies showing what it changed as it was.
+      // NB: tried again a few times, in order (the notices after it wait); then kept, to be
+      // sent again (`sendLostAgain`).
       for attempt in 1...Self.noticeAttempts {
         do {
           try await storage.client.query(
@@ -365,7 +374,7 @@ final class NodeSession: Sendable {
         } catch {
           guard attempt < Self.noticeAttempts else {
             logger.warning("Telling the other nodes (\(notice.kind.rawValue)) failed: \(error)")
-            lostNotices.set(true)
+            unsent.withLock { $0.lost(notice) }
             break
           }
           try? await Task.sleep(for: .milliseconds(100 << attempt))
@@ -375,10 +384,6 @@ final class NodeSession: Sendable {
   }
 
   static let noticeAttempts = 4
-
-  /// Whether a notice could not be sent since the last ask (then this node says again who is
-  /// in its rooms: a room's last word may be what was lost).
-  func takeLostNotices() -> Bool { lostNotices.take() }
 
   /// The backends of the nodes alive now (their sessions).
   func liveNodeSessions() async throws -> Set<Int32> {
