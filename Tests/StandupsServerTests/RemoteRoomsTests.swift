@@ -97,38 +97,45 @@ struct StandupCatalogTests {
   }
 }
 
-/// A notice that could not be sent is sent again, unless a newer one of its standup was
-/// queued since (sent after it, the older one would undo what the newer one says).
+/// What a notice that could not be sent was about is said again as it is then: a standup
+/// changed or deleted; a room's presence now if it is open here, else the "nobody here" that
+/// was lost (never a word with people in it from a room closed since).
 struct LostNoticesTests {
-  let room = UUID()
-  let other = UUID()
+  let open = UUID()
+  let closed = UUID()
+  let closedWithPeople = UUID()
+  let edited = UUID()
+  let gone = UUID()
 
-  func notice(_ standup: UUID?, _ people: Int) -> NodeSession.Notice {
+  func live(_ standup: UUID, _ people: Int) -> NodeSession.Notice {
     NodeSession.Notice(
-      node: "a", kind: standup == nil ? .hello : .live, standup: standup,
-      live: Lobby.Live(participants: people, meetingRunning: false, meetingPaused: false))
+      node: "a", kind: .live, standup: standup,
+      live: people == 0
+        ? nil : Lobby.Live(participants: people, meetingRunning: false, meetingPaused: false),
+      pid: 7)
   }
 
-  @Test func aRoomsLastWordLostIsSentAgainOnceAndANewerOneWins() {
+  @Test func whatWasLostIsSaidAgainAsItIsNow() {
     var lost = NodeSession.LostNotices()
-    let left = notice(room, 0)
-    lost.queued(left)
-    lost.lost(left)
-    #expect(lost.takeStillLast() == [left])
-    #expect(lost.takeStillLast().isEmpty)
-
-    // Lost, then a newer word of the same room queued: that one is what holds.
-    lost.queued(notice(room, 1))
-    lost.lost(notice(room, 1))
-    lost.queued(notice(room, 2))
-    let otherLeft = notice(other, 0)
-    lost.queued(otherLeft)
-    lost.lost(otherLeft)
-    #expect(lost.takeStillLast() == [otherLeft])
-
-    // A notice of no standup (hello) is not kept.
-    lost.queued(notice(nil, 0))
-    lost.lost(notice(nil, 0))
-    #expect(lost.takeStillLast().isEmpty)
+    lost.lost(live(open, 1))
+    lost.lost(live(closed, 2))
+    lost.lost(live(closed, 0))
+    lost.lost(live(closedWithPeople, 3))
+    lost.lost(NodeSession.Notice(node: "a", kind: .changed, standup: edited))
+    lost.lost(NodeSession.Notice(node: "a", kind: .changed, standup: edited))
+    lost.lost(NodeSession.Notice(node: "a", kind: .deleted, standup: gone))
+    lost.lost(NodeSession.Notice(node: "a", kind: .hello))
+    lost.lost(NodeSession.Notice(node: "a", kind: .wanted, standup: open))
+    let now = Lobby.Live(participants: 2, meetingRunning: true, meetingPaused: false)
+    let again = lost.sayAgain(open: [open: now])
+    // NB: sent with this node's current session, not the one that first tried (no `pid`).
+    #expect(again.allSatisfy { $0.pid == nil })
+    #expect(again.filter { $0.kind == .changed }.map(\.standup) == [edited])
+    #expect(again.filter { $0.kind == .deleted }.map(\.standup) == [gone])
+    let rooms = again.filter { $0.kind == .live }
+    #expect(Set(rooms.map(\.standup)) == [open, closed])
+    #expect(rooms.first { $0.standup == open }?.live == now)
+    #expect(rooms.first { $0.standup == closed }?.live == nil)
+    #expect(lost.isEmpty && lost.sayAgain(open: [:]).isEmpty)
   }
 }

@@ -24,16 +24,11 @@ function typingsOf(kept) {
   return typings.filter((typing) => Date.now() - (typing.at ?? 0) < KEPT_FOR);
 }
 
-/** This tab, as told apart from the others (two tabs may be in one room). */
-function thisTab() {
-  try {
-    let tab = sessionStorage.getItem("standups.tab");
-    if (!tab) sessionStorage.setItem("standups.tab", (tab = Math.random().toString(36).slice(2)));
-    return tab;
-  } catch {
-    return "";
-  }
-}
+/** This page, as told apart from the others (two tabs may be in one room). Per page load,
+ * not kept in `sessionStorage`: a duplicated tab has a copy of that. (A page reloaded since
+ * takes another tab's typing for its room, if it kept none of its own.) */
+const THIS_TAB = Math.random().toString(36).slice(2);
+const thisTab = () => THIS_TAB;
 
 const sameRoom = (a, b) => a.room === b.room && a.by === b.by && (a.tab ?? "") === (b.tab ?? "");
 

@@ -104,8 +104,11 @@ export const edit = {
         if (view.connection.closed) return;
         toast(error.message);
         // Its answer went with the connection: the room, once back, tells whether it was
-        // cancelled (the form is gone then) or not (`backInTheRoom` keeps the typing again).
-        if (error.code === "offline" && error.sent !== false) return;
+        // cancelled (the form is gone then) or not (`caughtUp` keeps the typing again).
+        if (error.code === "offline" && error.sent !== false) {
+          text.cancelUnsure = true;
+          return;
+        }
         // Refused, or never sent: the form stays, and what is typed in it is kept again.
         text.discarding = false;
         text.flushAll();

@@ -27,6 +27,8 @@ export class SharedText {
     this.composing = null;
     /** This person cancelled: what they typed is thrown away, not "left out". */
     this.discarding = false;
+    /** The Cancel's answer went with the connection: the room, caught up, tells. */
+    this.cancelUnsure = false;
     form.addEventListener("compositionstart", (event) => (this.composing = event.target));
     form.addEventListener("compositionend", (event) => {
       this.composing = null;
@@ -192,8 +194,11 @@ export class SharedText {
   }
 
   /** Back in the room and caught up, the form still open: a Cancel whose answer a drop hid
-   * did not happen, and what is typed in the form is this person's again. */
+   * did not happen, and what is typed in the form is this person's again. (Not one pressed
+   * since, whose answer is still on its way.) */
   caughtUp() {
+    if (!this.cancelUnsure) return;
+    this.cancelUnsure = false;
     this.discarding = false;
   }
 

@@ -113,7 +113,7 @@ extension RoomHub {
           try? await Task.sleep(for: .seconds(2))
           guard let self else { return }
           await self.forgetDeadNodes(session)
-          session.sendLostAgain()
+          await session.sayLostAgain { await self.presenceOfTheRooms() }
         }
       })
   }
@@ -126,13 +126,20 @@ extension RoomHub {
     return remoteRooms.live(of: id).map { .some($0) }
   }
 
+  /// Who is in each room open here.
+  private func presenceOfTheRooms() async -> [UUID: Lobby.Live?] {
+    var presence: [UUID: Lobby.Live?] = [:]
+    for room in shared.withLock({ Array($0.rooms.values) }) {
+      presence[room.feature.standupID] = .some(await room.read { StandupRoomFeature.live($0) })
+    }
+    return presence
+  }
+
   /// Tells the other nodes who is in each room this node serves (they heard nothing, or may
   /// have missed something).
   private func sayWhoIsInTheRooms() async {
-    let rooms = shared.withLock { Array($0.rooms.values) }
-    for room in rooms {
-      let live = await room.read { StandupRoomFeature.live($0) }
-      notifier.tellOthers(.roomActivityChanged(room.feature.standupID, live))
+    for (id, live) in await presenceOfTheRooms() {
+      notifier.tellOthers(.roomActivityChanged(id, live))
     }
   }
 

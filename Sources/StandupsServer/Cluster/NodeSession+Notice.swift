@@ -17,28 +17,46 @@ extension NodeSession {
     var pid: Int32?
   }
 
-  /// The notices that could not be sent, each standup's last, and how many of each standup's
-  /// were queued: one is sent again only while no newer one of its standup was queued since
-  /// (a newer one says more, and an older one sent after it would undo it).
+  /// What the notices that could not be sent were about, to be said again (`sayAgain`) as
+  /// it is then, not as it was: a standup changed or deleted (the others read it again from
+  /// the database), and rooms whose presence was lost (the room's presence now if it is
+  /// open here; else the "nobody here" that was lost, which a node that took the room since
+  /// overrides — a word with people in it, from a room closed since, is past).
   struct LostNotices {
-    private var count: [UUID: Int] = [:]
-    private var notices: [UUID: (notice: Notice, number: Int)] = [:]
+    private(set) var changed: Set<UUID> = []
+    private(set) var deleted: Set<UUID> = []
+    private(set) var rooms: [UUID: Lobby.Live?] = [:]
 
-    mutating func queued(_ notice: Notice) {
-      guard let id = notice.standup else { return }
-      count[id, default: 0] += 1
-    }
+    var isEmpty: Bool { changed.isEmpty && deleted.isEmpty && rooms.isEmpty }
 
-    /// `notice` could not be sent (its standup's, as `queued` counted it).
     mutating func lost(_ notice: Notice) {
       guard let id = notice.standup else { return }
-      notices[id] = (notice, count[id, default: 0])
+      switch notice.kind {
+      case .changed: changed.insert(id)
+      case .deleted: deleted.insert(id)
+      case .live: rooms[id] = .some(notice.live)
+      case .hello, .wanted: break
+      }
     }
 
-    /// The lost notices that are still their standup's last; forgets them all.
-    mutating func takeStillLast() -> [Notice] {
-      defer { notices = [:] }
-      return notices.filter { count[$0.key] == $0.value.number }.map(\.value.notice)
+    /// The notices to send again, given the presence of the rooms open here (`open`); forgets
+    /// them all.
+    mutating func sayAgain(open: [UUID: Lobby.Live?]) -> [Notice] {
+      defer { self = LostNotices() }
+      var notices = changed.sorted { $0.uuidString < $1.uuidString }.map {
+        Notice(node: "", kind: .changed, standup: $0)
+      }
+      notices += deleted.sorted { $0.uuidString < $1.uuidString }.map {
+        Notice(node: "", kind: .deleted, standup: $0)
+      }
+      for (id, live) in rooms.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+        if let now = open[id] {
+          notices.append(Notice(node: "", kind: .live, standup: id, live: now))
+        } else if (live?.participants ?? 0) == 0 {
+          notices.append(Notice(node: "", kind: .live, standup: id, live: live))
+        }
+      }
+      return notices
     }
   }
 

@@ -342,16 +342,18 @@ final class NodeSession: Sendable {
   // MARK: Notices
 
   /// Tells the other nodes, in order, without waiting.
-  func publish(_ notice: Notice) {
-    unsent.withLock { $0.queued(notice) }
-    outbox.yield(notice)
-  }
+  func publish(_ notice: Notice) { outbox.yield(notice) }
 
-  /// Sends again the notices that could not be sent (each standup's last), unless a newer
-  /// one of that standup was queued since: a room's last word, lost, would leave the other
+  /// Says again what the notices that could not be sent were about, as it is now (`open`:
+  /// the presence of the rooms open here): a room's last word, lost, would leave the other
   /// lobbies showing it as it was (a person who left, a standup deleted).
-  func sendLostAgain() {
-    for notice in unsent.withLock({ $0.takeStillLast() }) { publish(notice) }
+  func sayLostAgain(open: () async -> [UUID: Lobby.Live?]) async {
+    guard unsent.withLock({ !$0.isEmpty }) else { return }
+    let rooms = await open()
+    for var notice in unsent.withLock({ $0.sayAgain(open: rooms) }) {
+      notice.node = nodeID
+      publish(notice)
+    }
   }
 
   private func send() async {
@@ -364,15 +366,14 @@ final class NodeSession: Sendable {
         payload = (try? JSONEncoder().encode(notice)) ?? Data()
       }
       let text = String(decoding: payload, as: UTF8.self)
-      // NB: tried again a few times, in order (the notices after it wait); then kept, to be
-      // sent again (`sendLostAgain`).
-      for attempt in 1...Self.noticeAttempts {
+      // NB: tried a few times, in order (the notices after it wait); then `sayLostAgain`.
+      for attempt in 1...4 {
         do {
           try await storage.client.query(
             "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
           break
         } catch {
-          guard attempt < Self.noticeAttempts else {
+          guard attempt < 4 else {
             logger.warning("Telling the other nodes (\(notice.kind.rawValue)) failed: \(error)")
             unsent.withLock { $0.lost(notice) }
             break
@@ -382,8 +383,6 @@ final class NodeSession: Sendable {
       }
     }
   }
-
-  static let noticeAttempts = 4
 
   /// The backends of the nodes alive now (their sessions).
   func liveNodeSessions() async throws -> Set<Int32> {
