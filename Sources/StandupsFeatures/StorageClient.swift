@@ -18,6 +18,10 @@ public struct StorageClient: Sendable {
   /// older ones are not in `meetings`). Its draft, if one was saved, is forgotten in the same
   /// write: the standup saved replaces it; so is the checkpoint of a meeting it now holds.
   public var save: @Sendable (_ standup: Standup) async throws -> Void
+  /// Saves a standup as `save` does while its edit form stays open: `draft` takes the saved
+  /// draft's place in the same write, so what was typed in the form is on disk throughout.
+  public var saveKeepingDraft:
+    @Sendable (_ standup: Standup, _ draft: StandupDraft) async throws -> Void
   /// Records a saved meeting's notes again (one added after it ended): only its transcript and
   /// notes are written, so an open edit form's draft stays. A meeting not saved is an error.
   public var saveMeetingNotes:
@@ -181,33 +185,35 @@ extension StorageClient: TestDependencyKey {
       recent.olderMeetingCount = standup.meetings.count - recent.meetings.count
       return recent
     }
+    @Sendable func save(_ standup: Standup, keeping draft: StandupDraft?) {
+      storage.withLock { standups in
+        var merged = standup
+        if let index = standups.firstIndex(where: { $0.id == standup.id }) {
+          for meeting in standups[index].meetings where merged.meetings[id: meeting.id] == nil {
+            merged.meetings.append(meeting)
+          }
+          merged.meetings.sort { $0.date > $1.date }
+          merged.olderMeetingCount = 0
+          standups[index] = merged
+        } else {
+          standups.append(merged)
+        }
+      }
+      drafts.withLock { $0[standup.id] = draft }
+      checkpoints.withLock { checkpoints in
+        if let running = checkpoints[standup.id],
+          storage.withLock({ $0.first { $0.id == standup.id }?.meetings[id: running.meetingID] })
+            != nil
+        {
+          checkpoints[standup.id] = nil
+        }
+      }
+    }
     return StorageClient(
       load: { storage.withLock { $0.map(recent) } },
       loadStandup: { id in storage.withLock { $0.first { $0.id == id }.map(recent) } },
-      save: { standup in
-        storage.withLock { standups in
-          var merged = standup
-          if let index = standups.firstIndex(where: { $0.id == standup.id }) {
-            for meeting in standups[index].meetings where merged.meetings[id: meeting.id] == nil {
-              merged.meetings.append(meeting)
-            }
-            merged.meetings.sort { $0.date > $1.date }
-            merged.olderMeetingCount = 0
-            standups[index] = merged
-          } else {
-            standups.append(merged)
-          }
-        }
-        drafts.withLock { $0[standup.id] = nil }
-        checkpoints.withLock { checkpoints in
-          if let running = checkpoints[standup.id],
-            storage.withLock({ $0.first { $0.id == standup.id }?.meetings[id: running.meetingID] })
-              != nil
-          {
-            checkpoints[standup.id] = nil
-          }
-        }
-      },
+      save: { save($0, keeping: nil) },
+      saveKeepingDraft: { save($0, keeping: $1) },
       saveMeetingNotes: { id, meeting in
         try storage.withLock { standups in
           guard let index = standups.firstIndex(where: { $0.id == id }),

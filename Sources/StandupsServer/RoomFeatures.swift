@@ -84,19 +84,20 @@ struct StandupRoomFeature: RoomFeature {
     if standupChanged && new.standup.differsOnlyInNotes(from: old.standup) {
       // A note for a meeting that had ended: that meeting alone (a draft open stays saved).
       // If the standup's last save failed (a meeting that ended into it is not on disk), the
-      // whole standup is saved instead, and an open form's draft again after it.
+      // whole standup is saved instead, an open form's draft kept in the same write.
       let standup = new.standup
       let draft = form?.savedDraft
       let changed = standup.meetings.filter { old.standup.meetings[id: $0.id] != $0 }
       work.enqueue { [storage, health, catalog, standupID, standupUnsaved] in
         if standupUnsaved.value {
-          try await health.checking("Saving a standup") { try await storage.save(standup) }
-          standupUnsaved.set(false)
-          if let draft {
-            try await health.checking("Saving a draft") {
-              try await storage.saveDraft(standupID, draft)
+          try await health.checking("Saving a standup") {
+            if let draft {
+              try await storage.saveKeepingDraft(standup, draft)
+            } else {
+              try await storage.save(standup)
             }
           }
+          standupUnsaved.set(false)
         } else {
           for meeting in changed {
             try await health.checking("Saving a meeting's notes") {

@@ -204,8 +204,12 @@ public final class PostgresStorage: Sendable {
   }
 
   /// Creates or replaces a standup with its attendees and history, in one transaction; its
-  /// draft goes in the same one, and the checkpoint of a meeting now in its history.
-  public func save(_ standup: Standup, fence: WriteFence? = nil) async throws {
+  /// draft goes in the same one (or is replaced by the one `keeping`: a form still open), and
+  /// the checkpoint of a meeting now in its history.
+  public func save(
+    _ standup: Standup, keeping draft: StandupDraft? = nil, fence: WriteFence? = nil
+  ) async throws {
+    let body = try draft?.encodedBody()
     let meetings = try standup.meetings.map {
       ($0, try Self.json($0.present), try Self.json($0.notes))
     }
@@ -217,8 +221,16 @@ public final class PostgresStorage: Sendable {
         ON CONFLICT (id) DO UPDATE SET title = excluded.title,
           duration_seconds = excluded.duration_seconds, theme = excluded.theme
         """, logger: logger)
-      try await connection.query(
-        "DELETE FROM draft WHERE standup_id = \(standup.id)", logger: logger)
+      if let body {
+        try await connection.query(
+          """
+          INSERT INTO draft (standup_id, body, saved_at) VALUES (\(standup.id), \(body), now())
+          ON CONFLICT (standup_id) DO UPDATE SET body = excluded.body, saved_at = excluded.saved_at
+          """, logger: logger)
+      } else {
+        try await connection.query(
+          "DELETE FROM draft WHERE standup_id = \(standup.id)", logger: logger)
+      }
       try await connection.query(
         "DELETE FROM attendee WHERE standup_id = \(standup.id)", logger: logger)
       for (index, attendee) in standup.attendees.enumerated() {
@@ -345,6 +357,9 @@ public final class PostgresStorage: Sendable {
       load: { try await Self.said { try await self.load() } },
       loadStandup: { id in try await Self.said { try await self.loadStandup(id) } },
       save: { standup in try await Self.said { try await self.save(standup) } },
+      saveKeepingDraft: { standup, draft in
+        try await Self.said { try await self.save(standup, keeping: draft) }
+      },
       saveMeetingNotes: { id, meeting in
         try await Self.said { try await self.saveMeetingNotes(id, meeting) }
       },

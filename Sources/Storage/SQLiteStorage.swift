@@ -239,8 +239,10 @@ public final class SQLiteStorage: Sendable {
   }
 
   /// Creates or replaces a standup with its attendees and history, in one transaction; its
-  /// draft goes in the same one, and the checkpoint of a meeting now in its history.
-  public func save(_ standup: Standup) async throws {
+  /// draft goes in the same one (or is replaced by the one `keeping`: a form still open), and
+  /// the checkpoint of a meeting now in its history.
+  public func save(_ standup: Standup, keeping draft: StandupDraft? = nil) async throws {
+    let body = try draft?.encodedBody()
     try await database.write { db in
       let id = standup.id.uuidString
       let position =
@@ -256,7 +258,13 @@ public final class SQLiteStorage: Sendable {
           id, position, standup.title, Int(standup.duration.components.seconds),
           standup.theme.rawValue,
         ])
-      try db.execute(sql: "DELETE FROM draft WHERE standupId = ?", arguments: [id])
+      if let body {
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO draft (standupId, body, savedAt) VALUES (?, ?, ?)",
+          arguments: [id, body, Date()])
+      } else {
+        try db.execute(sql: "DELETE FROM draft WHERE standupId = ?", arguments: [id])
+      }
       try db.execute(sql: "DELETE FROM attendee WHERE standupId = ?", arguments: [id])
       for (index, attendee) in standup.attendees.enumerated() {
         try db.execute(
@@ -328,6 +336,7 @@ public final class SQLiteStorage: Sendable {
       load: { try await self.load() },
       loadStandup: { try await self.loadStandup($0) },
       save: { try await self.save($0) },
+      saveKeepingDraft: { try await self.save($0, keeping: $1) },
       saveMeetingNotes: { try await self.saveMeetingNotes($0, $1) },
       loadMeetings: { try await self.loadMeetings($0, offset: $1, limit: $2) },
       delete: { try await self.delete($0) },

@@ -93,6 +93,9 @@ extension PostgresStorage {
     client.save = { standup in
       try await Self.said { try await self.save(standup, fence: try required()) }
     }
+    client.saveKeepingDraft = { standup, draft in
+      try await Self.said { try await self.save(standup, keeping: draft, fence: try required()) }
+    }
     client.saveMeetingNotes = { id, meeting in
       try await Self.said { try await self.saveMeetingNotes(id, meeting, fence: try required()) }
     }

@@ -33,6 +33,12 @@ struct DraftTests {
         if failStandups.withLock({ $0 }) { throw StorageError("disk full") }
         try await base.save(standup)
       }
+      // NB: one write, the standup's: only failing standups' saves make it fail.
+      client.saveKeepingDraft = { [self] standup, draft in
+        standupSaves.withLock { $0 += 1 }
+        if failStandups.withLock({ $0 }) { throw StorageError("disk full") }
+        try await base.saveKeepingDraft(standup, draft)
+      }
       return client
     }
   }

@@ -176,6 +176,33 @@ struct StorageContractTests {
     #expect(try await storage.loadDraft(id) == nil)
   }
 
+  /// A standup saved while its form stays open (a late note for a meeting whose save had
+  /// failed): the standup, its meetings and the form's draft in one write.
+  @Test(arguments: StorageKind.allCases)
+  func aStandupSavedUnderAnOpenFormKeepsTheFormsDraft(_ kind: StorageKind) async throws {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    var design = Standup.design
+    try await storage.save(design)
+    var form = StandupForm.State(standup: design)
+    form.title = "Typed before"
+    try await storage.saveDraft(design.id, form.savedDraft)
+
+    let meeting = Meeting(
+      id: UUID(), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "Ben: late",
+      seconds: 300, present: ["Ben"], notes: [Note(author: "Ben", text: "late", speaker: "")])
+    design.meetings = [meeting]
+    form.title = "Typed since"
+    try await storage.saveKeepingDraft(design, form.savedDraft)
+    #expect(try await storage.loadStandup(design.id) == design)
+    #expect(try await storage.loadDraft(design.id) == form.savedDraft)
+
+    // The form's draft is replaced, not added to; a plain save still forgets it.
+    #expect(try await storage.loadDraft(design.id)?.title == "Typed since")
+    try await storage.save(design)
+    #expect(try await storage.loadDraft(design.id) == nil)
+  }
+
   /// A note for a meeting that had just ended: that meeting's notes are written, and nothing
   /// else (an open form's draft stays); a meeting that is not saved is an error.
   @Test(arguments: StorageKind.allCases)

@@ -10,6 +10,9 @@ extension StorageClient {
         try await metrics.timeStorage("load_standup") { try await base.loadStandup(id) }
       },
       save: { standup in try await metrics.timeStorage("save") { try await base.save(standup) } },
+      saveKeepingDraft: { standup, draft in
+        try await metrics.timeStorage("save") { try await base.saveKeepingDraft(standup, draft) }
+      },
       saveMeetingNotes: { id, meeting in
         try await metrics.timeStorage("save_meeting_notes") {
           try await base.saveMeetingNotes(id, meeting)
