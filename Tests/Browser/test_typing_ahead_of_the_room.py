@@ -80,6 +80,26 @@ def test_a_note_typed_on_while_the_last_is_on_its_way_keeps_its_keys(server, ana
     assert collect_console_errors(ana) == []
 
 
+def test_a_note_s_answer_waits_for_an_input_method_to_finish(server, ana, ben):
+    """The answer to a meeting's note comes while an input method composes in the note field
+    (most typing on a phone): the note leaves the field only once the composition ends, and
+    what was typed after it stays."""
+    note = in_a_meeting(server, ana, ben)
+    ana.execute_script(HOLD_ANSWERS)
+    note.send_keys("first" + Keys.ENTER)
+    note.send_keys(" and")
+    text_in(ben, ".transcript", "Ana: first")
+    ana.execute_script("document.getElementById('note').dispatchEvent(new CompositionEvent('compositionstart'));"
+                       "window.releaseAnswers()")
+    # NB: the answer is in once the page's history of the note says so; the field waits.
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.pending.size") == 0)
+    assert note.get_attribute("value") == "first and"
+    ana.execute_script("document.getElementById('note').dispatchEvent(new CompositionEvent('compositionend'))")
+    wait(ana, lambda d: note.get_attribute("value") == "and")
+    assert toasts(ana) == []
+    assert collect_console_errors(ana) == []
+
+
 def test_a_new_attendee_takes_the_keyboard_before_the_room_answers(server, ana, ben):
     """Add attendee, and Enter in an attendee's name, give a row and the keyboard at once:
     what is typed before the room's answer goes into the new attendee, not into the one

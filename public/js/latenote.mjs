@@ -1,6 +1,7 @@
 // A note that was being typed when the meeting ended (someone saved and ended it, or its time
 // ran out): offered for the meeting just saved (`history.noteSubmitted`), above whatever the
 // room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
+import { compositionGuard } from "./composing.mjs";
 import { app, keepSaying, toast } from "./shell.mjs";
 
 /** Calls `then` once the person is done with the late note typed in `input`: it is added,
@@ -83,8 +84,8 @@ function done(view, form) {
 /** The note `sent` went in. What was typed after it while it was on its way stays in the
  * field; a note changed inside meanwhile stays whole (said so), to be added again or not. */
 function went(view, form, sent, said = "Your note was added to the meeting") {
-  if (view.lateNoteComposing) {
-    view.afterLateNoteComposing = () => went(view, form, sent, said);
+  if (view.lateNoteComposition.composing) {
+    view.lateNoteComposition.after(() => went(view, form, sent, said));
     return;
   }
   const input = form.querySelector("input");
@@ -138,13 +139,7 @@ export const lateNote = {
     const input = form.querySelector("input");
     const add = form.querySelector(".add");
     // NB: nothing writes into the field while an input method composes in it (`went`).
-    input.addEventListener("compositionstart", () => (view.lateNoteComposing = true));
-    input.addEventListener("compositionend", () => {
-      view.lateNoteComposing = false;
-      const after = view.afterLateNoteComposing;
-      view.afterLateNoteComposing = null;
-      after?.();
-    });
+    view.lateNoteComposition = compositionGuard(input);
     input.addEventListener("input", () => {
       if (!view.lateNote) return;
       view.lateNote.text = input.value;

@@ -1,6 +1,7 @@
 // The running meeting: the ring, the speaker and their turn, the clock, notes, ending it;
 // a chime on each new speaker (on unless muted, remembered) and, if asked for, a browser
 // notification when it is your turn.
+import { compositionGuard } from "./composing.mjs";
 import { arcPath } from "./format.mjs";
 import { afterLateNote } from "./latenote.mjs";
 import { NotesAhead } from "./notesahead.mjs";
@@ -85,10 +86,9 @@ export function unsentNote(view, transcript) {
 }
 
 /** A step that writes into the note field waits for an input method's composition to end
- * (writing into one cancels it: most typing on a phone). */
+ * (`compositionGuard`). */
 function afterComposing(view, step) {
-  if (view.noteComposing) view.afterComposing.push(step);
-  else step();
+  view.noteComposition.after(step);
 }
 
 /** The field becomes `rest`: a note ahead of the typing went. The keys typed after it keep
@@ -280,13 +280,7 @@ export const meeting = {
       // not a record this page wrote
     }
     view.notesAhead = NotesAhead.restore(saved, input.value);
-    view.noteComposing = false;
-    view.afterComposing = [];
-    input.addEventListener("compositionstart", () => (view.noteComposing = true));
-    input.addEventListener("compositionend", () => {
-      view.noteComposing = false;
-      for (const step of view.afterComposing.splice(0)) step();
-    });
+    view.noteComposition = compositionGuard(input);
     on("#note", "input", () => {
       if (input.value) sessionStorage.setItem(noteDraftKey(view.id), input.value);
       else sessionStorage.removeItem(noteDraftKey(view.id));
