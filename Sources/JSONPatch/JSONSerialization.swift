@@ -283,7 +283,12 @@ struct JSONParser {
       position += 1
       switch byte {
       case UInt8(ascii: "\""):
-        return String(decoding: scalars, as: UTF8.self)
+        // NB: JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, not repaired
+        // into U+FFFD (an HTTP body is not checked on its way in, as a text frame is).
+        guard let string = String(validating: scalars, as: UTF8.self) else {
+          throw fail("a string that is not UTF-8")
+        }
+        return string
       case UInt8(ascii: "\\"):
         guard position < bytes.count else { throw fail("unterminated string") }
         let escape = bytes[position]

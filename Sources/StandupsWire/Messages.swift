@@ -159,7 +159,8 @@ public struct ClientMessage: Sendable {
     }
     guard let type = members["type"]?.stringValue else {
       throw WireErrorWithRef(
-        ref, .badMessage, "A message needs a \"type\"; send {\"type\":\"action\",\"action\":{...}}."
+        ref, .badMessage,
+        "A message needs a string \"type\"; send {\"type\":\"action\",\"action\":{...}}."
       )
     }
     if type == "history" {

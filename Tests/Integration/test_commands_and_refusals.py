@@ -308,3 +308,57 @@ def test_a_session_and_a_scoped_token_work_and_a_revoked_token_is_cut_off(data, 
 
     asyncio.run(scenario())
     assert refusal(f"ws://127.0.0.1:{port}/ws/lobby?token={token}").status_code == 401
+
+
+def test_an_http_body_that_is_not_utf8_is_refused_and_changes_nothing(data):
+    """A bot's action over HTTP whose text is not UTF-8 (a text frame like it closes the
+    socket, 1007): 400 bad_json, and the note is not taken, not even with its bytes mended."""
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--data-dir", data, "--bot-token", "CI=ci-secret-0001"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)
+        auth = {"Authorization": "Bearer ci-secret-0001"}
+
+        async def create():
+            async with websockets.connect(f"ws://127.0.0.1:{port}/ws/lobby", additional_headers=auth,
+                                          open_timeout=10) as bot:
+                await bot.recv()
+                await bot.send(json.dumps({"type": "action", "ref": "c-1", "action": {
+                    "type": "addStandupSubmitted", "standup": {
+                        "title": "Design", "duration": 300, "theme": "orange", "attendees": [{"name": "Blob"}]}}}))
+                while True:
+                    message = json.loads(await bot.recv())
+                    if message.get("ref") == "c-1":
+                        assert message["type"] == "ack", message
+                        break
+        asyncio.run(create())
+        with urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/standups", headers=auth), timeout=10) as answer:
+            room = json.loads(answer.read())["state"]["standups"][0]["id"]
+
+        def post(body):
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/rooms/{room}/actions", method="POST", data=body,
+                headers={**auth, "Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=10) as answer:
+                    return answer.status, json.loads(answer.read())
+            except urllib.error.HTTPError as error:
+                return error.code, json.loads(error.read())
+
+        assert post(b'{"type":"startMeetingButtonTapped"}')[0] == 200
+        assert post(b'{"type":"meeting.noteSubmitted","text":"deploy done"}')[0] == 200
+        for text in (b"bad \xff byte", b"cut \xe2\x82", b"overlong \xc0\xaf"):
+            status, error = post(b'{"type":"meeting.noteSubmitted","text":"' + text + b'"}')
+            assert (status, error["code"]) == (400, "bad_json"), (text, status, error)
+            assert "UTF-8" in error["message"]
+        status, error = post(b'{"type":"meeting.noteSubmitted","te\xffxt":"hi"}')
+        assert (status, error["code"]) == (400, "bad_json")
+        with urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/rooms/{room}", headers=auth), timeout=10) as answer:
+            state = json.loads(answer.read())["state"]
+        assert state["meeting"]["transcript"] == "CI (bot): deploy done"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

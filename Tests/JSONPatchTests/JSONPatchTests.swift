@@ -189,13 +189,22 @@ func mutate(_ value: JSONValue, using rng: inout SeededGenerator) -> JSONValue {
     #expect(value.encodedString == #"{"a":"x\"\\\né🎉","b":[1,-2.5,true,null]}"#)
   }
 
-  @Test func rejectsWhatIsNotJSON() {
+  @Test func rejectsWhatIsNotJSON() throws {
     for text in ["", "{", "[1,]", "{\"a\" 1}", "tru", "01", "1.", "\"\\x\"", "{} {}", "\"\u{01}\""]
     {
       #expect(throws: JSONParseError.self, "\(text)") { try JSONValue(parsing: text) }
     }
     let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
     #expect(throws: JSONParseError.self) { try JSONValue(parsing: deep) }
+    // Bytes that are not UTF-8, in a value or a name: a stray byte, a sequence cut short, an
+    // overlong form, a surrogate written out.
+    for bytes: [UInt8] in [[0xFF], [0xC3], [0xE2, 0x82], [0xC0, 0xAF], [0xED, 0xA0, 0x80]] {
+      let value = Array(#"{"text":"a"#.utf8) + bytes + Array(#"b"}"#.utf8)
+      #expect(throws: JSONParseError.self, "\(bytes)") { try JSONValue(parsing: value) }
+      let name = Array(#"{"a"#.utf8) + bytes + Array(#"":1}"#.utf8)
+      #expect(throws: JSONParseError.self, "\(bytes)") { try JSONValue(parsing: name) }
+    }
+    #expect(try JSONValue(parsing: Array(#"["é€🎉"]"#.utf8)) == .array([.string("é€🎉")]))
   }
 
   @Test func encodesCodableValues() throws {

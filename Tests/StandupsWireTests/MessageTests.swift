@@ -14,7 +14,11 @@ struct MessageTests {
     ("not JSON", text("{"), nil, .badJSON, "The message is not valid JSON"),
     ("not an object", text("[]"), nil, .badMessage, "A message must be a JSON object."),
     ("ref not a string", text(#"{"type":"action","ref":5}"#), nil, .badMessage, "\"ref\" must be"),
-    ("no type", text(#"{"ref":"r1"}"#), "r1", .badMessage, "A message needs a \"type\""),
+    ("no type", text(#"{"ref":"r1"}"#), "r1", .badMessage, "A message needs a string \"type\""),
+    (
+      "type not a string", text(#"{"type":5}"#), nil, .badMessage,
+      "A message needs a string \"type\""
+    ),
     (
       "unknown type", text(#"{"type":"hello","ref":"r2"}"#), "r2", .badMessage,
       "Unknown message type \"hello\""
