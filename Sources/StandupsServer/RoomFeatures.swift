@@ -88,21 +88,11 @@ struct StandupRoomFeature: RoomFeature {
       let standup = new.standup
       let draft = form?.savedDraft
       let changed = standup.meetings.filter { old.standup.meetings[id: $0.id] != $0 }
-      work.enqueue { [storage, health, catalog, standupID, standupUnsaved] in
-        if standupUnsaved.value {
-          try await health.checking("Saving a standup") {
-            if let draft {
-              try await storage.saveKeepingDraft(standup, draft)
-            } else {
-              try await storage.save(standup)
-            }
-          }
-          standupUnsaved.set(false)
-        } else {
-          for meeting in changed {
-            try await health.checking("Saving a meeting's notes") {
-              try await storage.saveMeetingNotes(standupID, meeting)
-            }
+      work.enqueue { [self] in
+        guard !standupUnsaved.value else { return try await save(standup, keeping: draft) }
+        for meeting in changed {
+          try await health.checking("Saving a meeting's notes") {
+            try await storage.saveMeetingNotes(standupID, meeting)
           }
         }
         // NB: the room opens again from the catalog (one node): with the note.
@@ -113,7 +103,15 @@ struct StandupRoomFeature: RoomFeature {
       work.enqueue { [self] in try await save(standup) }
     } else if standupChanged || old.editForm != form {
       let draft = form?.savedDraft
-      work.enqueue { [storage, health, standupID] in
+      let standup = new.standup
+      work.enqueue { [self] in
+        // NB: while the standup's last save failed (its time up), the meeting that ended into
+        // it is on disk only as its checkpoint, which a room opening again brings back in
+        // place of the form (and the meeting's save then deletes the draft): the standup goes
+        // with the draft. (A standup put back by a refused save is as saved: the draft alone.)
+        if standupUnsaved.value, !standupChanged, let draft {
+          return try await save(standup, keeping: draft)
+        }
         try await health.checking("Saving a draft") {
           try await storage.saveDraft(standupID, draft)
         }
@@ -153,11 +151,18 @@ struct StandupRoomFeature: RoomFeature {
     }
   }
 
-  /// Saves the standup (and with it, the meetings that ended into it; an open form's draft
-  /// goes), then tells the lobby. A failure is remembered until a save works.
-  private func save(_ standup: Standup) async throws {
+  /// Saves the standup (and with it, the meetings that ended into it; its saved draft goes,
+  /// or is `draft` for a form still open), then tells the lobby. A failure is remembered until
+  /// a save works.
+  private func save(_ standup: Standup, keeping draft: StandupDraft? = nil) async throws {
     do {
-      try await health.checking("Saving a standup") { try await storage.save(standup) }
+      try await health.checking("Saving a standup") {
+        if let draft {
+          try await storage.saveKeepingDraft(standup, draft)
+        } else {
+          try await storage.save(standup)
+        }
+      }
     } catch {
       standupUnsaved.set(true)
       throw error

@@ -170,6 +170,49 @@ struct DraftTests {
     #expect(try await storage.base.loadCheckpoint(id) == nil)
   }
 
+  /// The form opened after a meeting whose time ran out could not be saved: the first
+  /// draft written saves the standup with it, so that the room, opening again, brings back
+  /// the form as typed (not the ended meeting's checkpoint in its place, whose save would
+  /// then delete the draft).
+  @Test func aDraftTypedAfterAFailedSaveComesBackWithTheRoom() async throws {
+    let storage = FailingStorage()
+    let change = Self.changes(savingTo: storage)
+    let id = Standup.design.id
+    var running = Room.State(standup: .design)
+    running.meeting = RecordMeeting.State(id: UUID(), standup: .design)
+    #expect(await change(Room.State(standup: .design), running))
+    let first = try #require(running.meeting?.id)
+
+    storage.failStandups.withLock { $0 = true }
+    var ended = running
+    ended.standup.addMeeting(Meeting(id: first, date: Date(), transcript: ""))
+    ended.meeting = nil
+    #expect(await change(running, ended) == false)
+    storage.failStandups.withLock { $0 = false }
+
+    var editing = ended
+    var form = StandupForm.State(standup: ended.standup)
+    form.title = "Typed"
+    editing.destination = .edit(form)
+    #expect(await change(ended, editing))
+    #expect(try await storage.base.loadStandup(id)?.meetings.ids.contains(first) == true)
+    #expect(try await storage.base.loadCheckpoint(id) == nil)
+    #expect(try await storage.base.loadDraft(id) == form.savedDraft)
+    let reopened = try await StandupRoomFeature.savedState(
+      of: try #require(try await storage.base.loadStandup(id)), storage: storage.base)
+    #expect(reopened.meeting == nil)
+    #expect(reopened.editForm?.title == "Typed")
+
+    // Saved once: the next keys are a draft's write alone.
+    let saves = storage.standupSaves.withLock { $0 }
+    var typed = editing
+    form.title = "Typed on"
+    typed.destination = .edit(form)
+    #expect(await change(editing, typed))
+    #expect(storage.standupSaves.withLock { $0 } == saves)
+    #expect(try await storage.base.loadDraft(id)?.title == "Typed on")
+  }
+
   /// A room that restarts on its own (here: it cannot number more changes) opens again as
   /// saved, with its open form's draft.
   @Test func aRoomThatRestartsOpensWithItsDraft() async throws {
