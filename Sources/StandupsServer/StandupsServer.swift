@@ -52,7 +52,7 @@ public final class StandupsServer: Sendable {
   /// The port it listens on (useful with port 0).
   public let port: Int
   private let transport: WebSocketServer
-  private let hub: RoomHub
+  let hub: RoomHub
   private let gatekeeper: Gatekeeper
   private let baseURL: String
   private let reloading: Task<Void, Never>

@@ -1,7 +1,10 @@
 import Fixtures
 import Foundation
 import IdentifiedCollections
+import JSONPatch
 import StandupsFeatures
+import Storage
+import Synchronization
 import Testing
 
 @testable import StandupsServer
@@ -137,5 +140,71 @@ struct LostNoticesTests {
     #expect(rooms.first { $0.standup == open }?.live == now)
     #expect(rooms.first { $0.standup == closed }?.live == nil)
     #expect(lost.isEmpty && lost.sayAgain(open: [:]).isEmpty)
+  }
+}
+
+/// What another node changed, and this one could not read from the database when it heard
+/// of it, is read again by the sweep: the lobby does not keep showing it as it was.
+@Suite(.serialized)
+struct UnreadNoticesTests {
+  final class Storage: Sendable {
+    let base = StorageClient.inMemory([.design])
+    let failReads = Mutex(false)
+
+    var client: StorageClient {
+      var client = base
+      client.loadStandup = { [self] id in
+        if failReads.withLock({ $0 }) { throw StorageError("connection reset") }
+        return try await base.loadStandup(id)
+      }
+      client.load = { [self] in
+        if failReads.withLock({ $0 }) { throw StorageError("connection reset") }
+        return try await base.load()
+      }
+      return client
+    }
+  }
+
+  func titles(_ state: JSONValue?) -> [String] {
+    state?["standups"]?.arrayValue?.compactMap { $0["title"]?.stringValue } ?? []
+  }
+
+  /// A standup another node made, as the database has it.
+  func made(_ title: String, in storage: Storage) async throws -> Standup {
+    var standup = Standup.design
+    standup.id = UUID()
+    standup.title = title
+    try await storage.base.save(standup)
+    return standup
+  }
+
+  @Test func aChangeOrACatchUpThatCouldNotBeReadIsReadAgain() async throws {
+    let storage = Storage()
+    let server = try await TestServer.start(storage: storage.client)
+    let hub = server.server.hub
+    let lobby = try await server.connect("/ws/lobby?name=Ana")
+    _ = try await lobby.waitForState { titles($0) == ["Design"] }
+
+    // The notice comes while reading fails: the sweep reads it again once reading works.
+    let retro = try await made("Retro", in: storage)
+    storage.failReads.withLock { $0 = true }
+    await hub.heard(.init(node: "b", kind: .changed, standup: retro.id))
+    await hub.readAgainWhatFailed()
+    storage.failReads.withLock { $0 = false }
+    await hub.readAgainWhatFailed()
+    _ = try await lobby.waitForState { titles($0) == ["Design", "Retro"] }
+
+    // The catch-up after a new session fails: the sweep catches up once reading works.
+    let planning = try await made("Planning", in: storage)
+    storage.failReads.withLock { $0 = true }
+    await hub.catchUp()
+    storage.failReads.withLock { $0 = false }
+    await hub.readAgainWhatFailed()
+    _ = try await lobby.waitForState { titles($0) == ["Design", "Retro", "Planning"] }
+    #expect(server.server.hub.catalog[planning.id]?.title == "Planning")
+
+    // Read once: nothing is left to read again.
+    #expect(hub.remoteRooms.takeUnread() == ([], false))
+    await server.stop()
   }
 }

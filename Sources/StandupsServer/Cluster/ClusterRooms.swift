@@ -17,6 +17,10 @@ final class RemoteRooms: Sendable {
   /// The rooms this node holds the lock of.
   private let here = Mutex<Set<UUID>>([])
 
+  /// What could not be read from the database when heard of: standups another node changed,
+  /// and whether the catch-up after a new session failed. The sweep reads them again.
+  private let unread = Mutex<(standups: Set<UUID>, all: Bool)>(([], false))
+
   /// Keeps what node `pid` says of a room; false if it is stale: this node serves the room
   /// (its own state is the truth), or it says nobody is there and the room's last word came
   /// from another node (the room moved there, and its people with it, before this node heard
@@ -63,6 +67,21 @@ final class RemoteRooms: Sendable {
 
   /// This node's session ended, and every lock with it (its rooms are still closing).
   func stoppedServingAll() { here.withLock { $0.removeAll() } }
+
+  /// Reading standup `id` (nil: every standup, a catch-up) failed: it is read again.
+  func couldNotRead(_ id: UUID?) {
+    unread.withLock { unread in
+      if let id { unread.standups.insert(id) } else { unread.all = true }
+    }
+  }
+
+  /// What is to be read again; forgets it.
+  func takeUnread() -> (standups: Set<UUID>, all: Bool) {
+    unread.withLock { unread in
+      defer { unread = ([], false) }
+      return unread
+    }
+  }
 
   /// What the node serving `room` last said of who is in it, if one did.
   func live(of room: UUID) -> Lobby.Live? { rooms.withLock { $0[room]?.live } }
@@ -114,6 +133,7 @@ extension RoomHub {
           guard let self else { return }
           await self.forgetDeadNodes(session)
           await session.sayLostAgain { await self.presenceOfTheRooms() }
+          await self.readAgainWhatFailed()
         }
       })
   }
@@ -264,6 +284,34 @@ extension RoomHub {
       }
     } catch {
       logger.warning("Reading the standups again, after listening, failed: \(error)")
+      remoteRooms.couldNotRead(nil)
+    }
+  }
+
+  /// Reads again what could not be read when heard of (the database was unreachable a
+  /// moment): without it, this node's lobby would show those standups as they were until
+  /// they changed again.
+  func readAgainWhatFailed() async {
+    let (standups, all) = remoteRooms.takeUnread()
+    if all { await catchUp() }
+    for id in standups.sorted(by: { $0.uuidString < $1.uuidString }) { await read(changed: id) }
+  }
+
+  /// Shows standup `id` as the database has it now (another node changed it).
+  private func read(changed id: UUID) async {
+    do {
+      guard let standup = try await storage.loadStandup(id) else { return }
+      let listed = catalog[id] != nil
+      catalog.update(standup)
+      await notifier.receive(.standupChanged(standup))
+      // NB: who is in its room may have been said before the lobby listed it (a room opened
+      // at once, here or on another node), and was dropped then.
+      if !listed, let live = await live(of: id) {
+        await notifier.receive(.roomActivityChanged(id, live))
+      }
+    } catch {
+      logger.warning("Reading standup \(id), which another node changed, failed: \(error)")
+      remoteRooms.couldNotRead(id)
     }
   }
 
@@ -272,19 +320,7 @@ extension RoomHub {
     switch notice.kind {
     case .changed:
       guard let id = notice.standup else { return }
-      do {
-        guard let standup = try await storage.loadStandup(id) else { return }
-        let listed = catalog[id] != nil
-        catalog.update(standup)
-        await notifier.receive(.standupChanged(standup))
-        // NB: who is in its room may have been said before the lobby listed it (a room opened
-        // at once, here or on another node), and was dropped then.
-        if !listed, let live = await live(of: id) {
-          await notifier.receive(.roomActivityChanged(id, live))
-        }
-      } catch {
-        logger.warning("Reading standup \(id), which another node changed, failed: \(error)")
-      }
+      await read(changed: id)
     case .deleted:
       guard let id = notice.standup else { return }
       catalog.remove(id)

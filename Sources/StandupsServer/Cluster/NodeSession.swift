@@ -156,9 +156,10 @@ final class NodeSession: Sendable {
         }
       }
     } catch {
+      // NB: a node that hears nothing (no `wanted`, no `hello`) cannot serve rooms safely: the
+      // session ends (a no-op if it ended already), and the next one listens again.
       if state.withLock({ $0.generation == generation && !$0.stopped }) {
-        logger.warning(
-          "Listening for other nodes' notices stopped: \(PostgresStorage.describe(error))")
+        end(connection, because: "listening stopped: \(PostgresStorage.describe(error))")
       }
     }
   }
@@ -284,6 +285,7 @@ final class NodeSession: Sendable {
       ServerMetrics.shared.ownership("acquired")
       return hold
     } catch {
+      logger.warning("Room \(room): asking for its lock failed: \(PostgresStorage.describe(error))")
       return nil
     }
   }
