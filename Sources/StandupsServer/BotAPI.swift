@@ -178,6 +178,14 @@ enum BotAPI {
               .badMessage, "Over HTTP, read history with GET /api/rooms/{id}/meetings."),
             ref: message.ref))
       }
+      guard !message.isPing else {
+        return respond(
+          response(
+            for: WireError(
+              .badMessage,
+              "A ping is for a WebSocket: over HTTP, GET /healthz says the server is up."),
+            ref: message.ref))
+      }
       let event = RoomChannel<StandupRoomFeature>.Event.request(message, sender) { result in
         switch result {
         case .success(let version):
@@ -254,10 +262,10 @@ enum BotAPI {
 
   /// A bare action (`{"type":"meeting.noteSubmitted",...}`) becomes an action message.
   static func wrapped(_ body: [UInt8]) -> [UInt8] {
-    // NB: a `history` message is a message, not a bare action: it is refused as such, with
-    // where to read history over HTTP.
+    // NB: a `history` or `ping` message is a message, not a bare action: it is refused as
+    // such, with what to do over HTTP instead.
     guard let json = try? JSONValue(parsing: body), case .object(let members) = json,
-      let type = members["type"]?.stringValue, type != "action", type != "history"
+      let type = members["type"]?.stringValue, !["action", "history", "ping"].contains(type)
     else { return body }
     return JSONValue.object(["type": "action", "action": json]).encoded
   }

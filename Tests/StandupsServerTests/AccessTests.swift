@@ -511,6 +511,13 @@ struct AccessTests {
     let ana = try await join(
       server, room, headers: ["Cookie": cookie, "Authorization": "Basic YWxhZGRpbjpvcGVu"])
     ana.close()
+    // Without a session, a token sent under another scheme is not read: the refusal says how
+    // a bot sends it.
+    let basic = try http(
+      port: server.port, "GET", "/api/standups", headers: ["Authorization": "Basic ci-secret-0001"])
+    #expect(basic.status == 401)
+    #expect(
+      basic.json?["message"]?.stringValue?.contains("\"Authorization: Bearer <token>\"") == true)
     await server.stop()
   }
 

@@ -109,6 +109,13 @@ struct BotTests {
     #expect(history.json?["ref"] == "h-1")
     #expect(
       history.json?["message"] == "Over HTTP, read history with GET /api/rooms/{id}/meetings.")
+    let ping = try http(
+      port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
+      body: #"{"type":"ping","ref":"p-1"}"#)
+    #expect(ping.status == 400)
+    #expect(ping.json?["code"] == "bad_message")
+    #expect(ping.json?["ref"] == "p-1")
+    #expect(ping.json?["message"]?.stringValue?.contains("GET /healthz") == true)
     #expect(
       try http(port: server.port, "DELETE", "/api/standups", token: "ci-secret-0001").status == 405)
     await server.stop()

@@ -250,6 +250,12 @@ public final class Gatekeeper: Sendable {
           "Your sign-in is from an older invite link (or another Standups server at this address): open your team's current invite link.",
           guess: false)
       }
+      // NB: another scheme (a bot's `Basic <token>`, or a proxy's own sign-in): no token read.
+      if request.header("authorization") != nil {
+        return refuse(
+          "Sign in first: open your team's invite link (a bot sends its token as \"Authorization: Bearer <token>\").",
+          guess: false)
+      }
       return refuse("Sign in first: open your team's invite link.", guess: false)
     }
     switch session(from: cookie) {
