@@ -51,7 +51,7 @@ extension RoomChannel {
         if let action = feature.left(old.sender.participantID) { send(action) }
         outlet.close(
           old.connection, code: .replaced,
-          reason: "This page connected again: this connection is no longer used.")
+          reason: "Connected again: this connection is no longer used.")
       }
       document.addPeer(connection, sender: sender, since: since, room: feature.roomName)
       hooks.onJoined(self)
