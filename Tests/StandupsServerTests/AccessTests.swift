@@ -356,7 +356,11 @@ struct AccessTests {
       name: "ci", tokenHash: Bot.hash(token: "stb_stored_ci"), scope: .admin, createdAt: Date())
     let (server, access) = try await Self.teamServer(.inMemory(bots: Self.bots + [clash]))
     let api = "/api/standups"
-    #expect(try httpResponse(port: server.port, "GET", api, token: "stb_stored_ci").status == 401)
+    let shadowed = try httpResponse(port: server.port, "GET", api, token: "stb_stored_ci")
+    #expect(shadowed.status == 401)
+    // The refusal says why (not "unknown token"), and counts no guess: the token is the team's.
+    #expect(
+      shadowed.json?["message"]?.stringValue?.contains("--bot-token gives a bot that name") == true)
     #expect(try httpResponse(port: server.port, "GET", api, token: "ci-secret-0001").status == 200)
     let cookie = try signIn(server, name: "Later")
 
@@ -371,7 +375,9 @@ struct AccessTests {
       await refusal(server, room, headers: ["Cookie": cookie]) == 409
     }
     #expect(try httpResponse(port: server.port, "GET", api, token: "stb_later").status == 200)
-    #expect(try httpResponse(port: server.port, "GET", api, token: "stb_stored_sb").status == 401)
+    let later = try httpResponse(port: server.port, "GET", api, token: "stb_stored_sb")
+    #expect(later.status == 401)
+    #expect(later.json?["message"]?.stringValue?.contains("\"STANDUP BOT\" is not let in") == true)
     #expect(try httpResponse(port: server.port, "GET", api, token: "bot-secret-0002").status == 200)
     await server.stop()
   }

@@ -55,6 +55,8 @@ public final class Gatekeeper: Sendable {
     var bots: [String: Bot]
     /// Stored bots not let in because a `--bot-token` bot has their name (as it reads).
     var clashing: Set<String> = []
+    /// Their names, by token hash: their refusal says why.
+    var clashingTokens: [String: String] = [:]
     /// Hashes of the sessions signed out that have not expired, as storage last said, with
     /// those signed out here since.
     var signedOut: Set<String> = []
@@ -101,17 +103,25 @@ public final class Gatekeeper: Sendable {
     self.failures = failures
     self.logger = logger
     let secret = try await storage.teamSecret()
-    let (bots, clashing) = Self.honored(try await storage.bots(), legacyNames: legacyNames)
+    let stored = try await storage.bots()
+    let (bots, clashing) = Self.honored(stored, legacyNames: legacyNames)
     let signedOut = try await storage.signedOutSessions()
     Self.warn(about: clashing, logger: logger)
     credentials = Mutex(
       Credentials(
         secret: secret, bots: Self.byHash(bots), clashing: Set(clashing.map(\.key)),
-        signedOut: signedOut, storedSignedOut: signedOut))
+        clashingTokens: Self.tokens(of: stored, except: bots), signedOut: signedOut,
+        storedSignedOut: signedOut))
   }
 
   private static func byHash(_ bots: [Bot]) -> [String: Bot] {
     Dictionary(bots.map { ($0.tokenHash, $0) }, uniquingKeysWith: { $1 })
+  }
+
+  /// The names of the `stored` bots not among `honored`, by token hash.
+  private static func tokens(of stored: [Bot], except honored: [Bot]) -> [String: String] {
+    let letIn = Set(honored.map(\.tokenHash))
+    return byHash(stored.filter { !letIn.contains($0.tokenHash) }).mapValues(\.name)
   }
 
   /// The stored bots to let in: all but those a `--bot-token` bot shares a name with (the
@@ -148,7 +158,8 @@ public final class Gatekeeper: Sendable {
   /// Reads the secret and bots again; says what ended.
   func reload() async throws -> Changes {
     let secret = try await storage.teamSecret()
-    let (honored, clashing) = Self.honored(try await storage.bots(), legacyNames: legacyNames)
+    let stored = try await storage.bots()
+    let (honored, clashing) = Self.honored(stored, legacyNames: legacyNames)
     let bots = Self.byHash(honored)
     let signedOut = try await storage.signedOutSessions()
     return credentials.withLock { credentials in
@@ -164,6 +175,7 @@ public final class Gatekeeper: Sendable {
       let signedOutHere = credentials.signedOut.subtracting(credentials.storedSignedOut)
       credentials = Credentials(
         secret: secret, bots: bots, clashing: Set(clashing.keys),
+        clashingTokens: Self.tokens(of: stored, except: honored),
         signedOut: signedOut.union(signedOutHere), storedSignedOut: signedOut)
       return changes
     }
@@ -228,6 +240,11 @@ public final class Gatekeeper: Sendable {
     if let token {
       let hash = Bot.hash(token: token)
       guard let bot = legacyBots[hash] ?? credentials.withLock({ $0.bots[hash] }) else {
+        if let name = credentials.withLock({ $0.clashingTokens[hash] }) {
+          return refuse(
+            "The bot \"\(name)\" is not let in: the server's --bot-token gives a bot that name. Revoke one of them.",
+            guess: false)
+        }
         return refuse(
           "Unknown bot token: it may have been revoked (a bot added a moment ago is let in within a second).",
           guess: true)
