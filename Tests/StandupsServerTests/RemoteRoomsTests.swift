@@ -143,10 +143,11 @@ struct LostNoticesTests {
   }
 }
 
-/// What another node changed, and this one could not read from the database when it heard
-/// of it, is read again by the sweep: the lobby does not keep showing it as it was.
+/// What other nodes say reaches this node's lobby: what could not be read from the database
+/// when heard of is read again by the sweep (the lobby does not keep showing it as it was),
+/// and who is in a room said before its standup was listed shows once it is.
 @Suite(.serialized)
-struct UnreadNoticesTests {
+struct NoticesHeardTests {
   final class Storage: Sendable {
     let base = StorageClient.inMemory([.design])
     let failReads = Mutex(false)
@@ -205,6 +206,28 @@ struct UnreadNoticesTests {
 
     // Read once: nothing is left to read again.
     #expect(hub.remoteRooms.takeUnread() == ([], false))
+    await server.stop()
+  }
+
+  /// Another node made a standup and opened its room at once: who is in the room was said
+  /// before this lobby listed the standup. The `changed` notice lists it with them.
+  @Test func aRoomThatSpokeBeforeItsStandupWasListedShowsItsPeopleOnceListed() async throws {
+    let storage = Storage()
+    let server = try await TestServer.start(storage: storage.client)
+    let hub = server.server.hub
+    let lobby = try await server.connect("/ws/lobby?name=Ana")
+    _ = try await lobby.waitForState { titles($0) == ["Design"] }
+
+    let retro = try await made("Retro", in: storage)
+    let there = Lobby.Live(participants: 1, meetingRunning: false, people: ["Ben"])
+    await hub.heard(.init(node: "b", kind: .live, standup: retro.id, live: there, pid: 42))
+    await hub.heard(.init(node: "b", kind: .changed, standup: retro.id, pid: 42))
+    let state = try await lobby.waitForState {
+      titles($0) == ["Design", "Retro"] && $0["standups"]?[1]?["live"]?["participants"] != nil
+    }
+    let listed = state["standups"]?[1]
+    #expect(listed?["live"]?["participants"] == 1)
+    #expect(listed?["live"]?["people"] == ["Ben"])
     await server.stop()
   }
 }
