@@ -14,15 +14,26 @@ final class StandupCatalog: Sendable {
   private let standups: Mutex<IdentifiedArrayOf<Standup>>
   /// Standups this node made whose save has not landed yet (not in the database).
   private let unsaved = Mutex<Set<UUID>>([])
+  /// Standups deleted (ids are never used again): a reading of one that began before it went
+  /// does not bring it back. Taken before `standups` where both are.
+  private let deleted = Mutex<Set<UUID>>([])
 
   init(_ standups: IdentifiedArrayOf<Standup>) {
     self.standups = Mutex(standups)
   }
 
-  /// A standup saved (or created): rooms open with it from now on.
-  func update(_ standup: Standup) {
-    standups.withLock { $0[id: standup.id] = standup }
+  /// A standup saved (or created): rooms open with it from now on. False for one deleted.
+  @discardableResult
+  func update(_ standup: Standup) -> Bool {
+    deleted.withLock { deleted in
+      guard !deleted.contains(standup.id) else { return false }
+      standups.withLock { $0[id: standup.id] = standup }
+      return true
+    }
   }
+
+  /// Whether standup `id` was deleted.
+  func wasDeleted(_ id: UUID) -> Bool { deleted.withLock { $0.contains(id) } }
 
   /// A standup this node made: known at once, in the database once `saved`.
   func made(_ standup: Standup) {
@@ -35,7 +46,10 @@ final class StandupCatalog: Sendable {
   }
 
   func remove(_ id: Standup.ID) {
-    _ = standups.withLock { $0.remove(id: id) }
+    deleted.withLock { deleted in
+      deleted.insert(id)
+      _ = standups.withLock { $0.remove(id: id) }
+    }
     saved(id)
   }
 

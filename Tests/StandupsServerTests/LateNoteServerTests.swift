@@ -105,6 +105,43 @@ struct LateNoteServerTests {
     #expect(try await storage.base.loadDraft(Standup.design.id) == editing.editForm?.savedDraft)
   }
 
+  /// A late note while the standup's last save failed with the form open (a refused Save put
+  /// the form back): the standup is saved whole, the form's draft kept in that same write, so
+  /// a draft write failing meanwhile loses nothing.
+  @Test func aLateNoteUnderAFormWhoseSaveWasRefusedKeepsItsDraftInOneWrite() async throws {
+    let storage = DraftTests.FailingStorage()
+    let change = DraftTests.changes(savingTo: storage)
+    let id = Standup.design.id
+    var ended = Room.State(standup: .design)
+    var meeting = Meeting(id: UUID(), date: Date(), transcript: "")
+    ended.standup.addMeeting(meeting)
+    #expect(await change(Room.State(standup: .design), ended))
+    var editing = ended
+    var form = StandupForm.State(standup: ended.standup)
+    form.title = "Typed"
+    editing.destination = .edit(form)
+    #expect(await change(ended, editing))
+
+    // Save refused: the room puts the form back (only the draft is written).
+    storage.failStandups.withLock { $0 = true }
+    var saved = editing
+    saved.standup.title = "Typed"
+    saved.destination = nil
+    #expect(await change(editing, saved) == false)
+    #expect(await change(saved, editing))
+    storage.failStandups.withLock { $0 = false }
+
+    storage.failDrafts.withLock { $0 = true }
+    let saves = storage.standupSaves.withLock { $0 }
+    var noted = editing
+    #expect(meeting.addNote("Late", author: "Ben", speaker: "") == nil)
+    noted.standup.meetings[id: meeting.id] = meeting
+    #expect(await change(editing, noted))
+    #expect(storage.standupSaves.withLock { $0 } == saves + 1)
+    #expect(try await storage.base.loadStandup(id)?.meetings.map(\.transcript) == ["Ben: Late"])
+    #expect(try await storage.base.loadDraft(id) == form.savedDraft)
+  }
+
   @Test func aLateNoteThatCannotBeSavedIsRefusedAndTakenBack() async throws {
     let storage = Storage()
     let server = try await TestServer.start(storage: storage.client)

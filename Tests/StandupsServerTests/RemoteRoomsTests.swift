@@ -209,6 +209,39 @@ struct NoticesHeardTests {
     await server.stop()
   }
 
+  /// A reading that ends after the standup's deletion was heard does not bring it back, in
+  /// the catalog or the lobby (ids are never used again).
+  @Test func aStandupDeletedWhileItsReadingWaitedStaysGone() async throws {
+    let storage = Storage()
+    let server = try await TestServer.start(storage: storage.client)
+    let hub = server.server.hub
+    let lobby = try await server.connect("/ws/lobby?name=Ana")
+    _ = try await lobby.waitForState { titles($0) == ["Design"] }
+
+    let retro = try await made("Retro", in: storage)
+    storage.failReads.withLock { $0 = true }
+    await hub.heard(.init(node: "b", kind: .changed, standup: retro.id))
+    // A failing catch-up keeps what it would have read for the next sweep.
+    await hub.catchUp()
+    await hub.readAgainWhatFailed()
+    #expect(hub.remoteRooms.takeUnread() == ([retro.id], true))
+    hub.remoteRooms.couldNotRead(retro.id)
+    hub.remoteRooms.couldNotRead(nil)
+
+    // Deleted on the other node; this node's reading (of a database that still has it, as
+    // one begun before the deletion) ends after the notice of it.
+    await hub.heard(.init(node: "b", kind: .deleted, standup: retro.id))
+    storage.failReads.withLock { $0 = false }
+    await hub.readAgainWhatFailed()
+    #expect(hub.catalog[retro.id] == nil)
+    // NB: the lobby's next change shows it has no "Retro" (a patch would have come first).
+    let planning = try await made("Planning", in: storage)
+    await hub.heard(.init(node: "b", kind: .changed, standup: planning.id))
+    _ = try await lobby.waitForState { titles($0).contains("Planning") }
+    #expect(titles(lobby.state) == ["Design", "Planning"])
+    await server.stop()
+  }
+
   /// Another node made a standup and opened its room at once: who is in the room was said
   /// before this lobby listed the standup. The `changed` notice lists it with them.
   @Test func aRoomThatSpokeBeforeItsStandupWasListedShowsItsPeopleOnceListed() async throws {

@@ -7,102 +7,6 @@ import StoreRuntime
 import Synchronization
 import WebSocketTransport
 
-/// Who is in the rooms other nodes serve, as they last said, and which node session said it:
-/// when that session ends (its node died), nobody is there any more.
-final class RemoteRooms: Sendable {
-  /// `doubted`: said before this node's latest session listened, and not said again since.
-  private let rooms = Mutex<[UUID: (pid: Int32, live: Lobby.Live, doubted: Bool)]>([:])
-  private let sweeping = Mutex<Task<Void, Never>?>(nil)
-
-  /// The rooms this node holds the lock of.
-  private let here = Mutex<Set<UUID>>([])
-
-  /// What could not be read from the database when heard of: standups another node changed,
-  /// and whether the catch-up after a new session failed. The sweep reads them again.
-  private let unread = Mutex<(standups: Set<UUID>, all: Bool)>(([], false))
-
-  /// Keeps what node `pid` says of a room; false if it is stale: this node serves the room
-  /// (its own state is the truth), or it says nobody is there and the room's last word came
-  /// from another node (the room moved there, and its people with it, before this node heard
-  /// that the node it left had closed it).
-  func heard(_ room: UUID, live: Lobby.Live?, from pid: Int32?) -> Bool {
-    guard pid == nil || !here.withLock({ $0.contains(room) }) else { return false }
-    return rooms.withLock { rooms in
-      if (live?.participants ?? 0) == 0, let pid, let last = rooms[room]?.pid, last != pid {
-        return false
-      }
-      if let live, let pid { rooms[room] = (pid, live, false) } else { rooms[room] = nil }
-      return true
-    }
-  }
-
-  /// This node was deaf for a while (a new session): everything heard before may have ended
-  /// meanwhile. Each node answers the new session's `hello` with its open rooms; what they
-  /// do not say again is `stillDoubted()`'s.
-  func doubtEverything() {
-    rooms.withLock { rooms in
-      for room in rooms.keys { rooms[room]?.doubted = true }
-    }
-  }
-
-  /// The rooms no node said again since `doubtEverything`, with what they last showed;
-  /// forgets them.
-  func stillDoubted() -> [(UUID, Lobby.Live)] {
-    rooms.withLock { rooms in
-      let gone = rooms.filter(\.value.doubted)
-      for room in gone.keys { rooms[room] = nil }
-      return gone.map { ($0.key, $0.value.live) }
-    }
-  }
-
-  /// This node serves `room` now (it took its lock): what others said of it is past, and
-  /// what they still say until it gives the lock back.
-  func serving(_ room: UUID) {
-    here.withLock { _ = $0.insert(room) }
-    rooms.withLock { $0[room] = nil }
-  }
-
-  /// This node gave `room`'s lock back: the next node to take it says who is there.
-  func stoppedServing(_ room: UUID) { here.withLock { _ = $0.remove(room) } }
-
-  /// This node's session ended, and every lock with it (its rooms are still closing).
-  func stoppedServingAll() { here.withLock { $0.removeAll() } }
-
-  /// Reading standup `id` (nil: every standup, a catch-up) failed: it is read again.
-  func couldNotRead(_ id: UUID?) {
-    unread.withLock { unread in
-      if let id { unread.standups.insert(id) } else { unread.all = true }
-    }
-  }
-
-  /// What is to be read again; forgets it.
-  func takeUnread() -> (standups: Set<UUID>, all: Bool) {
-    unread.withLock { unread in
-      defer { unread = ([], false) }
-      return unread
-    }
-  }
-
-  /// What the node serving `room` last said of who is in it, if one did.
-  func live(of room: UUID) -> Lobby.Live? { rooms.withLock { $0[room]?.live } }
-
-  /// Whether another node has said who is in `room` (it serves it now).
-  func haveWord(about room: UUID) -> Bool { rooms.withLock { $0[room] != nil } }
-
-  /// The rooms whose node session is not among `alive`, with what they last showed; forgets
-  /// them.
-  func orphaned(alive: Set<Int32>) -> [(UUID, Lobby.Live)] {
-    rooms.withLock { rooms in
-      let gone = rooms.filter { !alive.contains($0.value.pid) }
-      for room in gone.keys { rooms[room] = nil }
-      return gone.map { ($0.key, $0.value.live) }
-    }
-  }
-
-  func keep(_ task: Task<Void, Never>) { sweeping.withLock { $0 = task } }
-  func stop() { sweeping.withLock { $0 }?.cancel() }
-}
-
 extension RoomHub {
   /// Joins the cluster: this node's rooms tell the others what changes, the others' notices
   /// reach this node's lobby, and a lost session closes every room.
@@ -253,11 +157,13 @@ extension RoomHub {
   /// notice could reach this one is shown, and found by the HTTP API; one deleted meanwhile
   /// goes. (Rooms open here are their own truth; a standup this node is making may not be
   /// saved yet, and stays.)
-  func catchUp() async {
+  @discardableResult
+  func catchUp(retrying: Bool = false) async -> Bool {
     do {
       // NB: read before the load: a standup in the database then that the load lacks was
       // deleted (ids are never used again).
       let known = catalog.savedIDs
+      let heard = remoteRooms.noticesSoFar()
       let stored = try await storage.load()
       let storedIDs = Set(stored.map(\.id))
       for id in known.subtracting(storedIDs)
@@ -271,21 +177,38 @@ extension RoomHub {
         // (the notice of its making was missed): listed now, with who is in it.
         if shared.withLock({ $0.rooms[standup.id] != nil }) {
           guard known == nil else { continue }
-          catalog.update(standup)
-          await notifier.receive(.standupChanged(standup))
+          guard await show(standup, heard: heard[standup.id, default: 0]) else { continue }
           if let live = await live(of: standup.id) {
             await notifier.receive(.roomActivityChanged(standup.id, live))
           }
           continue
         }
         guard known?.withoutHistory != standup.withoutHistory else { continue }
-        catalog.update(standup)
-        await notifier.receive(.standupChanged(standup))
+        await show(standup, heard: heard[standup.id, default: 0])
       }
+      return true
     } catch {
-      logger.warning("Reading the standups again, after listening, failed: \(error)")
+      if !retrying {
+        logger.warning("Reading the standups again, after listening, failed: \(error)")
+      }
       remoteRooms.couldNotRead(nil)
+      return false
     }
+  }
+
+  /// Shows `standup` as the database had it, unless that is past: another notice of it came
+  /// while it was read (`heard`: the count before; that notice's reading shows it), or it was
+  /// deleted (then said gone again, after it: the deletion may have reached the lobby first).
+  @discardableResult
+  private func show(_ standup: Standup, heard: Int) async -> Bool {
+    guard remoteRooms.noticesSoFar()[standup.id, default: 0] == heard, catalog.update(standup)
+    else { return false }
+    await notifier.receive(.standupChanged(standup))
+    guard !catalog.wasDeleted(standup.id) else {
+      await notifier.receive(.standupDeleted(standup.id))
+      return false
+    }
+    return true
   }
 
   /// Reads again what could not be read when heard of (the database was unreachable a
@@ -293,24 +216,33 @@ extension RoomHub {
   /// they changed again.
   func readAgainWhatFailed() async {
     let (standups, all) = remoteRooms.takeUnread()
-    if all { await catchUp() }
-    for id in standups.sorted(by: { $0.uuidString < $1.uuidString }) { await read(changed: id) }
+    // NB: what a failed catch-up would have read waits for the next sweep, unread.
+    if all, !(await catchUp(retrying: true)) {
+      for id in standups { remoteRooms.couldNotRead(id) }
+      return
+    }
+    for id in standups.sorted(by: { $0.uuidString < $1.uuidString }) {
+      await read(changed: id, retrying: true)
+    }
   }
 
-  /// Shows standup `id` as the database has it now (another node changed it).
-  private func read(changed id: UUID) async {
+  /// Shows standup `id` as the database has it now (another node changed it). A failure is
+  /// logged once, not at each retry.
+  private func read(changed id: UUID, retrying: Bool = false) async {
+    let heard = remoteRooms.noticesSoFar()[id, default: 0]
     do {
       guard let standup = try await storage.loadStandup(id) else { return }
       let listed = catalog[id] != nil
-      catalog.update(standup)
-      await notifier.receive(.standupChanged(standup))
+      guard await show(standup, heard: heard) else { return }
       // NB: who is in its room may have been said before the lobby listed it (a room opened
       // at once, here or on another node), and was dropped then.
       if !listed, let live = await live(of: id) {
         await notifier.receive(.roomActivityChanged(id, live))
       }
     } catch {
-      logger.warning("Reading standup \(id), which another node changed, failed: \(error)")
+      if !retrying {
+        logger.warning("Reading standup \(id), which another node changed, failed: \(error)")
+      }
       remoteRooms.couldNotRead(id)
     }
   }
@@ -320,9 +252,11 @@ extension RoomHub {
     switch notice.kind {
     case .changed:
       guard let id = notice.standup else { return }
+      remoteRooms.noticed(id)
       await read(changed: id)
     case .deleted:
       guard let id = notice.standup else { return }
+      remoteRooms.noticed(id)
       catalog.remove(id)
       _ = remoteRooms.heard(id, live: nil, from: nil)
       await notifier.receive(.standupDeleted(id))
