@@ -49,7 +49,7 @@ export const edit = {
         <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
           <output class="duration-label"></output></span></label>
         <fieldset class="themes"><legend>Theme</legend>${themeSwatches("edit-theme", null)}</fieldset>
-        <fieldset><legend>Attendees</legend><ul class="attendees"></ul>
+        <fieldset><legend>Attendees</legend><ul class="attendees" tabindex="-1" aria-label="Attendees"></ul>
           <button type="button" class="add-attendee">Add attendee</button></fieldset>
         <div class="actions">
           <button type="button" class="cancel-edit">Cancel</button>
@@ -171,9 +171,10 @@ export const edit = {
       row.remove();
       text.removed(`/attendees/${id}/name`, row.querySelector("input"));
       // Someone else removed the attendee this person was typing in: the keyboard goes to
-      // Add attendee (not another attendee's name, which the next keys would change).
+      // the list of attendees, where the next keys do nothing (not into another attendee's
+      // name, which they would change, nor onto Add attendee, which a space would press).
       if (hadFocus) {
-        form.querySelector(".add-attendee").focus();
+        list.focus();
         sayFocus(view, null);
       }
     }
