@@ -1047,3 +1047,54 @@ def test_typing_left_behind_while_offline_is_offered_when_back_in_the_room(serve
     assert "had not reached the room" not in ana.find_element(By.ID, "toasts").text
     assert [entry for entry in collect_console_errors(ana)
             if "WebSocket" not in entry["message"] and "Failed to load" not in entry["message"]] == []
+
+
+def test_the_new_standup_form_keeps_its_typing_through_a_reload_and_escape(server, ana):
+    """The new-standup form is the page's own until it is added: a reload opens it again with
+    what was typed, Escape closes it keeping that, Cancel and Add standup forget it."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Planning")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Zoe")
+    click(ana, ".add-attendee")
+    ana.find_elements(By.CSS_SELECTOR, ".new-attendees input")[-1].send_keys("Yan")
+    click(ana, "label.swatch[title=teal]")
+    ana.refresh()
+    text_in(ana, "#status", "Live")
+    form = wait(ana, EC.visibility_of_element_located((By.ID, "new-form")))
+    assert ana.find_element(By.NAME, "title").get_attribute("value") == "Planning"
+    assert [i.get_attribute("value") for i in ana.find_elements(By.CSS_SELECTOR, ".new-attendees input")] \
+        == ["Zoe", "Yan"]
+    assert ana.find_element(By.CSS_SELECTOR, "input[name=new-theme][value=teal]").is_selected()
+    assert ana.find_element(By.ID, "new-standup").get_attribute("aria-expanded") == "true"
+
+    # Removing a row keeps the keyboard in the form (on the next row, or Add attendee).
+    ana.find_elements(By.CSS_SELECTOR, ".new-attendees li button")[0].send_keys(Keys.ENTER)
+    assert ana.switch_to.active_element.get_attribute("value") == "Yan"
+    # Escape closes it and keeps the typing; New standup shows it again.
+    ana.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait(ana, lambda d: not form.is_displayed())
+    assert ana.switch_to.active_element.get_attribute("id") == "new-standup"
+    ana.refresh()
+    text_in(ana, "#status", "Live")
+    wait(ana, EC.visibility_of_element_located((By.ID, "new-form")))
+    assert [i.get_attribute("value") for i in ana.find_elements(By.CSS_SELECTOR, ".new-attendees input")] == ["Yan"]
+
+    # Added: forgotten, and a reload shows the form closed and empty.
+    click(ana, "#new-form button.primary")
+    text_in(ana, ".cards", "Planning")
+    ana.refresh()
+    text_in(ana, ".cards", "Planning")
+    assert not ana.find_element(By.ID, "new-form").is_displayed()
+    click(ana, "#new-standup")
+    assert ana.find_element(By.NAME, "title").get_attribute("value") == ""
+
+    # Cancel forgets it too, and gives the keyboard back to New standup.
+    ana.find_element(By.NAME, "title").send_keys("Throwaway")
+    click(ana, "#new-form .cancel")
+    assert ana.switch_to.active_element.get_attribute("id") == "new-standup"
+    ana.refresh()
+    text_in(ana, "#status", "Live")
+    assert not ana.find_element(By.ID, "new-form").is_displayed()
+    assert collect_console_errors(ana) == []

@@ -61,6 +61,18 @@ function renderLobby(state) {
   app.querySelector(".empty").hidden = state.standups.length > 0;
 }
 
+/** Where the new-standup form's typing is kept in the tab, for a reload (`standups.` keys go
+ * on signing out). */
+const newStandupKey = "standups.newStandup";
+
+function keptNewStandup() {
+  try {
+    return JSON.parse(sessionStorage.getItem(newStandupKey) ?? "null");
+  } catch {
+    return null; // not a record this page wrote
+  }
+}
+
 function wireNewStandupForm(connection) {
   const form = app.querySelector("#new-form");
   const toggle = app.querySelector("#new-standup");
@@ -70,12 +82,31 @@ function wireNewStandupForm(connection) {
     item.innerHTML = `<input data-max-chars="40" value="${escapeHTML(value)}">
       <button type="button" class="icon">✕</button>`;
     item.querySelector("button").onclick = () => {
+      // NB: the keyboard was on the row's button, which goes: to the next row, or Add.
+      const next = item.nextElementSibling?.querySelector("input") ?? form.querySelector(".add-attendee");
       item.remove();
       [...list.children].forEach(numberRow);
+      keep();
+      next.focus();
     };
     list.append(item);
     numberRow(item, list.children.length - 1);
     return item.querySelector("input");
+  };
+  const typed = () => ({
+    title: form.title.value,
+    minutes: form.minutes.value,
+    theme: form.querySelector("input[name=new-theme]:checked")?.value,
+    attendees: [...list.querySelectorAll("input")].map((input) => input.value),
+  });
+  // What is typed is kept in the tab as it is typed; a reload opens the form with it again.
+  const keep = () => {
+    const now = typed();
+    if (now.title.trim() || now.attendees.some((name) => name.trim())) {
+      sessionStorage.setItem(newStandupKey, JSON.stringify(now));
+    } else {
+      sessionStorage.removeItem(newStandupKey);
+    }
   };
   const reset = () => {
     form.reset();
@@ -83,11 +114,29 @@ function wireNewStandupForm(connection) {
     addRow();
     form.querySelector("output").value = "5 min";
     form.querySelector(".form-error").textContent = "";
+    sessionStorage.removeItem(newStandupKey);
   };
+  const open = (isOpen) => {
+    form.hidden = !isOpen;
+    toggle.setAttribute("aria-expanded", String(isOpen));
+  };
+  const kept = keptNewStandup();
   reset();
+  if (kept) {
+    form.title.value = kept.title ?? "";
+    form.minutes.value = kept.minutes ?? 5;
+    form.querySelector("output").value = `${form.minutes.value} min`;
+    const theme = form.querySelector(`input[name=new-theme][value="${CSS.escape(kept.theme ?? "")}"]`);
+    if (theme) theme.checked = true;
+    list.innerHTML = "";
+    for (const name of kept.attendees?.length ? kept.attendees : [""]) addRow(String(name));
+    keep();
+    open(true);
+  }
+  form.addEventListener("input", keep);
+  form.addEventListener("change", keep);
   toggle.onclick = () => {
-    form.hidden = !form.hidden;
-    toggle.setAttribute("aria-expanded", String(!form.hidden));
+    open(form.hidden);
     if (!form.hidden) form.querySelector("input[name=title]").focus();
   };
   form.querySelector(".add-attendee").onclick = () => addRow().focus();
@@ -98,10 +147,18 @@ function wireNewStandupForm(connection) {
     addRow().focus();
   });
   form.querySelector(".cancel").onclick = () => {
-    form.hidden = true;
-    toggle.setAttribute("aria-expanded", "false");
+    open(false);
     reset();
+    toggle.focus();
   };
+  // Escape closes the form and keeps what is typed in it (New standup shows it again); only
+  // Cancel throws it away.
+  form.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || event.isComposing) return;
+    event.preventDefault();
+    open(false);
+    toggle.focus();
+  });
   form.minutes.oninput = () => (form.querySelector("output").value = `${form.minutes.value} min`);
   let submitting = false;
   form.onsubmit = async (event) => {
@@ -118,8 +175,7 @@ function wireNewStandupForm(connection) {
     submitting = true;
     try {
       await connection.send({ type: "addStandupSubmitted", standup });
-      form.hidden = true;
-      toggle.setAttribute("aria-expanded", "false");
+      open(false);
       reset();
       // NB: the form had the keyboard and is gone: it goes back to the button that opened it.
       toggle.focus();
