@@ -152,6 +152,10 @@ public struct Room: Reducer {
 
   /// What a person's action does, said to everyone (`activity`), undoable if destructive.
   private func act(_ action: Action, by actor: Actor, state: inout State) -> Effect<Action> {
+    // NB: most often someone ended the meeting a moment before: who, and how, is said.
+    if case .meeting(.presented) = action, state.meeting == nil {
+      return .reject(RoomCore.meetingOver(state))
+    }
     let before = state
     let effect = roomCore.reduce(into: &state, action: action)
     guard effect.rejection == nil,

@@ -313,6 +313,20 @@ struct RoomCore: Reducer {
         ? "\(last?.by.name ?? "Someone") started the meeting: it is running." : message)
   }
 
+  /// No meeting runs (perhaps someone ended it at the same moment): who ended it, and how.
+  static func meetingOver(_ state: State) -> Rejection {
+    let last = state.activity
+    return switch last?.kind {
+    case .endedMeeting?:
+      .invalidAction(
+        "\(last?.by.name ?? "Someone") saved and ended the meeting: no meeting is running.")
+    case .discardedMeeting?:
+      .invalidAction("\(last?.by.name ?? "Someone") discarded the meeting: no meeting is running.")
+    default:
+      .invalidAction("No meeting is running.")
+    }
+  }
+
   /// The edit form is not open (perhaps someone saved or cancelled it at the same moment).
   private func formNotOpen(_ state: State) -> Rejection {
     guard let last = state.activity else { return .invalidAction(Destination.nothingEdited) }

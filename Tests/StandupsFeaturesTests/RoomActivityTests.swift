@@ -105,6 +105,10 @@ struct RoomActivityTests {
         $0.activityCount = 7
       }
       #expect(store.state.activity?.sentence == "Ana ended the meeting")
+      // Ben pressed Discard in the same alert a moment later: told who ended it, and how.
+      await store.send(
+        .acted(by: ben, .meeting(.presented(.alert(.discard)))),
+        rejectedWith: .invalidAction("Ana saved and ended the meeting: no meeting is running."))
       await clock.advance(by: .seconds(20))
       await store.finish()
     }
