@@ -74,4 +74,17 @@ def test_everything_works_from_the_keyboard(server, ana):
     tab_to(ana, ".history summary")
     press(ana, Keys.ENTER)
     text_in(ana, ".history .notes", "Ana: Typed, not clicked")
+
+    # Delete, confirmed from the keyboard: the keyboard goes to Undo, which keeps the standup.
+    tab_to(ana, ".delete")
+    press(ana, Keys.ENTER)
+    wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".delete-alert")))
+    tab_to(ana, ".delete-alert .confirm")
+    press(ana, Keys.ENTER)
+    text_in(ana, ".undo-bar", "You deleted this standup.")
+    wait(ana, lambda d: d.execute_script("return document.activeElement.matches('.undo-bar .undo')"))
+    press(ana, Keys.ENTER)
+    wait(ana, lambda d: not d.find_element(By.CSS_SELECTOR, ".undo-bar").is_displayed())
+    assert ana.execute_script("return document.activeElement.classList.contains('room-title')")
+    text_in(ana, ".room-title", "Keyboard")
     assert collect_console_errors(ana) == []

@@ -153,7 +153,16 @@ export const detail = {
       showOnceNotTyping(alert, asked.textContent || "Someone asked to delete this standup.",
         () => view.state.destination?.alert === "confirmDeletion");
     }
-    if (!open && alert.open) alert.close();
+    if (!open && alert.open) {
+      const hadFocus = alert.contains(document.activeElement);
+      alert.close();
+      // NB: the keyboard was on the question's button: it goes to Undo if the deletion can
+      // be undone (the bar says so), else to the room's heading — not to nowhere.
+      if (hadFocus) {
+        const undo = app.querySelector(".undo-bar:not([hidden]) .undo");
+        (deleting && undo ? undo : app.querySelector(".room-title"))?.focus({ preventScroll: true });
+      }
+    }
   },
 };
 
