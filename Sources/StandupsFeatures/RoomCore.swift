@@ -90,6 +90,7 @@ struct RoomCore: Reducer {
           return .cancel(id: Room.CancelID.undoWindow)
         }
       case .participantJoined(let participant):
+        Self.renameInPresent(participant, in: &state)
         state.participants.append(participant)
         if let present = state.meeting?.present, !present.contains(participant.shownName) {
           state.meeting?.present.append(participant.shownName)
@@ -134,6 +135,11 @@ struct RoomCore: Reducer {
         state.meeting = RecordMeeting.State(id: uuid(), standup: state.standup)
         state.meeting?.present = state.participants.reduce(into: []) { names, person in
           if !names.contains(person.shownName) { names.append(person.shownName) }
+        }
+        for participant in state.participants {
+          if let person = participant.person {
+            state.meeting?.presentAs[person] = participant.shownName
+          }
         }
         return .send(.meeting(.presented(.started)))
 
@@ -305,37 +311,21 @@ struct RoomCore: Reducer {
     }
   }
 
-  /// A meeting is running (perhaps someone started it at the same moment: says who).
-  private func meetingRunning(_ state: State, otherwise message: String) -> Rejection {
-    let last = state.activity
-    return .invalidAction(
-      last?.kind == .startedMeeting
-        ? "\(last?.by.name ?? "Someone") started the meeting: it is running." : message)
-  }
-
-  /// No meeting runs (perhaps someone ended it at the same moment): who ended it, and how.
-  static func meetingOver(_ state: State) -> Rejection {
-    let last = state.activity
-    return switch last?.kind {
-    case .endedMeeting?:
-      .invalidAction(
-        "\(last?.by.name ?? "Someone") saved and ended the meeting: no meeting is running.")
-    case .discardedMeeting?:
-      .invalidAction("\(last?.by.name ?? "Someone") discarded the meeting: no meeting is running.")
-    default:
-      .invalidAction("No meeting is running.")
-    }
-  }
-
-  /// The edit form is not open (perhaps someone saved or cancelled it at the same moment).
-  private func formNotOpen(_ state: State) -> Rejection {
-    guard let last = state.activity else { return .invalidAction(Destination.nothingEdited) }
-    switch last.kind {
-    case .savedChanges:
-      return .invalidAction("\(last.by.name) saved the changes: the form is closed.")
-    case .cancelledEditing:
-      return .invalidAction("\(last.by.name) cancelled editing: the form is closed.")
-    default: return .invalidAction(Destination.nothingEdited)
+  /// Someone who renamed themselves during the meeting (one sign-in, `person`, back under
+  /// another name): its "present" shows them once, by the name they go by now — unless
+  /// someone else was there by the former name.
+  private static func renameInPresent(_ joining: Participant, in state: inout State) {
+    guard let person = joining.person, let meeting = state.meeting else { return }
+    state.meeting?.presentAs[person] = joining.shownName
+    guard let former = meeting.presentAs[person], former != joining.shownName,
+      !meeting.presentAs.contains(where: { $0.key != person && $0.value == former }),
+      !state.participants.contains(where: { $0.person != person && $0.shownName == former }),
+      let index = meeting.present.firstIndex(of: former)
+    else { return }
+    if meeting.present.contains(joining.shownName) {
+      state.meeting?.present.remove(at: index)
+    } else {
+      state.meeting?.present[index] = joining.shownName
     }
   }
 

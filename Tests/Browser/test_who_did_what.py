@@ -334,3 +334,24 @@ def test_a_notice_on_a_small_phone_leaves_the_meetings_buttons_in_sight(server, 
         assert overlapping == []
     finally:
         resize(ben, "desktop")
+
+
+def test_someone_renaming_themselves_in_a_meeting_is_present_once(server, ana, ben):
+    """Ana changes her name during the meeting: the saved meeting lists her once, by the name
+    she goes by now."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ben, EC.element_to_be_clickable((By.ID, "note")))
+    click(ana, "#me")
+    field = wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, "#name-dialog input")))
+    field.clear()
+    field.send_keys("Ana C" + Keys.ENTER)
+    text_in(ben, ".presence", "Ana C")
+    wait(ben, lambda d: "Ana\n" not in d.find_element(By.CSS_SELECTOR, ".presence").text + "\n")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    ana.find_element(By.CSS_SELECTOR, ".history summary").click()
+    text_in(ana, ".history summary", "2 people")
+    text_in(ana, ".history .present", "Present: Ana C, Ben")
+    assert collect_console_errors(ana) == []

@@ -198,3 +198,53 @@ extension RecordMeetingTests {
     }
   }
 }
+
+/// Someone renaming themselves during a meeting (their page connects again under the new
+/// name, after or before its old connection goes) is present once, by the name they go by now.
+extension RecordMeetingTests {
+  @Test func someoneWhoRenamedThemselvesIsPresentOnceByTheirNewName() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let anna = Participant(id: "p1", name: "Anna", person: "k1")
+      let ben = Participant(id: "p2", name: "Ben", person: "k2")
+      await store.send(.participantJoined(anna)) { $0.participants = [anna] }
+      await store.send(.participantJoined(ben)) { $0.participants = [anna, ben] }
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Anna", "Ben"]
+        $0.meeting?.presentAs = ["k1": "Anna", "k2": "Ben"]
+      }
+      await store.receive(\.meeting.presented.started)
+      // Anna's page leaves, then comes back as "Ana K".
+      let annaK = Participant(id: "p3", name: "Ana K", person: "k1")
+      await store.send(.participantLeft(anna.id)) { $0.participants = [ben] }
+      await store.send(.participantJoined(annaK)) {
+        $0.participants = [ben, annaK]
+        $0.meeting?.present = ["Ana K", "Ben"]
+        $0.meeting?.presentAs["k1"] = "Ana K"
+      }
+      // Her second tab follows: nothing more to rename.
+      let annaKAgain = Participant(id: "p4", name: "Ana K", person: "k1")
+      await store.send(.participantJoined(annaKAgain)) {
+        $0.participants = [ben, annaK, annaKAgain]
+      }
+      // Another sign-in that chose a name already present is listed once under it; one of
+      // them renaming leaves it for the other.
+      let otherBen = Participant(id: "p5", name: "Ben", person: "k3")
+      await store.send(.participantJoined(otherBen)) {
+        $0.participants = [ben, annaK, annaKAgain, otherBen]
+        $0.meeting?.presentAs["k3"] = "Ben"
+      }
+      // Ben's page joins again under "Ben B" before his old connection goes.
+      let benB = Participant(id: "p6", name: "Ben B", person: "k2")
+      await store.send(.participantJoined(benB)) {
+        $0.participants = [ben, annaK, annaKAgain, otherBen, benB]
+        $0.meeting?.present = ["Ana K", "Ben", "Ben B"]
+        $0.meeting?.presentAs["k2"] = "Ben B"
+      }
+      await discard(store)
+    }
+  }
+}
