@@ -26,9 +26,11 @@ public struct RecordMeeting: Reducer {
     public var notes: [Note] = []
     /// Who has been in the room while the meeting ran, in the order they came.
     public var present: [String] = []
-    /// The name each sign-in (`Participant.person`) was last in the room under while the
-    /// meeting ran: someone who renames themselves is present once. Not sent, not saved.
-    public var presentAs: [String: String] = [:]
+    /// For each name in `present`, the sign-ins (`Participant.person`) that were in the room
+    /// under it ("": someone from before the room opened again, not known): someone who
+    /// renames themselves is present once. Bots and an open server's people have no sign-in
+    /// (a bot's name is its own). Not sent, not saved.
+    public var presentBy: [String: Set<String>] = [:]
     /// When the room emptied, while it stays empty and the meeting paused for it: someone
     /// back within `returnGrace` (a reload, a tab closed by mistake) resumes the meeting. Not
     /// on the wire; kept in its checkpoint, so that a room released once empty (a cluster's)

@@ -92,8 +92,17 @@ struct RoomCore: Reducer {
       case .participantJoined(let participant):
         Self.renameInPresent(participant, in: &state)
         state.participants.append(participant)
-        if let present = state.meeting?.present, !present.contains(participant.shownName) {
-          state.meeting?.present.append(participant.shownName)
+        if let present = state.meeting?.present {
+          let name = participant.shownName
+          if !present.contains(name) {
+            state.meeting?.present.append(name)
+          } else if participant.person != nil, state.meeting?.presentBy[name] == nil {
+            // NB: present from before the room opened again: who was is not known ("").
+            state.meeting?.presentBy[name] = [""]
+          }
+          if let person = participant.person {
+            state.meeting?.presentBy[name, default: []].insert(person)
+          }
         }
         // NB: a bot is not somebody back: its joining goes on with no meeting.
         guard !participant.isBot, state.meeting?.emptiedAt != nil else { return .none }
@@ -137,9 +146,8 @@ struct RoomCore: Reducer {
           if !names.contains(person.shownName) { names.append(person.shownName) }
         }
         for participant in state.participants {
-          if let person = participant.person {
-            state.meeting?.presentAs[person] = participant.shownName
-          }
+          guard let person = participant.person else { continue }
+          state.meeting?.presentBy[participant.shownName, default: []].insert(person)
         }
         return .send(.meeting(.presented(.started)))
 
@@ -312,21 +320,26 @@ struct RoomCore: Reducer {
   }
 
   /// Someone who renamed themselves during the meeting (one sign-in, `person`, back under
-  /// another name): its "present" shows them once, by the name they go by now — unless
-  /// someone else was there by the former name.
+  /// another name): its "present" shows them once, by the name they go by now. A former name
+  /// is one only this sign-in was there under (not someone else's too, nor one present from
+  /// before the room opened again, whose people are not known).
   private static func renameInPresent(_ joining: Participant, in state: inout State) {
     guard let person = joining.person, let meeting = state.meeting else { return }
-    state.meeting?.presentAs[person] = joining.shownName
-    guard let former = meeting.presentAs[person], former != joining.shownName,
-      !meeting.presentAs.contains(where: { $0.key != person && $0.value == former }),
-      !state.participants.contains(where: { $0.person != person && $0.shownName == former }),
-      let index = meeting.present.firstIndex(of: former)
-    else { return }
-    if meeting.present.contains(joining.shownName) {
+    let name = joining.shownName
+    let former = meeting.present.filter { $0 != name && meeting.presentBy[$0] == [person] }
+    guard let first = former.first, let index = meeting.present.firstIndex(of: first) else {
+      return
+    }
+    if meeting.present.contains(name) {
       state.meeting?.present.remove(at: index)
     } else {
-      state.meeting?.present[index] = joining.shownName
+      state.meeting?.present[index] = name
     }
+    for old in former {
+      state.meeting?.presentBy[old] = nil
+      if old != first { state.meeting?.present.removeAll { $0 == old } }
+    }
+    state.meeting?.presentBy[name, default: []].insert(person)
   }
 
   /// Focus stays only on a field of the open draft.

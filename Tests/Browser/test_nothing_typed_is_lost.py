@@ -1098,3 +1098,15 @@ def test_the_new_standup_form_keeps_its_typing_through_a_reload_and_escape(serve
     text_in(ana, "#status", "Live")
     assert not ana.find_element(By.ID, "new-form").is_displayed()
     assert collect_console_errors(ana) == []
+
+
+def test_signing_out_names_a_new_standup_not_added_yet(server, ana):
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Planning" + Keys.ESCAPE)
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, "#name-dialog .form-error", "“Planning” (a new standup not added yet)")
+    text_in(ana, "#name-dialog .sign-out", "Sign out anyway")
+    assert collect_console_errors(ana) == []

@@ -275,3 +275,21 @@ def test_a_late_note_s_answer_waits_for_an_input_method_to_finish(server, ana, b
     ana.execute_script("document.getElementById('late-note').dispatchEvent(new CompositionEvent('compositionend'))")
     wait(ana, lambda d: late.get_attribute("value") == "and")
     toast_says(ana, "Your note was added to the meeting; the field keeps what you typed after it.")
+
+
+def test_a_new_standup_whose_answer_a_drop_lost_is_still_said_maybe_made_after_a_reload(server, ana):
+    """Add reached the server, its answer went with the connection: the form says the standup
+    may have been made, and says it again after a reload (the typing kept with it)."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Planning")
+    ana.execute_script(HOLD_ANSWERS)
+    ana.execute_script("document.getElementById('new-form').requestSubmit();"
+                       "window.dropAnswers(); window.standupsConnection.socket.close()")
+    text_in(ana, "#new-form .form-error", "may have been made")
+    ana.refresh()
+    text_in(ana, "#status", "Live")
+    text_in(ana, "#new-form .form-error", "may have been made")
+    assert ana.find_element(By.NAME, "title").get_attribute("value") == "Planning"
+    assert collect_console_errors(ana) == []

@@ -214,7 +214,7 @@ extension RecordMeetingTests {
       await store.send(.startMeetingButtonTapped) {
         $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
         $0.meeting?.present = ["Anna", "Ben"]
-        $0.meeting?.presentAs = ["k1": "Anna", "k2": "Ben"]
+        $0.meeting?.presentBy = ["Anna": ["k1"], "Ben": ["k2"]]
       }
       await store.receive(\.meeting.presented.started)
       // Anna's page leaves, then comes back as "Ana K".
@@ -223,7 +223,7 @@ extension RecordMeetingTests {
       await store.send(.participantJoined(annaK)) {
         $0.participants = [ben, annaK]
         $0.meeting?.present = ["Ana K", "Ben"]
-        $0.meeting?.presentAs["k1"] = "Ana K"
+        $0.meeting?.presentBy = ["Ana K": ["k1"], "Ben": ["k2"]]
       }
       // Her second tab follows: nothing more to rename.
       let annaKAgain = Participant(id: "p4", name: "Ana K", person: "k1")
@@ -235,16 +235,54 @@ extension RecordMeetingTests {
       let otherBen = Participant(id: "p5", name: "Ben", person: "k3")
       await store.send(.participantJoined(otherBen)) {
         $0.participants = [ben, annaK, annaKAgain, otherBen]
-        $0.meeting?.presentAs["k3"] = "Ben"
+        $0.meeting?.presentBy["Ben"] = ["k2", "k3"]
       }
       // Ben's page joins again under "Ben B" before his old connection goes.
       let benB = Participant(id: "p6", name: "Ben B", person: "k2")
       await store.send(.participantJoined(benB)) {
         $0.participants = [ben, annaK, annaKAgain, otherBen, benB]
         $0.meeting?.present = ["Ana K", "Ben", "Ben B"]
-        $0.meeting?.presentAs["k2"] = "Ben B"
+        $0.meeting?.presentBy["Ben B"] = ["k2"]
       }
       await discard(store)
+    }
+  }
+
+  /// A room that opened again (a restart, a move) does not know who was there under each
+  /// name before: a name from then is never taken for a former name.
+  @Test func aNamePresentBeforeTheRoomOpenedAgainIsNotRenamed() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      var restored = Room.State(standup: standup)
+      restored.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      restored.meeting?.present = ["Ana", "Ben"]
+      restored.meeting?.pausedBecause = .serverRestarted
+      let store = TestStore(initialState: restored) {
+        Room()
+      } withDependencies: {
+        $0.continuousClock = clock
+        $0.uuid = .incrementing
+        $0.date = .constant(Self.start)
+      }
+      let ben = Participant(id: "p0", name: "Ben", person: "k2")
+      await store.send(.participantJoined(ben)) {
+        $0.participants = [ben]
+        $0.meeting?.presentBy["Ben"] = ["", "k2"]
+      }
+      // Another "Ana" (or this one) comes, then renames: the "Ana" of before stays.
+      let ana = Participant(id: "p1", name: "Ana", person: "k1")
+      await store.send(.participantJoined(ana)) {
+        $0.participants = [ben, ana]
+        $0.meeting?.presentBy["Ana"] = ["", "k1"]
+      }
+      let anna = Participant(id: "p2", name: "Anna", person: "k1")
+      await store.send(.participantLeft(ana.id)) { $0.participants = [ben] }
+      await store.send(.participantJoined(anna)) {
+        $0.participants = [ben, anna]
+        $0.meeting?.present = ["Ana", "Ben", "Anna"]
+        $0.meeting?.presentBy["Anna"] = ["k1"]
+      }
     }
   }
 }

@@ -156,12 +156,10 @@ export const detail = {
     if (!open && alert.open) {
       const hadFocus = alert.contains(document.activeElement);
       alert.close();
-      // NB: the keyboard was on the question's button: it goes to Undo if the deletion can
-      // be undone (the bar says so), else to the room's heading — not to nowhere.
-      if (hadFocus) {
-        const undo = app.querySelector(".undo-bar:not([hidden]) .undo");
-        (deleting && undo ? undo : app.querySelector(".room-title"))?.focus({ preventScroll: true });
-      }
+      // NB: deleted, the keyboard on the question's button goes to Undo (the button it came
+      // from is disabled now); kept, the dialog gives it back where it was.
+      const undo = app.querySelector(".undo-bar:not([hidden]) .undo");
+      if (hadFocus && deleting && undo) undo.focus({ preventScroll: true });
     }
   },
 };

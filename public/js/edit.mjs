@@ -114,6 +114,12 @@ export const edit = {
         text.flushAll();
       }
     };
+    // NB: the list has the keyboard only when someone removed the attendee being typed in:
+    // the keys typed on do nothing (no scrolling space, no browser find on "'" or "/").
+    const list = form.querySelector(".attendees");
+    list.addEventListener("keydown", (event) => {
+      if (event.target === list && event.key.length === 1) event.preventDefault();
+    });
     // Enter in an attendee's name adds the next attendee; anywhere else it saves.
     form.addEventListener("keydown", (event) => {
       if (event.key !== "Enter" || event.isComposing) return;

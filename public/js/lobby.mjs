@@ -1,6 +1,7 @@
 // The lobby: every standup as a card, who is in each, and the new-standup form.
 import { escapeHTML } from "./format.mjs";
 import { app, connect, isShowing, showSignIn, whoAmI } from "./shell.mjs";
+import { newStandupKey } from "./typed.mjs";
 import { meetingNote, numberRow, themeStyle, themeSwatches, whoIsHere } from "./views.mjs";
 
 export async function showLobby(screen) {
@@ -61,10 +62,6 @@ function renderLobby(state) {
   app.querySelector(".empty").hidden = state.standups.length > 0;
 }
 
-/** Where the new-standup form's typing is kept in the tab, for a reload (`standups.` keys go
- * on signing out). */
-const newStandupKey = "standups.newStandup";
-
 function keptNewStandup() {
   try {
     return JSON.parse(sessionStorage.getItem(newStandupKey) ?? "null");
@@ -72,6 +69,9 @@ function keptNewStandup() {
     return null; // not a record this page wrote
   }
 }
+
+/** Said when an Add's answer went with the connection (and again after a reload). */
+const mayHaveBeenMade = "The connection dropped before the server answered: the standup may have been made. Look for it in the list before you create it again.";
 
 function wireNewStandupForm(connection) {
   const form = app.querySelector("#new-form");
@@ -101,7 +101,7 @@ function wireNewStandupForm(connection) {
   });
   // What is typed is kept in the tab as it is typed; a reload opens the form with it again.
   const keep = () => {
-    const now = typed();
+    const now = { ...typed(), maybeMade: "maybeMade" in form.dataset };
     if (now.title.trim() || now.attendees.some((name) => name.trim())) {
       sessionStorage.setItem(newStandupKey, JSON.stringify(now));
     } else {
@@ -114,6 +114,7 @@ function wireNewStandupForm(connection) {
     addRow();
     form.querySelector("output").value = "5 min";
     form.querySelector(".form-error").textContent = "";
+    delete form.dataset.maybeMade;
     sessionStorage.removeItem(newStandupKey);
   };
   const open = (isOpen) => {
@@ -130,6 +131,10 @@ function wireNewStandupForm(connection) {
     if (theme) theme.checked = true;
     list.innerHTML = "";
     for (const name of kept.attendees?.length ? kept.attendees : [""]) addRow(String(name));
+    if (kept.maybeMade) {
+      form.dataset.maybeMade = "";
+      form.querySelector(".form-error").textContent = mayHaveBeenMade;
+    }
     keep();
     open(true);
   }
@@ -180,10 +185,12 @@ function wireNewStandupForm(connection) {
       // NB: the form had the keyboard and is gone: it goes back to the button that opened it.
       toggle.focus();
     } catch (error) {
-      // Sent, but its answer went with the connection: it may have been made.
-      form.querySelector(".form-error").textContent = error.code === "offline" && error.sent !== false
-        ? "The connection dropped before the server answered: the standup may have been made. Look for it in the list before you create it again."
-        : error.message;
+      // Sent, but its answer went with the connection: it may have been made (said again
+      // after a reload).
+      const maybeMade = error.code === "offline" && error.sent !== false;
+      if (maybeMade) form.dataset.maybeMade = "";
+      form.querySelector(".form-error").textContent = maybeMade ? mayHaveBeenMade : error.message;
+      keep();
     } finally {
       submitting = false;
     }

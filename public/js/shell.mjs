@@ -4,7 +4,7 @@ import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed
 import { RoomConnection } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
-import { answerOtherTabs, forgetTyping, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
+import { answerOtherTabs, forgetTyping, newStandupTyped, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
 
 export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, toast } from "./toasts.mjs";
 
@@ -81,7 +81,7 @@ export function setStatus(status, delay) {
 }
 
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
-answerOtherTabs(() => typedHere(current?.view?.typingToKeep?.()));
+answerOtherTabs(() => [...typedHere(current?.view?.typingToKeep?.()), ...newStandupTyped(sessionStorage)]);
 
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
 let signInReason = "";
@@ -149,7 +149,7 @@ function changeName(name, open) {
       signOut.disabled = true;
       const elsewhere = await typingInOtherTabs();
       signOut.disabled = false;
-      const dropped = [...typedHere(current?.view?.typingToKeep?.()),
+      const dropped = [...typedHere(current?.view?.typingToKeep?.()), ...newStandupTyped(sessionStorage),
         ...elsewhere.map((line) => line.replace(/\)$/, ", in another tab)"))];
       if (dropped.length === 0) return signOutNow();
       error.textContent = `Signing out drops what you typed that has not reached the room: ${dropped.join(", ")}.`;
@@ -254,7 +254,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   // NB: null once signed out, here or in another tab: nothing is kept for the next person.
   const kept = keep ? keepForSignIn(location.hash, typing) : forgetKept();
   // Signed out in another tab: what was typed here is named where it was typed, not kept.
-  const dropped = keep && !kept ? typedHere(typing) : [];
+  const dropped = keep && !kept ? [...typedHere(typing), ...newStandupTyped(sessionStorage)] : [];
   leave({ keepOffline: false });
   // NB: nor does this tab keep its copies (a note's, for a reload) for whoever signs in next.
   if (!kept) forgetTyping(sessionStorage);

@@ -11,6 +11,24 @@ export function typedHere(typing) {
       .map((late) => `“${late.text}” (your note for a meeting that ended)`)];
 }
 
+/** Where the new-standup form's typing is kept in the tab until it is added (`lobby.mjs`). */
+export const newStandupKey = "standups.newStandup";
+
+/** The new-standup form's typing kept in `storage`, as a line (none when it holds nothing). */
+export function newStandupTyped(storage) {
+  let kept = null;
+  try {
+    kept = JSON.parse(storage.getItem(newStandupKey) ?? "null");
+  } catch {
+    return []; // not a record this page wrote
+  }
+  const title = String(kept?.title ?? "").trim();
+  const names = (Array.isArray(kept?.attendees) ? kept.attendees : [])
+    .map((name) => String(name).trim()).filter(Boolean);
+  if (title) return [`“${title}” (a new standup not added yet)`];
+  return names.length ? [`“${names.join(", ")}” (attendees of a new standup not added yet)`] : [];
+}
+
 /** Lines as a list, escaped. */
 export function typedList(lines, className) {
   return `<ul class="${className}">${lines.map((line) => `<li>${escapeHTML(line)}</li>`).join("")}</ul>`;

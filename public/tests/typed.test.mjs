@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { forgetTyping, typedHere, typedList } from "../js/typed.mjs";
+import { forgetTyping, newStandupKey, newStandupTyped, typedHere, typedList } from "../js/typed.mjs";
 
 test("typing a room never got reads as a line per field, note and late note", () => {
   assert.deepEqual(typedHere(null), []);
@@ -30,4 +30,18 @@ test("forgetting a tab's typing takes the app's keys only", () => {
   forgetTyping(storage);
   assert.deepEqual(removed, ["standups.note.R", "standups.discarded.R"]);
   assert.deepEqual(Object.keys(storage), ["other"]);
+});
+
+test("the new-standup form's typing kept in the tab is named by its title, else its attendees", () => {
+  const items = new Map();
+  const storage = { getItem: (key) => items.get(key) ?? null };
+  assert.deepEqual(newStandupTyped(storage), []);
+  items.set(newStandupKey, JSON.stringify({ title: " Planning ", attendees: ["Zoe", ""] }));
+  assert.deepEqual(newStandupTyped(storage), ["“Planning” (a new standup not added yet)"]);
+  items.set(newStandupKey, JSON.stringify({ title: "", attendees: ["Zoe", " ", "Yan"] }));
+  assert.deepEqual(newStandupTyped(storage), ["“Zoe, Yan” (attendees of a new standup not added yet)"]);
+  items.set(newStandupKey, JSON.stringify({ title: " ", attendees: [] }));
+  assert.deepEqual(newStandupTyped(storage), []);
+  items.set(newStandupKey, "{not json");
+  assert.deepEqual(newStandupTyped(storage), []);
 });
