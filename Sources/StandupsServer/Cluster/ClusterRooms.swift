@@ -201,7 +201,7 @@ extension RoomHub {
   /// deleted (then said gone again, after it: the deletion may have reached the lobby first).
   @discardableResult
   private func show(_ standup: Standup, heard: Int) async -> Bool {
-    guard remoteRooms.noticesSoFar()[standup.id, default: 0] == heard, catalog.update(standup)
+    guard remoteRooms.notices(of: standup.id) == heard, catalog.update(standup)
     else { return false }
     await notifier.receive(.standupChanged(standup))
     guard !catalog.wasDeleted(standup.id) else {
@@ -229,7 +229,7 @@ extension RoomHub {
   /// Shows standup `id` as the database has it now (another node changed it). A failure is
   /// logged once, not at each retry.
   private func read(changed id: UUID, retrying: Bool = false) async {
-    let heard = remoteRooms.noticesSoFar()[id, default: 0]
+    let heard = remoteRooms.notices(of: id)
     do {
       guard let standup = try await storage.loadStandup(id) else { return }
       let listed = catalog[id] != nil

@@ -79,6 +79,9 @@ final class RemoteRooms: Sendable {
   /// How many notices of each standup came so far.
   func noticesSoFar() -> [UUID: Int] { notices.withLock { $0 } }
 
+  /// How many notices of standup `id` came so far.
+  func notices(of id: UUID) -> Int { notices.withLock { $0[id, default: 0] } }
+
   /// What is to be read again; forgets it.
   func takeUnread() -> (standups: Set<UUID>, all: Bool) {
     unread.withLock { unread in
