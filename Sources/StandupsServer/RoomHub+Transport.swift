@@ -31,11 +31,7 @@ extension RoomHub {
       room = nil
     } else if request.path.hasPrefix("/ws/rooms/") {
       let id = String(request.path.dropFirst("/ws/rooms/".count))
-      // NB: in a cluster, a standup just made on another node may not have been heard of
-      // yet: the room reads it from the database as it opens, and closes if there is none.
-      guard let uuid = UUID(uuidString: id), catalog[uuid] != nil || cluster != nil else {
-        return .refuse(HTTPResponse(status: 404, text: "No standup has the id \"\(id)\"."))
-      }
+      guard let uuid = UUID(uuidString: id) else { return .refuse(Self.noStandup(id)) }
       room = uuid
     } else {
       return .refuse(
@@ -85,6 +81,12 @@ extension RoomHub {
             hash: session?.signedOutKey ?? "")
         } ?? .none
     }
+    // NB: whether a standup exists is said only to a caller who may enter it. In a cluster, a
+    // standup just made on another node may not have been heard of yet: the room reads it from
+    // the database as it opens, and closes if there is none.
+    if let room, catalog[room] == nil, cluster == nil {
+      return .refuse(Self.noStandup(room.uuidString))
+    }
     var since: Int?
     if let text = request.queryValue("since") {
       guard let value = Int(text) else {
@@ -103,6 +105,10 @@ extension RoomHub {
       context: JoinRequest(
         room: room, sender: sender, since: since, replacing: replacing, credential: credential,
         viaProxy: room.map { proxyChoseThisNode(for: $0, proxied) } ?? false))
+  }
+
+  private static func noStandup(_ id: String) -> HTTPResponse {
+    HTTPResponse(status: 404, text: "No standup has the id \"\(id)\".")
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {

@@ -89,6 +89,55 @@ struct AccessTests {
     #expect(session.json?["signedIn"] == false)
     // The name a person gives is no key: a bot's name without its token is refused too.
     #expect(await refusal(server, "/ws/lobby?name=Notes") == 401)
+    // Whether a standup exists is no one's business but the team's: an unknown id answers as
+    // a known one does, until the caller may enter it.
+    let unknown = "/ws/rooms/\(UUID().uuidString)"
+    #expect(await refusal(server, "\(unknown)?name=Eve") == 401)
+    #expect(await refusal(server, room, headers: ["Authorization": "Bearer stb_elsewhere"]) == 403)
+    #expect(
+      await refusal(server, unknown, headers: ["Authorization": "Bearer stb_elsewhere"]) == 403)
+    #expect(await refusal(server, unknown, headers: ["Authorization": "Bearer stb_notes"]) == 404)
+    #expect(
+      await refusal(server, unknown, headers: ["Cookie": try signIn(server, name: "Ana")]) == 404)
+    await server.stop()
+  }
+
+  /// Behind https (the server's own TLS, or a public URL that says https), a plain-http page at
+  /// the server's name was not served by it: a network that injects one must not borrow the
+  /// person's cookie (some browsers send a `Secure` cookie to the http page's requests).
+  @Test func aServerOnHttpsTakesNoPlainHttpPageForItsOwn() async throws {
+    let server = try await TestServer.start(access: .inMemory(bots: Self.bots)) {
+      $0.access = .team
+      $0.publicURL = "https://standups.example"
+    }
+    let invite = try #require(server.server.inviteLink?.split(separator: "#").last)
+    let signIn = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Origin": "https://standups.example"],
+      body: #"{"invite":"\#(invite)","name":"Ana"}"#)
+    let setCookie = try #require(signIn.headers["set-cookie"])
+    #expect(setCookie.contains("; Secure"))
+    let cookie = String(try #require(setCookie.split(separator: ";").first))
+    func upgrade(from origin: String) throws -> Int {
+      try httpStatus(
+        port: server.port,
+        upgradeRequest("/ws/lobby").replacingOccurrences(
+          of: "Host: 127.0.0.1\r\n",
+          with: "Host: standups.example\r\nOrigin: \(origin)\r\nCookie: \(cookie)\r\n"))
+    }
+    #expect(try upgrade(from: "http://standups.example") == 403)
+    #expect(try upgrade(from: "https://standups.example") == 101)
+    // Nor a change over the API from the plain-http page of the name it was asked by.
+    let rename = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"],
+      body: #"{"name":"Eve"}"#)
+    #expect(rename.status == 403)
+    let renamed = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "https://127.0.0.1:\(server.port)"],
+      body: #"{"name":"Eve"}"#)
+    #expect(renamed.status == 200)
     await server.stop()
   }
 

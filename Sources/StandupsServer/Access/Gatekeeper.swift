@@ -330,7 +330,9 @@ public final class Gatekeeper: Sendable {
 
   /// Whether a browser page at the request's `Origin` may use the server: requests without
   /// one (bots, command-line tools) may; pages must come from the server's own origin (the
-  /// `Host` they asked for) or an origin listed with `--allowed-origin`.
+  /// `Host` they asked for; https only, once cookies are `Secure`: a page that came over plain
+  /// http was not served by this server, and may be anyone's) or an origin listed with
+  /// `--allowed-origin`.
   ///
   /// An `--open` server also wants a `Host` it knows: a page whose name was re-pointed at
   /// this machine (DNS rebinding) sends a matching `Origin` and `Host`, but not one of ours.
@@ -340,7 +342,7 @@ public final class Gatekeeper: Sendable {
     let normalized = Self.normalizedOrigin(origin)
     if allowedOrigins.contains(normalized) { return true }
     guard let host = request.header("host")?.lowercased() else { return false }
-    return normalized == "http://\(host)" || normalized == "https://\(host)"
+    return normalized == "https://\(host)" || (!secureCookies && normalized == "http://\(host)")
   }
 
   private func hostAllowed(_ header: String?) -> Bool {
