@@ -26,6 +26,9 @@ public final class PostgresStorage: Sendable {
     init(session: @escaping @Sendable () -> Int32?) { self.session = session }
   }
   private let clockFence = Mutex<ClockFence?>(nil)
+
+  /// What a standup's writes tell the other nodes (`announceWrites`).
+  let announcer = Mutex<Announcer?>(nil)
   public let logger: Logger
   private let running: Task<Void, Never>
 
@@ -255,12 +258,14 @@ public final class PostgresStorage: Sendable {
         DELETE FROM checkpoint WHERE standup_id = \(standup.id)
           AND meeting_id IN (SELECT id FROM meeting WHERE standup_id = \(standup.id))
         """, logger: logger)
+      try await announce(standup.id, on: connection)
     }
   }
 
   public func delete(_ id: Standup.ID, fence: WriteFence? = nil) async throws {
     try await write(fence) { connection in
       try await connection.query("DELETE FROM standup WHERE id = \(id)", logger: logger)
+      try await announce(id, deleted: true, on: connection)
     }
   }
 

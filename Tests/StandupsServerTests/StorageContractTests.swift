@@ -174,4 +174,53 @@ struct WriteFenceTests {
     #expect(try await storage.loadStandup(design.id)?.title == "Saved by the second node")
     #expect(try await storage.loadCheckpoint(design.id)?.secondsRun == 31)
   }
+
+  /// The other nodes hear of a standup saved or deleted from the write's own transaction: of
+  /// each write that committed, even if its node died the moment after, and of none that did
+  /// not.
+  @Test func aStandupsWritesAreToldInTheirOwnTransactions() async throws {
+    guard let (_, _, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    let node = NodeSession(storage: storage, logger: Logger(label: "test"))
+    let heard = Mutex<[NodeSession.Notice]>([])
+    node.attach(
+      lost: {}, heard: { notice in heard.withLock { $0.append(notice) } }, listening: {})
+    try await node.start()
+    defer { Task { await node.stop() } }
+    storage.announceWrites(on: NodeSession.channel) { id, deleted in
+      NodeSession.Notice(node: "another", kind: deleted ? .deleted : .changed, standup: id).text
+    }
+    var design = Standup.design
+    try await storage.save(design)
+    try await eventually("The save was not told.") { heard.withLock { $0.count } == 1 }
+
+    // A write the fence refuses at its commit (this node's session was found untrusted as it
+    // ended) is rolled back, and with it what it would have told.
+    let hold = try #require(await node.acquire(design.id))
+    let fence = try #require(node.writeFence(hold))
+    let asked = Mutex(0)
+    let untrustedAtTheEnd = WriteFence(
+      pid: fence.pid, key: fence.key,
+      holds: {
+        asked.withLock {
+          $0 += 1
+          return $0 == 1
+        }
+      })
+    design.title = "Never committed"
+    await #expect(throws: StorageError.self) {
+      try await storage.save(design, fence: untrustedAtTheEnd)
+    }
+    #expect(asked.withLock { $0 } == 2)
+    try await storage.delete(design.id, fence: fence)
+    try await eventually("The deletion was not told.") { heard.withLock { $0.count } == 2 }
+    // NB: notifications come in the order their transactions committed: a told rollback
+    // would have come before the deletion.
+    #expect(
+      heard.withLock { $0.map { [$0.kind.rawValue, $0.standup?.uuidString ?? ""] } } == [
+        ["changed", design.id.uuidString], ["deleted", design.id.uuidString],
+      ])
+    #expect(try await storage.loadStandup(design.id) == nil)
+  }
 }

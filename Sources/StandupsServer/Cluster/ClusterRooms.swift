@@ -3,6 +3,7 @@ import Logging
 import RoomRuntime
 import StandupsFeatures
 import StandupsWire
+import Storage
 import StoreRuntime
 import Synchronization
 import WebSocketTransport
@@ -12,15 +13,17 @@ extension RoomHub {
   /// reach this node's lobby, and a lost session closes every room.
   func joinCluster(_ session: NodeSession) {
     let node = session.nodeID
+    // NB: a standup saved or deleted is told by its write, in the write's transaction: the
+    // others hear of exactly what committed, even from a node that dies right after a commit
+    // (a notice sent after it would die with the node, and leave their lobbies as they were).
+    session.storage.announceWrites(on: NodeSession.channel) { id, deleted in
+      NodeSession.Notice(node: node, kind: deleted ? .deleted : .changed, standup: id).text
+    }
     notifier.relay { action in
       switch action {
-      case .standupChanged(let standup):
-        session.publish(.init(node: node, kind: .changed, standup: standup.id))
-      case .standupDeleted(let id):
-        session.publish(.init(node: node, kind: .deleted, standup: id))
       case .roomActivityChanged(let id, let live):
         session.publish(.init(node: node, kind: .live, standup: id, live: live))
-      case .addStandupSubmitted, .saveFailed:
+      case .standupChanged, .standupDeleted, .addStandupSubmitted, .saveFailed:
         break
       }
     }

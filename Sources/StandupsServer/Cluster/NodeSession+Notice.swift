@@ -1,5 +1,8 @@
 import Foundation
+import PostgresNIO
 import StandupsFeatures
+import Storage
+import Synchronization
 
 extension NodeSession {
   /// A notice between nodes: a standup changed or went, or who is in a room now.
@@ -15,27 +18,32 @@ extension NodeSession {
     var live: Lobby.Live?
     /// The PostgreSQL backend of the sending node's session (its rooms die with it).
     var pid: Int32?
+
+    /// A notice as `pg_notify` sends it: JSON.
+    var text: String {
+      String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
+    }
   }
 
   /// What the notices that could not be sent were about, to be said again (`sayAgain`) as
-  /// it is then, not as it was: a standup changed or deleted (the others read it again from
-  /// the database), and rooms whose presence was lost (the room's presence now if it is
-  /// open here; else the "nobody here" that was lost, which a node that took the room since
-  /// overrides — a word with people in it, from a room closed since, is past).
+  /// it is then, not as it was: a `hello` (the others' answers say who is in their rooms),
+  /// and rooms whose presence was lost (the room's presence now if it is open here; else the
+  /// "nobody here" that was lost, which a node that took the room since overrides — a word
+  /// with people in it, from a room closed since, is past). A standup changed or deleted is
+  /// told by its write, in its transaction (`PostgresStorage.announceWrites`), never here.
   struct LostNotices {
-    private(set) var changed: Set<UUID> = []
-    private(set) var deleted: Set<UUID> = []
+    private(set) var hello = false
     private(set) var rooms: [UUID: Lobby.Live?] = [:]
 
-    var isEmpty: Bool { changed.isEmpty && deleted.isEmpty && rooms.isEmpty }
+    var isEmpty: Bool { !hello && rooms.isEmpty }
 
     mutating func lost(_ notice: Notice) {
-      guard let id = notice.standup else { return }
       switch notice.kind {
-      case .changed: changed.insert(id)
-      case .deleted: deleted.insert(id)
-      case .live: rooms[id] = .some(notice.live)
-      case .hello, .wanted: break
+      case .hello: hello = true
+      case .live:
+        guard let id = notice.standup else { return }
+        rooms[id] = .some(notice.live)
+      case .changed, .deleted, .wanted: break
       }
     }
 
@@ -43,12 +51,7 @@ extension NodeSession {
     /// them all.
     mutating func sayAgain(open: [UUID: Lobby.Live?]) -> [Notice] {
       defer { self = LostNotices() }
-      var notices = changed.sorted { $0.uuidString < $1.uuidString }.map {
-        Notice(node: "", kind: .changed, standup: $0)
-      }
-      notices += deleted.sorted { $0.uuidString < $1.uuidString }.map {
-        Notice(node: "", kind: .deleted, standup: $0)
-      }
+      var notices = hello ? [Notice(node: "", kind: .hello)] : []
       for (id, live) in rooms.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
         if let now = open[id] {
           notices.append(Notice(node: "", kind: .live, standup: id, live: now))
@@ -58,6 +61,62 @@ extension NodeSession {
       }
       return notices
     }
+  }
+
+  // MARK: Notices
+
+  /// Tells the other nodes, in order, without waiting.
+  func publish(_ notice: Notice) { outbox.yield(notice) }
+
+  /// Says again what the notices that could not be sent were about, as it is now (`open`:
+  /// the presence of the rooms open here): a room's last word, lost, would leave the other
+  /// lobbies showing it as it was (a person who left, a standup deleted).
+  func sayLostAgain(open: () async -> [UUID: Lobby.Live?]) async {
+    guard unsent.withLock({ !$0.isEmpty }) else { return }
+    let rooms = await open()
+    for var notice in unsent.withLock({ $0.sayAgain(open: rooms) }) {
+      notice.node = nodeID
+      publish(notice)
+    }
+  }
+
+  func sendNotices() async {
+    for await var notice in outgoing {
+      notice.pid = notice.pid ?? pid
+      var text = notice.text
+      // NB: PostgreSQL takes payloads under 8000 bytes: a crowded room is sent without names.
+      if text.utf8.count > 7_000, notice.live != nil {
+        notice.live?.people = []
+        text = notice.text
+      }
+      // NB: tried a few times, in order (the notices after it wait); then `sayLostAgain`.
+      for attempt in 1...4 {
+        do {
+          try await storage.client.query(
+            "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
+          break
+        } catch {
+          guard attempt < 4 else {
+            logger.warning("Telling the other nodes (\(notice.kind.rawValue)) failed: \(error)")
+            unsent.withLock { $0.lost(notice) }
+            break
+          }
+          try? await Task.sleep(for: .milliseconds(100 << attempt))
+        }
+      }
+    }
+  }
+
+  /// The backends of the nodes alive now (their sessions).
+  func liveNodeSessions() async throws -> Set<Int32> {
+    var pids: Set<Int32> = []
+    for try await pid in try await storage.client.query(
+      "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node'",
+      logger: logger
+    ).decode(Int32.self) {
+      pids.insert(pid)
+    }
+    return pids
   }
 
   /// `'5000ms'`: a duration as a setting's literal (SET takes no bound parameters).

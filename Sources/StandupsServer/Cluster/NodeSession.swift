@@ -41,14 +41,14 @@ final class NodeSession: Sendable {
   let nodeID = UUID().uuidString.lowercased()
   private let url: DatabaseURL
   let storage: PostgresStorage
-  private let logger: Logger
+  let logger: Logger
   private let state = Mutex(State())
   private let clock = ContinuousClock()
   private let tasks = Mutex<[Task<Void, Never>]>([])
-  private let outbox: AsyncStream<Notice>.Continuation
-  private let outgoing: AsyncStream<Notice>
-  /// The notices that could not be sent, the last one per standup (`sendLostAgain`).
-  private let unsent = Mutex(LostNotices())
+  let outbox: AsyncStream<Notice>.Continuation
+  let outgoing: AsyncStream<Notice>
+  /// The notices that could not be sent, what each was about (`sayLostAgain`).
+  let unsent = Mutex(LostNotices())
   private struct Handlers {
     /// Called when the session is lost: every room must close at once.
     var lost: @Sendable () -> Void = {}
@@ -89,7 +89,7 @@ final class NodeSession: Sendable {
     try await connect()
     let keeping = Task { [self] in await keep() }
     let watching = Task { [self] in await watch() }
-    let sending = Task { [self] in await send() }
+    let sending = Task { [self] in await sendNotices() }
     tasks.withLock { $0 += [keeping, watching, sending] }
   }
 
@@ -155,12 +155,22 @@ final class NodeSession: Sendable {
           await heard(notice)
         }
       }
+      stoppedListening(connection, generation, because: "listening stopped")
     } catch {
-      // NB: a node that hears nothing (no `wanted`, no `hello`) cannot serve rooms safely: the
-      // session ends (a no-op if it ended already), and the next one listens again.
-      if state.withLock({ $0.generation == generation && !$0.stopped }) {
-        end(connection, because: "listening stopped: \(PostgresStorage.describe(error))")
-      }
+      stoppedListening(
+        connection, generation,
+        because: "listening stopped: \(PostgresStorage.describe(error))")
+    }
+  }
+
+  /// A node that hears nothing (no `wanted`, no `hello`) cannot serve rooms safely: the
+  /// session ends (a no-op if it ended already, or was stopped), and the next one listens
+  /// again — whether the listening failed or its notifications simply ended.
+  private func stoppedListening(
+    _ connection: PostgresConnection, _ generation: Int, because why: String
+  ) {
+    if state.withLock({ $0.generation == generation && !$0.stopped }) {
+      end(connection, because: why)
     }
   }
 
@@ -340,61 +350,4 @@ final class NodeSession: Sendable {
 
   /// A room's advisory lock key (`WriteFence.lockKey`).
   static func lockKey(_ room: UUID) -> Int64 { WriteFence.lockKey(room) }
-
-  // MARK: Notices
-
-  /// Tells the other nodes, in order, without waiting.
-  func publish(_ notice: Notice) { outbox.yield(notice) }
-
-  /// Says again what the notices that could not be sent were about, as it is now (`open`:
-  /// the presence of the rooms open here): a room's last word, lost, would leave the other
-  /// lobbies showing it as it was (a person who left, a standup deleted).
-  func sayLostAgain(open: () async -> [UUID: Lobby.Live?]) async {
-    guard unsent.withLock({ !$0.isEmpty }) else { return }
-    let rooms = await open()
-    for var notice in unsent.withLock({ $0.sayAgain(open: rooms) }) {
-      notice.node = nodeID
-      publish(notice)
-    }
-  }
-
-  private func send() async {
-    for await var notice in outgoing {
-      notice.pid = notice.pid ?? pid
-      var payload = (try? JSONEncoder().encode(notice)) ?? Data()
-      // NB: PostgreSQL takes payloads under 8000 bytes: a crowded room is sent without names.
-      if payload.count > 7_000, notice.live != nil {
-        notice.live?.people = []
-        payload = (try? JSONEncoder().encode(notice)) ?? Data()
-      }
-      let text = String(decoding: payload, as: UTF8.self)
-      // NB: tried a few times, in order (the notices after it wait); then `sayLostAgain`.
-      for attempt in 1...4 {
-        do {
-          try await storage.client.query(
-            "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
-          break
-        } catch {
-          guard attempt < 4 else {
-            logger.warning("Telling the other nodes (\(notice.kind.rawValue)) failed: \(error)")
-            unsent.withLock { $0.lost(notice) }
-            break
-          }
-          try? await Task.sleep(for: .milliseconds(100 << attempt))
-        }
-      }
-    }
-  }
-
-  /// The backends of the nodes alive now (their sessions).
-  func liveNodeSessions() async throws -> Set<Int32> {
-    var pids: Set<Int32> = []
-    for try await pid in try await storage.client.query(
-      "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node'",
-      logger: logger
-    ).decode(Int32.self) {
-      pids.insert(pid)
-    }
-    return pids
-  }
 }
