@@ -89,6 +89,8 @@ class Relay:
         self.silenced = []
         self.pairs = []
         self.stopped = threading.Event()
+        self.swallowing = threading.Event()
+        self.swallowed = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self):
@@ -99,6 +101,9 @@ class Relay:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.target))
             pair = {"silent": threading.Event(), "cut": threading.Event(), "websocket": False}
+            if self.swallowing.is_set():
+                pair["silent"].set()
+                self.swallowed += 1
             self.pairs.append(pair)
             threading.Thread(target=self._pump, args=(client, upstream, pair), daemon=True).start()
 
@@ -130,6 +135,15 @@ class Relay:
         """Every WebSocket open now goes silent; later connections pass."""
         for pair in self.pairs:
             pair["silent" if pair["websocket"] else "cut"].set()
+
+    def swallow_new(self):
+        """New connections are taken and never passed on, nor closed (a network that came back
+        half-way: a laptop waking, a VPN half up), until `pass_new`."""
+        self.swallowing.set()
+
+    def pass_new(self):
+        """New connections pass again (those swallowed stay silent)."""
+        self.swallowing.clear()
 
     def close(self):
         self.stopped.set()

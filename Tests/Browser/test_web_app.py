@@ -316,6 +316,26 @@ def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben
     assert collect_console_errors(ana) == [] and collect_console_errors(ben) == []
 
 
+def test_a_reconnect_the_network_swallows_is_given_up_and_tried_again(server, relay, ana):
+    # The network comes back half-way (a laptop waking, a VPN half up): the page's next
+    # opening is taken and never answered, nor closed. Chromium would wait minutes on it; the
+    # page gives it up (here after 3 s: the liveness spells, shortened) and opens another.
+    room = create_standup(ana, server)
+    ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                        {"source": "window.standupsLiveness = {quietMs: 1500, answerMs: 1500};"})
+    ana.get(room.replace(server, relay.url))
+    ana.refresh()
+    text_in(ana, "#status", "Live")
+    relay.swallow_new()
+    relay.silence()
+    wait(ana, lambda d: relay.swallowed >= 1 and "Reconnecting" in d.find_element(By.ID, "status").text,
+         timeout=20)
+    relay.pass_new()
+    text_in(ana, "#status", "Live", timeout=15)
+    text_in(ana, ".presence", "Ana (you)")
+    assert collect_console_errors(ana) == []
+
+
 def test_a_room_left_on_a_silent_network_and_opened_again_shows_its_person_once(server, relay, ana, ben):
     # Ana's network goes silent as she goes back to the lobby: her room connection's close
     # never reaches the server. Opening the room again, the page names that connection (it

@@ -19,6 +19,16 @@ export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENES
 }
 
 /**
+ * Whether an opening that began at `openedAt` and has had no welcome yet is given up: after
+ * as long as a quiet connection is given in all (10 s, then 5 s for the answer). A network
+ * that came back half-way (a laptop waking, a VPN half up) may swallow the opening handshake
+ * without closing anything, and the browser would wait minutes before it said so.
+ */
+export function opening(now, openedAt, { quietMs, answerMs } = LIVENESS) {
+  return now - openedAt >= quietMs + answerMs ? "lost" : "wait";
+}
+
+/**
  * The WebSocket address of `path` on the page's server: `since`, the last version held, to
  * resume; `replaces`, the key (its welcome's `key`) of the connection this page had. A
  * network that went silent may have left that one open on the server, which would show
@@ -98,25 +108,36 @@ export class RoomConnection {
   }
 
   /** Asks a quiet connection whether it still reaches the server; one that does not answer
-   * in time is given up and opened anew (`since=`, as after any drop). */
+   * in time, or an opening not welcomed in time, is given up and opened anew (`since=`, as
+   * after any drop). */
   check() {
-    if (this.closed || !this.welcomed || this.socket?.readyState !== WebSocket.OPEN) return;
+    const socket = this.socket;
+    if (this.closed || !socket) return;
+    // NB: a socket closed already has told `lost` (a retry may be waiting): nothing to do.
+    if (socket.readyState !== WebSocket.OPEN && socket.readyState !== WebSocket.CONNECTING) return;
     const now = performance.now();
+    if (!this.welcomed) {
+      if (opening(now, this.heardAt) === "lost") this.giveUp(socket, "The server did not answer.", true);
+      return;
+    }
+    if (socket.readyState !== WebSocket.OPEN) return;
     switch (liveness(now, this.heardAt, this.pingedAt)) {
       case "ping":
         this.pingedAt = now;
-        this.socket.send(JSON.stringify({ type: "ping", ref: `p-${this.nextRef++}` }));
+        socket.send(JSON.stringify({ type: "ping", ref: `p-${this.nextRef++}` }));
         break;
-      case "lost": {
-        const socket = this.socket;
-        // NB: a silent network may never deliver the close: this connection is done now.
-        socket.onmessage = null;
-        socket.onclose = null;
-        socket.close(1000);
-        this.lost({ code: 1006, reason: "The connection stopped answering." });
+      case "lost":
+        this.giveUp(socket, "The connection stopped answering.");
         break;
-      }
     }
+  }
+
+  /** Ends `socket` here and now: a silent network may never deliver its close. */
+  giveUp(socket, reason, unanswered = false) {
+    socket.onmessage = null;
+    socket.onclose = null;
+    socket.close(socket.readyState === WebSocket.OPEN ? 1000 : undefined);
+    this.lost({ code: 1006, reason, unanswered });
   }
 
   receive(message) {
@@ -229,8 +250,9 @@ export class RoomConnection {
       return;
     }
     // 1012: the server restarts, or the standup moves to another server of a cluster — it
-    // is there again in a moment, so this is never a refusal for good.
-    const moving = event.code === 1012;
+    // is there again in a moment, so this is never a refusal for good. Nor is an opening
+    // that had no answer in time (`unanswered`): a refusal answers.
+    const moving = event.code === 1012 || event.unanswered === true;
     // Never in, and not let in again (an unknown room answers 404, which browsers report as a
     // bare close, as they do a server that is not there): do not knock forever — unless the
     // server is away (restarting, or the network), which is no refusal.

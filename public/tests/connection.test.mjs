@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LIVENESS, connectionURL, liveness } from "../js/connection.mjs";
+import { LIVENESS, connectionURL, liveness, opening } from "../js/connection.mjs";
 
 const limits = { quietMs: 10000, answerMs: 5000 };
 
@@ -17,6 +17,12 @@ test("a ping unanswered for 5 s means the connection is lost; until then it wait
   assert.equal(liveness(15000, 0, 10000, limits), "lost");
   // A timer that ran late (a tab in the background) still gives the answer its 5 s.
   assert.equal(liveness(70000, 0, 69000, limits), "wait");
+});
+
+test("an opening with no welcome in 15 s is given up, however it went", () => {
+  assert.equal(opening(1000, 0, limits), "wait");
+  assert.equal(opening(14999, 0, limits), "wait");
+  assert.equal(opening(15000, 0, limits), "lost");
 });
 
 test("a first connection gives its name; a reconnect resumes and takes its old one's place", () => {
@@ -39,6 +45,7 @@ function fakePage() {
     removeItem: (key) => storage.delete(key),
   };
   globalThis.WebSocket = class {
+    static CONNECTING = 0;
     static OPEN = 1;
     constructor(url) {
       this.url = url;
@@ -175,4 +182,36 @@ test("a page the server lets in once it is back is in", async (t) => {
   sockets.at(-1).hear({ type: "welcome", room: "D4", you: "u1", key: "k1", version: 1, state: { seconds: 0 } });
   assert.deepEqual(gone, []);
   assert.deepEqual(states, [{ seconds: 0 }]);
+});
+
+test("an opening the network swallows is given up and tried again, never taken for a refusal", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  let now = 0;
+  t.mock.method(performance, "now", () => now);
+  const sockets = fakePage();
+  let asked = 0;
+  const gone = [];
+  const connection = new RoomConnection("/ws/rooms/E5", "Ana", {
+    serverAnswers: async () => (asked++, true),
+    onGone: (code) => gone.push(code),
+  });
+  t.after(() => connection.close());
+  // Each opening hangs: no welcome, no close (a half-up network, a laptop waking).
+  for (let attempt = 0; attempt < 4; attempt++) {
+    sockets.at(-1).readyState = WebSocket.CONNECTING;
+    t.mock.timers.tick(1000);
+    assert.equal(sockets.length, attempt + 1, "given up too soon");
+    now += 15000;
+    t.mock.timers.tick(1000);
+    assert.equal(sockets.at(-1).readyState, 3, "the hung opening was not closed");
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(20000);
+  }
+  assert.equal(sockets.length, 5);
+  // Nothing refused it: no health check, and the page goes on trying.
+  assert.equal(asked, 0);
+  assert.deepEqual(gone, []);
+  sockets.at(-1).hear({ type: "welcome", room: "E5", you: "u1", key: "k1", version: 1, state: { seconds: 0 } });
+  assert.deepEqual(gone, []);
 });
