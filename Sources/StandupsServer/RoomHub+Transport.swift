@@ -89,8 +89,10 @@ extension RoomHub {
     }
     var since: Int?
     if let text = request.queryValue("since") {
-      guard let value = Int(text) else {
-        return .refuse(HTTPResponse(status: 400, text: "since= must be a version number."))
+      guard let value = Int(text), value >= 0 else {
+        return .refuse(
+          HTTPResponse(
+            status: 400, text: "since= must be a version number: the last one this client holds."))
       }
       since = value
     }

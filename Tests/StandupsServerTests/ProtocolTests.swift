@@ -194,6 +194,13 @@ struct RoomProtocolTests {
     }
     let room = "/ws/rooms/\(Standup.design.id.uuidString)"
     #expect(try httpStatus(port: server.port, upgradeRequest(room + "?name=Ana&replaces=")) == 400)
+    // No client holds a version below 0, a fraction of one, or one past any number's end.
+    for since in ["-5", "1.5", "99999999999999999999", "x"] {
+      let refused = parseHTTP(
+        try exchange(port: server.port, upgradeRequest(room + "?name=Ana&since=\(since)")))
+      #expect(refused.status == 400, "since=\(since)")
+      #expect(refused.body.contains("since= must be"), "\(refused.body)")
+    }
     reload.close()
     await server.stop()
   }
