@@ -132,7 +132,7 @@ public final class PostgresStorage: Sendable {
 
   /// Every standup in creation order, or only `id`, each with its recent meetings.
   private func standups(only id: UUID? = nil) async throws -> [Standup] {
-    try await client.withConnection { connection in
+    try await snapshot { connection in
       var attendees: [UUID: [Attendee]] = [:]
       for try await (standup, attendee, name) in try await connection.query(
         "SELECT standup_id, id, name FROM attendee WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid ORDER BY position",
@@ -186,7 +186,7 @@ public final class PostgresStorage: Sendable {
   public func loadMeetings(_ standupID: Standup.ID, offset: Int, limit: Int) async throws
     -> MeetingPage
   {
-    try await client.withConnection { connection in
+    try await snapshot { connection in
       var meetings: [Meeting] = []
       for try await row in try await connection.query(
         """
@@ -266,25 +266,6 @@ public final class PostgresStorage: Sendable {
     try await write(fence) { connection in
       try await connection.query("DELETE FROM standup WHERE id = \(id)", logger: logger)
       try await announce(id, deleted: true, on: connection)
-    }
-  }
-
-  /// Runs `body` in one transaction. With a fence, only while this node's session holds the
-  /// room's lock — checked in the database first, and against the heartbeat just before the
-  /// commit — so that a node that was frozen or cut off cannot overwrite, on waking, what the
-  /// room's next node saved and acknowledged meanwhile.
-  func write(
-    _ fence: WriteFence?, _ body: (PostgresConnection) async throws -> Void
-  ) async throws {
-    do {
-      try await client.withTransaction(logger: logger) { connection in
-        if let fence { try await fence.check(on: connection, logger: logger) }
-        try await body(connection)
-        if let fence, !fence.holds() { throw WriteFence.notServed }
-      }
-    } catch let error as PostgresTransactionError {
-      // NB: what went wrong, not postgres-nio's wrapper around it.
-      throw error.closureError ?? error.commitError ?? error.beginError ?? error
     }
   }
 

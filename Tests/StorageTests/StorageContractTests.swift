@@ -45,6 +45,40 @@ struct StorageContractTests {
     #expect(try await storage.load() == [ops])
   }
 
+  /// A reading beside a writer sees each standup as one save left it, never part of one save
+  /// and part of the next (another node's lobby reads while the room's node saves).
+  @Test(arguments: StorageKind.allCases)
+  func aReadingSeesAStandupAsOneSaveLeftIt(_ kind: StorageKind) async throws {
+    guard let (storage, keep) = try await kind.make() else { return }
+    defer { withExtendedLifetime(keep) {} }
+    func standup(_ title: String, _ names: [String]) -> Standup {
+      var standup = Standup.design
+      standup.title = title
+      standup.attendees = IdentifiedArray(
+        uniqueElements: names.map { Attendee(id: UUID(), name: $0) })
+      return standup
+    }
+    let one = standup("One", ["Ana"])
+    let two = standup("Two", ["Ben", "Cy"])
+    try await storage.save(one)
+    // NB: both go on at once, for as long as the other, about.
+    async let saving: Void = {
+      for round in 0..<150 { try await storage.save(round.isMultiple(of: 2) ? two : one) }
+    }()
+    var torn: [String] = []
+    for _ in 0..<100 {
+      for read in [try await storage.loadStandup(one.id), try await storage.load().first] {
+        guard let read, read == one || read == two else {
+          torn.append(read.map { "\($0.title): \($0.attendees.map(\.name))" } ?? "nil")
+          continue
+        }
+      }
+    }
+    try await saving
+    let tornReads = torn.count
+    #expect(tornReads == 0, "Read part of one save and part of another: \(torn.prefix(3))")
+  }
+
   @Test(arguments: StorageKind.allCases)
   func aStandupLoadsWithItsRecentMeetingsAndPagesTheRest(_ kind: StorageKind) async throws {
     guard let (storage, keep) = try await kind.make() else { return }
