@@ -175,6 +175,41 @@ struct WriteFenceTests {
     #expect(try await storage.loadCheckpoint(design.id)?.secondsRun == 31)
   }
 
+  /// A word with people in it, about a room this node no longer holds by the time it can be
+  /// sent (the database was away while it waited, and the room moved), is not sent: it would
+  /// show the room's people as they were here, over what the room's new node said.
+  @Test func aNodeSaysWhoIsInARoomOnlyWhileItHoldsIt() async throws {
+    guard let (_, _, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    let speaker = NodeSession(storage: storage, logger: Logger(label: "test"))
+    let listener = NodeSession(storage: storage, logger: Logger(label: "test"))
+    let heard = Mutex<[UUID]>([])
+    listener.attach(
+      lost: {},
+      heard: { notice in
+        if notice.kind == .live, let room = notice.standup { heard.withLock { $0.append(room) } }
+      }, listening: {})
+    try await speaker.start()
+    try await listener.start()
+    defer {
+      Task {
+        await speaker.stop()
+        await listener.stop()
+      }
+    }
+    let (left, held) = (UUID(), UUID())
+    _ = try #require(await speaker.acquire(held))
+    let people = Lobby.Live(participants: 2, meetingRunning: true, meetingPaused: false)
+    for room in [left, held] {
+      speaker.publish(.init(node: speaker.nodeID, kind: .live, standup: room, live: people))
+    }
+    // The room left says goodbye, after its lock went back: that is heard.
+    speaker.publish(.init(node: speaker.nodeID, kind: .live, standup: left, live: nil))
+    try await eventually("The goodbye was not heard.") { heard.withLock { $0.count } == 2 }
+    #expect(heard.withLock { $0 } == [held, left])
+  }
+
   /// The other nodes hear of a standup saved or deleted from the write's own transaction: of
   /// each write that committed, even if its node died the moment after, and of none that did
   /// not.

@@ -19,6 +19,14 @@ extension NodeSession {
     /// The PostgreSQL backend of the sending node's session (its rooms die with it).
     var pid: Int32?
 
+    /// Whether this notice is past by the time it is sent: a word with people in it from a room
+    /// whose lock this node does not hold (`holding`) any more. (A room's last word, "nobody
+    /// here", comes after its lock went back: that is how a room says goodbye.)
+    func isPast(holding: (UUID) -> Bool) -> Bool {
+      guard kind == .live, (live?.participants ?? 0) > 0, let standup else { return false }
+      return !holding(standup)
+    }
+
     /// A notice as `pg_notify` sends it: JSON.
     var text: String {
       String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
@@ -82,6 +90,10 @@ extension NodeSession {
 
   func sendNotices() async {
     for await var notice in outgoing {
+      // NB: waiting here (the database away a while), the room may have closed, or gone with a
+      // lost session, and another node may speak for it now: what this one said of who is in it
+      // is past.
+      guard !notice.isPast(holding: holdsLock(of:)) else { continue }
       notice.pid = notice.pid ?? pid
       var text = notice.text
       // NB: PostgreSQL takes payloads under 8000 bytes: a crowded room is sent without names.

@@ -345,6 +345,9 @@ final class NodeSession: Sendable {
   /// Rooms locked now.
   var heldCount: Int { state.withLock { $0.held.count } }
 
+  /// Whether this session holds `room`'s lock now.
+  func holdsLock(of room: UUID) -> Bool { state.withLock { $0.held.contains(room) } }
+
   /// The session's backend, named in this node's notices.
   var pid: Int32? { state.withLock { $0.pid } }
 
