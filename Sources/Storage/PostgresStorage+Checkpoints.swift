@@ -5,14 +5,19 @@ import StandupsFeatures
 /// Meetings in progress: their checkpoints (the clocks are written in PostgresStorage, behind
 /// its fence).
 extension PostgresStorage {
-  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?, Date?)
+  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?, Double?)
 
   func checkpoints(only id: UUID? = nil) async throws -> [MeetingCheckpoint] {
+    // NB: when a room emptied is kept by the database's clock, and read as how long ago, on
+    // this node's: the node that reads it back (another one, after a move) may keep another
+    // time than the one that wrote it, and someone back after 5 s must find the meeting going
+    // on by itself, not after 25 s nor never.
+    let now = clock()
     var checkpoints: [MeetingCheckpoint] = []
     for try await row in try await client.query(
       """
       SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
-        seconds_run, paused_because, emptied_at
+        seconds_run, paused_because, EXTRACT(EPOCH FROM now() - emptied_at)::float8
       FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
       """, logger: logger
     ).decode(CheckpointRow.self) {
@@ -22,7 +27,7 @@ extension PostgresStorage {
           transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
           present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
           pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:)),
-          emptiedAt: row.9))
+          emptiedAt: row.9.map { now.addingTimeInterval(-$0) }))
     }
     return checkpoints
   }
@@ -45,6 +50,7 @@ extension PostgresStorage {
     }
     let notes = try Self.json(checkpoint.notes)
     let present = try Self.json(checkpoint.present)
+    let emptiedAgo = checkpoint.emptiedAt.map { clock().timeIntervalSince($0) }
     // NB: only for a standup that still exists (a delete may have won the race).
     try await write(fence) { connection in
       try await connection.query(
@@ -53,7 +59,8 @@ extension PostgresStorage {
           notes, present, seconds_run, paused_because, emptied_at)
         SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
           \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
-          \(checkpoint.pausedBecause?.rawValue)::text, \(checkpoint.emptiedAt)::timestamptz
+          \(checkpoint.pausedBecause?.rawValue)::text,
+          now() - make_interval(secs => \(emptiedAgo)::float8)
         WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
         ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
           seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,

@@ -30,13 +30,20 @@ public final class PostgresStorage: Sendable {
   /// What a standup's writes tell the other nodes (`announceWrites`).
   let announcer = Mutex<Announcer?>(nil)
   public let logger: Logger
+  let clock: @Sendable () -> Date
   private let running: Task<Void, Never>
 
   /// Connects, checks that the database answers, and migrates its schema. Throws a message
   /// that says what to do if the database cannot be reached.
-  public init(url: DatabaseURL, logger: Logger) async throws {
+  ///
+  /// - Parameter clock: this node's time (what a room's `date` is), which the database's is
+  ///   translated to and from where machines must agree (when a room emptied).
+  public init(
+    url: DatabaseURL, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init
+  ) async throws {
     self.url = url
     self.logger = logger
+    self.clock = clock
     let client = PostgresClient(
       configuration: url.clientConfiguration, backgroundLogger: Self.quietLogger)
     self.client = client
