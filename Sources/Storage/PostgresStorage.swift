@@ -31,6 +31,12 @@ public final class PostgresStorage: Sendable {
   let announcer = Mutex<Announcer?>(nil)
   public let logger: Logger
   let clock: @Sendable () -> Date
+  /// How long a call to the database may take before it is given up (`said`): longer than a
+  /// write waits for a lock (`lock_timeout`, 10 s). A connection the network left half-open
+  /// (PostgreSQL failed over, a partition that reset nothing) would otherwise hold the room
+  /// waiting on it until TCP gave up, minutes later: its meeting frozen while its people look
+  /// connected, and the room's closing (its node's session lost) queued behind it.
+  let deadline: Duration
   private let running: Task<Void, Never>
 
   /// Connects, checks that the database answers, and migrates its schema. Throws a message
@@ -38,12 +44,15 @@ public final class PostgresStorage: Sendable {
   ///
   /// - Parameter clock: this node's time (what a room's `date` is), which the database's is
   ///   translated to and from where machines must agree (when a room emptied).
+  /// - Parameter deadline: how long a call may take (`said`).
   public init(
-    url: DatabaseURL, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init
+    url: DatabaseURL, logger: Logger, clock: @escaping @Sendable () -> Date = Date.init,
+    deadline: Duration = .seconds(15)
   ) async throws {
     self.url = url
     self.logger = logger
     self.clock = clock
+    self.deadline = deadline
     let client = PostgresClient(
       configuration: url.clientConfiguration, backgroundLogger: Self.quietLogger)
     self.client = client
@@ -82,12 +91,15 @@ public final class PostgresStorage: Sendable {
   }
 
   /// Runs `body`, turning a postgres-nio error into one that says what PostgreSQL said (theirs
-  /// print a generic text, for fear of leaking a query's values into logs).
-  public static func said<T>(_ body: () async throws -> T) async throws -> T {
+  /// print a generic text, for fear of leaking a query's values into logs), and giving it up
+  /// after `deadline`.
+  public func said<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws
+    -> T
+  {
     do {
-      return try await body()
+      return try await Self.withTimeout(deadline, body)
     } catch let error as PSQLError {
-      throw StorageError(describe(error))
+      throw StorageError(Self.describe(error))
     }
   }
 
@@ -99,23 +111,6 @@ public final class PostgresStorage: Sendable {
       return "\(error.code)"
     }
     return "\(error)"
-  }
-
-  private static func withTimeout<T: Sendable>(
-    _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
-  ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-      group.addTask { try await body() }
-      group.addTask {
-        try await Task.sleep(for: limit)
-        return nil
-      }
-      defer { group.cancelAll() }
-      guard let first = try await group.next(), let value = first else {
-        throw StorageError("no answer within \(limit)")
-      }
-      return value
-    }
   }
 
   // MARK: Standups
@@ -347,35 +342,35 @@ public final class PostgresStorage: Sendable {
   /// The storage client the server's rooms use.
   public var storageClient: StorageClient {
     StorageClient(
-      load: { try await Self.said { try await self.load() } },
-      loadStandup: { id in try await Self.said { try await self.loadStandup(id) } },
-      save: { standup in try await Self.said { try await self.save(standup) } },
+      load: { try await self.said { try await self.load() } },
+      loadStandup: { id in try await self.said { try await self.loadStandup(id) } },
+      save: { standup in try await self.said { try await self.save(standup) } },
       saveKeepingDraft: { standup, draft in
-        try await Self.said { try await self.save(standup, keeping: draft) }
+        try await self.said { try await self.save(standup, keeping: draft) }
       },
       saveMeetingNotes: { id, meeting in
-        try await Self.said { try await self.saveMeetingNotes(id, meeting) }
+        try await self.said { try await self.saveMeetingNotes(id, meeting) }
       },
       loadMeetings: { id, offset, limit in
-        try await Self.said { try await self.loadMeetings(id, offset: offset, limit: limit) }
+        try await self.said { try await self.loadMeetings(id, offset: offset, limit: limit) }
       },
-      delete: { id in try await Self.said { try await self.delete(id) } },
-      loadCheckpoints: { try await Self.said { try await self.loadCheckpoints() } },
-      loadCheckpoint: { id in try await Self.said { try await self.loadCheckpoint(id) } },
+      delete: { id in try await self.said { try await self.delete(id) } },
+      loadCheckpoints: { try await self.said { try await self.loadCheckpoints() } },
+      loadCheckpoint: { id in try await self.said { try await self.loadCheckpoint(id) } },
       saveCheckpoint: { id, checkpoint in
-        try await Self.said { try await self.saveCheckpoint(id, checkpoint) }
+        try await self.said { try await self.saveCheckpoint(id, checkpoint) }
       },
-      loadDraft: { id in try await Self.said { try await self.loadDraft(id) } },
-      saveDraft: { id, draft in try await Self.said { try await self.saveDraft(id, draft) } },
+      loadDraft: { id in try await self.said { try await self.loadDraft(id) } },
+      saveDraft: { id, draft in try await self.said { try await self.saveDraft(id, draft) } },
       reserveVersions: { room, count in
-        try await Self.said { try await self.reserveVersions(room, count) }
+        try await self.said { try await self.reserveVersions(room, count) }
       },
       returnVersions: { room, next, end in
-        try await Self.said { try await self.returnVersions(room, next: next, end: end) }
+        try await self.said { try await self.returnVersions(room, next: next, end: end) }
       },
       saveMeetingClocks: { clocks in
-        try await Self.said { try await self.saveMeetingClocks(clocks) }
+        try await self.said { try await self.saveMeetingClocks(clocks) }
       },
-      probe: { try await Self.said { try await self.probe() } })
+      probe: { try await self.said { try await self.probe() } })
   }
 }

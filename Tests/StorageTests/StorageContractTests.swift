@@ -2,6 +2,7 @@ import Fixtures
 import Foundation
 import IdentifiedCollections
 import Logging
+import PostgresNIO
 import StandupsFeatures
 import Storage
 import Testing
@@ -70,6 +71,48 @@ struct StorageContractTests {
     try await ahead.saveCheckpoint(id, paused)
     let back = try #require(try await writer.loadCheckpoint(id)?.emptiedAt)
     #expect(abs(Date().timeIntervalSince(back) - 8) < 1)
+  }
+
+  /// A call the database does not answer (a connection the network left half-open; here, a
+  /// table locked by another session) is given up after the storage's deadline, with a
+  /// storage error, rather than hold its room until TCP gives up; the next call works.
+  @Test func aCallTheDatabaseDoesNotAnswerIsGivenUpAtItsDeadline() async throws {
+    guard let (_, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    let hasty = try await PostgresStorage(
+      url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
+    defer { hasty.close() }
+    try await hasty.storageClient.save(.design)
+    let blocker = try await PostgresConnection.connect(
+      configuration: try storage.url.connectionConfiguration(), id: 9, logger: Logger(label: "test")
+    )
+    try await blocker.query("BEGIN")
+    try await blocker.query("LOCK TABLE standup IN ACCESS EXCLUSIVE MODE")
+    try await eventually("The table was not locked.") {
+      var locks = 0
+      for try await count in try await storage.client.query(
+        """
+        SELECT count(*)::bigint FROM pg_locks
+        WHERE relation = 'standup'::regclass AND mode = 'AccessExclusiveLock' AND granted
+        """
+      ).decode(Int.self) {
+        locks = count
+      }
+      return locks == 1
+    }
+    var renamed = Standup.design
+    renamed.title = "Renamed"
+    await #expect {
+      try await hasty.storageClient.save(renamed)
+    } throws: { error in
+      // NB: not the lock's own timeout (10 s): the deadline's.
+      "\(error)".contains("did not answer within 1")
+    }
+    try await blocker.query("ROLLBACK")
+    try await blocker.close()
+    try await hasty.storageClient.save(renamed)
+    #expect(try await hasty.storageClient.loadStandup(renamed.id)?.title == "Renamed")
   }
 
   /// A reading beside a writer sees each standup as one save left it, never part of one save
