@@ -7,6 +7,32 @@ public struct ServerLimits: Sendable, Equatable {
   /// Addresses of proxies (HAProxy) whose `X-Forwarded-For` names the client: the per-address
   /// limits count the client, not the proxy. Nobody else's header is believed.
   public var trustedProxies: Set<String> = []
+
+  /// Whether `address` is one of `trustedProxies`, however either is spelled (`::1` and
+  /// `0:0:0:0:0:0:0:1`, `10.0.0.5` and `::ffff:10.0.0.5`): a proxy not recognised would
+  /// count every client as itself, so that one caller's failed guesses lock out everyone.
+  public func trusts(_ address: String) -> Bool {
+    guard !trustedProxies.isEmpty else { return false }
+    let address = Self.canonicalAddress(address) ?? address
+    return trustedProxies.contains { (Self.canonicalAddress($0) ?? $0) == address }
+  }
+
+  /// An IP address in one spelling (an IPv4-mapped IPv6 address as its IPv4 address); nil if
+  /// `text` is not one.
+  public static func canonicalAddress(_ text: String) -> String? {
+    var v4 = in_addr()
+    var v6 = in6_addr()
+    var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+    if inet_pton(AF_INET, text, &v4) == 1 {
+      return inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
+    }
+    guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+    let bytes = withUnsafeBytes(of: v6) { Array($0) }
+    if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+      return bytes[12...].map(String.init).joined(separator: ".")
+    }
+    return inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)).map { String(cString: $0) }
+  }
   /// WebSockets open at once; more are refused with 503 before the upgrade.
   public var maxConnections = 20_000
   /// WebSockets open at once from one address (people behind one office NAT share one).
@@ -150,14 +176,15 @@ extension Admission {
 extension HTTPRequest {
   /// The request as from the client a trusted proxy names (the last `X-Forwarded-For` entry,
   /// which that proxy appended); unchanged from anyone else.
-  func fromClient(trusting proxies: Set<String>) -> HTTPRequest {
-    guard proxies.contains(remoteAddress),
+  func fromClient(trusting limits: ServerLimits) -> HTTPRequest {
+    guard limits.trusts(remoteAddress),
       let forwarded = header("x-forwarded-for")?.split(separator: ",").last
     else { return self }
     let client = forwarded.trimmingCharacters(in: .whitespaces)
     guard !client.isEmpty else { return self }
     var request = self
-    request.remoteAddress = client
+    // NB: one spelling per client, so that its limits count it once.
+    request.remoteAddress = ServerLimits.canonicalAddress(client) ?? client
     return request
   }
 }

@@ -15,7 +15,7 @@ extension RoomHub {
 
   func shouldUpgrade(_ request: HTTPRequest) -> UpgradeDecision {
     let proxied = request
-    let request = request.fromClient(trusting: admission.limits.trustedProxies)
+    let request = request.fromClient(trusting: admission.limits)
     if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
     guard gatekeeper.originAllowed(request) else {
       return .refuse(
@@ -114,7 +114,7 @@ extension RoomHub {
   }
 
   func webSocketOpened(_ connection: ConnectionID, request: HTTPRequest, context: (any Sendable)?) {
-    let request = request.fromClient(trusting: admission.limits.trustedProxies)
+    let request = request.fromClient(trusting: admission.limits)
     admission.opened(connection, address: request.remoteAddress)
     guard let join = context as? JoinRequest else {
       outlet.close(connection, code: .policyViolation, reason: "Not a Standups connection")
@@ -178,7 +178,7 @@ extension RoomHub {
 
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
     let proxied = request
-    let request = request.fromClient(trusting: admission.limits.trustedProxies)
+    let request = request.fromClient(trusting: admission.limits)
     if request.path == "/healthz" || request.path == "/metrics",
       request.method != "GET" && request.method != "HEAD"
     {
@@ -291,7 +291,7 @@ extension RoomHub {
 
   /// Whether a trusted proxy (HAProxy) sent this request here.
   func cameThroughProxy(_ request: HTTPRequest) -> Bool {
-    admission.limits.trustedProxies.contains(request.remoteAddress)
+    admission.limits.trusts(request.remoteAddress)
   }
 
   /// The header in which the proxy says which room it routed a request by

@@ -8,6 +8,30 @@ import WebSocketTransport
 @testable import StandupsServer
 
 @Suite struct AdmissionTests {
+  /// A trusted proxy is known however its address is spelled, and a client it names counts
+  /// as one address however the proxy spells it: else every client would count as the proxy,
+  /// and one caller's failed guesses lock everyone out.
+  @Test func aTrustedProxyIsKnownHoweverItsAddressIsSpelled() {
+    var limits = ServerLimits()
+    limits.trustedProxies = ["::1", "10.0.0.5"]
+    for spelling in ["0:0:0:0:0:0:0:1", "::1", "::ffff:10.0.0.5", "10.0.0.5"] {
+      #expect(limits.trusts(spelling), "\(spelling)")
+    }
+    #expect(!limits.trusts("10.0.0.6") && !limits.trusts("::2") && !limits.trusts("proxy"))
+    let forwarded = { (from: String, client: String) in
+      HTTPRequest(
+        method: "GET", path: "/", headers: ["x-forwarded-for": "203.0.113.9, \(client)"],
+        remoteAddress: from
+      ).fromClient(trusting: limits).remoteAddress
+    }
+    #expect(forwarded("::ffff:10.0.0.5", "198.51.100.7") == "198.51.100.7")
+    #expect(forwarded("::ffff:198.51.100.7", "::ffff:198.51.100.7") == "::ffff:198.51.100.7")
+    #expect(forwarded("0:0:0:0:0:0:0:1", "::ffff:198.51.100.7") == "198.51.100.7")
+    #expect(forwarded("0:0:0:0:0:0:0:1", "2001:DB8:0:0::1") == "2001:db8::1")
+    // Nobody else's header is believed.
+    #expect(forwarded("198.51.100.7", "10.9.9.9") == "198.51.100.7")
+  }
+
   @Test func aTokenBucketAllowsABurstThenTheRateThenCloses() {
     var limits = ServerLimits()
     limits.messagesPerSecond = 2
