@@ -652,6 +652,20 @@ struct AccessTests {
 
 /// Sessions, invites and throttling without a server.
 struct AccessUnitTests {
+  /// A stored bot's standups that cannot all be read let it in nowhere, not everywhere (an
+  /// empty list means every standup and the lobby).
+  @Test func aBotWhoseStandupsCannotBeReadMayEnterNothing() {
+    let (one, two) = (UUID(), UUID())
+    #expect(Bot.standups(stored: "") == [])
+    #expect(Bot.standups(stored: "\(one),\(two)") == [one, two])
+    for damaged in ["\(one),not-an-id", "garbage", ","] {
+      let bot = Bot(
+        name: "Damaged", tokenHash: "", scope: .admin, standups: Bot.standups(stored: damaged),
+        createdAt: Date())
+      #expect(!bot.mayEnter(nil) && !bot.mayEnter(one) && !bot.mayEnter(two), "\(damaged)")
+    }
+  }
+
   @Test func sessionsVerifyOnlyUnderTheirSecretAndBeforeTheyExpire() {
     let secret = TeamSecret.random()
     let now = Date()

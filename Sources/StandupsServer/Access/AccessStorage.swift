@@ -142,9 +142,7 @@ extension SQLiteStorage {
       bots: {
         try await database.read { db in
           try Row.fetchAll(db, sql: "SELECT * FROM bot ORDER BY createdAt, name").map { row in
-            let standups = (row["standups"] as String).split(separator: ",").compactMap {
-              UUID(uuidString: String($0))
-            }
+            let standups = Bot.standups(stored: row["standups"])
             return Bot(
               name: row["name"], tokenHash: row["tokenHash"],
               scope: Bot.Scope(rawValue: row["scope"]) ?? .notes, standups: standups,

@@ -26,6 +26,18 @@ public struct Bot: Sendable, Equatable {
     self.createdAt = createdAt
   }
 
+  /// The standups a stored bot may use, from their column (ids joined by commas; empty: every
+  /// standup). A list with anything in it that is not an id (the row was edited by hand, or
+  /// damaged) lets the bot in nowhere rather than everywhere: it names only the nil id, which
+  /// no standup has (theirs are random).
+  static func standups(stored column: String) -> [UUID] {
+    guard !column.isEmpty else { return [] }
+    let entries = column.split(separator: ",", omittingEmptySubsequences: false)
+    let ids = entries.compactMap { UUID(uuidString: String($0)) }
+    return ids.count == entries.count
+      ? ids : [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))]
+  }
+
   /// Whether the bot may use this standup's room (nil: the lobby).
   func mayEnter(_ standup: UUID?) -> Bool {
     guard let standup else { return standups.isEmpty }

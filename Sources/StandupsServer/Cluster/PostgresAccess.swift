@@ -49,7 +49,7 @@ extension PostgresStorage {
           bots.append(
             Bot(
               name: name, tokenHash: hash, scope: Bot.Scope(rawValue: scope) ?? .notes,
-              standups: standups.split(separator: ",").compactMap { UUID(uuidString: String($0)) },
+              standups: Bot.standups(stored: standups),
               createdAt: createdAt))
         }
         return bots
