@@ -278,16 +278,22 @@ def replaced(room, name, before):
     return lambda driver: len(ids := ids_of(driver, room, name)) == 1 and ids[0] not in before and ids
 
 
+def open_through(relay, driver, room, server):
+    """Opens `room` through `relay`, with the page's liveness spells shortened (1.5 s quiet,
+    1.5 s for the answer), and waits until it is live."""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                           {"source": "window.standupsLiveness = {quietMs: 1500, answerMs: 1500};"})
+    driver.get(room.replace(server, relay.url))
+    driver.refresh()
+    text_in(driver, "#status", "Live")
+
+
 def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben):
     # Ana's network goes silent: the server cannot tell, and keeps her connection for up to
     # 30 s (its keepalive). Her page connects again and names that connection by the key it
     # was given, and it goes at once: Ben sees Ana once, not "Ana ×2" meanwhile.
     room = create_standup(ana, server)
-    ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                        {"source": "window.standupsLiveness = {quietMs: 1500, answerMs: 1500};"})
-    ana.get(room.replace(server, relay.url))
-    ana.refresh()
-    text_in(ana, "#status", "Live")
+    open_through(relay, ana, room, server)
     ben.get(room)
     text_in(ben, ".presence", "Ana")
     before = ids_of(ben, room, "Ana")
@@ -321,11 +327,7 @@ def test_a_reconnect_the_network_swallows_is_given_up_and_tried_again(server, re
     # opening is taken and never answered, nor closed. Chromium would wait minutes on it; the
     # page gives it up (here after 3 s: the liveness spells, shortened) and opens another.
     room = create_standup(ana, server)
-    ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
-                        {"source": "window.standupsLiveness = {quietMs: 1500, answerMs: 1500};"})
-    ana.get(room.replace(server, relay.url))
-    ana.refresh()
-    text_in(ana, "#status", "Live")
+    open_through(relay, ana, room, server)
     relay.swallow_new()
     relay.silence()
     wait(ana, lambda d: relay.swallowed >= 1 and "Reconnecting" in d.find_element(By.ID, "status").text,
