@@ -720,6 +720,20 @@ struct AccessUnitTests {
     #expect(FailedAttempts.key(for: "10.1.2.3") == "10.1.2.3")
   }
 
+  /// A caller failing from ever new addresses (IPv6 networks are many) cannot grow the count
+  /// without end: at its capacity the addresses not over their limit are forgotten, and one
+  /// waiting out its window still waits.
+  @Test func failuresAreCountedForAtMostTheirCapacityOfAddresses() {
+    let failures = FailedAttempts(limit: 2, window: .seconds(60), capacity: 8)
+    let start = ContinuousClock.now
+    for _ in 1...2 { failures.recordFailure("10.0.0.1", now: start) }
+    for network in 1...100 {
+      failures.recordFailure("2001:db8:\(String(network, radix: 16))::1", now: start)
+      #expect(failures.count <= 8)
+    }
+    #expect(failures.retryAfter("10.0.0.1", now: start + .seconds(1)) == 59)
+  }
+
   @Test func textRulesRefuseInvisibleAndControlCharacters() {
     #expect(TextRules.isPlain("Chloé 🎉"))
     // Joiners that emoji and scripts need stay allowed.

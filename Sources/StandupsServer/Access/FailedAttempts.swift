@@ -16,12 +16,19 @@ final class FailedAttempts: Sendable {
 
   let limit: Int
   let window: Duration
+  /// The addresses counted at most (memory: a caller with many IPv6 networks fails from a new
+  /// one each time).
+  let capacity: Int
   private let table = Mutex(Table())
 
-  init(limit: Int = 10, window: Duration = .seconds(60)) {
+  init(limit: Int = 10, window: Duration = .seconds(60), capacity: Int = 100_000) {
     self.limit = limit
     self.window = window
+    self.capacity = capacity
   }
+
+  /// How many addresses are being counted now.
+  var count: Int { table.withLock { $0.windows.count } }
 
   /// Whole seconds this address must wait before trying again, or nil.
   func retryAfter(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
@@ -51,9 +58,19 @@ final class FailedAttempts: Sendable {
       }
       if let entry = table.windows[key], now - entry.started < window {
         table.windows[key]?.failures += 1
-      } else {
-        table.windows[key] = Window(started: now, failures: 1)
+        return
       }
+      if table.windows.count >= capacity {
+        // NB: full: the expired go first, then every address not over its limit (forgetting
+        // a few failures of an address guessing from ever new ones lets it guess no faster);
+        // those waiting out their window stay.
+        table.windows = table.windows.filter { now - $0.value.started < window }
+        table.pruned = now
+        if table.windows.count >= capacity {
+          table.windows = table.windows.filter { $0.value.failures >= limit }
+        }
+      }
+      table.windows[key] = Window(started: now, failures: 1)
     }
   }
 
