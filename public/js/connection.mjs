@@ -19,7 +19,7 @@ export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENES
 }
 
 /**
- * Whether an opening that began at `openedAt` and has had no welcome yet is given up: after
+ * Whether an opening that began at `openedAt`, its handshake not finished, is given up: after
  * as long as a quiet connection is given in all (10 s, then 5 s for the answer). A network
  * that came back half-way (a laptop waking, a VPN half up) may swallow the opening handshake
  * without closing anything, and the browser would wait minutes before it said so.
@@ -116,11 +116,13 @@ export class RoomConnection {
     // NB: a socket closed already has told `lost` (a retry may be waiting): nothing to do.
     if (socket.readyState !== WebSocket.OPEN && socket.readyState !== WebSocket.CONNECTING) return;
     const now = performance.now();
-    if (!this.welcomed) {
+    // NB: only a handshake that never finished: once open, a welcome may be on its way (a
+    // large one, over a slow link), and the server is there.
+    if (socket.readyState === WebSocket.CONNECTING) {
       if (opening(now, this.heardAt) === "lost") this.giveUp(socket, "The server did not answer.", true);
       return;
     }
-    if (socket.readyState !== WebSocket.OPEN) return;
+    if (!this.welcomed) return;
     switch (liveness(now, this.heardAt, this.pingedAt)) {
       case "ping":
         this.pingedAt = now;

@@ -209,6 +209,12 @@ test("an opening the network swallows is given up and tried again, never taken f
     t.mock.timers.tick(20000);
   }
   assert.equal(sockets.length, 5);
+  // Once open, a welcome may be on its way (a large one, a slow link): it is waited for.
+  sockets.at(-1).readyState = WebSocket.OPEN;
+  now += 60000;
+  t.mock.timers.tick(1000);
+  assert.equal(sockets.length, 5);
+  assert.equal(sockets.at(-1).readyState, WebSocket.OPEN);
   // Nothing refused it: no health check, and the page goes on trying.
   assert.equal(asked, 0);
   assert.deepEqual(gone, []);
