@@ -70,10 +70,13 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     // NB: a node that froze or vanished inside a transaction must not hold its row locks for
     // ever: PostgreSQL ends such a session after 5 s, and a write waits at most 10 s for a
     // lock (then fails: `storage_unavailable`) rather than stalling its room without an answer.
+    // No statement runs past 12 s, so that one the node gave up on (`PostgresStorage.deadline`,
+    // 15 s) does not go on working in the database (migrations lift it).
     configuration.options.additionalStartupParameters = [
       ("application_name", "standups"),
       ("idle_in_transaction_session_timeout", "5s"),
       ("lock_timeout", "10s"),
+      ("statement_timeout", "12s"),
     ]
     return configuration
   }

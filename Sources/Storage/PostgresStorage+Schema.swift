@@ -107,6 +107,8 @@ extension PostgresStorage {
   /// starting together take turns (a transaction-scoped advisory lock).
   func migrate() async throws {
     try await client.withTransaction(logger: logger) { connection in
+      // NB: a migration may take its time (an index on a large table).
+      try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
       try await connection.query(
         "SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
       try await connection.query(

@@ -2,6 +2,16 @@ import PostgresNIO
 import Synchronization
 
 extension PostgresStorage {
+  /// What to do when a write goes unanswered (`said`): in a cluster, end the node's session.
+  public func whenAWriteGoesUnanswered(_ handler: @escaping @Sendable () -> Void) {
+    unanswered.withLock { $0 = Unanswered(run: handler) }
+  }
+  // NB: in a class, as `ClockFence` is, for the same reason.
+  final class Unanswered: Sendable {
+    let run: @Sendable () -> Void
+    init(run: @escaping @Sendable () -> Void) { self.run = run }
+  }
+
   /// Runs `body`'s reads in one read-only transaction that sees the database as it was at its
   /// first read: never part of one save and part of the next, which a reading of several
   /// statements beside a writer (another node's lobby, while a room saves) would otherwise.
@@ -36,10 +46,9 @@ extension PostgresStorage {
     }
   }
 
-  /// `body`'s answer, or a `StorageError` once `limit` has passed without one. `body` is then
+  /// `body`'s answer, or `NoAnswer` once `limit` has passed without one. `body` is then
   /// cancelled, but not waited for: a query on a connection the network left half-open may
-  /// not end until TCP gives up. (What it was writing may still land then, as any write whose
-  /// connection was lost during its commit.)
+  /// not end until TCP gives up (what it was writing may still land: `said` says what then).
   static func withTimeout<T: Sendable>(
     _ limit: Duration, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
@@ -53,14 +62,21 @@ extension PostgresStorage {
     }
   }
 
-  /// A call and its deadline: whichever ends first answers.
+  /// A call the database did not answer in time.
+  struct NoAnswer: Error {
+    var limit: Duration
+  }
+
+  /// A call and its deadline: whichever ends first answers, once.
   private final class Race<T: Sendable>: Sendable {
-    private let state = Mutex<
-      (
-        answer: CheckedContinuation<T, any Error>?, work: Task<Void, Never>?,
-        timer: Task<Void, Never>?
-      )
-    >((nil, nil, nil))
+    private struct State {
+      var answer: CheckedContinuation<T, any Error>?
+      var work: Task<Void, Never>?
+      var timer: Task<Void, Never>?
+      /// The caller was cancelled (maybe before the work began).
+      var cancelled = false
+    }
+    private let state = Mutex(State())
 
     func start(
       _ answer: CheckedContinuation<T, any Error>, within limit: Duration,
@@ -75,11 +91,15 @@ extension PostgresStorage {
       let timer = Task {
         try? await Task.sleep(for: limit)
         guard !Task.isCancelled else { return }
-        self.finish(
-          with: .failure(StorageError("the database did not answer within \(limit)")),
-          timedOut: true)
+        self.finish(with: .failure(NoAnswer(limit: limit)), timedOut: true)
       }
-      state.withLock { ($0.work, $0.timer) = (work, timer) }
+      // NB: the work may have answered, or the caller been cancelled, before they were kept.
+      let (cancelled, answered) = state.withLock { state in
+        (state.work, state.timer) = (work, timer)
+        return (state.cancelled, state.answer == nil)
+      }
+      if cancelled { work.cancel() }
+      if answered { timer.cancel() }
     }
 
     /// Answers once: with the call's result (the timer goes), or its deadline's (the call is
@@ -94,6 +114,12 @@ extension PostgresStorage {
       answer.resume(with: result)
     }
 
-    func cancel() { state.withLock { $0.work }?.cancel() }
+    func cancel() {
+      let work = state.withLock { state in
+        state.cancelled = true
+        return state.work
+      }
+      work?.cancel()
+    }
   }
 }

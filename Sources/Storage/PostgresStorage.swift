@@ -29,6 +29,7 @@ public final class PostgresStorage: Sendable {
 
   /// What a standup's writes tell the other nodes (`announceWrites`).
   let announcer = Mutex<Announcer?>(nil)
+  let unanswered = Mutex<Unanswered?>(nil)
   public let logger: Logger
   let clock: @Sendable () -> Date
   /// How long a call to the database may take before it is given up (`said`): longer than a
@@ -92,14 +93,25 @@ public final class PostgresStorage: Sendable {
 
   /// Runs `body`, turning a postgres-nio error into one that says what PostgreSQL said (theirs
   /// print a generic text, for fear of leaking a query's values into logs), and giving it up
-  /// after `deadline`.
-  public func said<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws
-    -> T
-  {
+  /// after `deadline`. A `write` given up may still land (its connection half-open, its
+  /// commit on its way): the node's session ends (`whenAWriteGoesUnanswered`), so its rooms
+  /// close and open again — here or on another node — only once the database has settled it
+  /// (`waitForWritesUnderWay`), never going on as if it had not happened.
+  public func said<T: Sendable>(
+    write: Bool = false, _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
     do {
       return try await Self.withTimeout(deadline, body)
     } catch let error as PSQLError {
       throw StorageError(Self.describe(error))
+    } catch let error as NoAnswer {
+      guard write else {
+        throw StorageError("the database did not answer within \(error.limit)")
+      }
+      unanswered.withLock { $0 }?.run()
+      throw StorageError(
+        "the database did not answer within \(error.limit): whether it was saved will be known "
+          + "once the room opens again")
     }
   }
 
@@ -344,32 +356,36 @@ public final class PostgresStorage: Sendable {
     StorageClient(
       load: { try await self.said { try await self.load() } },
       loadStandup: { id in try await self.said { try await self.loadStandup(id) } },
-      save: { standup in try await self.said { try await self.save(standup) } },
+      save: { standup in try await self.said(write: true) { try await self.save(standup) } },
       saveKeepingDraft: { standup, draft in
-        try await self.said { try await self.save(standup, keeping: draft) }
+        try await self.said(write: true) { try await self.save(standup, keeping: draft) }
       },
       saveMeetingNotes: { id, meeting in
-        try await self.said { try await self.saveMeetingNotes(id, meeting) }
+        try await self.said(write: true) { try await self.saveMeetingNotes(id, meeting) }
       },
       loadMeetings: { id, offset, limit in
         try await self.said { try await self.loadMeetings(id, offset: offset, limit: limit) }
       },
-      delete: { id in try await self.said { try await self.delete(id) } },
+      delete: { id in try await self.said(write: true) { try await self.delete(id) } },
       loadCheckpoints: { try await self.said { try await self.loadCheckpoints() } },
       loadCheckpoint: { id in try await self.said { try await self.loadCheckpoint(id) } },
       saveCheckpoint: { id, checkpoint in
-        try await self.said { try await self.saveCheckpoint(id, checkpoint) }
+        try await self.said(write: true) { try await self.saveCheckpoint(id, checkpoint) }
       },
       loadDraft: { id in try await self.said { try await self.loadDraft(id) } },
-      saveDraft: { id, draft in try await self.said { try await self.saveDraft(id, draft) } },
+      saveDraft: { id, draft in
+        try await self.said(write: true) { try await self.saveDraft(id, draft) }
+      },
       reserveVersions: { room, count in
-        try await self.said { try await self.reserveVersions(room, count) }
+        try await self.said(write: true) { try await self.reserveVersions(room, count) }
       },
       returnVersions: { room, next, end in
-        try await self.said { try await self.returnVersions(room, next: next, end: end) }
+        try await self.said(write: true) {
+          try await self.returnVersions(room, next: next, end: end)
+        }
       },
       saveMeetingClocks: { clocks in
-        try await self.said { try await self.saveMeetingClocks(clocks) }
+        try await self.said(write: true) { try await self.saveMeetingClocks(clocks) }
       },
       probe: { try await self.said { try await self.probe() } })
   }

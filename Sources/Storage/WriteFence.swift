@@ -91,23 +91,30 @@ extension PostgresStorage {
       return fence
     }
     client.save = { standup in
-      try await self.said { try await self.save(standup, fence: try required()) }
+      try await self.said(write: true) { try await self.save(standup, fence: try required()) }
     }
     client.saveKeepingDraft = { standup, draft in
-      try await self.said { try await self.save(standup, keeping: draft, fence: try required()) }
+      try await self.said(write: true) {
+        try await self.save(standup, keeping: draft, fence: try required())
+      }
     }
     client.saveMeetingNotes = { id, meeting in
-      try await self.said { try await self.saveMeetingNotes(id, meeting, fence: try required()) }
+      try await self.said(write: true) {
+        try await self.saveMeetingNotes(id, meeting, fence: try required())
+      }
     }
-    client.delete = { id in try await self.said { try await self.delete(id, fence: try required()) }
+    client.delete = { id in
+      try await self.said(write: true) { try await self.delete(id, fence: try required()) }
     }
     client.saveCheckpoint = { id, checkpoint in
-      try await self.said {
+      try await self.said(write: true) {
         try await self.saveCheckpoint(id, checkpoint, fence: try required())
       }
     }
     client.saveDraft = { id, draft in
-      try await self.said { try await self.saveDraft(id, draft, fence: try required()) }
+      try await self.said(write: true) {
+        try await self.saveDraft(id, draft, fence: try required())
+      }
     }
     return client
   }

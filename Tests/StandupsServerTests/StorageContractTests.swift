@@ -210,6 +210,42 @@ struct WriteFenceTests {
     #expect(heard.withLock { $0 } == [held, left])
   }
 
+  /// A write the database does not answer in time may still land: the node's session ends,
+  /// so that its rooms close and open again from what the database settles, rather than go
+  /// on as if it had failed.
+  @Test func aWriteLeftUnansweredEndsTheNodesSession() async throws {
+    guard let (_, _, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    let hasty = try await PostgresStorage(
+      url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
+    defer { hasty.close() }
+    let node = NodeSession(storage: hasty, logger: Logger(label: "test"))
+    let lost = Mutex(0)
+    node.attach(lost: { lost.withLock { $0 += 1 } }, heard: { _ in }, listening: {})
+    try await node.start()
+    defer { Task { await node.stop() } }
+    try await hasty.storageClient.save(.design)
+    let hold = try #require(await node.acquire(Standup.design.id))
+    let room = hasty.roomClient { node.writeFence(hold) }
+    let blocker = try await PostgresConnection.connect(
+      configuration: try storage.url.connectionConfiguration(), id: 9,
+      logger: Logger(label: "test"))
+    try await blocker.query("BEGIN")
+    try await blocker.query("LOCK TABLE draft IN ACCESS EXCLUSIVE MODE")
+    await #expect(throws: StorageError.self) {
+      try await room.saveDraft(
+        Standup.design.id,
+        StandupDraft(
+          standupID: Standup.design.id, title: "Typed", durationSeconds: 300, theme: .bubblegum,
+          attendees: []))
+    }
+    try await eventually("The session went on.") { lost.withLock { $0 } == 1 }
+    #expect(!node.holds(hold))
+    try await blocker.query("ROLLBACK")
+    try await blocker.close()
+  }
+
   /// The other nodes hear of a standup saved or deleted from the write's own transaction: of
   /// each write that committed, even if its node died the moment after, and of none that did
   /// not.

@@ -5,6 +5,7 @@ import Logging
 import PostgresNIO
 import StandupsFeatures
 import Storage
+import Synchronization
 import Testing
 
 /// What every storage keeps, the same way: in memory, SQLite and PostgreSQL.
@@ -103,12 +104,23 @@ struct StorageContractTests {
     }
     var renamed = Standup.design
     renamed.title = "Renamed"
+    let told = Mutex(0)
+    hasty.whenAWriteGoesUnanswered { told.withLock { $0 += 1 } }
+    // A reading given up changes nothing: it is only said.
     await #expect {
-      try await hasty.storageClient.save(renamed)
+      _ = try await hasty.storageClient.loadStandup(renamed.id)
     } throws: { error in
       // NB: not the lock's own timeout (10 s): the deadline's.
       "\(error)".contains("did not answer within 1")
     }
+    #expect(told.withLock { $0 } == 0)
+    // A write given up may still land: whoever runs the rooms is told (a node ends its session).
+    await #expect {
+      try await hasty.storageClient.save(renamed)
+    } throws: { error in
+      "\(error)".contains("did not answer within 1") && "\(error)".contains("whether it was saved")
+    }
+    #expect(told.withLock { $0 } == 1)
     try await blocker.query("ROLLBACK")
     try await blocker.close()
     try await hasty.storageClient.save(renamed)

@@ -86,6 +86,11 @@ final class NodeSession: Sendable {
       guard let self, self.isConnected else { return nil }
       return self.pid
     }
+    // NB: a write whose outcome is unknown (it may still land) must not leave a room going on
+    // as if it had failed: every room closes, and opens again once the database settled it.
+    storage.whenAWriteGoesUnanswered { [weak self] in
+      self?.abandon(because: "a write went unanswered, so whether it landed is not known yet")
+    }
     try await connect()
     let keeping = Task { [self] in await keep() }
     let watching = Task { [self] in await watch() }
@@ -216,6 +221,12 @@ final class NodeSession: Sendable {
       }
       if let connection { end(connection, because: "no answer for \(Self.trust)") }
     }
+  }
+
+  /// Ends the session now, if there is one.
+  func abandon(because reason: String) {
+    guard let connection = state.withLock({ $0.connection }) else { return }
+    end(connection, because: reason)
   }
 
   private func end(_ connection: PostgresConnection, because reason: String) {
