@@ -54,3 +54,30 @@ public func throwawayDatabase(prefix: String) async throws -> PostgresStorage? {
   url.database = name
   return try await PostgresStorage(url: url, logger: Logger(label: "test"))
 }
+
+/// Runs `body` while another session holds `table` locked (`ACCESS EXCLUSIVE`), as a database
+/// that does not answer would be for every query of that table. The lock goes, and that
+/// session with it, however `body` ends.
+public func whileLocked<T>(
+  _ table: String, in url: DatabaseURL, _ body: () async throws -> T
+) async throws -> T {
+  let logger = Logger(label: "test")
+  let blocker = try await PostgresConnection.connect(
+    configuration: try url.connectionConfiguration(), id: 9, logger: logger)
+  do {
+    try await blocker.query("BEGIN", logger: logger)
+    try await blocker.query(
+      PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"), logger: logger)
+    // NB: a query's rows come once the statements before it on the connection have run: the
+    // lock is held from here on.
+    for try await _ in try await blocker.query("SELECT 1", logger: logger).decode(Int.self) {}
+    let result = try await body()
+    try await blocker.query("ROLLBACK", logger: logger)
+    try await blocker.close()
+    return result
+  } catch {
+    // NB: postgres-nio asserts that no connection goes unclosed.
+    try? await blocker.close()
+    throw error
+  }
+}

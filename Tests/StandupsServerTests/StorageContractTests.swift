@@ -228,22 +228,17 @@ struct WriteFenceTests {
     try await hasty.storageClient.save(.design)
     let hold = try #require(await node.acquire(Standup.design.id))
     let room = hasty.roomClient { node.writeFence(hold) }
-    let blocker = try await PostgresConnection.connect(
-      configuration: try storage.url.connectionConfiguration(), id: 9,
-      logger: Logger(label: "test"))
-    try await blocker.query("BEGIN")
-    try await blocker.query("LOCK TABLE draft IN ACCESS EXCLUSIVE MODE")
-    await #expect(throws: StorageError.self) {
-      try await room.saveDraft(
-        Standup.design.id,
-        StandupDraft(
-          standupID: Standup.design.id, title: "Typed", durationSeconds: 300, theme: .bubblegum,
-          attendees: []))
+    try await whileLocked("draft", in: storage.url) {
+      await #expect(throws: StorageError.self) {
+        try await room.saveDraft(
+          Standup.design.id,
+          StandupDraft(
+            standupID: Standup.design.id, title: "Typed", durationSeconds: 300, theme: .bubblegum,
+            attendees: []))
+      }
+      try await eventually("The session went on.") { lost.withLock { $0 } == 1 }
     }
-    try await eventually("The session went on.") { lost.withLock { $0 } == 1 }
     #expect(!node.holds(hold))
-    try await blocker.query("ROLLBACK")
-    try await blocker.close()
   }
 
   /// The other nodes hear of a standup saved or deleted from the write's own transaction: of

@@ -2,7 +2,6 @@ import Fixtures
 import Foundation
 import IdentifiedCollections
 import Logging
-import PostgresNIO
 import StandupsFeatures
 import Storage
 import Synchronization
@@ -85,44 +84,28 @@ struct StorageContractTests {
       url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
     defer { hasty.close() }
     try await hasty.storageClient.save(.design)
-    let blocker = try await PostgresConnection.connect(
-      configuration: try storage.url.connectionConfiguration(), id: 9, logger: Logger(label: "test")
-    )
-    try await blocker.query("BEGIN")
-    try await blocker.query("LOCK TABLE standup IN ACCESS EXCLUSIVE MODE")
-    try await eventually("The table was not locked.") {
-      var locks = 0
-      for try await count in try await storage.client.query(
-        """
-        SELECT count(*)::bigint FROM pg_locks
-        WHERE relation = 'standup'::regclass AND mode = 'AccessExclusiveLock' AND granted
-        """
-      ).decode(Int.self) {
-        locks = count
-      }
-      return locks == 1
-    }
     var renamed = Standup.design
     renamed.title = "Renamed"
     let told = Mutex(0)
     hasty.whenAWriteGoesUnanswered { told.withLock { $0 += 1 } }
-    // A reading given up changes nothing: it is only said.
-    await #expect {
-      _ = try await hasty.storageClient.loadStandup(renamed.id)
-    } throws: { error in
-      // NB: not the lock's own timeout (10 s): the deadline's.
-      "\(error)".contains("did not answer within 1")
+    try await whileLocked("standup", in: storage.url) {
+      // A reading given up changes nothing: it is only said.
+      await #expect {
+        _ = try await hasty.storageClient.loadStandup(renamed.id)
+      } throws: { error in
+        // NB: not the lock's own timeout (10 s): the deadline's.
+        "\(error)".contains("did not answer within 1")
+      }
+      #expect(told.withLock { $0 } == 0)
+      // A write given up may still land: whoever runs the rooms is told (a node ends its session).
+      await #expect {
+        try await hasty.storageClient.save(renamed)
+      } throws: { error in
+        "\(error)".contains("did not answer within 1")
+          && "\(error)".contains("whether it was saved")
+      }
+      #expect(told.withLock { $0 } == 1)
     }
-    #expect(told.withLock { $0 } == 0)
-    // A write given up may still land: whoever runs the rooms is told (a node ends its session).
-    await #expect {
-      try await hasty.storageClient.save(renamed)
-    } throws: { error in
-      "\(error)".contains("did not answer within 1") && "\(error)".contains("whether it was saved")
-    }
-    #expect(told.withLock { $0 } == 1)
-    try await blocker.query("ROLLBACK")
-    try await blocker.close()
     try await hasty.storageClient.save(renamed)
     #expect(try await hasty.storageClient.loadStandup(renamed.id)?.title == "Renamed")
   }
