@@ -11,25 +11,30 @@ extension PostgresStorage {
     // NB: when a room emptied is kept by the database's clock, and read as how long ago, on
     // this node's: the node that reads it back (another one, after a move) may keep another
     // time than the one that wrote it, and someone back after 5 s must find the meeting going
-    // on by itself, not after 25 s nor never.
-    let now = clock()
-    var checkpoints: [MeetingCheckpoint] = []
+    // on by itself, not after 25 s nor never. (Both clocks read as the row is: the database's
+    // as the statement runs, not as its transaction began; this node's once the rows are here,
+    // not before a pooled connection was free.)
+    var checkpoints: [(MeetingCheckpoint, emptiedAgo: Double?)] = []
     for try await row in try await client.query(
       """
       SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
-        seconds_run, paused_because, EXTRACT(EPOCH FROM now() - emptied_at)::float8
+        seconds_run, paused_because, EXTRACT(EPOCH FROM clock_timestamp() - emptied_at)::float8
       FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
       """, logger: logger
     ).decode(CheckpointRow.self) {
-      checkpoints.append(
-        MeetingCheckpoint(
-          standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
-          transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
-          present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
-          pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:)),
-          emptiedAt: row.9.map { now.addingTimeInterval(-$0) }))
+      let checkpoint = MeetingCheckpoint(
+        standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
+        transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
+        present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
+        pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:)))
+      checkpoints.append((checkpoint, row.9))
     }
-    return checkpoints
+    let now = clock()
+    return checkpoints.map { checkpoint, ago in
+      var checkpoint = checkpoint
+      checkpoint.emptiedAt = ago.map { now.addingTimeInterval(-$0) }
+      return checkpoint
+    }
   }
 
   public func loadCheckpoints() async throws -> [MeetingCheckpoint] { try await checkpoints() }
@@ -50,9 +55,10 @@ extension PostgresStorage {
     }
     let notes = try Self.json(checkpoint.notes)
     let present = try Self.json(checkpoint.present)
-    let emptiedAgo = checkpoint.emptiedAt.map { clock().timeIntervalSince($0) }
     // NB: only for a standup that still exists (a delete may have won the race).
     try await write(fence) { connection in
+      // NB: how long ago by this node's clock now, as the row is written by the database's.
+      let emptiedAgo = checkpoint.emptiedAt.map { clock().timeIntervalSince($0) }
       try await connection.query(
         """
         INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
@@ -60,7 +66,7 @@ extension PostgresStorage {
         SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
           \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
           \(checkpoint.pausedBecause?.rawValue)::text,
-          now() - make_interval(secs => \(emptiedAgo)::float8)
+          clock_timestamp() - make_interval(secs => \(emptiedAgo)::float8)
         WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
         ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
           seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
