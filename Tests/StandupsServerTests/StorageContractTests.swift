@@ -109,10 +109,13 @@ struct DatabaseReachTests {
 /// cut off) writes nothing for the room on waking, whatever it had queued.
 @Suite(.serialized)
 struct WriteFenceTests {
+  /// A fresh PostgreSQL database's storage; nil when no PostgreSQL is here.
+  static func database() async throws -> PostgresStorage? {
+    try await StorageKind.postgres.make()?.keep as? PostgresStorage
+  }
+
   @Test func aNodeThatLostTheRoomsLockWritesNothingForIt() async throws {
-    guard let (_, _, keep) = try await StorageKind.postgres.make(),
-      let storage = keep as? PostgresStorage
-    else { return }
+    guard let storage = try await Self.database() else { return }
     let first = NodeSession(storage: storage, logger: Logger(label: "test"))
     let second = NodeSession(storage: storage, logger: Logger(label: "test"))
     try await first.start()
@@ -179,9 +182,7 @@ struct WriteFenceTests {
   /// sent (the database was away while it waited, and the room moved), is not sent: it would
   /// show the room's people as they were here, over what the room's new node said.
   @Test func aNodeSaysWhoIsInARoomOnlyWhileItHoldsIt() async throws {
-    guard let (_, _, keep) = try await StorageKind.postgres.make(),
-      let storage = keep as? PostgresStorage
-    else { return }
+    guard let storage = try await Self.database() else { return }
     let speaker = NodeSession(storage: storage, logger: Logger(label: "test"))
     let listener = NodeSession(storage: storage, logger: Logger(label: "test"))
     let heard = Mutex<[UUID]>([])
@@ -214,9 +215,7 @@ struct WriteFenceTests {
   /// so that its rooms close and open again from what the database settles, rather than go
   /// on as if it had failed.
   @Test func aWriteLeftUnansweredEndsTheNodesSession() async throws {
-    guard let (_, _, keep) = try await StorageKind.postgres.make(),
-      let storage = keep as? PostgresStorage
-    else { return }
+    guard let storage = try await Self.database() else { return }
     let hasty = try await PostgresStorage(
       url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
     defer { hasty.close() }
@@ -245,9 +244,7 @@ struct WriteFenceTests {
   /// each write that committed, even if its node died the moment after, and of none that did
   /// not.
   @Test func aStandupsWritesAreToldInTheirOwnTransactions() async throws {
-    guard let (_, _, keep) = try await StorageKind.postgres.make(),
-      let storage = keep as? PostgresStorage
-    else { return }
+    guard let storage = try await Self.database() else { return }
     let node = NodeSession(storage: storage, logger: Logger(label: "test"))
     let heard = Mutex<[NodeSession.Notice]>([])
     node.attach(
