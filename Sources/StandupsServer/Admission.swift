@@ -6,15 +6,17 @@ import WebSocketTransport
 public struct ServerLimits: Sendable, Equatable {
   /// Addresses of proxies (HAProxy) whose `X-Forwarded-For` names the client: the per-address
   /// limits count the client, not the proxy. Nobody else's header is believed.
-  public var trustedProxies: Set<String> = []
+  public var trustedProxies: Set<String> = [] {
+    didSet { trusted = Set(trustedProxies.map { Self.canonicalAddress($0) ?? $0 }) }
+  }
+  /// `trustedProxies`, each in one spelling (`canonicalAddress`), once.
+  private var trusted: Set<String> = []
 
   /// Whether `address` is one of `trustedProxies`, however either is spelled (`::1` and
   /// `0:0:0:0:0:0:0:1`, `10.0.0.5` and `::ffff:10.0.0.5`): a proxy not recognised would
   /// count every client as itself, so that one caller's failed guesses lock out everyone.
   public func trusts(_ address: String) -> Bool {
-    guard !trustedProxies.isEmpty else { return false }
-    let address = Self.canonicalAddress(address) ?? address
-    return trustedProxies.contains { (Self.canonicalAddress($0) ?? $0) == address }
+    !trusted.isEmpty && trusted.contains(Self.canonicalAddress(address) ?? address)
   }
 
   /// An IP address in one spelling (an IPv4-mapped IPv6 address as its IPv4 address); nil if
