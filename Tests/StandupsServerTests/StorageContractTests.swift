@@ -240,6 +240,32 @@ struct WriteFenceTests {
     #expect(!node.holds(hold))
   }
 
+  /// A notice this node cannot read (a node of another version, someone else on the channel)
+  /// is ignored, and said in the log once, not once per notice; the next readable one is heard.
+  @Test func aNoticeThatCannotBeReadIsLoggedOnceAndSkipped() async throws {
+    guard let storage = try await Self.database() else { return }
+    let log = LogLines()
+    let node = NodeSession(storage: storage, logger: log.logger)
+    let heard = Mutex<[NodeSession.Notice]>([])
+    node.attach(
+      lost: {}, heard: { notice in heard.withLock { $0.append(notice) } }, listening: {})
+    try await node.start()
+    defer { Task { await node.stop() } }
+    let readable = NodeSession.Notice(
+      node: "another", kind: .changed, standup: Standup.design.id
+    ).text
+    for text in [#"{"kind":"from the future"}"#, "not even JSON", readable] {
+      try await storage.client.query("SELECT pg_notify(\(NodeSession.channel), \(text))")
+    }
+    try await eventually("The readable notice was not heard.") {
+      heard.withLock { $0.count } == 1
+    }
+    #expect(heard.withLock { $0.first?.standup } == Standup.design.id)
+    let said = log.all.filter { $0.contains("could not be read") }
+    #expect(said.count == 1)
+    #expect(said.first?.contains("from the future") == true)
+  }
+
   /// The other nodes hear of a standup saved or deleted from the write's own transaction: of
   /// each write that committed, even if its node died the moment after, and of none that did
   /// not.

@@ -151,12 +151,23 @@ final class NodeSession: Sendable {
         // node must hear each answer (they are read after `listening` returns).
         publish(Notice(node: nodeID, kind: .hello, pid: pid))
         await handlers.withLock { $0.listening }()
+        var unreadable = 0
         for try await notification in notifications {
-          guard
-            let notice = try? JSONDecoder().decode(
-              Notice.self, from: Data(notification.payload.utf8)),
-            notice.node != nodeID
-          else { continue }
+          let notice: Notice
+          do {
+            notice = try JSONDecoder().decode(Notice.self, from: Data(notification.payload.utf8))
+          } catch {
+            // NB: a node of another version, or someone else on the channel: said once per
+            // session, so that a mixed cluster shows in the log without flooding it.
+            unreadable += 1
+            if unreadable == 1 {
+              logger.warning(
+                "A notice on the '\(Self.channel)' channel could not be read, and is ignored (further ones this session are not logged): \(notification.payload.prefix(200))"
+              )
+            }
+            continue
+          }
+          guard notice.node != nodeID else { continue }
           await heard(notice)
         }
       }
