@@ -183,10 +183,13 @@ struct StandupRoomFeature: RoomFeature {
   /// A room with a meeting or an undo window stays (its meeting ticks again once resumed, its
   /// undo can still be used); an open form does not keep it: its draft is saved, and the
   /// room opens with it again. A cluster's room goes once empty: its meeting is saved too,
-  /// and opens again on the next node. An alert (a bot asked to delete over HTTP) keeps the
-  /// room everywhere: it is not saved, and the bot's next request answers it.
+  /// and opens again on the next node — but for a meeting that runs with nobody in the room
+  /// (a bot started it over HTTP), which keeps running there until someone ends or pauses it,
+  /// as on a single server. An alert (a bot asked to delete over HTTP) keeps the room
+  /// everywhere: it is not saved, and the bot's next request answers it.
   func isIdle(_ state: Room.State) -> Bool {
     if case .alert = state.destination { return false }
+    if let meeting = state.meeting, !meeting.isPaused { return false }
     return releasesWhenEmpty || (state.meeting == nil && state.undo == nil)
   }
 

@@ -855,6 +855,39 @@ def test_the_http_api_serves_a_standup_this_node_has_not_heard_of(cluster):
     assert call_status(call, "/api/rooms/5eed0000-0000-4000-8000-00000000dead/meetings") == 404
 
 
+def test_a_meeting_a_bot_starts_in_an_empty_room_keeps_running(cluster):
+    """BOTS.md: a meeting a bot starts over HTTP in an empty room keeps running until someone
+    ends it — in a cluster too: its node keeps the room (and its lock) while it ticks, rather
+    than let it go the moment the request is answered, frozen and shown as running."""
+    standup = asyncio.run(create_standup(cluster.url, "Started by a bot"))
+    added = cluster.command("bots", "add", "Starter", "--can", "admin")
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip().splitlines()[-1]
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def call(path, body=None):
+        request = urllib.request.Request(
+            f"{cluster.url}{path}", headers=headers,
+            data=json.dumps(body).encode() if body is not None else None)
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.loads(answer.read().decode())
+
+    # NB: every node re-reads the bots within a second.
+    time.sleep(1.5)
+    held = advisory_locks(cluster)
+    call(f"/api/rooms/{standup}/actions", {"type": "startMeetingButtonTapped"})
+    wait_until(lambda: call(f"/api/rooms/{standup}")["state"]["meeting"]["secondsElapsed"] >= 2,
+               timeout=10, what="the bot's meeting to tick with nobody in the room")
+    meeting = call(f"/api/rooms/{standup}")["state"]["meeting"]
+    assert meeting["isPaused"] is False and meeting["pausedBecause"] is None, meeting
+    assert advisory_locks(cluster) == held + 1
+    # Ended, the room has nothing to keep it: it goes, with its lock.
+    call(f"/api/rooms/{standup}/actions", {"type": "meeting.endMeetingButtonTapped"})
+    call(f"/api/rooms/{standup}/actions", {"type": "meeting.alert.saveAndEnd"})
+    wait_until(lambda: advisory_locks(cluster) == held, timeout=10, what="the room to let its lock go")
+    assert call(f"/api/rooms/{standup}")["state"]["meeting"] is None
+
+
 def call_status(call, path):
     try:
         return call(path)[0]
