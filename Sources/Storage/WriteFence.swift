@@ -79,7 +79,12 @@ extension PostgresStorage {
   /// this; one statement is one transaction, which lets the barrier go as it ends.
   public func waitForWritesUnderWay(_ key: Int64) async throws {
     let (first, second) = WriteFence.barrier(key)
-    try await client.query("SELECT pg_advisory_xact_lock(\(first), \(second))", logger: logger)
+    // NB: within the deadline, as every call: a pooled connection gone half-open would hold
+    // the room's lock, and the room, until TCP gave up.
+    try await said {
+      try await self.client.query(
+        "SELECT pg_advisory_xact_lock(\(first), \(second))", logger: self.logger)
+    }
   }
 
   /// The storage a room of this node uses: its writes fenced by `fence` (nil: the room is not

@@ -61,13 +61,20 @@ public func throwawayDatabase(prefix: String) async throws -> PostgresStorage? {
 public func whileLocked<T>(
   _ table: String, in url: DatabaseURL, _ body: () async throws -> T
 ) async throws -> T {
+  try await whileHeld("LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE", in: url, body)
+}
+
+/// Runs `body` while another session holds what `statement` takes, in a transaction of its own
+/// (a table's lock, an advisory lock): released, and that session closed, however `body` ends.
+public func whileHeld<T>(
+  _ statement: String, in url: DatabaseURL, _ body: () async throws -> T
+) async throws -> T {
   let logger = Logger(label: "test")
   let blocker = try await PostgresConnection.connect(
     configuration: try url.connectionConfiguration(), id: 9, logger: logger)
   do {
     try await blocker.query("BEGIN", logger: logger)
-    try await blocker.query(
-      PostgresQuery(unsafeSQL: "LOCK TABLE \(table) IN ACCESS EXCLUSIVE MODE"), logger: logger)
+    try await blocker.query(PostgresQuery(unsafeSQL: statement), logger: logger)
     // NB: a query's rows come once the statements before it on the connection have run: the
     // lock is held from here on.
     for try await _ in try await blocker.query("SELECT 1", logger: logger).decode(Int.self) {}

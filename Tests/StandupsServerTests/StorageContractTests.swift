@@ -240,6 +240,31 @@ struct WriteFenceTests {
     #expect(!node.holds(hold))
   }
 
+  /// A room whose last owner's writes do not end (a pooled connection gone half-open) is not
+  /// served while they might land: the wait for them is given up at the storage's deadline,
+  /// like every call, and the room's lock goes back — it is not held, unserved, until TCP
+  /// gives up.
+  @Test func aRoomWhoseLastWritesDoNotEndIsGivenUpAtTheDeadline() async throws {
+    guard let storage = try await Self.database() else { return }
+    let hasty = try await PostgresStorage(
+      url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
+    defer { hasty.close() }
+    let log = LogLines()
+    let node = NodeSession(storage: hasty, logger: log.logger)
+    try await node.start()
+    defer { Task { await node.stop() } }
+    let room = UUID()
+    let (first, second) = WriteFence.barrier(NodeSession.lockKey(room))
+    try await whileHeld("SELECT pg_advisory_xact_lock(\(first), \(second))", in: storage.url) {
+      #expect(await node.acquire(room) == nil)
+    }
+    #expect(
+      log.all.contains {
+        $0.contains("writes did not end in time: the database did not answer within")
+      })
+    #expect(await node.acquire(room) != nil)
+  }
+
   /// A notice this node cannot read (a node of another version, someone else on the channel)
   /// is ignored, and said in the log once, not once per notice; the next readable one is heard.
   @Test func aNoticeThatCannotBeReadIsLoggedOnceAndSkipped() async throws {

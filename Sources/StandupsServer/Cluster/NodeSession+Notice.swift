@@ -95,17 +95,18 @@ extension NodeSession {
       // is past.
       guard !notice.isPast(holding: holdsLock(of:)) else { continue }
       notice.pid = notice.pid ?? pid
-      var text = notice.text
       // NB: PostgreSQL takes payloads under 8000 bytes: a crowded room is sent without names.
-      if text.utf8.count > 7_000, notice.live != nil {
-        notice.live?.people = []
-        text = notice.text
-      }
-      // NB: tried a few times, in order (the notices after it wait); then `sayLostAgain`.
+      if notice.text.utf8.count > 7_000, notice.live != nil { notice.live?.people = [] }
+      let text = notice.text
+      // NB: tried a few times, in order (the notices after it wait); then `sayLostAgain`. Each
+      // try within the storage's deadline: a pooled connection gone half-open must not hold
+      // every notice after it.
       for attempt in 1...4 {
         do {
-          try await storage.client.query(
-            "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
+          try await storage.said { [storage, logger] in
+            try await storage.client.query(
+              "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
+          }
           break
         } catch {
           guard attempt < 4 else {
@@ -121,14 +122,16 @@ extension NodeSession {
 
   /// The backends of the nodes alive now (their sessions).
   func liveNodeSessions() async throws -> Set<Int32> {
-    var pids: Set<Int32> = []
-    for try await pid in try await storage.client.query(
-      "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node'",
-      logger: logger
-    ).decode(Int32.self) {
-      pids.insert(pid)
+    try await storage.said { [storage, logger] in
+      var pids: Set<Int32> = []
+      for try await pid in try await storage.client.query(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'standups-node'",
+        logger: logger
+      ).decode(Int32.self) {
+        pids.insert(pid)
+      }
+      return pids
     }
-    return pids
   }
 
   /// `'5000ms'`: a duration as a setting's literal (SET takes no bound parameters).
