@@ -88,3 +88,37 @@ def test_everything_works_from_the_keyboard(server, ana):
     assert ana.execute_script("return document.activeElement.classList.contains('room-title')")
     text_in(ana, ".room-title", "Keyboard")
     assert collect_console_errors(ana) == []
+
+
+def test_the_keyboard_stays_where_it_is_while_people_come_and_go(server, ana, ben):
+    """At standup time everyone arrives at once: each arrival changes the lobby and the room.
+    The keyboard stays on the lobby card it is on, and a past meeting opened in the room stays
+    open with the keyboard on it, while people come and go."""
+    from test_web_app import both_in_a_room, click, create_standup
+    room = both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    click(ana, ".end")
+    click(ana, ".end-alert .save")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    tab_to(ana, ".history summary")
+    press(ana, Keys.ENTER)
+    ana.execute_script("window.kept = document.activeElement")
+    ben.get(server)
+    text_in(ana, ".presence", "Ana (you)")
+    wait(ana, lambda d: "Ben" not in d.find_element(By.CSS_SELECTOR, ".presence").text)
+    ben.get(room)
+    text_in(ana, ".presence", "Ben")
+    assert ana.execute_script(
+        "return document.activeElement === window.kept && window.kept.isConnected"
+        " && window.kept.parentElement.open")
+    # In the lobby, on the room's card, with another card beside it: Ben leaves the room and
+    # comes back.
+    create_standup(ana, server)
+    tab_to(ana, f'.card[href="{room[room.index("#"):]}"]')
+    ana.execute_script("window.kept = document.activeElement")
+    ben.get(server)
+    wait(ana, lambda d: all("Ben" not in live.text for live in d.find_elements(By.CSS_SELECTOR, ".live")))
+    ben.get(room)
+    wait(ana, lambda d: any("Ben" in live.text for live in d.find_elements(By.CSS_SELECTOR, ".live")))
+    assert ana.execute_script("return document.activeElement === window.kept && window.kept.isConnected")
+    assert collect_console_errors(ana) == []

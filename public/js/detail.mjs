@@ -93,7 +93,7 @@ export const detail = {
     if (view.olderCount !== undefined && view.olderCount !== count) view.older = [];
     view.olderCount = count;
     const older = view.older ?? [];
-    app.querySelector(".history.older").innerHTML = older.map((meeting) => historyItem(meeting)).join("");
+    drawn(app.querySelector(".history.older"), older.map((meeting) => historyItem(meeting)).join(""));
     app.querySelector(".show-older").hidden = older.length >= (view.state?.standup.olderMeetingCount ?? 0);
   },
 
@@ -127,16 +127,16 @@ export const detail = {
       }
       view.ended = null;
     }
-    app.querySelector(".facts").innerHTML = `
+    drawn(app.querySelector(".facts"), `
       <div><dt>Length</dt><dd>${standup.duration / 60} min</dd></div>
       <div><dt>Theme</dt><dd><span class="theme-chip">${standup.theme}</span></dd></div>
-      <div><dt>Meetings</dt><dd>${standup.meetings.length + (standup.olderMeetingCount ?? 0)}</dd></div>`;
-    app.querySelector(".attendee-list").innerHTML = standup.attendees
-      .map((attendee) => `<li>${escapeHTML(attendee.name)}</li>`).join("");
+      <div><dt>Meetings</dt><dd>${standup.meetings.length + (standup.olderMeetingCount ?? 0)}</dd></div>`);
+    drawn(app.querySelector(".attendee-list"), standup.attendees
+      .map((attendee) => `<li>${escapeHTML(attendee.name)}</li>`).join(""));
     detail.renderOlder(view);
-    app.querySelector(".history").innerHTML = standup.meetings.length
+    drawn(app.querySelector(".history"), standup.meetings.length
       ? standup.meetings.map((meeting) => historyItem(meeting)).join("")
-      : `<li class="empty">No meetings yet.</li>`;
+      : `<li class="empty">No meetings yet.</li>`);
     // NB: nothing to download before the first meeting is saved.
     app.querySelector(".export").hidden = standup.meetings.length === 0;
     const alert = app.querySelector(".delete-alert");
@@ -176,6 +176,15 @@ function showOnceNotTyping(alert, asked, stillAsked) {
     delete alert.dataset.waiting;
     if (stillAsked() && !alert.open && alert.isConnected) alert.showModal();
   });
+}
+
+/** Draws `html` in `element` only if it is not what it shows already: a change elsewhere in
+ * the room (someone joining, an undo window ending) leaves a past meeting open, and the
+ * keyboard on it. */
+function drawn(element, html) {
+  if (element.drawnHTML === html) return;
+  element.innerHTML = html;
+  element.drawnHTML = html;
 }
 
 function keepDiscardedNote(view, text) {

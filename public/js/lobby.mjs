@@ -50,16 +50,38 @@ export async function showLobby(screen) {
 function renderLobby(state) {
   const cards = app.querySelector(".cards");
   if (!cards) return;
-  cards.innerHTML = state.standups.map((standup) => {
-    const live = standup.live
-      ? `<span class="live">● ${escapeHTML(whoIsHere(standup.live))}${meetingNote(standup.live)}</span>`
-      : "";
-    return `<li><a class="card" href="#/rooms/${standup.id}" style="${themeStyle(standup.theme)}">
-      <span class="card-title">${escapeHTML(standup.title)}</span>
-      <span class="card-meta">${standup.attendeeCount} ${standup.attendeeCount === 1 ? "attendee" : "attendees"} · ${standup.duration / 60} min</span>${live}
-    </a></li>`;
-  }).join("");
+  // NB: each card is kept, and changed in place only where it changed: the keyboard (and a
+  // screen reader's place) stays on a card while people come and go in any room.
+  const gone = new Map([...cards.children].map((item) => [item.dataset.id, item]));
+  state.standups.forEach((standup, index) => {
+    let item = gone.get(standup.id);
+    gone.delete(standup.id);
+    if (!item) {
+      item = document.createElement("li");
+      item.dataset.id = standup.id;
+      item.innerHTML = `<a class="card" href="#/rooms/${standup.id}"></a>`;
+    }
+    const card = item.firstElementChild;
+    const style = themeStyle(standup.theme);
+    if (card.getAttribute("style") !== style) card.setAttribute("style", style);
+    const inside = cardInside(standup);
+    if (card.drawnHTML !== inside) {
+      card.innerHTML = inside;
+      card.drawnHTML = inside;
+    }
+    if (cards.children[index] !== item) cards.insertBefore(item, cards.children[index] ?? null);
+  });
+  for (const item of gone.values()) item.remove();
   app.querySelector(".empty").hidden = state.standups.length > 0;
+}
+
+/** What a standup's card shows: its title, attendees and length, who is in its room. */
+function cardInside(standup) {
+  const live = standup.live
+    ? `<span class="live">● ${escapeHTML(whoIsHere(standup.live))}${meetingNote(standup.live)}</span>`
+    : "";
+  return `<span class="card-title">${escapeHTML(standup.title)}</span>
+      <span class="card-meta">${standup.attendeeCount} ${standup.attendeeCount === 1 ? "attendee" : "attendees"} · ${standup.duration / 60} min</span>${live}`;
 }
 
 function keptNewStandup() {
