@@ -412,7 +412,8 @@ def test_toasts_that_hold_typing_are_never_pushed_out_by_others(server, ana):
           toast('another notice');
           keepSaying('kept: five', { kind: 'unsent' });
           keepSaying('kept: six', { kind: 'unsent' });
-          done([...document.querySelectorAll('#toasts .toast')].map((item) => item.textContent));
+          // NB: what each says (one that holds typing has a Dismiss after it).
+          done([...document.querySelectorAll('#toasts .toast')].map((item) => item.firstChild.textContent));
         });""")
     assert shown == ["kept: one", "kept: two", "kept: three", "kept: four", "another notice",
                      "kept: five", "kept: six"]
@@ -511,6 +512,21 @@ def test_someone_asking_to_delete_waits_for_a_late_note_being_typed(server, ana,
         return alert.matches(':modal') && alert.contains(document.activeElement);"""))
     text_in(ana, ".delete-alert .asked", "Ben asked to delete this standup.")
     click(ana, ".delete-alert .dismiss")
+    assert collect_console_errors(ana) == []
+
+
+def test_a_late_note_being_typed_when_the_standup_is_deleted_is_shown_on_the_deleted_page(server, ana, ben):
+    """Ben deletes the standup while Ana types a late note: the page that says it was deleted
+    shows what she had typed, which has nowhere else to go."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
+    wait(ana, EC.element_to_be_clickable((By.ID, "late-note"))).click()
+    ActionChains(ana).send_keys(Keys.END, " thought").perform()
+    click(ben, ".delete")
+    click(ben, ".delete-alert .confirm")
+    # Once the undo window is over (10 s), the room closes for good.
+    text_in(ana, "h1", "This standup was deleted.", timeout=20)
+    text_in(ana, ".typed-here",
+            "What you had typed here did not reach it: “Half a thought” (your note for a meeting that ended).")
     assert collect_console_errors(ana) == []
 
 
@@ -727,6 +743,38 @@ def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, b
              == ["Blob", "Blob Jr (QA)", "Blob Sr"])
     # Only the refusal of the held change's late arrival is not said: the notice said it.
     assert not any("Nothing is being edited" in toast for toast in toasts(ben))
+    assert collect_console_errors(ben) == []
+
+
+def test_typing_the_form_closed_under_can_be_put_back_from_another_screen(server, ana, ben):
+    """The notice holding Ben's typing has no time limit, and outlives its screen: from the
+    lobby, "Edit again with it" takes him back to the room and puts the typing in the form."""
+    room = both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    ben.execute_script(HOLD_TYPING)
+    name = ben.find_elements(By.CSS_SELECTOR, ".attendees input")[1]
+    name.send_keys(Keys.END, " (QA)")
+    wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
+    click(ana, ".save-edit")
+    toast_says(ben, "The form closed before your typing reached it: “Blob Jr (QA)” (Attendee 2 name).")
+    click(ben, ".back")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    # It stays until Ben dismisses it or uses it: no timer takes it down.
+    assert ben.execute_script(
+        "const item = document.querySelector('#toasts [data-holds-typing]');"
+        "return [item.querySelector('.dismiss').textContent, item.timer ?? null]") == ["Dismiss", None]
+    click(ben, ".toast .edit-again")
+    for driver in (ana, ben):
+        wait(driver, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+             == ["Blob", "Blob Jr (QA)", "Blob Sr"])
+    assert ben.current_url == room
+    wait(ben, lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts [data-holds-typing]"))
+    # Dismissed, a notice holding typing goes.
+    ben.execute_script("import('/js/toasts.mjs').then(({ keepSaying }) => keepSaying('Held: “x”.'))")
+    toast_says(ben, "Held: “x”.")
+    click(ben, "#toasts [data-holds-typing] .dismiss")
+    wait(ben, lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts [data-holds-typing]"))
     assert collect_console_errors(ben) == []
 
 
@@ -1047,6 +1095,72 @@ def test_typing_left_behind_while_offline_is_offered_when_back_in_the_room(serve
     assert "had not reached the room" not in ana.find_element(By.ID, "toasts").text
     assert [entry for entry in collect_console_errors(ana)
             if "WebSocket" not in entry["message"] and "Failed to load" not in entry["message"]] == []
+
+
+def test_typing_left_on_a_silent_network_is_offered_when_back_in_the_room(server, relay, ana):
+    """The network goes silent while Ana types in the edit form (the page still says Live),
+    and she goes back to the lobby: her change went nowhere, and is offered when she is back
+    in the room. Typing that did reach the room is not offered when she leaves again."""
+    from test_web_app import create_standup
+    room = create_standup(ana, server).replace(server, relay.url)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    relay.silence()
+    title.send_keys(Keys.END, " lost")
+    assert ana.find_element(By.ID, "status").text == "Live"
+    click(ana, ".back")
+    text_in(ana, "#status", "Live")
+    ana.get(room)
+    text_in(ana, "#toasts",
+            "Your typing had not reached the room when you left it: “Design lost” (Title).")
+    click(ana, "#toasts .edit-again")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    wait(ana, lambda d: title.get_attribute("value") == "Design lost")
+    assert "had not reached the room" not in ana.find_element(By.ID, "toasts").text
+    # Online, what is typed reaches the room as she leaves: nothing is offered on her return.
+    title.send_keys(" again")
+    click(ana, ".back")
+    text_in(ana, "#status", "Live")
+    ana.get(room)
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    wait(ana, lambda d: title.get_attribute("value") == "Design lost again")
+    assert "had not reached the room" not in ana.find_element(By.ID, "toasts").text
+
+
+def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered_for_it(server, ana, ben):
+    """Ana types a note and goes to the lobby without sending it; Ben ends and saves the meeting
+    meanwhile. Back in the room, her note is offered for the meeting saved, not left for the
+    next meeting's field. One typed in a meeting discarded meanwhile is said."""
+    room = both_in_a_room(server, ana, ben)
+    room_id = room.rsplit("/", 1)[-1]
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("typed before leaving")
+    click(ana, ".back")
+    text_in(ana, "#status", "Live")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    ana.get(room)
+    late = wait(ana, EC.visibility_of_element_located((By.ID, "late-note")))
+    assert late.get_attribute("value") == "typed before leaving"
+    click(ana, ".late-note .add")
+    ben.find_element(By.CSS_SELECTOR, ".history summary").click()
+    text_in(ben, ".history .notes", "Ana: typed before leaving")
+
+    click(ben, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("for a discarded one")
+    click(ana, ".back")
+    text_in(ana, "#status", "Live")
+    click(ben, ".end")
+    click(ben, ".end-alert .discard")
+    text_in(ben, ".undo-bar", "You discarded the meeting.")
+    ana.get(room)
+    toast_says(ana, "The meeting your note was for was discarded while you were away: “for a discarded one”.")
+    # Said, it is not left for the next meeting's field.
+    assert ana.execute_script(f"return sessionStorage.getItem('standups.note.{room_id}')") is None
+    assert collect_console_errors(ana) == []
 
 
 def test_the_new_standup_form_keeps_its_typing_through_a_reload_and_escape(server, ana):

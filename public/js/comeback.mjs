@@ -96,18 +96,38 @@ export function signedIn(storage = localStorage, now = Date.now()) {
   storage.setItem(SIGNED_IN_KEY, String(now));
 }
 
-/** Where a tab keeps the edit form's typing of a room it left (or was put away from) while
- * the connection was down: until that room is open in the tab again. */
+/** Where a tab keeps the edit form's typing of a room it left (or was put away from) that the
+ * room had not answered — never sent (offline, over a limit), or sent and its answer not
+ * heard (a connection may look open and be gone): until that room is open in the tab again. */
 const leftKey = (room) => `standups.left.${room}`;
 
-/** Keeps the edit form's typing in `typing` (`typingToKeep`) that its room never got, for the
- * next time the room is open in this tab; nothing if there is none. */
+/** Keeps the edit form's typing in `typing` (`typingToKeep`) that its room had not answered,
+ * for the next time the room is open in this tab; none, and none kept before, if there is none. */
 export function keepLeftTyping(typing, storage = sessionStorage) {
-  if (!typing?.room || !typing.unsent?.length) return;
-  storage.setItem(leftKey(typing.room), JSON.stringify(typing.unsent));
+  if (!typing?.room) return;
+  // NB: left with everything answered: what an earlier leaving kept is over too.
+  if (!typing.unsent?.length) storage.removeItem(leftKey(typing.room));
+  else storage.setItem(leftKey(typing.room), JSON.stringify(typing.unsent));
 }
 
-/** The typing kept when this tab left `room` offline, once (the next to ask gets null). */
+/**
+ * Of the edit form's typing kept when this tab left a room (`unsent`, its fields as
+ * `sayUnsentTyping` takes them), what the room does not hold now (`state`, as the page finds
+ * it on its return): typing that reached the draft, or the standup once saved, is not offered
+ * again. An attendee's name counts as held by that attendee; a new attendee's, by anyone's.
+ */
+export function whatTheRoomLacks(unsent, state) {
+  const holders = [state?.destination?.edit?.draft, state?.standup].filter(Boolean);
+  const holds = (standup, { path, value }) => {
+    if (path === "/attendees/new/name") return standup.attendees.some(({ name }) => name === value);
+    const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+    if (attendee) return standup.attendees.find(({ id }) => id === attendee)?.name === value;
+    return path === "/title" && standup.title === value;
+  };
+  return (unsent ?? []).filter((typing) => !holders.some((standup) => holds(standup, typing)));
+}
+
+/** The typing kept when this tab left `room`, once (the next to ask gets null). */
 export function takeLeftTyping(room, storage = sessionStorage) {
   const key = leftKey(room);
   try {

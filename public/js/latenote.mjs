@@ -2,7 +2,7 @@
 // ran out): offered for the meeting just saved (`history.noteSubmitted`), above whatever the
 // room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
 import { compositionGuard } from "./composing.mjs";
-import { app, keepSaying, toast } from "./shell.mjs";
+import { app, keepSaying, offerInToast, toast } from "./shell.mjs";
 
 /** Calls `then` once the person is done with the late note typed in `input`: it is added,
  * set aside or emptied, or the keyboard goes elsewhere than its form (or `beside`, the alert
@@ -117,7 +117,7 @@ function setAside(view, form) {
     item.remove();
     lateNote.offer(view, { meeting, speaker, text, typing: [text.length, text.length] });
   };
-  item.append(back);
+  offerInToast(item, back);
 }
 
 export const lateNote = {

@@ -5,6 +5,7 @@ import { compositionGuard } from "./composing.mjs";
 import { arcPath } from "./format.mjs";
 import { afterLateNote } from "./latenote.mjs";
 import { NotesAhead } from "./notesahead.mjs";
+import { keepNoteFor, noteDraftKey, notesAheadKey } from "./notekept.mjs";
 import { app, toast } from "./shell.mjs";
 import { activitySentence, meetingFacts, whoAsked } from "./views.mjs";
 
@@ -59,22 +60,10 @@ function showToggles() {
  * theme's arcs (navy, indigo) as on a light one's. */
 const progressLine = (d) => `<path d="${d}" class="progress-edge"/><path d="${d}" class="progress"/>`;
 
-/** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
-export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
-
-/** Where the notes the field holds ahead of the typing are kept (`NotesAhead`), for a reload. */
-const notesAheadKey = (roomID) => `standups.notesAhead.${roomID}`;
-
 function keepNotesAhead(view) {
   const { notes } = view.notesAhead;
   if (notes.length) sessionStorage.setItem(notesAheadKey(view.id), JSON.stringify(notes));
   else sessionStorage.removeItem(notesAheadKey(view.id));
-}
-
-/** The meeting's note is done with (the meeting ended): its kept copies go. */
-export function forgetNote(roomID) {
-  sessionStorage.removeItem(noteDraftKey(roomID));
-  sessionStorage.removeItem(notesAheadKey(roomID));
 }
 
 /** What the note field holds that the room's `transcript` does not: the notes on their way
@@ -282,8 +271,13 @@ export const meeting = {
     view.notesAhead = NotesAhead.restore(saved, input.value);
     view.noteComposition = compositionGuard(input);
     on("#note", "input", () => {
-      if (input.value) sessionStorage.setItem(noteDraftKey(view.id), input.value);
-      else sessionStorage.removeItem(noteDraftKey(view.id));
+      if (input.value) {
+        sessionStorage.setItem(noteDraftKey(view.id), input.value);
+        // NB: and which meeting it is for, should the page be away when it ends.
+        keepNoteFor(view.id, view.meetingsBefore, view.state);
+      } else {
+        sessionStorage.removeItem(noteDraftKey(view.id));
+      }
       if (!input.value.trim()) takeTheKeyboard();
     });
     on(".note-form", "submit", async (event) => {

@@ -1,11 +1,13 @@
 // A standup's room: the header everyone shares (title, presence) and one of three parts —
 // the detail, the shared edit form, or the meeting — as the room's state says.
 import { escapeHTML } from "./format.mjs";
-import { takeLeftTyping, takeTyping } from "./comeback.mjs";
+import { typedHere } from "./typed.mjs";
+import { takeLeftTyping, takeTyping, whatTheRoomLacks } from "./comeback.mjs";
 import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
-import { forgetNote, meeting, noteDraftKey, unsentNote } from "./meeting.mjs";
+import { meeting, unsentNote } from "./meeting.mjs";
+import { forgetNote, noteDraftKey, noteFromAway } from "./notekept.mjs";
 import { sayUnsentTyping } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
@@ -68,7 +70,7 @@ export async function showRoom(id, screen) {
  * Says the room is not there to be in: deleted (4410), no such standup (`"missing"`: also a
  * link cut short), or the connection closed for `reason`, with a Reconnect button.
  */
-export function showGone(code, reason = "") {
+export function showGone(code, reason = "", typed = []) {
   const deleted = code === 4410;
   const missing = code === "missing";
   // NB: the server's reason for a deletion is the heading already: say it once.
@@ -76,8 +78,12 @@ export function showGone(code, reason = "") {
   const detail = deleted ? "Its meeting history went with it."
     : missing ? "It may have been deleted, or the link is not whole: open it from the list of standups."
     : reason || "";
+  // NB: what was typed here and never reached the room is shown, to be copied: it has nowhere
+  // else to go.
+  const lost = typed.length
+    ? `<p class="typed-here">What you had typed here did not reach it: ${escapeHTML(typed.join(", "))}.</p>` : "";
   app.innerHTML = `<section class="room gone"><h1 tabindex="-1">${heading}</h1>
-    <p>${escapeHTML(detail)}</p>
+    <p>${escapeHTML(detail)}</p>${lost}
     <p>${deleted || missing ? "" : `<button type="button" class="reconnect primary">Reconnect</button> `}<a href="#/">Back to all standups</a></p></section>`;
   // Closed for a reason (too slow, too many messages): the person decides when to come back.
   app.querySelector(".reconnect")?.addEventListener("click", reroute);
@@ -101,7 +107,7 @@ class RoomView {
   }
 
   gone(code, reason) {
-    showGone(code, reason);
+    showGone(code, reason, typedHere(this.typingToKeep()));
   }
 
   /** What was typed here that the room never got (its form's fields, a note), for the sign-in
@@ -129,8 +135,8 @@ class RoomView {
       return;
     }
     if (this.connection.closed) return;
-    const left = takeLeftTyping(this.id);
-    if (left) sayUnsentTyping(this, left, "Your typing had not reached the room when you left it");
+    const left = whatTheRoomLacks(takeLeftTyping(this.id), this.state);
+    if (left.length) sayUnsentTyping(this, left, "Your typing had not reached the room when you left it");
     const kept = takeTyping(this.id, this.myName());
     if (!kept) return;
     if (kept.unsent.length) {
@@ -196,12 +202,19 @@ class RoomView {
       } else if (discarded) {
         keepSaying(`Your note from the discarded meeting: “${discarded}”.`, { kind: "discarded-note" });
       }
+      // NB: read before the meeting's field takes the note kept in the tab.
+      const away = previous ? null : noteFromAway(this.id, state, meetingCount(state));
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
       this.text?.stop();
       this.text = null;
       this.mode = mode;
       this.layout();
       if (this.ended?.late?.meeting) lateNote.offer(this, this.ended.late);
+      if (away?.late) lateNote.offer(this, away.late);
+      if (away?.lost) {
+        keepSaying(`The meeting your note was for was ${away.discarded ? "discarded" : "ended"} while you were away: “${away.lost}”.`,
+          { kind: "discarded-note" });
+      }
       if (unsent.length) sayUnsentTyping(this, unsent);
       if (!previous) this.bringBackTyping();
     }

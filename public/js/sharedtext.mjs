@@ -4,7 +4,8 @@
 // else's typing comes into the field the same way, around this person's own, while they
 // type (`textmerge.mjs`, the same merge). PROTOCOL.md, "Typing together".
 import { fieldName, isOverLimit } from "./limits.mjs";
-import { keepSaying, toast } from "./shell.mjs";
+import { keepLeftTyping } from "./comeback.mjs";
+import { currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 import { holds, mergeText } from "./textmerge.mjs";
 
 /** One form's text fields, by path (`/title`, `/attendees/{id}/name`). */
@@ -243,6 +244,10 @@ export class SharedText {
 export const newAttendeeTyping = (value) => ({ path: "/attendees/new/name", base: "", value, name: "a new attendee" });
 
 
+/** Rooms whose "Edit again with it" was pressed on another screen: once the room is open
+ * and offers the typing again, it is put back at once. */
+const editAgainOnArrival = new Set();
+
 /**
  * The form closed under this person's typing (someone else saved or cancelled it; their
  * session ended): says what did not make it in, with a button that opens the form again
@@ -255,43 +260,60 @@ export function sayUnsentTyping(view, unsent, lead = "The form closed before you
   again.type = "button";
   again.className = "edit-again";
   again.textContent = "Edit again with it";
-  again.onclick = async () => {
-    const { connection } = view;
-    const draft = () => connection.state.destination.edit.draft;
-    try {
-      // NB: someone may have opened the form again meanwhile: then it goes into theirs. A
-      // cancel that can still be undone is undone, so that the others' changes in the form
-      // come back with it (and their Undo is not taken from them).
-      const { destination, undo } = connection.state;
-      if (!destination?.edit) {
-        await connection.send(undo?.kind === "cancelledEditing"
-          ? { type: "undoButtonTapped", seq: undo.seq } : { type: "editButtonTapped" });
-      }
-      let last = null;
-      for (const { path, base, value } of unsent) {
-        const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
-        if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
-          // NB: a new attendee whose name never came was dropped by the save: a new row.
-          await connection.send({ type: "edit.addAttendeeButtonTapped" });
-          const added = draft().attendees.at(-1).id;
-          last = `/attendees/${added}/name`;
-          await connection.send({ type: "edit.binding", path: last, value });
-        } else {
-          last = path;
-          await connection.send({ type: "edit.binding", path, base, value });
-        }
-      }
-      // The keyboard goes back where the typing was, after it: the next key goes on with it.
-      const field = last && document.querySelector(`.edit-form [data-path="${CSS.escape(last)}"]`);
-      if (field) {
-        field.focus();
-        field.setSelectionRange(field.value.length, field.value.length);
-      }
-      // NB: only now: until then the toast holds the only copy.
-      item.remove();
-    } catch (error) {
-      toast(error.message);
+  const room = view.id;
+  again.onclick = () => editAgain(room, unsent, item);
+  offerInToast(item, again);
+  if (editAgainOnArrival.delete(room)) editAgain(room, unsent, item);
+}
+
+/** Opens `room`'s form again with `unsent` in it; the toast `item`, which holds the only
+ * copy until then, goes once it is in. */
+async function editAgain(room, unsent, item) {
+  // NB: the screen it was said on may be gone (the lobby and back, a rename, the page put
+  // away and back): it acts through the room's screen showing now; on another screen, the
+  // room opens, and takes it there (kept in this tab meanwhile, as if left unsent).
+  const showing = currentRoomView(room);
+  if (!showing) {
+    keepLeftTyping({ room, unsent });
+    editAgainOnArrival.add(room);
+    item.remove();
+    location.hash = `#/rooms/${room}`;
+    return;
+  }
+  const { connection } = showing;
+  const draft = () => connection.state.destination.edit.draft;
+  try {
+    // NB: someone may have opened the form again meanwhile: then it goes into theirs. A
+    // cancel that can still be undone is undone, so that the others' changes in the form
+    // come back with it (and their Undo is not taken from them).
+    const { destination, undo } = connection.state;
+    if (!destination?.edit) {
+      await connection.send(undo?.kind === "cancelledEditing"
+        ? { type: "undoButtonTapped", seq: undo.seq } : { type: "editButtonTapped" });
     }
-  };
-  item.append(" ", again);
+    let last = null;
+    for (const { path, base, value } of unsent) {
+      const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+      if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
+        // NB: a new attendee whose name never came was dropped by the save: a new row.
+        await connection.send({ type: "edit.addAttendeeButtonTapped" });
+        const added = draft().attendees.at(-1).id;
+        last = `/attendees/${added}/name`;
+        await connection.send({ type: "edit.binding", path: last, value });
+      } else {
+        last = path;
+        await connection.send({ type: "edit.binding", path, base, value });
+      }
+    }
+    // The keyboard goes back where the typing was, after it: the next key goes on with it.
+    const field = last && document.querySelector(`.edit-form [data-path="${CSS.escape(last)}"]`);
+    if (field) {
+      field.focus();
+      field.setSelectionRange(field.value.length, field.value.length);
+    }
+    // NB: only now: until then the toast holds the only copy.
+    item.remove();
+  } catch (error) {
+    toast(error.message);
+  }
 }

@@ -6,7 +6,7 @@ import { BLANK_NAME, escapeHTML } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
 import { answerOtherTabs, forgetTyping, newStandupTyped, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
 
-export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, toast } from "./toasts.mjs";
+export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast } from "./toasts.mjs";
 
 export const app = document.getElementById("app");
 const statusBadge = document.getElementById("status");
@@ -29,18 +29,19 @@ let screens = 0;
 
 /** Typing that still waits for its pause goes out now: it reaches the server before the
  * close that follows (leaving the room, putting the page away). */
-function sendPendingTyping({ keepOffline = true } = {}) {
+function sendPendingTyping({ keepTyping = true } = {}) {
+  // NB: read first: the form's typing the room had not answered, whether it goes now or
+  // cannot (offline, over a limit) — a connection that looks open may be gone. This tab keeps
+  // it, and offers back what the room turns out not to hold when it is open here again.
+  const typing = current?.view?.typingToKeep?.();
   current?.view?.text?.sendNow();
-  // NB: offline, the form's typing cannot go: this tab keeps it for when the room is back.
-  if (keepOffline && current && !current.connection.isOpen) {
-    keepLeftTyping(current.view?.typingToKeep?.());
-  }
+  if (keepTyping && current) keepLeftTyping(typing);
 }
 
-/** Closes the screen's connection: a new screen comes. `keepOffline` false: the caller
- * keeps (or drops) the typing a connection that is down cannot send. */
-export function leave({ keepOffline = true } = {}) {
-  sendPendingTyping({ keepOffline });
+/** Closes the screen's connection: a new screen comes. `keepTyping` false: the caller
+ * keeps (or drops) the form's typing the room had not answered. */
+export function leave({ keepTyping = true } = {}) {
+  sendPendingTyping({ keepTyping });
   current?.connection.close();
   current = null;
 }
@@ -49,6 +50,12 @@ export function leave({ keepOffline = true } = {}) {
 export function beginScreen() {
   leave();
   return ++screens;
+}
+
+/** The view of the screen showing now, if it is a room's (`id`): a toast outlives the
+ * screen it was made on, and acts through the one showing when it is used. */
+export function currentRoomView(id) {
+  return current?.view?.id === id ? current.view : null;
 }
 
 /** Whether `screen` is still the one showing (no route came since it began). */
@@ -255,7 +262,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   const kept = keep ? keepForSignIn(location.hash, typing) : forgetKept();
   // Signed out in another tab: what was typed here is named where it was typed, not kept.
   const dropped = keep && !kept ? [...typedHere(typing), ...newStandupTyped(sessionStorage)] : [];
-  leave({ keepOffline: false });
+  leave({ keepTyping: false });
   // NB: nor does this tab keep its copies (a note's, for a reload) for whoever signs in next.
   if (!kept) forgetTyping(sessionStorage);
   // Nobody is signed in here now: no name to change, and what the room said is over.

@@ -1,8 +1,9 @@
 // Toasts: short notices at the bottom of the page (at the top on a phone), each for a few
-// seconds, at most three — but for those that hold the only copy of something typed.
+// seconds, at most three — but for those that hold the only copy of something typed, which
+// stay until the person is done with them.
 const toasts = document.getElementById("toasts");
 
-/** Shows `message` for 5 s (30 s, and kept, with `holdsTyping`: see `keepSaying`); returns
+/** Shows `message` for 5 s (until dismissed, with `holdsTyping`: see `keepSaying`); returns
  * its element. */
 export function toast(message, { kind, holdsTyping: holding = false } = {}) {
   // The same message again (a burst of refusals), or another of the same `kind`, renews the
@@ -18,7 +19,15 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
     item.textContent = message;
     if (kind) item.dataset.kind = kind;
     // NB: marked before the limit below: it is never the one pushed out.
-    if (holding) item.dataset.holdsTyping = "";
+    if (holding) {
+      item.dataset.holdsTyping = "";
+      const dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "dismiss";
+      dismiss.textContent = "Dismiss";
+      dismiss.onclick = () => takeDown(item);
+      item.append(" ", dismiss);
+    }
     toasts.append(item);
     // NB: the oldest notices go first, but the newest stays (what was just said); one that
     // holds typing goes only with its time.
@@ -26,14 +35,22 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
     while (toasts.children.length > 3 && notices().length > 1) notices()[0].remove();
   }
   clearTimeout(item.timer);
-  item.timer = setTimeout(() => item.remove(), holding ? 30000 : 5000);
+  // NB: one that holds typing has no time limit (WCAG 2.2.1): it goes when dismissed or used.
+  if (!holding) item.timer = setTimeout(() => item.remove(), 5000);
   return item;
 }
 
 /** A toast that holds the only copy of something typed (a note set aside, typing the form
- * closed under): it stays 30 s, and no other toast takes its place or pushes it out. */
+ * closed under): it stays until dismissed (or its action is taken), and no other toast
+ * takes its place or pushes it out. */
 export function keepSaying(message, options = {}) {
   return toast(message, { ...options, holdsTyping: true });
+}
+
+/** Adds `button`, what can be done with the typing, to `item` (`keepSaying`'s), before its
+ * Dismiss. */
+export function offerInToast(item, button) {
+  item.insertBefore(button, item.querySelector(".dismiss"));
 }
 
 const holdsTyping = (item) => "holdsTyping" in item.dataset;

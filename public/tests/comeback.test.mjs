@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { addressAfterSignIn, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed, signedIn, takeLeftTyping, takeTyping } from "../js/comeback.mjs";
+import { addressAfterSignIn, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed, signedIn, takeLeftTyping, takeTyping, whatTheRoomLacks } from "../js/comeback.mjs";
 
 /** `localStorage`'s calls, in memory. */
 function storage() {
@@ -125,7 +125,7 @@ test("a kept record that is not JSON is nothing kept", () => {
   assert.equal(takeTyping(room, "Ana", kept), null);
 });
 
-test("a form's typing left offline is kept for its room in this tab, taken once", () => {
+test("a form's typing left unanswered is kept for its room in this tab, taken once", () => {
   const tab = storage();
   // Nothing typed that the room never got: nothing kept.
   keepLeftTyping({ ...typing, unsent: [] }, tab);
@@ -135,8 +135,33 @@ test("a form's typing left offline is kept for its room in this tab, taken once"
   assert.equal(takeLeftTyping("ANOTHER-ROOM", tab), null);
   assert.deepEqual(takeLeftTyping(room, tab), typing.unsent);
   assert.equal(takeLeftTyping(room, tab), null);
+  // Left again with everything answered: what the earlier leaving kept is not offered.
+  keepLeftTyping(typing, tab);
+  keepLeftTyping({ ...typing, unsent: [] }, tab);
+  assert.equal(takeLeftTyping(room, tab), null);
   // What is not a list of fields (another version's, or edited by hand) is dropped.
   tab.setItem(`standups.left.${room}`, "{not json");
   assert.equal(takeLeftTyping(room, tab), null);
   assert.equal(tab.getItem(`standups.left.${room}`), null);
+});
+
+test("typing kept on leaving is offered back only where the room does not hold it", () => {
+  const ana = { id: "A1", name: "Ana" };
+  const standup = { title: "Design", attendees: [ana] };
+  const kept = [
+    { path: "/title", base: "Design", value: "Design sync", name: "Title" },
+    { path: "/attendees/A1/name", base: "Ana", value: "Ana María", name: "Attendee 1" },
+    { path: "/attendees/new/name", base: "", value: "Ben", name: "a new attendee" },
+  ];
+  // The form closed and nothing was saved: all of it is lacking.
+  assert.deepEqual(whatTheRoomLacks(kept, { standup }), kept);
+  // What reached the draft is held; what did not is offered.
+  const draft = { title: "Design sync", attendees: [ana, { id: "B2", name: "Ben" }] };
+  assert.deepEqual(whatTheRoomLacks(kept, { standup, destination: { edit: { draft } } }), [kept[1]]);
+  // Saved since: the standup holds it, the form closed.
+  const saved = { title: "Design sync", attendees: [{ id: "A1", name: "Ana María" }, { id: "B2", name: "Ben" }] };
+  assert.deepEqual(whatTheRoomLacks(kept, { standup: saved }), []);
+  // An attendee removed since lacks the name typed in it; nothing kept is nothing lacking.
+  assert.deepEqual(whatTheRoomLacks([kept[1]], { standup: { title: "Design", attendees: [] } }), [kept[1]]);
+  assert.deepEqual(whatTheRoomLacks(null, { standup }), []);
 });

@@ -1,0 +1,57 @@
+// The meeting's note as this tab keeps it (`sessionStorage`), so that a reload, a visit to the
+// lobby or a meeting that ends while the page is away loses nothing typed: the text, the notes
+// ahead of it (`NotesAhead`) and which meeting it is for.
+import { NotesAhead } from "./notesahead.mjs";
+
+/** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
+export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
+
+/** Where the notes the field holds ahead of the typing are kept (`NotesAhead`), for a reload. */
+export const notesAheadKey = (roomID) => `standups.notesAhead.${roomID}`;
+
+/** Where the page keeps which meeting the kept note is for: how many meetings the standup
+ * had saved when it began (`count`), and whose turn it was (`speaker`). */
+const noteForKey = (roomID) => `standups.noteFor.${roomID}`;
+
+/** Keeps which meeting the note being typed is for: the standup's saved meetings (`count`)
+ * when it began, and the speaker whose turn it is in `state`. */
+export function keepNoteFor(roomID, count, state) {
+  const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name ?? null;
+  sessionStorage.setItem(noteForKey(roomID), JSON.stringify({ count, speaker }));
+}
+
+/** The meeting's note is done with (the meeting ended): its kept copies go. */
+export function forgetNote(roomID) {
+  sessionStorage.removeItem(noteDraftKey(roomID));
+  sessionStorage.removeItem(notesAheadKey(roomID));
+  sessionStorage.removeItem(noteForKey(roomID));
+}
+
+/**
+ * A page opened afresh in a room (back from the lobby, a reload) whose kept note was typed in
+ * a meeting that ended while the page was away: the note is not left for the next meeting's
+ * field. With the meeting saved since (the standup has one meeting more, `count`), it is
+ * offered for that meeting (`late`, as `lateNote.offer` takes it), less the notes ahead of it
+ * that reached it; else (`lost`, `discarded` when no meeting was saved) it is said. Null when
+ * the meeting it was typed in still runs, or nothing is kept.
+ */
+export function noteFromAway(roomID, state, count) {
+  let kept = null;
+  let ahead = null;
+  try {
+    kept = JSON.parse(sessionStorage.getItem(noteForKey(roomID)) ?? "null");
+    ahead = JSON.parse(sessionStorage.getItem(notesAheadKey(roomID)) ?? "null");
+  } catch {
+    // not a record this page wrote
+  }
+  const draft = sessionStorage.getItem(noteDraftKey(roomID)) ?? "";
+  if (!draft.trim() || !Number.isInteger(kept?.count)) return null;
+  if (state.meeting && count === kept.count) return null;
+  forgetNote(roomID);
+  const newest = state.standup.meetings[0];
+  if (count === kept.count + 1 && newest?.id) {
+    const text = NotesAhead.restore(ahead, draft).unsentIn(draft, newest.transcript ?? "");
+    return text.trim() ? { late: { meeting: newest.id, speaker: kept.speaker ?? null, text, typing: null } } : null;
+  }
+  return { lost: draft.trim(), discarded: count === kept.count };
+}

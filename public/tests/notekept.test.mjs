@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { beforeEach, test } from "node:test";
+
+const items = new Map();
+globalThis.sessionStorage = {
+  getItem: (key) => items.get(key) ?? null,
+  setItem: (key, value) => items.set(key, String(value)),
+  removeItem: (key) => items.delete(key),
+};
+const { keepNoteFor, noteDraftKey, noteFromAway, notesAheadKey } = await import("../js/notekept.mjs");
+
+const room = "9DC560BB-B249-46DE-9F06-F13A87678816";
+const attendees = [{ id: "1", name: "Blob" }, { id: "2", name: "Blob Jr" }];
+const running = { standup: { attendees, meetings: [] }, meeting: { speakerIndex: 1, transcript: "" } };
+
+beforeEach(() => {
+  items.clear();
+  sessionStorage.setItem(noteDraftKey(room), "shipped it");
+  keepNoteFor(room, 0, running);
+});
+
+test("a note kept for a meeting that still runs stays for its field", () => {
+  assert.equal(noteFromAway(room, running, 0), null);
+  assert.equal(sessionStorage.getItem(noteDraftKey(room)), "shipped it");
+});
+
+test("a note whose meeting was saved while the page was away is offered for that meeting", () => {
+  const saved = { standup: { attendees, meetings: [{ id: "M1", transcript: "Ben: done" }] }, meeting: null };
+  assert.deepEqual(noteFromAway(room, saved, 1),
+    { late: { meeting: "M1", speaker: "Blob Jr", text: "shipped it", typing: null } });
+  // Taken once: it is not left for the next meeting's field.
+  assert.equal(sessionStorage.getItem(noteDraftKey(room)), null);
+  assert.equal(noteFromAway(room, saved, 1), null);
+});
+
+test("notes ahead of the typing that reached the saved meeting are not offered again", () => {
+  sessionStorage.setItem(noteDraftKey(room), "first second");
+  sessionStorage.setItem(notesAheadKey(room), JSON.stringify([
+    { text: "first ", before: "", line: "Ana: first", state: "sent" },
+  ]));
+  const saved = { standup: { attendees, meetings: [{ id: "M1", transcript: "Ana: first" }] }, meeting: null };
+  assert.equal(noteFromAway(room, saved, 1).late.text, "second");
+});
+
+test("a note whose meeting was discarded, or ended among others, is said, not offered", () => {
+  const discarded = { standup: { attendees, meetings: [] }, meeting: null };
+  assert.deepEqual(noteFromAway(room, discarded, 0), { lost: "shipped it", discarded: true });
+  sessionStorage.setItem(noteDraftKey(room), "shipped it");
+  keepNoteFor(room, 0, running);
+  // Two saved since, and another meeting running: which one it was for is not known.
+  const later = { standup: { attendees, meetings: [{ id: "M2" }, { id: "M1" }] }, meeting: { speakerIndex: 0 } };
+  assert.deepEqual(noteFromAway(room, later, 2), { lost: "shipped it", discarded: false });
+});
+
+test("nothing kept, or a note not known to be for a meeting, is left as it is", () => {
+  items.clear();
+  assert.equal(noteFromAway(room, running, 0), null);
+  sessionStorage.setItem(noteDraftKey(room), "from before signing in again");
+  assert.equal(noteFromAway(room, { ...running, meeting: null }, 0), null);
+});
