@@ -1163,6 +1163,38 @@ def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered
     assert collect_console_errors(ana) == []
 
 
+def test_the_new_standup_form_takes_no_typing_while_its_add_is_on_its_way(server, ana):
+    """What Add standup sends is what the form holds until the server answers: keys typed
+    meanwhile would be wiped by the form's reset when the answer comes. The form says it is
+    busy, its fields take no keys, and the standup is made as sent."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Zoe")
+    title = ana.find_element(By.NAME, "title")
+    title.send_keys("Planning")
+    ana.execute_script("""
+        const socket = window.standupsConnection.socket;
+        const send = socket.send.bind(socket);
+        window.held = [];
+        window.release = () => { socket.send = send; window.held.forEach((data) => send(data)); };
+        socket.send = (data) => data.includes('addStandupSubmitted') ? window.held.push(data) : send(data);""")
+    title.send_keys(Keys.ENTER)
+    wait(ana, lambda d: d.execute_script("return window.held.length") == 1)
+    title.send_keys(" typo fix")
+    assert title.get_attribute("value") == "Planning"
+    assert ana.execute_script(
+        "const form = document.getElementById('new-form');"
+        "return [form.getAttribute('aria-busy'), form.title.readOnly,"
+        " form.querySelector('.add-attendee').disabled]") == ["true", True, True]
+    ana.execute_script("window.release()")
+    text_in(ana, ".cards", "Planning")
+    click(ana, "#new-standup")
+    assert ana.execute_script(
+        "const form = document.getElementById('new-form');"
+        "return [form.title.value, form.getAttribute('aria-busy'), form.title.readOnly]") == ["", None, False]
+
+
 def test_the_new_standup_form_keeps_its_typing_through_a_reload_and_escape(server, ana):
     """The new-standup form is the page's own until it is added: a reload opens it again with
     what was typed, Escape closes it keeping that, Cancel and Add standup forget it."""

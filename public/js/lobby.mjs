@@ -171,7 +171,7 @@ function wireNewStandupForm(connection) {
   list.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.isComposing || !event.target.matches("input")) return;
     event.preventDefault();
-    addRow().focus();
+    if (!submitting) addRow().focus();
   });
   form.querySelector(".cancel").onclick = () => {
     open(false);
@@ -200,6 +200,12 @@ function wireNewStandupForm(connection) {
         .map((input) => input.value.trim()).filter(Boolean).map((name) => ({ name })),
     };
     submitting = true;
+    // NB: what is sent is what the form holds until the answer: typing meanwhile would be
+    // wiped by the form's reset when it comes, or stay behind a refusal unsent.
+    const fields = [...form.querySelectorAll("input[type=text], input:not([type])")];
+    for (const field of fields) field.readOnly = true;
+    form.querySelector(".add-attendee").disabled = true;
+    form.setAttribute("aria-busy", "true");
     try {
       await connection.send({ type: "addStandupSubmitted", standup });
       open(false);
@@ -215,6 +221,9 @@ function wireNewStandupForm(connection) {
       keep();
     } finally {
       submitting = false;
+      for (const field of fields) field.readOnly = false;
+      form.querySelector(".add-attendee").disabled = false;
+      form.removeAttribute("aria-busy");
     }
   };
 }
