@@ -122,3 +122,23 @@ def test_the_keyboard_stays_where_it_is_while_people_come_and_go(server, ana, be
     wait(ana, lambda d: any("Ben" in live.text for live in d.find_elements(By.CSS_SELECTOR, ".live")))
     assert ana.execute_script("return document.activeElement === window.kept && window.kept.isConnected")
     assert collect_console_errors(ana) == []
+
+
+def test_resume_pressed_from_the_keyboard_leaves_it_on_next_speaker(server, ana):
+    """The server restarted under a meeting: it waits, paused, for a Resume. Pressed from the
+    keyboard, the button goes with its line, and the keyboard goes to Next speaker."""
+    from conftest import start_again
+    from test_web_app import click, create_standup
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    click(ana, ".start")
+    text_in(ana, ".elapsed", "0:02", timeout=8)
+    server.process.kill()
+    server.process.wait(timeout=10)
+    start_again(server)
+    wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".paused .resume")), timeout=20)
+    tab_to(ana, ".paused .resume")
+    press(ana, Keys.ENTER)
+    wait(ana, lambda d: not d.find_element(By.CSS_SELECTOR, ".paused").is_displayed())
+    assert ana.execute_script("return document.activeElement.classList.contains('next')")

@@ -220,11 +220,16 @@ def test_older_meetings_show_a_page_at_a_time(server, ana):
         text_in(ana, ".ended", "You ended the meeting — saved.")
     text_in(ana, ".facts", "12")
     assert ana.find_element(By.CSS_SELECTOR, ".show-older").is_displayed()
-    click(ana, ".show-older")
+    # From the keyboard: the button goes with the last page, and the keyboard goes to the
+    # oldest meeting, not to the top of the page.
+    ana.execute_script("document.querySelector('.show-older').focus()")
+    ana.switch_to.active_element.send_keys(Keys.ENTER)
     wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".history.older > li")) == 2)
-    ana.find_elements(By.CSS_SELECTOR, ".history.older summary")[-1].click()
-    text_in(ana, ".history.older", "Meeting 0")
     wait(ana, EC.invisibility_of_element_located((By.CSS_SELECTOR, ".show-older")))
+    wait(ana, lambda d: d.execute_script(
+        "return document.activeElement === document.querySelector('.history.older li:last-child summary')"))
+    ana.switch_to.active_element.send_keys(Keys.ENTER)
+    text_in(ana, ".history.older", "Meeting 0")
     assert collect_console_errors(ana) == []
 
 

@@ -59,6 +59,7 @@ export const detail = {
     });
     on(".show-older", "click", async () => {
       const button = app.querySelector(".show-older");
+      const hadKeyboard = document.activeElement === button;
       button.disabled = true;
       try {
         // Older than the recent ones the state holds, after those already shown.
@@ -69,6 +70,9 @@ export const detail = {
         if (view.olderCount !== count) return;
         view.older.push(...page.meetings.filter((meeting) => !view.older.some((shown) => shown.id === meeting.id)));
         detail.renderOlder(view);
+        // NB: the last page shown, the button goes: the keyboard on it goes to the oldest meeting.
+        if (hadKeyboard && button.hidden) app.querySelector(".history.older li:last-child summary")?.focus();
+        else if (hadKeyboard) button.focus();
       } catch (error) {
         toast(error.message);
       } finally {

@@ -351,7 +351,13 @@ export const meeting = {
       facts.slices.map((slice) =>
         `<path d="${arcPath(110, 96, slice.start + 0.004, slice.end - 0.004)}" class="slice ${slice.state}"/>`).join("") +
       (facts.done > 0 ? progressLine(arcPath(110, 96, 0, Math.min(facts.done, 0.9999))) : "");
-    app.querySelector(".paused").hidden = facts.paused === null;
+    const paused = app.querySelector(".paused");
+    // NB: Resume pressed (here or by anyone) goes with its line: the keyboard on it goes to
+    // Next speaker, not to the page's top.
+    if (facts.paused === null && !paused.hidden && paused.contains(document.activeElement)) {
+      app.querySelector(".next").focus({ preventScroll: true });
+    }
+    paused.hidden = facts.paused === null;
     app.querySelector(".pause-reason").textContent = facts.paused ?? "";
     app.querySelector(".next").textContent = facts.nextLabel;
     app.querySelector(".transcript").textContent = facts.transcript;
