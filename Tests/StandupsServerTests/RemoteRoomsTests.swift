@@ -28,6 +28,27 @@ struct RemoteRoomsTests {
     #expect(rooms.orphaned(alive: [1]).map(\.1) == [people])
   }
 
+  /// When another node speaks for a room than the last, the database says which holds the
+  /// room now (`holder`): its word counts whatever it says — "nobody is here" from the room's
+  /// new node (a bot's request in an empty room) is not taken for the old node's goodbye — and
+  /// a late word from any other node does not, even one with people in it.
+  @Test func theNodeHoldingARoomSpeaksForItAndNoOther() {
+    let rooms = RemoteRooms()
+    let paused = Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true)
+    let ended = Lobby.Live(participants: 0, meetingRunning: false, meetingPaused: false)
+    #expect(rooms.heard(room, live: paused, from: 1))
+    // Node 2 holds the room now; its word that the meeting ended, with nobody in the room.
+    #expect(rooms.heard(room, live: ended, from: 2, holder: .some(2)))
+    #expect(rooms.live(of: room) == ended)
+    // Node 1's word with people in it, held up on its way, comes after: past.
+    #expect(!rooms.heard(room, live: people, from: 1, holder: .some(2)))
+    #expect(rooms.live(of: room) == ended && rooms.lastSpeaker(of: room) == 2)
+    // The question failed (nil) or nobody holds it: judged by the word alone, as before.
+    #expect(!rooms.heard(room, live: paused, from: 1, holder: nil))
+    #expect(!rooms.heard(room, live: paused, from: 1, holder: .some(nil)))
+    #expect(rooms.heard(room, live: people, from: 3, holder: .some(nil)))
+  }
+
   /// The room moved here: the node it left says goodbye late (its notices go out after it
   /// gave the lock back), and is past until this node gives the lock back in turn.
   @Test func whatOthersSayOfARoomThisNodeServesIsPast() {

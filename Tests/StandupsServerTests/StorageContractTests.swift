@@ -265,6 +265,21 @@ struct WriteFenceTests {
     #expect(await node.acquire(room) != nil)
   }
 
+  /// Which node session holds a room's lock, as a node asks when another speaks for the room.
+  @Test func theDatabaseSaysWhichNodeHoldsARoom() async throws {
+    guard let storage = try await Self.database() else { return }
+    let node = NodeSession(storage: storage, logger: Logger(label: "test"))
+    try await node.start()
+    defer { Task { await node.stop() } }
+    let room = UUID()
+    #expect(try await node.lockHolder(of: room) == nil)
+    let hold = try #require(await node.acquire(room))
+    let pid = try #require(node.writeFence(hold)?.pid)
+    #expect(try await node.lockHolder(of: room) == pid)
+    await node.release(hold)
+    #expect(try await node.lockHolder(of: room) == nil)
+  }
+
   /// A notice this node cannot read (a node of another version, someone else on the channel)
   /// is ignored, and said in the log once, not once per notice; the next readable one is heard.
   @Test func aNoticeThatCannotBeReadIsLoggedOnceAndSkipped() async throws {

@@ -264,8 +264,17 @@ extension RoomHub {
       _ = remoteRooms.heard(id, live: nil, from: nil)
       await notifier.receive(.standupDeleted(id))
     case .live:
-      guard let id = notice.standup, remoteRooms.heard(id, live: notice.live, from: notice.pid)
-      else { return }
+      guard let id = notice.standup else { return }
+      // NB: another node speaks for the room than the last: the database says which is its
+      // node now (a failed question leaves it unknown: `heard` judges by the word alone).
+      var holder: Int32?? = nil
+      if let cluster, let pid = notice.pid, let last = remoteRooms.lastSpeaker(of: id), last != pid
+      {
+        holder = try? await cluster.lockHolder(of: id)
+      }
+      guard remoteRooms.heard(id, live: notice.live, from: notice.pid, holder: holder) else {
+        return
+      }
       await notifier.receive(.roomActivityChanged(id, notice.live))
     case .wanted:
       guard let id = notice.standup else { return }

@@ -134,6 +134,24 @@ extension NodeSession {
     }
   }
 
+  /// The node session holding `room`'s lock now, if one does (a room moving holds none for a
+  /// moment).
+  func lockHolder(of room: UUID) async throws -> Int32? {
+    let (high, low) = WriteFence.halves(Self.lockKey(room))
+    return try await storage.said { [storage, logger] in
+      var holder: Int32?
+      for try await pid in try await storage.client.query(
+        """
+        SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+          AND objsubid = 1 AND classid = \(high)::oid AND objid = \(low)::oid
+        """, logger: logger
+      ).decode(Int32.self) {
+        holder = pid
+      }
+      return holder
+    }
+  }
+
   /// `'5000ms'`: a duration as a setting's literal (SET takes no bound parameters).
   static func milliseconds(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components

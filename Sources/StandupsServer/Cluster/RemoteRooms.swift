@@ -20,19 +20,30 @@ final class RemoteRooms: Sendable {
   private let notices = Mutex<[UUID: Int]>([:])
 
   /// Keeps what node `pid` says of a room; false if it is stale: this node serves the room
-  /// (its own state is the truth), or it says nobody is there and the room's last word came
-  /// from another node (the room moved there, and its people with it, before this node heard
-  /// that the node it left had closed it).
-  func heard(_ room: UUID, live: Lobby.Live?, from pid: Int32?) -> Bool {
+  /// (its own state is the truth), or the room's last word came from another node and this one
+  /// is past. `holder`, asked of the database when the speaker changes (`lastSpeaker`), tells:
+  /// the node that holds the room's lock now speaks for it, and no other — a late word from
+  /// the node it left (sent as it closed, or held up on its way) is past, whatever it says.
+  /// Not known (`nil`: the question failed) or nobody holds it, a word that nobody is there
+  /// is past (the room moved, and its people with it, before this node heard that the node it
+  /// left had closed it); one with people in it is not.
+  func heard(_ room: UUID, live: Lobby.Live?, from pid: Int32?, holder: Int32?? = nil) -> Bool {
     guard pid == nil || !here.withLock({ $0.contains(room) }) else { return false }
     return rooms.withLock { rooms in
-      if (live?.participants ?? 0) == 0, let pid, let last = rooms[room]?.pid, last != pid {
-        return false
+      if let pid, let last = rooms[room]?.pid, last != pid {
+        if case .some(.some(let holder)) = holder {
+          guard holder == pid else { return false }
+        } else if (live?.participants ?? 0) == 0 {
+          return false
+        }
       }
       if let live, let pid { rooms[room] = (pid, live, false) } else { rooms[room] = nil }
       return true
     }
   }
+
+  /// The node session that last said who is in `room`, if one did.
+  func lastSpeaker(of room: UUID) -> Int32? { rooms.withLock { $0[room]?.pid } }
 
   /// This node was deaf for a while (a new session): everything heard before may have ended
   /// meanwhile. Each node answers the new session's `hello` with its open rooms; what they
