@@ -255,6 +255,7 @@ let package = Package(
       name: "StorageTests",
       dependencies: [
         "Fixtures", "Storage", "StandupsFeatures",
+        .product(name: "GRDB", package: "GRDB.swift"),
         .product(name: "IdentifiedCollections", package: "swift-identified-collections"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

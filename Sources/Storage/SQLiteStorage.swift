@@ -15,6 +15,10 @@ public final class SQLiteStorage: Sendable {
   public init(directory: String) throws {
     path = URL(fileURLWithPath: directory).appendingPathComponent("standups.sqlite").path
     var configuration = Configuration()
+    // NB: the server and a command run beside it (`bots add`, `invite`) write the same file: a
+    // write that finds the other's under way waits for it (they take milliseconds), rather
+    // than fail at once ("database is locked") and undo a person's change.
+    configuration.busyMode = .timeout(Self.busyTimeout)
     configuration.prepareDatabase { db in
       // NB: FULL: a committed save survives a power cut too, not only a killed process.
       try db.execute(sql: "PRAGMA synchronous = FULL")
@@ -35,6 +39,9 @@ public final class SQLiteStorage: Sendable {
       throw StorageError("Cannot open the database \(path): \(error.message ?? "\(error)").")
     }
   }
+
+  /// How long a write waits for another connection's (another process's) to end.
+  public static let busyTimeout: TimeInterval = 5
 
   static var migrator: DatabaseMigrator {
     var migrator = DatabaseMigrator()

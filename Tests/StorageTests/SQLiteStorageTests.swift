@@ -1,5 +1,6 @@
 import Fixtures
 import Foundation
+import GRDB
 import IdentifiedCollections
 import StandupsFeatures
 import Storage
@@ -23,6 +24,36 @@ struct SQLiteStorageTests {
     try await SQLiteStorage(directory: directory).save(design)
     try await SQLiteStorage(directory: directory).save(ops)
     #expect(try await SQLiteStorage(directory: directory).load() == [design, ops])
+  }
+
+  /// The server and a command run beside it (`bots add`, `invite`) write the same file: a
+  /// write that finds the other's under way waits for it, rather than fail at once ("database
+  /// is locked") and undo a person's change.
+  @Test func aWriteWaitsForAnotherOnesWriteToTheSameFile() async throws {
+    let directory = temporaryDirectory()
+    let server = try SQLiteStorage(directory: directory)
+    let command = try SQLiteStorage(directory: directory)
+    for storage in [server, command] {
+      let waits = try await storage.database.write { db in
+        try Int.fetchOne(db, sql: "PRAGMA busy_timeout")
+      }
+      #expect(waits == Int(SQLiteStorage.busyTimeout * 1000))
+    }
+    // Both write at once, again and again: none is refused.
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (writer, storage) in [server, command].enumerated() {
+        group.addTask {
+          for count in 0..<100 {
+            try await storage.save(
+              Standup(
+                id: UUID(), attendees: [Attendee(id: UUID(), name: "Cy")],
+                duration: .seconds(300), theme: .navy, title: "\(writer)-\(count)"))
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(try await server.load().count == 200)
   }
 
   @Test func reservesEachRoomsVersionsOnceAcrossReopeningAndTakesBackOnlyTheLastBlock() async throws
