@@ -77,6 +77,10 @@ public struct Room: Reducer {
     public var undo: Undo?
     /// The last activity's number: it only grows, even when an activity is taken back.
     public var activityCount = 0
+    /// The alert showing was asked for from outside the room (a request over HTTP, whose
+    /// sender is never among the participants): the room emptying leaves it for that sender's
+    /// next request to answer (BOTS.md), whoever passed through the room meanwhile.
+    public var alertAskedFromOutside = false
 
     public init(standup: Standup) { self.standup = standup }
 
@@ -164,6 +168,9 @@ public struct Room: Reducer {
     state.activityCount += 1
     let activity = Activity(seq: state.activityCount, kind: kind, by: actor, detail: detail)
     state.activity = activity
+    if case .deleteButtonTapped = action {
+      state.alertAskedFromOutside = state.participants[id: actor.id] == nil
+    }
     if let undo = state.undo, !Self.canRestore(undo, in: state) {
       // A new meeting or form took the place of what was discarded: no Undo that cannot work.
       state.undo = nil

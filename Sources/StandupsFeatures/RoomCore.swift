@@ -111,9 +111,12 @@ struct RoomCore: Reducer {
       case .participantLeft(let id):
         let leaving = state.participants.remove(id: id)
         if state.participants.isEmpty {
-          // The room emptied: an alert closes (nobody is there to answer it), a draft stays
-          // open for whoever comes back (it is saved).
-          if case .alert = state.destination { closeDestination(&state) }
+          // The room emptied: an alert closes (nobody is there to answer it) — but for one
+          // asked for from outside (its sender answers it) —, a draft stays open for whoever
+          // comes back (it is saved).
+          if case .alert = state.destination, !state.alertAskedFromOutside {
+            closeDestination(&state)
+          }
           // Nobody is left to undo: a deletion waiting for its window is carried out.
           if state.undo?.restore == .deletion { state.isDeleted = true }
           state.undo = nil

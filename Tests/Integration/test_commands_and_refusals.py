@@ -5,6 +5,7 @@ import os
 import re
 import subprocess
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -310,9 +311,11 @@ def test_a_session_and_a_scoped_token_work_and_a_revoked_token_is_cut_off(data, 
     assert refusal(f"ws://127.0.0.1:{port}/ws/lobby?token={token}").status_code == 401
 
 
-def test_an_http_body_that_is_not_utf8_is_refused_and_changes_nothing(data):
-    """A bot's action over HTTP whose text is not UTF-8 (a text frame like it closes the
-    socket, 1007): 400 bad_json, and the note is not taken, not even with its bytes mended."""
+@pytest.fixture
+def bot_room(data):
+    """A server with one standup, and a bot (`CI`, any action) that acts on it over HTTP:
+    yields its port, the standup's id, the bot's headers and `post(body)`, which answers the
+    status and the JSON body."""
     process = subprocess.Popen(
         [str(SERVER), "--port", "0", "--data-dir", data, "--bot-token", "CI=ci-secret-0001"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -347,18 +350,56 @@ def test_an_http_body_that_is_not_utf8_is_refused_and_changes_nothing(data):
             except urllib.error.HTTPError as error:
                 return error.code, json.loads(error.read())
 
-        assert post(b'{"type":"startMeetingButtonTapped"}')[0] == 200
-        assert post(b'{"type":"meeting.noteSubmitted","text":"deploy done"}')[0] == 200
-        for text in (b"bad \xff byte", b"cut \xe2\x82", b"overlong \xc0\xaf"):
-            status, error = post(b'{"type":"meeting.noteSubmitted","text":"' + text + b'"}')
-            assert (status, error["code"]) == (400, "bad_json"), (text, status, error)
-            assert "UTF-8" in error["message"]
-        status, error = post(b'{"type":"meeting.noteSubmitted","te\xffxt":"hi"}')
-        assert (status, error["code"]) == (400, "bad_json")
-        with urllib.request.urlopen(urllib.request.Request(
-                f"http://127.0.0.1:{port}/api/rooms/{room}", headers=auth), timeout=10) as answer:
-            state = json.loads(answer.read())["state"]
-        assert state["meeting"]["transcript"] == "CI (bot): deploy done"
+        yield port, room, auth, post
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_an_http_body_that_is_not_utf8_is_refused_and_changes_nothing(bot_room):
+    """A bot's action over HTTP whose text is not UTF-8 (a text frame like it closes the
+    socket, 1007): 400 bad_json, and the note is not taken, not even with its bytes mended."""
+    port, room, auth, post = bot_room
+    assert post(b'{"type":"startMeetingButtonTapped"}')[0] == 200
+    assert post(b'{"type":"meeting.noteSubmitted","text":"deploy done"}')[0] == 200
+    for text in (b"bad \xff byte", b"cut \xe2\x82", b"overlong \xc0\xaf"):
+        status, error = post(b'{"type":"meeting.noteSubmitted","text":"' + text + b'"}')
+        assert (status, error["code"]) == (400, "bad_json"), (text, status, error)
+        assert "UTF-8" in error["message"]
+    status, error = post(b'{"type":"meeting.noteSubmitted","te\xffxt":"hi"}')
+    assert (status, error["code"]) == (400, "bad_json")
+    with urllib.request.urlopen(urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/rooms/{room}", headers=auth), timeout=10) as answer:
+        state = json.loads(answer.read())["state"]
+    assert state["meeting"]["transcript"] == "CI (bot): deploy done"
+
+
+def test_a_deletion_a_bot_asked_over_http_waits_for_its_answer_whoever_passes_through(bot_room):
+    """BOTS.md: the question a bot asked over HTTP stays, in an empty room too, until its next
+    request answers it: someone opening the room and leaving it does not close it."""
+    port, room, auth, post = bot_room
+    assert post(b'{"type":"deleteButtonTapped"}')[0] == 200
+
+    async def pass_through():
+        async with websockets.connect(f"ws://127.0.0.1:{port}/ws/rooms/{room}", additional_headers=auth,
+                                      open_timeout=10) as visitor:
+            welcome = json.loads(await visitor.recv())
+            assert welcome["state"]["destination"] == {"alert": "confirmDeletion"}, welcome
+    asyncio.run(pass_through())
+
+    def state():
+        with urllib.request.urlopen(urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/rooms/{room}", headers=auth), timeout=10) as answer:
+            return json.loads(answer.read())["state"]
+    # NB: once the room has seen the visitor leave.
+    deadline = time.monotonic() + 10
+    while state()["participants"]:
+        assert time.monotonic() < deadline, "the visitor never left"
+        time.sleep(0.05)
+    assert state()["destination"] == {"alert": "confirmDeletion"}
+    status, answer = post(b'{"type":"alert.confirmDeletion"}')
+    assert status == 200, answer
+    with pytest.raises(urllib.error.HTTPError) as gone:
+        urllib.request.urlopen(urllib.request.Request(
+            f"http://127.0.0.1:{port}/api/rooms/{room}", headers=auth), timeout=10)
+    assert gone.value.code == 404

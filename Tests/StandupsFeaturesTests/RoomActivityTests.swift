@@ -262,12 +262,39 @@ struct RoomActivityTests {
       $0.destination = .alert(.confirmDeletion)
       $0.activity = Activity(seq: 1, kind: .askedToDelete, by: ana)
       $0.activityCount = 1
+      $0.alertAskedFromOutside = true
     }
+    // Someone passing through the room leaves the question to its asker (BOTS.md).
+    let ben = Participant(id: "p2", name: "Ben")
+    await store.send(.participantJoined(ben)) { $0.participants = [ben] }
+    await store.send(.participantLeft("p2")) { $0.participants = [] }
     await store.send(.acted(by: ana, .destination(.presented(.alert(.confirmDeletion))))) {
       $0.destination = nil
       $0.isDeleted = true
       $0.activity = Activity(seq: 2, kind: .deletedStandup, by: ana)
       $0.activityCount = 2
+    }
+  }
+
+  /// Asked for by someone in the room, the question closes once the room empties: nobody is
+  /// there to answer it.
+  @Test func aQuestionAskedInTheRoomClosesWhenTheRoomEmpties() async {
+    let clock = TestClock()
+    let store = TestStore(initialState: Room.State(standup: .mock())) {
+      Room()
+    } withDependencies: {
+      $0.continuousClock = clock
+    }
+    let ben = Participant(id: "p2", name: "Ben")
+    await store.send(.participantJoined(ben)) { $0.participants = [ben] }
+    await store.send(.acted(by: Actor(id: "p2", name: "Ben"), .deleteButtonTapped)) {
+      $0.destination = .alert(.confirmDeletion)
+      $0.activity = Activity(seq: 1, kind: .askedToDelete, by: Actor(id: "p2", name: "Ben"))
+      $0.activityCount = 1
+    }
+    await store.send(.participantLeft("p2")) {
+      $0.participants = []
+      $0.destination = nil
     }
   }
 
