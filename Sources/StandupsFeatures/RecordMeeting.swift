@@ -179,9 +179,10 @@ public struct RecordMeeting: Reducer {
         return .none
 
       case .roomEmptied:
-        // NB: only a meeting this stopped goes on by itself when someone is back.
+        // NB: only a meeting this stopped goes on by itself when someone is back; one paused
+        // already (the server restarted, the room moved) keeps saying why it stopped.
         state.emptiedAt = state.isPaused ? nil : now
-        state.pausedBecause = .everyoneLeft
+        if !state.isPaused { state.pausedBecause = .everyoneLeft }
         return .cancel(id: CancelID.timer)
 
       case .someoneReturned:
