@@ -58,6 +58,8 @@ public final class StandupsServer: Sendable {
   private let reloading: Task<Void, Never>
   /// A cluster's database and this node's session with it.
   private let postgres: PostgresStorage?
+  /// One server at a time on a SQLite data directory.
+  private let dataLock: DataDirectoryLock?
   private let drainGrace: Duration
 
   /// Loads every standup and starts listening.
@@ -79,6 +81,7 @@ public final class StandupsServer: Sendable {
     dependencies.date = DateGenerator { Date() }
     let access: AccessStorage
     var postgres: PostgresStorage?
+    var dataLock: DataDirectoryLock?
     do {
       if let storage {
         try prepareDataDirectory(configuration.dataDirectory)
@@ -91,6 +94,7 @@ public final class StandupsServer: Sendable {
         access = accessStorage ?? database.access
       } else {
         try prepareDataDirectory(configuration.dataDirectory)
+        dataLock = try DataDirectoryLock(directory: configuration.dataDirectory)
         let sqlite = try SQLiteStorage(directory: configuration.dataDirectory)
         dependencies.storage = sqlite.client
         access = accessStorage ?? sqlite.access
@@ -202,7 +206,7 @@ public final class StandupsServer: Sendable {
     }
     return StandupsServer(
       port: transport.port, transport: transport, hub: hub, gatekeeper: gatekeeper,
-      baseURL: base, reloading: reloading, postgres: postgres,
+      baseURL: base, reloading: reloading, postgres: postgres, dataLock: dataLock,
       drainGrace: configuration.drainGrace)
   }
 
@@ -249,9 +253,11 @@ public final class StandupsServer: Sendable {
 
   private init(
     port: Int, transport: WebSocketServer, hub: RoomHub, gatekeeper: Gatekeeper, baseURL: String,
-    reloading: Task<Void, Never>, postgres: PostgresStorage?, drainGrace: Duration
+    reloading: Task<Void, Never>, postgres: PostgresStorage?, dataLock: DataDirectoryLock?,
+    drainGrace: Duration
   ) {
     self.postgres = postgres
+    self.dataLock = dataLock
     self.drainGrace = drainGrace
     self.port = port
     self.transport = transport
@@ -273,6 +279,7 @@ public final class StandupsServer: Sendable {
     await hub.cluster?.stop()
     hub.remoteRooms.stop()
     postgres?.close()
+    dataLock?.release()
   }
 
   /// A rolling restart (SIGTERM in a cluster): `/healthz` answers 404 "draining" and no room

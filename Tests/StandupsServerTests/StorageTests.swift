@@ -42,6 +42,26 @@ struct DataDirectoryTests {
     await server.shutdown()
   }
 
+  /// Two servers on one data directory would each serve their own copy of every room and
+  /// overwrite each other's acknowledged changes: the second is refused, saying why, until
+  /// the first stops.
+  @Test func oneServerAtATimeUsesADataDirectory() async throws {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.dataDirectory = temporaryDirectory()
+    configuration.publicDirectory = nil
+    let first = try await StandupsServer.start(configuration: configuration)
+    await #expect {
+      _ = try await StandupsServer.start(configuration: configuration)
+    } throws: { error in
+      "\(error)".contains("Another Standups server is running on the data directory")
+        && "\(error)".contains(configuration.dataDirectory)
+    }
+    await first.shutdown()
+    let next = try await StandupsServer.start(configuration: configuration)
+    await next.shutdown()
+  }
+
   @Test func aDataDirectoryThatCannotBeUsedStopsTheServer() async throws {
     let blocker = temporaryDirectory() + "/a-file"
     _ = FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8))
