@@ -155,7 +155,75 @@ public enum TextMerge {
         }
       }
       close()
-      return hunks
+      return aligned(hunks, in: old)
+    }
+
+    /// Each hunk that only takes out or only puts in text, slid to where it starts and ends at
+    /// word boundaries, where the text around it lets it ("one two three" less "two " is also
+    /// less "wo t", as a diff may first find it): the other side's typing beside a word then
+    /// never lands inside the change. Ties go to the leftmost place; a hunk stays clear of its
+    /// neighbours (at least one character between them, as the diff leaves it).
+    static func aligned(_ hunks: [Hunk], in old: [Character]) -> [Hunk] {
+      var result = hunks
+      for index in result.indices {
+        let hunk = result[index]
+        guard hunk.range.isEmpty != hunk.text.isEmpty else { continue }
+        // NB: from `floor` to `ceiling`, the hunk may lie.
+        let floor = index == 0 ? 0 : result[index - 1].range.upperBound + 1
+        let ceiling = index == result.count - 1 ? old.count : result[index + 1].range.lowerBound - 1
+        var (range, text) = (hunk.range, Array(hunk.text))
+        func score() -> Int {
+          let (first, last) =
+            text.isEmpty
+            ? (old[range.lowerBound], old[range.upperBound - 1]) : (text[0], text[text.count - 1])
+          return boundary(range.lowerBound > 0 ? old[range.lowerBound - 1] : nil, first)
+            + boundary(last, range.upperBound < old.count ? old[range.upperBound] : nil)
+        }
+        // Leftmost first, then each place to the right.
+        while range.lowerBound > floor,
+          old[range.lowerBound - 1]
+            == (text.isEmpty ? old[range.upperBound - 1] : text[text.count - 1])
+        {
+          if !text.isEmpty { text = [old[range.lowerBound - 1]] + text.dropLast() }
+          range = (range.lowerBound - 1)..<(range.upperBound - 1)
+        }
+        var best = (range: range, text: text, score: score())
+        while range.upperBound < ceiling,
+          old[range.upperBound] == (text.isEmpty ? old[range.lowerBound] : text[0])
+        {
+          if !text.isEmpty { text = text.dropFirst() + [old[range.lowerBound]] }
+          range = (range.lowerBound + 1)..<(range.upperBound + 1)
+          let now = score()
+          if now > best.score { best = (range, text, now) }
+        }
+        result[index] = Hunk(range: best.range, text: ArraySlice(best.text))
+      }
+      return result
+    }
+
+    /// How well a change fits between `before` and `after` (nil: the text's start or end): at
+    /// the text's edge best, then at a space, then at punctuation, and inside a word worst.
+    static func boundary(_ before: Character?, _ after: Character?) -> Int {
+      guard let before, let after else { return 3 }
+      if before.isBlank || after.isBlank { return 2 }
+      return before.isWordy && after.isWordy ? 0 : 1
+    }
+  }
+}
+
+extension Character {
+  /// A space, tab, line break or no-break space (the same set as the web app's).
+  fileprivate var isBlank: Bool {
+    [0x20, 0x09, 0x0A, 0x0D, 0xA0, 0x3000].contains(unicodeScalars.first?.value ?? 0)
+  }
+
+  /// A letter or a digit (Unicode's general categories L and N, of its first scalar).
+  fileprivate var isWordy: Bool {
+    switch unicodeScalars.first?.properties.generalCategory {
+    case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+      .decimalNumber, .letterNumber, .otherNumber:
+      true
+    default: false
     }
   }
 }

@@ -315,9 +315,10 @@ def test_a_session_and_a_scoped_token_work_and_a_revoked_token_is_cut_off(data, 
 def bot_room(data):
     """A server with one standup, and a bot (`CI`, any action) that acts on it over HTTP:
     yields its port, the standup's id, the bot's headers and `post(body)`, which answers the
-    status and the JSON body."""
+    status and the JSON body. (The bot may send 1000 requests a second.)"""
     process = subprocess.Popen(
-        [str(SERVER), "--port", "0", "--data-dir", data, "--bot-token", "CI=ci-secret-0001"],
+        [str(SERVER), "--port", "0", "--data-dir", data, "--bot-token", "CI=ci-secret-0001",
+         "--messages-per-second", "1000"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)

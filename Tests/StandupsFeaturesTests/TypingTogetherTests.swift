@@ -47,6 +47,12 @@ struct TypingTogetherTests {
     Merge(base: "Design review", mine: "review", theirs: "DesZZZign review", merged: "ZZZreview"),
     Merge(base: "abcdef", mine: "aXef", theirs: "abcYf", merged: "aXYf"),
     Merge(base: "Daily", mine: "", theirs: "Dally", merged: "l"),
+    // A word taken out beside a word put in: each whole, never one inside the other (a diff
+    // may first find "two " taken out as "wo t").
+    Merge(
+      base: "one two three", mine: "one three", theirs: "one two 2 three", merged: "one 2 three"),
+    Merge(
+      base: "one two three", mine: "one two 2 three", theirs: "one three", merged: "one 2 three"),
     // Characters, never halves of one: a family emoji is one character of seven scalars.
     Merge(base: "👨‍👩‍👧", mine: "👨‍👩‍👧 team", theirs: "Our 👨‍👩‍👧", merged: "Our 👨‍👩‍👧 team"),
     Merge(base: "e", mine: "e\u{301}", theirs: "ex", merged: "e\u{301}x"),

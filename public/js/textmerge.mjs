@@ -62,7 +62,49 @@ export function hunks(old, next) {
     }
   }
   close();
-  return found;
+  return aligned(found, old);
+}
+
+/** Each hunk that only takes out or only puts in text, slid to where it starts and ends at
+ * word boundaries, where the text around it lets it ("one two three" less "two " is also less
+ * "wo t"); ties to the leftmost place; clear of its neighbours — as on the server. */
+function aligned(found, old) {
+  return found.map((hunk, index) => {
+    if ((hunk.start === hunk.end) === (hunk.text.length === 0)) return hunk;
+    const floor = index === 0 ? 0 : found[index - 1].end + 1;
+    const ceiling = index === found.length - 1 ? old.length : found[index + 1].start - 1;
+    let { start, end, text } = hunk;
+    const first = () => (text.length ? text[0] : old[start]);
+    const last = () => (text.length ? text[text.length - 1] : old[end - 1]);
+    const score = () => boundary(start > 0 ? old[start - 1] : null, first())
+      + boundary(last(), end < old.length ? old[end] : null);
+    while (start > floor && same(old[start - 1], last())) {
+      if (text.length) text = [old[start - 1], ...text.slice(0, -1)];
+      start -= 1;
+      end -= 1;
+    }
+    let best = { start, end, text, score: score() };
+    while (end < ceiling && same(old[end], first())) {
+      if (text.length) text = [...text.slice(1), old[start]];
+      start += 1;
+      end += 1;
+      const now = score();
+      if (now > best.score) best = { start, end, text, score: now };
+    }
+    return { start: best.start, end: best.end, text: best.text };
+  });
+}
+
+const BLANKS = new Set([0x20, 0x09, 0x0a, 0x0d, 0xa0, 0x3000]);
+const isBlank = (character) => BLANKS.has(character.codePointAt(0));
+const isWordy = (character) => /^[\p{L}\p{N}]/u.test(character);
+
+/** How well a change fits between `before` and `after` (null: the text's edge), as on the
+ * server: at the text's edge best, then at a space, then at punctuation, inside a word worst. */
+function boundary(before, after) {
+  if (before === null || after === null) return 3;
+  if (isBlank(before) || isBlank(after)) return 2;
+  return isWordy(before) && isWordy(after) ? 0 : 1;
 }
 
 const precedes = (a, b) => a.start < b.start || (a.start === b.start && a.end < b.end);

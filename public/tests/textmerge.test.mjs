@@ -30,6 +30,9 @@ const merges = [
   ["Design review", "review", "DesZZZign review", "ZZZreview"],
   ["abcdef", "aXef", "abcYf", "aXYf"],
   ["Daily", "", "Dally", "l"],
+  // A word taken out beside a word put in: each whole, never one inside the other.
+  ["one two three", "one three", "one two 2 three", "one 2 three"],
+  ["one two three", "one two 2 three", "one three", "one 2 three"],
   // Characters, never halves of one.
   ["👨‍👩‍👧", "👨‍👩‍👧 team", "Our 👨‍👩‍👧", "Our 👨‍👩‍👧 team"],
   ["e", "e\u0301", "ex", "e\u0301x"],
