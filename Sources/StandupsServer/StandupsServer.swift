@@ -180,8 +180,10 @@ public final class StandupsServer: Sendable {
     let base =
       configuration.publicURL
       ?? baseURL(host: configuration.host, port: transport.port, tls: configuration.tls != nil)
+    // NB: an IPv6 address in brackets, as in a URL: http://[::]:8080.
+    let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
     logger.info(
-      "Standups is listening on \(scheme)://\(configuration.host):\(transport.port) with \(standups.count) standup(s)."
+      "Standups is listening on \(scheme)://\(host):\(transport.port) with \(standups.count) standup(s)."
     )
     let reloading = Task { [weak hub, logger] in
       var failing = false

@@ -165,6 +165,12 @@ enum AddressChecks {
       return
         "--public-url must be the http(s) address people open, such as https://standups.example.com (it is \"\(text)\")."
     }
+    // NB: the web app asks the server's own paths (/api/…, /ws/…) from the root: it cannot be
+    // served under a path of the site.
+    guard url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil else {
+      return
+        "--public-url must be the address of the site's root, such as https://standups.example.com: the web app is served from /, not under a path (it is \"\(text)\")."
+    }
     return nil
   }
 
