@@ -233,14 +233,16 @@ enum BotAPI {
         headers: [
           (
             "content-disposition:",
-            "attachment; filename=\"\(fileName(standup.title)).\(rawValue.split(separator: ".").last ?? "txt")\""
+            "attachment; filename=\"\(Self.fileName(standup.title)).\(rawValue.split(separator: ".").last ?? "txt")\""
           )
         ])
     }
 
-    /// "Design sync" → "design-sync-history": letters and digits only, safe in a header.
-    private func fileName(_ title: String) -> String {
-      let words = title.lowercased().unicodeScalars.split {
+    /// "Design sync" → "design-sync-history", "Équipe" → "equipe-history": ASCII letters and
+    /// digits only (accents folded), safe in a header.
+    static func fileName(_ title: String) -> String {
+      let folded = title.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil)
+      let words = folded.lowercased().unicodeScalars.split {
         !($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)))
       }
       let name = words.map { String(String.UnicodeScalarView($0)) }.prefix(6).joined(separator: "-")

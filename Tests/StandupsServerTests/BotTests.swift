@@ -2,10 +2,22 @@ import Fixtures
 import Foundation
 import JSONPatch
 import StandupsFeatures
-import StandupsServer
 import StandupsWire
 import Testing
 import WebSocketTransport
+
+@testable import StandupsServer
+
+/// A download's file name comes from the standup's title: ASCII letters and digits, safe in
+/// a header, with accents folded rather than dropped.
+@Test(arguments: [
+  ("Design", "design-history"), ("Équipe daily", "equipe-daily-history"),
+  ("Ça va? Oui!", "ca-va-oui-history"), ("日本語", "standup-history"),
+  ("Design 2.0 review", "design-2-0-review-history"),
+])
+func aDownloadIsNamedAfterItsStandup(_ title: String, _ name: String) {
+  #expect(BotAPI.HistoryFormat.fileName(title) == name)
+}
 
 @Suite(.serialized)
 struct BotTests {
