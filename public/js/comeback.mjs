@@ -2,6 +2,8 @@
 // was never signed in), and what was typed there that the room never got: kept in this
 // browser until the person is signed in again — from this tab or another, such as the
 // invite link's page — for a day at most, then taken back to.
+import { holds } from "./textmerge.mjs";
+
 const KEY = "standups.afterSignIn";
 /** Set by whichever tab signs in: the others showing the sign-in page go back too. */
 export const SIGNED_IN_KEY = "standups.signedInAt";
@@ -118,13 +120,15 @@ export function keepLeftTyping(typing, storage = sessionStorage) {
  */
 export function whatTheRoomLacks(unsent, state) {
   const holders = [state?.destination?.edit?.draft, state?.standup].filter(Boolean);
-  const holds = (standup, { path, value }) => {
+  const has = (standup, { path, base, value }) => {
     if (path === "/attendees/new/name") return standup.attendees.some(({ name }) => name === value);
     const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
-    if (attendee) return standup.attendees.find(({ id }) => id === attendee)?.name === value;
-    return path === "/title" && standup.title === value;
+    const text = attendee ? standup.attendees.find(({ id }) => id === attendee)?.name
+      : path === "/title" ? standup.title : undefined;
+    // NB: held too when others typed on since: the room's text has the change in it.
+    return text !== undefined && holds(base ?? "", value, text);
   };
-  return (unsent ?? []).filter((typing) => !holders.some((standup) => holds(standup, typing)));
+  return (unsent ?? []).filter((typing) => !holders.some((standup) => has(standup, typing)));
 }
 
 /** The typing kept when this tab left `room`, once (the next to ask gets null). */

@@ -70,13 +70,15 @@ export const detail = {
         if (view.olderCount !== count) return;
         view.older.push(...page.meetings.filter((meeting) => !view.older.some((shown) => shown.id === meeting.id)));
         detail.renderOlder(view);
-        // NB: the last page shown, the button goes: the keyboard on it goes to the oldest meeting.
-        if (hadKeyboard && button.hidden) app.querySelector(".history.older li:last-child summary")?.focus();
-        else if (hadKeyboard) button.focus();
       } catch (error) {
         toast(error.message);
       } finally {
         button.disabled = false;
+        // NB: the last page shown, the button goes: the keyboard on it goes to the oldest
+        // meeting; else it stays on the button (enabled again) — unless it went elsewhere.
+        const lost = [null, document.body, button].includes(document.activeElement);
+        if (hadKeyboard && lost && button.hidden) app.querySelector(".history.older li:last-child summary")?.focus();
+        else if (hadKeyboard && lost) button.focus();
       }
     });
     on(".start", "click", () => view.send({ type: "startMeetingButtonTapped" }));

@@ -2,7 +2,7 @@
 // ran out): offered for the meeting just saved (`history.noteSubmitted`), above whatever the
 // room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
 import { compositionGuard } from "./composing.mjs";
-import { app, keepSaying, offerInToast, toast } from "./shell.mjs";
+import { app, currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 
 /** Calls `then` once the person is done with the late note typed in `input`: it is added,
  * set aside or emptied, or the keyboard goes elsewhere than its form (or `beside`, the alert
@@ -113,11 +113,28 @@ function setAside(view, form) {
   back.type = "button";
   back.className = "bring-back";
   back.textContent = "Bring it back";
+  const room = view.id;
   back.onclick = () => {
     item.remove();
-    lateNote.offer(view, { meeting, speaker, text, typing: [text.length, text.length] });
+    const note = { meeting, speaker, text, typing: [text.length, text.length] };
+    // NB: through the room's screen showing now (the one it was set aside on may be gone);
+    // on another screen, kept for the room, which opens and offers it.
+    const showing = currentRoomView(room);
+    if (showing) return lateNote.offer(showing, note);
+    keepFor(room, note);
+    location.hash = `#/rooms/${room}`;
   };
   offerInToast(item, back);
+}
+
+/** Keeps `note` for `room`'s next opening in this tab, ahead of a note kept for it already
+ * (which waits its turn after it). */
+function keepFor(room, note) {
+  const before = kept({ id: room });
+  const waiting = before?.meeting && before.text?.trim()
+    ? [{ meeting: before.meeting, speaker: before.speaker, text: before.text }, ...(before.waiting ?? [])]
+    : before?.waiting ?? [];
+  sessionStorage.setItem(lateNoteKey(room), JSON.stringify({ ...note, typing: null, waiting }));
 }
 
 export const lateNote = {

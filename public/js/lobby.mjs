@@ -52,10 +52,12 @@ function renderLobby(state) {
   if (!cards) return;
   // NB: each card is kept, and changed in place only where it changed: the keyboard (and a
   // screen reader's place) stays on a card while people come and go in any room.
-  const gone = new Map([...cards.children].map((item) => [item.dataset.id, item]));
+  // NB: the cards gone go first: the others then move only if their order changed.
+  const listed = new Set(state.standups.map(({ id }) => id));
+  for (const item of [...cards.children]) if (!listed.has(item.dataset.id)) item.remove();
+  const shown = new Map([...cards.children].map((item) => [item.dataset.id, item]));
   state.standups.forEach((standup, index) => {
-    let item = gone.get(standup.id);
-    gone.delete(standup.id);
+    let item = shown.get(standup.id);
     if (!item) {
       item = document.createElement("li");
       item.dataset.id = standup.id;
@@ -71,7 +73,6 @@ function renderLobby(state) {
     }
     if (cards.children[index] !== item) cards.insertBefore(item, cards.children[index] ?? null);
   });
-  for (const item of gone.values()) item.remove();
   app.querySelector(".empty").hidden = state.standups.length > 0;
 }
 

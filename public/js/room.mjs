@@ -8,7 +8,7 @@ import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
 import { meeting, unsentNote } from "./meeting.mjs";
 import { forgetNote, noteDraftKey, noteFromAway } from "./notekept.mjs";
-import { sayUnsentTyping } from "./sharedtext.mjs";
+import { sayUnsentTyping, takeEditAgainOnArrival } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
   whoAmI,
@@ -113,10 +113,21 @@ class RoomView {
   /** What was typed here that the room never got (its form's fields, a note), for the sign-in
    * page to keep when the session ends under it. */
   typingToKeep() {
+    // NB: nothing drawn yet (no state since the page opened): nothing typed here, and what
+    // an earlier visit kept in the tab is not to be replaced by nothing.
+    if (!this.mode) return null;
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
     const note = this.mode === "meeting" ? unsentNote(this, this.state.meeting.transcript).trim()
       : this.mode === "detail" ? detail.discardedNote() : "";
     return { room: this.id, unsent, note, late: lateNote.kept(this), by: this.myName() };
+  }
+
+  /** A page opened afresh (a reload) offers the late notes this tab kept, once, once it knows
+   * who this person is in the room (a page shown from its kept state may not yet). */
+  restoreLateNote() {
+    if (this.lateNoteRestored || !this.myName()) return;
+    this.lateNoteRestored = true;
+    if (!this.lateNote) lateNote.restore(this);
   }
 
   /** The name this page is in the room under. */
@@ -134,9 +145,12 @@ class RoomView {
       document.addEventListener("visibilitychange", () => this.bringBackTyping(), { once: true });
       return;
     }
+    // NB: asked first, whatever follows: "Edit again with it" pressed elsewhere is for this
+    // arrival only.
+    const editNow = takeEditAgainOnArrival(this.id);
     if (this.connection.closed) return;
     const left = whatTheRoomLacks(takeLeftTyping(this.id), this.state);
-    if (left.length) sayUnsentTyping(this, left, "Your typing had not reached the room when you left it");
+    if (left.length) sayUnsentTyping(this, left, "Your typing had not reached the room when you left it", { editNow });
     const kept = takeTyping(this.id, this.myName());
     if (!kept) return;
     if (kept.unsent.length) {
@@ -210,7 +224,11 @@ class RoomView {
       this.mode = mode;
       this.layout();
       if (this.ended?.late?.meeting) lateNote.offer(this, this.ended.late);
-      if (away?.late) lateNote.offer(this, away.late);
+      // NB: after the late notes this tab kept, which it does not take the place of.
+      if (away?.late) {
+        this.restoreLateNote();
+        lateNote.offer(this, away.late);
+      }
       if (away?.lost) {
         keepSaying(`The meeting your note was for was ${away.discarded ? "discarded" : "ended"} while you were away: “${away.lost}”.`,
           { kind: "discarded-note" });
@@ -218,12 +236,7 @@ class RoomView {
       if (unsent.length) sayUnsentTyping(this, unsent);
       if (!previous) this.bringBackTyping();
     }
-    // A page opened afresh (a reload) offers the late note this tab kept, once it knows who
-    // this person is in the room (a page shown from its kept state may not yet).
-    if (!this.lateNoteRestored && this.myName()) {
-      this.lateNoteRestored = true;
-      if (!this.lateNote) lateNote.restore(this);
-    }
+    this.restoreLateNote();
     document.title = `${state.standup.title} · Standups`;
     const section = app.querySelector(".room");
     section.setAttribute("style", themeStyle(state.standup.theme));

@@ -4,7 +4,7 @@
 // else's typing comes into the field the same way, around this person's own, while they
 // type (`textmerge.mjs`, the same merge). PROTOCOL.md, "Typing together".
 import { fieldName, isOverLimit } from "./limits.mjs";
-import { keepLeftTyping } from "./comeback.mjs";
+import { keepLeftTyping, takeLeftTyping } from "./comeback.mjs";
 import { currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 import { holds, mergeText } from "./textmerge.mjs";
 
@@ -245,15 +245,21 @@ export const newAttendeeTyping = (value) => ({ path: "/attendees/new/name", base
 
 
 /** Rooms whose "Edit again with it" was pressed on another screen: once the room is open
- * and offers the typing again, it is put back at once. */
+ * and offers the typing again, it is put back at once (`takeEditAgainOnArrival`). */
 const editAgainOnArrival = new Set();
+
+/** Whether "Edit again with it" was pressed for `room` on another screen; asked once, by the
+ * room's screen as it opens (the next to ask gets false). */
+export function takeEditAgainOnArrival(room) {
+  return editAgainOnArrival.delete(room);
+}
 
 /**
  * The form closed under this person's typing (someone else saved or cancelled it; their
  * session ended): says what did not make it in, with a button that opens the form again
  * with it.
  */
-export function sayUnsentTyping(view, unsent, lead = "The form closed before your typing reached it") {
+export function sayUnsentTyping(view, unsent, lead = "The form closed before your typing reached it", { editNow = false } = {}) {
   const what = unsent.map(({ name, value }) => `“${value}” (${name})`).join(", ");
   const item = keepSaying(`${lead}: ${what}.`, { kind: "unsent" });
   const again = document.createElement("button");
@@ -263,7 +269,7 @@ export function sayUnsentTyping(view, unsent, lead = "The form closed before you
   const room = view.id;
   again.onclick = () => editAgain(room, unsent, item);
   offerInToast(item, again);
-  if (editAgainOnArrival.delete(room)) editAgain(room, unsent, item);
+  if (editNow) editAgain(room, unsent, item);
 }
 
 /** Opens `room`'s form again with `unsent` in it; the toast `item`, which holds the only
@@ -274,7 +280,9 @@ async function editAgain(room, unsent, item) {
   // room opens, and takes it there (kept in this tab meanwhile, as if left unsent).
   const showing = currentRoomView(room);
   if (!showing) {
-    keepLeftTyping({ room, unsent });
+    // NB: with what an earlier leaving kept for the room, if anything (a field's own latest).
+    const earlier = (takeLeftTyping(room) ?? []).filter(({ path }) => !unsent.some((typing) => typing.path === path));
+    keepLeftTyping({ room, unsent: [...earlier, ...unsent] });
     editAgainOnArrival.add(room);
     item.remove();
     location.hash = `#/rooms/${room}`;

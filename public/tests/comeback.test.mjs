@@ -161,6 +161,9 @@ test("typing kept on leaving is offered back only where the room does not hold i
   // Saved since: the standup holds it, the form closed.
   const saved = { title: "Design sync", attendees: [{ id: "A1", name: "Ana María" }, { id: "B2", name: "Ben" }] };
   assert.deepEqual(whatTheRoomLacks(kept, { standup: saved }), []);
+  // Held too when someone typed on since: the room's text has the change in it.
+  const typedOn = { title: "Design sync weekly", attendees: [ana] };
+  assert.deepEqual(whatTheRoomLacks([kept[0]], { standup, destination: { edit: { draft: typedOn } } }), []);
   // An attendee removed since lacks the name typed in it; nothing kept is nothing lacking.
   assert.deepEqual(whatTheRoomLacks([kept[1]], { standup: { title: "Design", attendees: [] } }), [kept[1]]);
   assert.deepEqual(whatTheRoomLacks(null, { standup }), []);
