@@ -22,6 +22,9 @@ extension RoomChannel {
       await closeIfDeleted()
     case .finish:
       await finish()
+    case .idle:
+      guard isRefusing == nil, !hasStopped else { return }
+      await releaseIfUnused()
     }
   }
 

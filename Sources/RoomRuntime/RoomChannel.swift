@@ -54,6 +54,9 @@ public actor RoomChannel<Feature: RoomFeature> {
     case closing(saves: Range<Int>, before: State, after: State)
     /// The room was closed: after what came before, the versions it did not use go back.
     case finish
+    /// An effect left the room with nobody in it and nothing running (a bot's meeting whose
+    /// time ran out): released, as after a request, if still so.
+    case idle
   }
 
   /// How a room of a cluster opens: it takes the room's lock, and reads the room as saved.
@@ -251,7 +254,11 @@ public actor RoomChannel<Feature: RoomFeature> {
   }
 
   private func receive(_ action: Feature.R.Action, fromEffect effect: EffectID) {
+    // NB: asked only of a room nobody is in (not on a ticking room's every tick).
+    let wasIdle = document.peers.isEmpty ? feature.isIdle(core.state) : true
     core.receive(action, fromEffect: effect) { action, state, _ in didChange(after: action, state) }
+    // NB: nobody left, request or person, to see that it has nothing to keep it any more.
+    if !wasIdle, document.peers.isEmpty, feature.isIdle(core.state) { post(.idle) }
   }
 
   /// Reads the current state.

@@ -66,6 +66,8 @@ struct TallyRoom: RoomFeature {
   typealias R = Tally
   /// Saves a count; throws to refuse it.
   var save: @Sendable (Int) async throws -> Void = { _ in }
+  /// When the room has nothing to keep it with nobody in it.
+  var idle: @Sendable (Tally.State) -> Bool = { _ in true }
 
   var roomName: String { "tally" }
   func joined(_ sender: Sender) -> Tally.Action? { .joined(sender.participantID) }
@@ -89,7 +91,7 @@ struct TallyRoom: RoomFeature {
   func rollback(to before: Tally.State, from after: Tally.State) -> Tally.Action {
     .saveFailed(before: before)
   }
-  func isIdle(_ state: Tally.State) -> Bool { true }
+  func isIdle(_ state: Tally.State) -> Bool { idle(state) }
   func closing(_ state: Tally.State) -> (code: CloseCode, reason: String)? { nil }
 }
 

@@ -166,6 +166,32 @@ import WebSocketTransport
     #expect(await harness.room.read(\.people) == [])
   }
 
+  /// A request from outside (a bot over HTTP) starts something in a room nobody is in, which
+  /// keeps the room; once an effect ends it (a meeting's time ran out), the room is released,
+  /// as after a request, though no request or person is there to see it.
+  @Test func aRoomAnEffectLeavesWithNothingToKeepItIsReleased() async throws {
+    let clock = TestClock()
+    let harness = open(TallyRoom(idle: { $0.seconds >= 2 }), clock: clock)
+    let started = Switch(false)
+    harness.room.enqueue(
+      .request(
+        try ClientMessage.parse(action("startButtonTapped", ref: "s1")), person("bot"),
+        reply: { _ in started.set(true) }))
+    try await eventually("the request was not answered") { started.isOn }
+    try await eventually("the timer never ticked") {
+      await clock.advance(by: .seconds(1))
+      return await harness.room.read(\.seconds) >= 1
+    }
+    // NB: kept while it runs (a tick may have come since, and ended it).
+    let seconds = await harness.room.read(\.seconds)
+    #expect(!harness.idle.isOn || seconds >= 2)
+    try await eventually("the room was not released") {
+      await clock.advance(by: .seconds(1))
+      return harness.idle.isOn
+    }
+    #expect(await harness.room.read(\.seconds) >= 2)
+  }
+
   @Test func aPeerThatResumesGetsOnlyWhatItMissed() async throws {
     let harness = open()
     harness.room.enqueue(.join(ana, person("ana"), since: nil))
