@@ -103,6 +103,14 @@ public final class PostgresStorage: Sendable {
     do {
       return try await Self.withTimeout(deadline, body)
     } catch let error as PSQLError {
+      // NB: a write whose connection went (a failover, a reset, its backend ended) may have
+      // committed as it went: as unknown as one left unanswered. One PostgreSQL refused did not.
+      if write, Self.connectionWent(error) {
+        unanswered.withLock { $0 }?.run()
+        throw StorageError(
+          "the connection to the database was lost during the write (\(Self.describe(error))): "
+            + "whether it was saved will be known once the room opens again")
+      }
       throw StorageError(Self.describe(error))
     } catch let error as NoAnswer {
       guard write else {
@@ -113,6 +121,14 @@ public final class PostgresStorage: Sendable {
         "the database did not answer within \(error.limit): whether it was saved will be known "
           + "once the room opens again")
     }
+  }
+
+  /// Whether `error` is the connection going (closed, reset, or its backend ended: SQLSTATE
+  /// class 08, and 57P01–57P03), rather than PostgreSQL refusing a statement.
+  static func connectionWent(_ error: PSQLError) -> Bool {
+    guard error.code == .server else { return true }
+    let state = error.serverInfo?[.sqlState] ?? ""
+    return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
   }
 
   /// What went wrong, in PostgreSQL's own words when it said something.

@@ -219,25 +219,40 @@ struct WriteFenceTests {
     let hasty = try await PostgresStorage(
       url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
     defer { hasty.close() }
-    let node = NodeSession(storage: hasty, logger: Logger(label: "test"))
-    let lost = Mutex(0)
-    node.attach(lost: { lost.withLock { $0 += 1 } }, heard: { _ in }, listening: {})
-    try await node.start()
+    let (node, lost, hold, room) = try await Self.servingTheDesign(on: hasty)
     defer { Task { await node.stop() } }
-    try await hasty.storageClient.save(.design)
-    let hold = try #require(await node.acquire(Standup.design.id))
-    let room = hasty.roomClient { node.writeFence(hold) }
     try await whileLocked("draft", in: storage.url) {
-      await #expect(throws: StorageError.self) {
-        try await room.saveDraft(
-          Standup.design.id,
-          StandupDraft(
-            standupID: Standup.design.id, title: "Typed", durationSeconds: 300, theme: .bubblegum,
-            attendees: []))
-      }
-      try await eventually("The session went on.") { lost.withLock { $0 } == 1 }
+      await #expect(throws: StorageError.self) { try await Self.saveADraft(room) }
+      try await eventually("The session went on.") { lost.count.withLock { $0 } == 1 }
     }
     #expect(!node.holds(hold))
+  }
+
+  /// A node session on `storage` that holds the design's room, the count of its sessions
+  /// lost, and the room's storage.
+  static func servingTheDesign(on storage: PostgresStorage) async throws -> (
+    NodeSession, Losses, NodeSession.Hold, StorageClient
+  ) {
+    let node = NodeSession(storage: storage, logger: Logger(label: "test"))
+    let lost = Losses()
+    node.attach(lost: { lost.count.withLock { $0 += 1 } }, heard: { _ in }, listening: {})
+    try await node.start()
+    try await storage.storageClient.save(.design)
+    let hold = try #require(await node.acquire(Standup.design.id))
+    return (node, lost, hold, storage.roomClient { node.writeFence(hold) })
+  }
+
+  /// How many times a node's session was lost.
+  final class Losses: Sendable {
+    let count = Mutex(0)
+  }
+
+  static func saveADraft(_ room: StorageClient) async throws {
+    try await room.saveDraft(
+      Standup.design.id,
+      StandupDraft(
+        standupID: Standup.design.id, title: "Typed", durationSeconds: 300, theme: .bubblegum,
+        attendees: []))
   }
 
   /// A room whose last owner's writes do not end (a pooled connection gone half-open) is not
@@ -304,6 +319,33 @@ struct WriteFenceTests {
     let said = log.all.filter { $0.contains("could not be read") }
     #expect(said.count == 1)
     #expect(said.first?.contains("from the future") == true)
+  }
+
+  /// A write whose connection is lost on its way (its backend ended, as a failover or a reset
+  /// does) may have committed as it went: the node's session ends, as for one left
+  /// unanswered, so that its rooms open again from what the database settled.
+  @Test func aWriteWhoseConnectionIsLostEndsTheNodesSession() async throws {
+    guard let storage = try await Self.database() else { return }
+    let (node, lost, hold, room) = try await Self.servingTheDesign(on: storage)
+    defer { Task { await node.stop() } }
+    try await whileLocked("draft", in: storage.url) {
+      let write = Task { try await Self.saveADraft(room) }
+      // The write waits on the lock; its backend is ended under it.
+      var waiting: Int32?
+      try await eventually("The write never waited on the lock.") {
+        for try await pid in try await storage.client.query(
+          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%draft%'"
+        ).decode(Int32.self) {
+          waiting = pid
+        }
+        return waiting != nil
+      }
+      let pid = try #require(waiting)
+      try await storage.client.query("SELECT pg_terminate_backend(\(pid))")
+      await #expect(throws: StorageError.self) { try await write.value }
+      try await eventually("The session went on.") { lost.count.withLock { $0 } == 1 }
+    }
+    #expect(!node.holds(hold))
   }
 
   /// The other nodes hear of a standup saved or deleted from the write's own transaction: of
