@@ -310,7 +310,7 @@ struct LobbyFeature: RoomFeature {
         }
       }
     case .saveFailed(let added):
-      for id in added { catalog.remove(id) }
+      for id in added { catalog.unmade(id) }
     case .standupChanged, .standupDeleted, .roomActivityChanged:
       break
     }

@@ -45,6 +45,14 @@ final class StandupCatalog: Sendable {
     unsaved.withLock { _ = $0.remove(id) }
   }
 
+  /// A standup this node made whose save failed: gone from here, but not taken for deleted —
+  /// a save given up that landed after all (the database answered too late) is shown once it
+  /// is read (a notice of it, a catch-up).
+  func unmade(_ id: Standup.ID) {
+    _ = standups.withLock { $0.remove(id: id) }
+    saved(id)
+  }
+
   func remove(_ id: Standup.ID) {
     deleted.withLock { deleted in
       deleted.insert(id)

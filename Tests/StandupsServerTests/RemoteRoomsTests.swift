@@ -119,6 +119,21 @@ struct StandupCatalogTests {
     catalog.remove(saved.id)
     #expect(catalog.savedIDs == [making.id])
   }
+
+  /// A standup this node made whose save failed goes, but is not taken for deleted: a save
+  /// given up that landed after all (the database answered too late) is shown once read. One
+  /// deleted stays gone.
+  @Test func aStandupWhoseSaveFailedIsNotTakenForDeleted() {
+    var making = Standup.design
+    making.id = UUID()
+    let catalog = StandupCatalog([.design])
+    catalog.made(making)
+    catalog.unmade(making.id)
+    #expect(catalog[making.id] == nil && !catalog.wasDeleted(making.id))
+    #expect(catalog.update(making))
+    catalog.remove(making.id)
+    #expect(!catalog.update(making))
+  }
 }
 
 /// What a notice that could not be sent was about is said again as it is then: a `hello`; a
