@@ -689,6 +689,24 @@ def test_a_change_whose_patch_came_but_not_its_answer_is_not_sent_again(server, 
     wait(ana, lambda d: title.get_attribute("value") == "Design rev-iew!")
 
 
+def test_a_setting_the_room_did_not_take_shows_the_rooms_again(server, ana, ben):
+    """Ana picks a theme while her connection is down: the room never gets it, so her form
+    shows the room's theme again (with why), rather than one that Save would not store."""
+    both_editing(server, ana, ben)
+    room_theme = "return window.standupsConnection.state.destination.edit.draft.theme"
+    theme = ana.execute_script(room_theme)
+    ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
+    text_in(ana, "#status", "Reconnecting")
+    other = "navy" if theme != "navy" else "teal"
+    ana.execute_script(f"document.querySelector('.edit-form input[name=edit-theme][value={other}]').click()")
+    wait(ana, lambda d: d.execute_script("return document.querySelector('.edit-form input[name=edit-theme]:checked').value")
+         == theme)
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    assert ben.execute_script(room_theme) == theme
+    assert collect_console_errors(ana) == []
+
+
 def test_typing_that_others_typing_takes_over_the_limit_says_so_and_is_not_sent(server, ana, ben):
     """Ana types while offline; meanwhile Ben fills the title almost to its limit. Back in
     the room, her field holds both (102 characters): it says so, and nothing is sent until
@@ -721,11 +739,10 @@ HOLD_TYPING = """
     socket.send = (data) => data.includes('edit.binding') ? window.heldTyping.push(data) : send(data);"""
 
 
-def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, ben):
-    """Ana saves while Ben's typing is still on its way: the saved standup does not have
-    it, and Ben is told what did not make it in, with a button that opens the form again
-    with it."""
-    both_in_a_room(server, ana, ben)
+def ana_saves_under_bens_typing(server, ana, ben):
+    """Ana saves the form while Ben's typing in an attendee's name is held on its way (and
+    sent once the test calls `window.sendTyping()`); returns the room's address."""
+    room = both_in_a_room(server, ana, ben)
     click(ana, ".edit")
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
     ben.execute_script(HOLD_TYPING)
@@ -733,6 +750,14 @@ def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, b
     name.send_keys(Keys.END, " (QA)")
     wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
     click(ana, ".save-edit")
+    return room
+
+
+def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, ben):
+    """Ana saves while Ben's typing is still on its way: the saved standup does not have
+    it, and Ben is told what did not make it in, with a button that opens the form again
+    with it."""
+    ana_saves_under_bens_typing(server, ana, ben)
     for driver in (ana, ben):
         wait(driver, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
     toast_says(ben, "The form closed before your typing reached it: “Blob Jr (QA)” (Attendee 2 name).")
@@ -749,14 +774,7 @@ def test_typing_the_form_closed_under_is_said_and_can_be_put_back(server, ana, b
 def test_typing_the_form_closed_under_can_be_put_back_from_another_screen(server, ana, ben):
     """The notice holding Ben's typing has no time limit, and outlives its screen: from the
     lobby, "Edit again with it" takes him back to the room and puts the typing in the form."""
-    room = both_in_a_room(server, ana, ben)
-    click(ana, ".edit")
-    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
-    ben.execute_script(HOLD_TYPING)
-    name = ben.find_elements(By.CSS_SELECTOR, ".attendees input")[1]
-    name.send_keys(Keys.END, " (QA)")
-    wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
-    click(ana, ".save-edit")
+    room = ana_saves_under_bens_typing(server, ana, ben)
     toast_says(ben, "The form closed before your typing reached it: “Blob Jr (QA)” (Attendee 2 name).")
     click(ben, ".back")
     wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
@@ -1193,6 +1211,33 @@ def test_the_new_standup_form_takes_no_typing_while_its_add_is_on_its_way(server
     assert ana.execute_script(
         "const form = document.getElementById('new-form');"
         "return [form.title.value, form.getAttribute('aria-busy'), form.title.readOnly]") == ["", None, False]
+
+
+def test_a_meeting_whose_save_failed_goes_on_with_the_note_back_in_its_field(server, ana, ben):
+    """Ana ends and saves the meeting while the database is locked for longer than the server
+    waits: the save fails and is undone, and the meeting comes back. Ben, typing a note as it
+    ended, was offered it for the meeting saved; it goes back into his note field, and he is
+    told the meeting could not be saved."""
+    import sqlite3
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ben, EC.element_to_be_clickable((By.ID, "note"))).send_keys("half typed")
+    blocker = sqlite3.connect(f"{server.data}/standups.sqlite", timeout=10, isolation_level=None)
+    blocker.execute("BEGIN EXCLUSIVE")
+    try:
+        click(ana, ".end")
+        click(ana, ".end-alert .save")
+        late = wait(ben, EC.visibility_of_element_located((By.ID, "late-note")))
+        assert late.get_attribute("value") == "half typed"
+        # The server waits 5 s for the file, then gives the save up.
+        toast_says(ben, "The meeting could not be saved, so it goes on: your note is back in its field.")
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    note = wait(ben, EC.presence_of_element_located((By.ID, "note")))
+    assert note.get_attribute("value") == "half typed"
+    assert not ben.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    assert collect_console_errors(ben) == []
 
 
 def test_the_new_standup_form_keeps_its_typing_through_a_reload_and_escape(server, ana):

@@ -76,8 +76,13 @@ export const edit = {
       if (view.mode !== "edit") return;
       if (event.target.dataset.focus && !form.contains(event.relatedTarget)) focus(null);
     });
+    // NB: a setting the room did not take (offline, refused) shows the room's again.
+    const set = async (action) => {
+      const draft = () => view.state?.destination?.edit?.draft;
+      if ((await send(action)) === null && view.mode === "edit" && draft()) showSettings(form, draft());
+    };
     form.querySelector(".duration").addEventListener("change", (event) =>
-      send({ type: "edit.binding", path: "/duration", value: Number(event.target.value) * 60 }));
+      set({ type: "edit.binding", path: "/duration", value: Number(event.target.value) * 60 }));
     form.querySelector(".duration").addEventListener("input", (event) =>
       (form.querySelector(".duration-label").value = `${event.target.value} min`));
     // NB: the slider follows the room while it has the keyboard (an arrow key then moves on
@@ -88,7 +93,7 @@ export const edit = {
       duration.addEventListener(end, () => delete duration.dataset.dragging);
     }
     form.querySelectorAll("input[name=edit-theme]").forEach((radio) =>
-      radio.addEventListener("change", () => send({ type: "edit.binding", path: "/theme", value: radio.value })));
+      radio.addEventListener("change", () => set({ type: "edit.binding", path: "/theme", value: radio.value })));
     view.addsWaiting = new Set();
     form.querySelector(".add-attendee").onclick = () => {
       const adding = addAttendee(view, form);
@@ -151,13 +156,7 @@ export const edit = {
     const refusal = view.refusal;
     if (refusal && refusedPart(state, refusal.field.dataset.focus) !== refusal.about) clearRefusal(view, refusal);
     text.show(form.querySelector(".title"), "/title", draft.title);
-    const duration = form.querySelector(".duration");
-    if (!duration.dataset.dragging) {
-      duration.value = draft.duration / 60;
-      form.querySelector(".duration-label").value = `${draft.duration / 60} min`;
-    }
-    const theme = form.querySelector(`input[name=edit-theme][value=${draft.theme}]`);
-    if (theme && !theme.checked) theme.checked = true;
+    showSettings(form, draft);
     const others = (field) => state.participants
       .filter((person) => person.focus === field && person.id !== view.you)
       .map((person) => `<li class="chip" title="${escapeHTML(person.name)}">${escapeHTML(person.name)}</li>`).join("");
@@ -259,4 +258,15 @@ async function addAttendee(view, form) {
  * editing what: offline, it goes unsaid, not as an error about something the person did not do. */
 function sayFocus(view, field) {
   view.connection.send({ type: "focusChanged", field }).catch(() => {});
+}
+
+/** The draft's length and theme in the form (the slider not while a pointer drags it). */
+function showSettings(form, draft) {
+  const duration = form.querySelector(".duration");
+  if (!duration.dataset.dragging) {
+    duration.value = draft.duration / 60;
+    form.querySelector(".duration-label").value = `${draft.duration / 60} min`;
+  }
+  const theme = form.querySelector(`input[name=edit-theme][value=${draft.theme}]`);
+  if (theme && !theme.checked) theme.checked = true;
 }

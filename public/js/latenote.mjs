@@ -236,6 +236,21 @@ export const lateNote = {
   },
 
   /** The note as typed, while it is offered: typing the room never got. */
+  /**
+   * The meeting the note showing is for left the history as it came back (`before` to
+   * `after`): its save failed, and was undone. The note is taken from the form (the next one
+   * waiting takes its place) and returned, for the meeting's own field; null otherwise.
+   */
+  unsaved(view, before, after) {
+    const id = view.lateNote?.meeting;
+    const went = id && before.standup.meetings.some((meeting) => meeting.id === id)
+      && !after.standup.meetings.some((meeting) => meeting.id === id);
+    if (!went) return null;
+    const text = lateNote.typed() || view.lateNote.text;
+    done(view, app.querySelector(".late-note"));
+    return text;
+  },
+
   typed() {
     const form = app.querySelector(".late-note");
     return form && !form.hidden ? form.querySelector("input").value.trim() : "";

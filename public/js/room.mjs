@@ -216,6 +216,18 @@ class RoomView {
       } else if (discarded) {
         keepSaying(`Your note from the discarded meeting: “${discarded}”.`, { kind: "discarded-note" });
       }
+      // NB: a meeting that ended saved came back (its save failed, and was undone): the note
+      // offered for it goes back into its field.
+      const cameBack = mode === "meeting" && previous && !previous.meeting
+        && meetingCount(state) < meetingCount(previous);
+      const unsaved = cameBack ? lateNote.unsaved(this, previous, state) : null;
+      if (unsaved) {
+        const draft = sessionStorage.getItem(noteDraftKey(this.id)) ?? "";
+        sessionStorage.setItem(noteDraftKey(this.id), draft.trim() ? `${draft} ${unsaved}` : unsaved);
+      }
+      if (cameBack) {
+        toast(`The meeting could not be saved, so it goes on${unsaved ? ": your note is back in its field" : ""}.`);
+      }
       // NB: read before the meeting's field takes the note kept in the tab.
       const away = previous ? null : noteFromAway(this.id, state, meetingCount(state));
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
