@@ -123,24 +123,6 @@ public final class PostgresStorage: Sendable {
     }
   }
 
-  /// Whether `error` is the connection going (closed, reset, or its backend ended: SQLSTATE
-  /// class 08, and 57P01–57P03), rather than PostgreSQL refusing a statement.
-  static func connectionWent(_ error: PSQLError) -> Bool {
-    guard error.code == .server else { return true }
-    let state = error.serverInfo?[.sqlState] ?? ""
-    return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
-  }
-
-  /// What went wrong, in PostgreSQL's own words when it said something.
-  public static func describe(_ error: any Error) -> String {
-    if let error = error as? PSQLError {
-      if let message = error.serverInfo?[.message] { return message }
-      if let underlying = error.underlying { return "\(error.code): \(underlying)" }
-      return "\(error.code)"
-    }
-    return "\(error)"
-  }
-
   // MARK: Standups
 
   static func json(_ value: some Encodable) throws -> String {

@@ -82,7 +82,7 @@ extension PostgresStorage {
     // NB: within the deadline, as every call: a pooled connection gone half-open would hold
     // the room's lock, and the room, until TCP gave up.
     try await said {
-      try await self.client.query(
+      _ = try await self.client.query(
         "SELECT pg_advisory_xact_lock(\(first), \(second))", logger: self.logger)
     }
   }

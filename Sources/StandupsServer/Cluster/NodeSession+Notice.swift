@@ -104,7 +104,7 @@ extension NodeSession {
       for attempt in 1...4 {
         do {
           try await storage.said { [storage, logger] in
-            try await storage.client.query(
+            _ = try await storage.client.query(
               "SELECT pg_notify(\(Self.channel), \(text))", logger: logger)
           }
           break

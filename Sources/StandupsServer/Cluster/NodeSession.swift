@@ -89,7 +89,9 @@ final class NodeSession: Sendable {
     // NB: a write whose outcome is unknown (it may still land) must not leave a room going on
     // as if it had failed: every room closes, and opens again once the database settled it.
     storage.whenAWriteGoesUnanswered { [weak self] in
-      self?.abandon(because: "a write went unanswered, so whether it landed is not known yet")
+      self?.abandon(
+        because:
+          "a write went unanswered or lost its connection, so whether it landed is not known yet")
     }
     try await connect()
     let keeping = Task { [self] in await keep() }

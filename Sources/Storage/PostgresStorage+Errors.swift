@@ -1,0 +1,27 @@
+import PostgresNIO
+
+/// What went wrong with a call to PostgreSQL.
+extension PostgresStorage {
+  /// Whether `error` is the connection going (closed, reset, lost in the middle of a message,
+  /// or its backend ended: SQLSTATE class 08, and 57P01–57P03), rather than PostgreSQL
+  /// refusing a statement or a call that never left (the pool closed, too many parameters).
+  static func connectionWent(_ error: PSQLError) -> Bool {
+    let went: [PSQLError.Code] = [
+      .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown,
+      .messageDecodingFailure, .unexpectedBackendMessage,
+    ]
+    guard error.code == .server else { return went.contains(error.code) }
+    let state = error.serverInfo?[.sqlState] ?? ""
+    return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
+  }
+
+  /// What went wrong, in PostgreSQL's own words when it said something.
+  public static func describe(_ error: any Error) -> String {
+    if let error = error as? PSQLError {
+      if let message = error.serverInfo?[.message] { return message }
+      if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+      return "\(error.code)"
+    }
+    return "\(error)"
+  }
+}
