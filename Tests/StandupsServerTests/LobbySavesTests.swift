@@ -68,5 +68,7 @@ struct LobbySavesTests {
     _ = try await work(from: after, to: back, after: rollback)
     #expect(catalog[made.id] == nil)
     #expect(catalog[heard.id] != nil)
+    // Not taken for deleted: a save given up that landed after all is listed once read.
+    #expect(!catalog.wasDeleted(made.id))
   }
 }
