@@ -1237,6 +1237,11 @@ def test_a_meeting_whose_save_failed_goes_on_with_the_note_back_in_its_field(ser
     note = wait(ben, EC.presence_of_element_located((By.ID, "note")))
     assert note.get_attribute("value") == "half typed"
     assert not ben.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    # His keyboard goes on in the field; the meeting's end alert, back with the meeting, opens
+    # beside it, not over it.
+    assert ben.execute_script("""
+        const alert = document.querySelector('.end-alert');
+        return [document.activeElement.id, alert.open, alert.matches(':modal')];""") == ["note", True, False]
     assert collect_console_errors(ben) == []
 
 

@@ -235,22 +235,25 @@ export const lateNote = {
     went(view, app.querySelector(".late-note"), unsure.text, "Your note reached the meeting before the connection dropped");
   },
 
-  /** The note as typed, while it is offered: typing the room never got. */
   /**
    * The meeting the note showing is for left the history as it came back (`before` to
    * `after`): its save failed, and was undone. The note is taken from the form (the next one
-   * waiting takes its place) and returned, for the meeting's own field; null otherwise.
+   * waiting takes its place) and returned (`text`, and `typing`: whether the keyboard was in
+   * it), for the meeting's own field; null otherwise.
    */
   unsaved(view, before, after) {
     const id = view.lateNote?.meeting;
     const went = id && before.standup.meetings.some((meeting) => meeting.id === id)
       && !after.standup.meetings.some((meeting) => meeting.id === id);
     if (!went) return null;
+    const form = app.querySelector(".late-note");
+    const typing = form.contains(document.activeElement);
     const text = lateNote.typed() || view.lateNote.text;
-    done(view, app.querySelector(".late-note"));
-    return text;
+    done(view, form);
+    return { text, typing };
   },
 
+  /** The note as typed, while it is offered: typing the room never got. */
   typed() {
     const form = app.querySelector(".late-note");
     return form && !form.hidden ? form.querySelector("input").value.trim() : "";

@@ -7,7 +7,7 @@ import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
 import { meeting, unsentNote } from "./meeting.mjs";
-import { forgetNote, noteDraftKey, noteFromAway } from "./notekept.mjs";
+import { forgetNote, keepNoteFor, noteDraftKey, noteFromAway } from "./notekept.mjs";
 import { sayUnsentTyping, takeEditAgainOnArrival } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
@@ -223,7 +223,8 @@ class RoomView {
       const unsaved = cameBack ? lateNote.unsaved(this, previous, state) : null;
       if (unsaved) {
         const draft = sessionStorage.getItem(noteDraftKey(this.id)) ?? "";
-        sessionStorage.setItem(noteDraftKey(this.id), draft.trim() ? `${draft} ${unsaved}` : unsaved);
+        sessionStorage.setItem(noteDraftKey(this.id), draft.trim() ? `${draft} ${unsaved.text}` : unsaved.text);
+        keepNoteFor(this.id, this.meetingsBefore, state);
       }
       if (cameBack) {
         toast(`The meeting could not be saved, so it goes on${unsaved ? ": your note is back in its field" : ""}.`);
@@ -235,6 +236,13 @@ class RoomView {
       this.text = null;
       this.mode = mode;
       this.layout();
+      // NB: typing the note as the meeting came back: the keyboard goes on in its field (and
+      // the meeting's end alert, back with it, opens beside it, not over it).
+      if (unsaved?.typing) {
+        const note = app.querySelector("#note");
+        note?.focus();
+        note?.setSelectionRange(note.value.length, note.value.length);
+      }
       if (this.ended?.late?.meeting) lateNote.offer(this, this.ended.late);
       // NB: after the late notes this tab kept, which it does not take the place of.
       if (away?.late) {
