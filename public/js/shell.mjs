@@ -4,7 +4,7 @@ import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed
 import { RoomConnection } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
-import { answerOtherTabs, forgetTyping, newStandupTyped, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
+import { answerOtherTabs, forgetTyping, keptInTab, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
 
 export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast } from "./toasts.mjs";
 
@@ -88,7 +88,7 @@ export function setStatus(status, delay) {
 }
 
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
-answerOtherTabs(() => [...typedHere(current?.view?.typingToKeep?.()), ...newStandupTyped(sessionStorage)]);
+answerOtherTabs(() => [...typedHere(current?.view?.typingToKeep?.()), ...keptInTab(sessionStorage)]);
 
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
 let signInReason = "";
@@ -156,7 +156,7 @@ function changeName(name, open) {
       signOut.disabled = true;
       const elsewhere = await typingInOtherTabs();
       signOut.disabled = false;
-      const dropped = [...typedHere(current?.view?.typingToKeep?.()), ...newStandupTyped(sessionStorage),
+      const dropped = [...typedHere(current?.view?.typingToKeep?.()), ...keptInTab(sessionStorage),
         ...elsewhere.map((line) => line.replace(/\)$/, ", in another tab)"))];
       if (dropped.length === 0) return signOutNow();
       error.textContent = `Signing out drops what you typed that has not reached the room: ${dropped.join(", ")}.`;
@@ -261,7 +261,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   // NB: null once signed out, here or in another tab: nothing is kept for the next person.
   const kept = keep ? keepForSignIn(location.hash, typing) : forgetKept();
   // Signed out in another tab: what was typed here is named where it was typed, not kept.
-  const dropped = keep && !kept ? [...typedHere(typing), ...newStandupTyped(sessionStorage)] : [];
+  const dropped = keep && !kept ? [...typedHere(typing), ...keptInTab(sessionStorage)] : [];
   leave({ keepTyping: false });
   // NB: nor does this tab keep its copies (a note's, for a reload) for whoever signs in next.
   if (!kept) forgetTyping(sessionStorage);

@@ -14,6 +14,25 @@ export function typedHere(typing) {
 /** Where the new-standup form's typing is kept in the tab until it is added (`lobby.mjs`). */
 export const newStandupKey = "standups.newStandup";
 
+/** Everything this tab keeps typed that no room got, as lines: the new-standup form's, and
+ * the edit forms' typing kept when the tab left their rooms (`keepLeftTyping`). */
+export function keptInTab(storage) {
+  return [...newStandupTyped(storage), ...leftTyped(storage)];
+}
+
+/** The edit forms' typing kept in `storage` when the tab left their rooms, a line a field. */
+export function leftTyped(storage) {
+  return Object.keys(storage).filter((key) => key.startsWith("standups.left.")).flatMap((key) => {
+    try {
+      const unsent = JSON.parse(storage.getItem(key) ?? "[]");
+      return (Array.isArray(unsent) ? unsent : []).filter((typing) => String(typing?.value ?? "").trim())
+        .map(({ name, value }) => `“${value}” (${name}, in a room you left)`);
+    } catch {
+      return []; // not a record this page wrote
+    }
+  });
+}
+
 /** The new-standup form's typing kept in `storage`, as a line (none when it holds nothing). */
 export function newStandupTyped(storage) {
   let kept = null;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { forgetTyping, newStandupKey, newStandupTyped, typedHere, typedList } from "../js/typed.mjs";
+import { forgetTyping, keptInTab, newStandupKey, newStandupTyped, typedHere, typedList } from "../js/typed.mjs";
 
 test("typing a room never got reads as a line per field, note and late note", () => {
   assert.deepEqual(typedHere(null), []);
@@ -44,4 +44,19 @@ test("the new-standup form's typing kept in the tab is named by its title, else 
   assert.deepEqual(newStandupTyped(storage), []);
   items.set(newStandupKey, "{not json");
   assert.deepEqual(newStandupTyped(storage), []);
+});
+
+test("what the tab keeps typed reads as lines: the new standup's, and the rooms' it left", () => {
+  const storage = {
+    "standups.newStandup": JSON.stringify({ title: "Planning", attendees: [] }),
+    "standups.left.ROOM-1": JSON.stringify([{ path: "/title", name: "Title", value: "Design weekly" },
+      { path: "/attendees/new/name", name: "a new attendee", value: " " }]),
+    "standups.left.ROOM-2": "{not json",
+    "standups.note.ROOM-1": "not an edit form's",
+    getItem(key) { return this[key] ?? null; },
+  };
+  assert.deepEqual(keptInTab(storage), [
+    "“Planning” (a new standup not added yet)",
+    "“Design weekly” (Title, in a room you left)",
+  ]);
 });
