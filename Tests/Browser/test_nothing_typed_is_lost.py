@@ -1153,12 +1153,18 @@ def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered
     next meeting's field. One typed in a meeting discarded meanwhile is said."""
     room = both_in_a_room(server, ana, ben)
     room_id = room.rsplit("/", 1)[-1]
-    click(ana, ".start")
-    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("typed before leaving")
-    click(ana, ".back")
-    text_in(ana, "#status", "Live")
-    click(ben, ".end")
-    click(ben, ".end-alert .save")
+
+    def ana_leaves_typing_and_ben_ends(note, how):
+        """A meeting starts; Ana types `note` and goes to the lobby; Ben ends it (`how`: the
+        alert's button)."""
+        click(ben, ".start")
+        wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys(note)
+        click(ana, ".back")
+        text_in(ana, "#status", "Live")
+        click(ben, ".end")
+        click(ben, f".end-alert {how}")
+
+    ana_leaves_typing_and_ben_ends("typed before leaving", ".save")
     wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
     ana.get(room)
     late = wait(ana, EC.visibility_of_element_located((By.ID, "late-note")))
@@ -1167,12 +1173,7 @@ def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered
     ben.find_element(By.CSS_SELECTOR, ".history summary").click()
     text_in(ben, ".history .notes", "Ana: typed before leaving")
 
-    click(ben, ".start")
-    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("for a discarded one")
-    click(ana, ".back")
-    text_in(ana, "#status", "Live")
-    click(ben, ".end")
-    click(ben, ".end-alert .discard")
+    ana_leaves_typing_and_ben_ends("for a discarded one", ".discard")
     text_in(ben, ".undo-bar", "You discarded the meeting.")
     ana.get(room)
     toast_says(ana, "The meeting your note was for was discarded while you were away: “for a discarded one”.")
