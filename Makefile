@@ -82,8 +82,10 @@ test: deps lint $(VENV)/bin/kosoku
 	  scripts/in-scratch scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
-	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
-	  scripts/in-scratch $(VENV)/bin/python -m pytest -q Tests/Contract Tests/Integration Tests/Cluster Tests/Browser
+	# NB: the browser tests beside the others (scripts/side-by-side); each run keeps no cache.
+	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 scripts/in-scratch scripts/side-by-side \
+	  "$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Browser" \
+	  "$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Contract Tests/Integration Tests/Cluster"
 	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000" FUZZ_WIRE_LIMIT="-seed=1 -runs=8000" \
 	  FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
 
