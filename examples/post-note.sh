@@ -18,8 +18,10 @@ escaped=${escaped//$'\n'/\\n}
 escaped=${escaped//$'\r'/\\r}
 body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\"}"
 status=0
-curl --silent --show-error --fail-with-body \
-  -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
+# The token goes to curl on its standard input (printf is the shell's own): on curl's command
+# line, anyone on the machine could read it in `ps`.
+printf 'Authorization: Bearer %s\n' "$token" | curl --silent --show-error --fail-with-body \
+  -H @- -H "Content-Type: application/json" \
   --data "$body" "$url/api/rooms/$room/actions" || status=$?
 echo
 exit "$status"

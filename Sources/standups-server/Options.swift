@@ -167,9 +167,15 @@ enum AddressChecks {
     }
     // NB: the web app asks the server's own paths (/api/…, /ws/…) from the root: it cannot be
     // served under a path of the site.
-    guard url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil else {
+    guard url.path.isEmpty || url.path == "/" else {
       return
         "--public-url must be the address of the site's root, such as https://standups.example.com: the web app is served from /, not under a path (it is \"\(text)\")."
+    }
+    // NB: invite links are made by adding a path to it: a query or a fragment would end up
+    // in front of it.
+    guard url.query == nil, url.fragment == nil else {
+      return
+        "--public-url must be the address of the site's root with nothing after it, such as https://standups.example.com: no query (?…) or fragment (#…) (it is \"\(text)\")."
     }
     return nil
   }

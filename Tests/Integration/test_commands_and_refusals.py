@@ -144,6 +144,8 @@ def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start
             (["--public-url", "ftp://x"], {}, '--public-url must be the http(s) address people open'),
             (["--public-url", "https://example.com/standups/"], {},
              "--public-url must be the address of the site's root"),
+            (["--public-url", "https://example.com/?team=1"], {}, "no query (?…) or fragment (#…)"),
+            (["--public-url", "https://example.com#top"], {}, "no query (?…) or fragment (#…)"),
             (["--allowed-origin", "https://x.example/path"], {}, "--allowed-origin must be an origin"),
             (["--trusted-proxy", "10.0.0.0/8"], {}, "--trusted-proxy must be one IP address"),
             ([], {"STANDUPS_MESSAGES_PER_SECOND": "nan"}, "STANDUPS_MESSAGES_PER_SECOND must be a number"),

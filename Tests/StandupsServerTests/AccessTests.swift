@@ -480,6 +480,29 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// Names in letters whose capitals read like Latin ones (Cyrillic, Greek) too: the socket of
+  /// a person under the new bot's name, or one that reads like it, is closed.
+  @Test func aBotNamedInAnotherScriptClosesTheSocketOfThePersonUnderIt() async throws {
+    let (server, access) = try await Self.teamServer()
+    let origin = ["Origin": "http://127.0.0.1:\(server.port)"]
+    var sockets: [TestClient] = []
+    for name in ["Маша", "KB"] {
+      let cookie = try signIn(server, name: name)
+      sockets.append(
+        try await join(server, room, headers: origin.merging(["Cookie": cookie]) { $1 }))
+    }
+    for (name, token) in [("Маша", "stb_masha"), ("ΚΒ", "stb_kappa_beta")] {  // Greek capitals
+      try await access.addBot(
+        Bot(name: name, tokenHash: Bot.hash(token: token), scope: .notes, createdAt: Date()))
+    }
+    for socket in sockets {
+      let closed = try await socket.waitUntilClosed()
+      #expect(closed.code == 4401)
+      #expect(closed.reason.contains("A bot now has your name"))
+    }
+    await server.stop()
+  }
+
   @Test func aRevokedTokenIsRefusedAndItsConnectionsClosed() async throws {
     let (server, access) = try await Self.teamServer()
     let notes = try await join(server, room, headers: ["Authorization": "Bearer stb_notes"])

@@ -174,9 +174,21 @@ struct BotTests {
     await server.stop()
   }
 
+  /// An entry that cannot be read is named by its place, never shown: it may be all secret,
+  /// and a start's error ends up in logs.
   @Test func badTokenConfigurationIsRefusedWithTheEntryNamed() throws {
-    #expect { try BotTokens(flags: ["no-separator"], environment: nil) } throws: {
-      "\($0)".contains("no-separator")
+    #expect {
+      try BotTokens(flags: ["CI=long-enough", "s3cr3t-no-separator"], environment: nil)
+    } throws: {
+      "\($0)".contains("--bot-token number 2 must be NAME=SECRET")
+        && !"\($0)".contains("s3cr3t")
+    }
+    #expect {
+      try BotTokens(flags: [], environment: "Bot:another-secret, CI=3f9c0e7a61d2")
+    } throws: {
+      "\($0)".contains(
+        "entry 2 of STANDUPS_BOT_TOKENS must be NAME:SECRET: it has \"=\" where \":\" goes")
+        && !"\($0)".contains("3f9c0e7a61d2")
     }
     #expect { try BotTokens(flags: ["CI=short"], environment: nil) } throws: {
       "\($0)".contains("at least 8")

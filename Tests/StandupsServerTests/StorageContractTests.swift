@@ -72,6 +72,11 @@ struct AccessStorageContractTests {
     #expect(try await access.revokeBot("DEPLOY"))
     #expect(try await access.revokeBot("Deploy") == false)
     #expect(try await access.bots() == [])
+    // Any case in any script: SQLite's NOCASE folds ASCII letters only.
+    try await access.addBot(
+      Bot(name: "Маша", tokenHash: "masha", scope: .notes, createdAt: Date()))
+    #expect(try await access.revokeBot("маша"))
+    #expect(try await access.bots() == [])
   }
 
   @Test(arguments: StorageKind.allCases)

@@ -165,7 +165,12 @@ extension SQLiteStorage {
       },
       revokeBot: { name in
         try await database.write { db in
-          try db.execute(sql: "DELETE FROM bot WHERE name = ?", arguments: [name])
+          // NB: the column's NOCASE folds ASCII letters only: "маша" revokes "Маша" too.
+          let names = try String.fetchAll(db, sql: "SELECT name FROM bot")
+          guard let stored = names.first(where: { $0.lowercased() == name.lowercased() }) else {
+            return false
+          }
+          try db.execute(sql: "DELETE FROM bot WHERE name = ?", arguments: [stored])
           return db.changesCount > 0
         }
       },

@@ -83,17 +83,31 @@ public struct BotTokens: Sendable, Equatable {
   public init() {}
 
   /// Reads `NAME=SECRET` (the `--bot-token` flag) or `NAME:SECRET` entries (comma-separated in
-  /// `STANDUPS_BOT_TOKENS`); throws with a message naming the bad entry.
+  /// `STANDUPS_BOT_TOKENS`); throws with a message naming the bad entry — by where it is, not
+  /// what it says: an entry that cannot be read may be all secret, and errors end up in logs.
   public init(flags: [String], environment: String?) throws(BotTokenError) {
-    for flag in flags { try add(flag, separator: "=") }
-    for entry in (environment ?? "").split(separator: ",") {
-      try add(String(entry).trimmingWhitespace, separator: ":")
+    for (index, flag) in flags.enumerated() {
+      try add(flag, separator: "=", where: "--bot-token number \(index + 1)")
+    }
+    for (index, entry) in (environment ?? "").split(separator: ",").enumerated() {
+      try add(
+        String(entry).trimmingWhitespace, separator: ":",
+        where: "entry \(index + 1) of STANDUPS_BOT_TOKENS")
     }
   }
 
-  private mutating func add(_ entry: String, separator: Character) throws(BotTokenError) {
+  private mutating func add(
+    _ entry: String, separator: Character, where place: String
+  ) throws(BotTokenError) {
     guard let split = entry.firstIndex(of: separator) else {
-      throw BotTokenError("Bot token \"\(entry)\" must be NAME\(separator)SECRET.")
+      let other: Character = separator == "=" ? ":" : "="
+      let mixedUp =
+        entry.contains(other)
+        ? ": it has \"\(other)\" where \"\(separator)\" goes (the flag takes NAME=SECRET, the variable NAME:SECRET)"
+        : ""
+      throw BotTokenError(
+        "The bot token in \(place) must be NAME\(separator)SECRET\(mixedUp) (not shown: it may hold a secret)."
+      )
     }
     let name = String(entry[..<split]).trimmingWhitespace
     let secret = String(entry[entry.index(after: split)...])

@@ -44,7 +44,7 @@ public final class Gatekeeper: Sendable {
     var sessionsEnded = false
     /// Token hashes of bots that are gone.
     var revokedBots: Set<String> = []
-    /// The names, lower-cased, of bots that are new: people under them must go.
+    /// The names of bots that are new, as given: people under names that read like them must go.
     var newBotNames: Set<String> = []
     /// Hashes of sessions signed out since (on any node).
     var signedOut: Set<String> = []
@@ -168,8 +168,11 @@ public final class Gatekeeper: Sendable {
       var changes = Changes()
       changes.sessionsEnded = credentials.secret != secret
       changes.revokedBots = Set(credentials.bots.keys).subtracting(bots.keys)
-      changes.newBotNames = Set(bots.values.map { $0.name.lowercased() })
-        .subtracting(credentials.bots.values.map { $0.name.lowercased() })
+      // NB: names as they were given: `TextRules.readable` maps look-alike capitals (a
+      // Cyrillic "М") before it folds case, so a name lower-cased first reads otherwise.
+      let known = Set(credentials.bots.values.map { TextRules.readable($0.name) })
+      changes.newBotNames = Set(
+        bots.values.map(\.name).filter { !known.contains(TextRules.readable($0)) })
       changes.signedOut = signedOut.subtracting(credentials.storedSignedOut)
       // NB: one signed out here may be newer than this reading: it stays until read.
       let signedOutHere = credentials.signedOut.subtracting(credentials.storedSignedOut)
