@@ -216,9 +216,20 @@ extension RoomChannel {
     }
     // NB: what the action changed is saved before it is acknowledged.
     await savesDone()
-    guard takeFailures(in: pieces).isEmpty else {
+    let failed = takeFailures(in: pieces)
+    guard failed.isEmpty else {
       // Not saved: undo it for everyone, and say so instead of acknowledging it.
       send(feature.rollback(to: before, from: after))
+      // NB: unless it may have been saved after all: the node's session ended (so the room
+      // restarts and opens again from what the database settled), and the client, told it was
+      // undone, could make it twice.
+      guard !failed.contains(where: { $0 is WriteOutcomeUnknown }) else {
+        return .failure(
+          WireError(
+            .outcomeUnknown,
+            "The connection to the database was lost while this change was saved: it may have been saved or not. The room opens again with what was; look there before doing it again."
+          ))
+      }
       return .failure(
         WireError(
           .storageUnavailable,

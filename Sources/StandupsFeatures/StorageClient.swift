@@ -268,6 +268,14 @@ extension StorageClient: TestDependencyKey {
   }
 }
 
+/// A write whose outcome is not known: its connection went, or it went unanswered, while it
+/// may have committed. Neither done nor undone: whoever asked is told so (`outcome_unknown`),
+/// and what it wrote is known once the room opens again from storage.
+public struct WriteOutcomeUnknown: Error, CustomStringConvertible {
+  public let description: String
+  public init(_ description: String) { self.description = description }
+}
+
 /// What the in-memory storage refuses, as the databases do.
 enum InMemoryStorageError: Error { case meetingNotSaved }
 

@@ -298,14 +298,16 @@ enum BotAPI {
         case .invalidAction, .stale: return 409
         case .tooLarge: return 413
         case .rateLimited: return 429
-        case .storageUnavailable, .roomMoving: return 503
+        case .storageUnavailable, .outcomeUnknown, .roomMoving: return 503
         case .quotaExceeded: return 409
         case .badJSON, .badMessage, .unknownAction, .invalidValue: return 400
         }
       }()
     var response = HTTPResponse.json(status: status, error.json(ref: ref).encoded)
     if error.code == .unauthorized { response.headers.append(("www-authenticate:", "Bearer")) }
-    if error.code == .storageUnavailable { response.headers.append(("retry-after:", "5")) }
+    if error.code == .storageUnavailable || error.code == .outcomeUnknown {
+      response.headers.append(("retry-after:", "5"))
+    }
     if error.code == .roomMoving { response.headers.append(("retry-after:", "1")) }
     return response
   }

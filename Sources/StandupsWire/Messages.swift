@@ -18,6 +18,9 @@ public struct WireError: Error, Equatable, Sendable {
     case forbidden
     case notFound = "not_found"
     case storageUnavailable = "storage_unavailable"
+    /// The database went while it saved the change: it may or may not have been saved (the
+    /// room reopens with what was); look before doing it again.
+    case outcomeUnknown = "outcome_unknown"
     case quotaExceeded = "quota_exceeded"
     /// The standup is served by another node right now (a cluster moving it): retry soon.
     case roomMoving = "room_moving"

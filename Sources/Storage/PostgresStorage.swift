@@ -107,7 +107,7 @@ public final class PostgresStorage: Sendable {
       // committed as it went: as unknown as one left unanswered. One PostgreSQL refused did not.
       if write, Self.connectionWent(error) {
         unanswered.withLock { $0 }?.run()
-        throw StorageError(
+        throw WriteOutcomeUnknown(
           "the connection to the database was lost during the write (\(Self.describe(error))): "
             + "whether it was saved will be known once the room opens again")
       }
@@ -117,7 +117,7 @@ public final class PostgresStorage: Sendable {
         throw StorageError("the database did not answer within \(error.limit)")
       }
       unanswered.withLock { $0 }?.run()
-      throw StorageError(
+      throw WriteOutcomeUnknown(
         "the database did not answer within \(error.limit): whether it was saved will be known "
           + "once the room opens again")
     }

@@ -731,6 +731,46 @@ def test_a_write_waiting_on_a_lock_is_answered_not_stalled(cluster):
     asyncio.run(scenario())
 
 
+def test_a_write_whose_connection_goes_is_answered_as_unknown_not_as_undone(cluster):
+    # A write waits on a row another transaction holds, and its backend is ended under it, as
+    # a failover or a reset does: for all the node knows it committed as it went. Told "undone",
+    # a client would do it again — twice, had it landed. The answer says it is not known; the
+    # room opens again (1012) with what the database has, and takes changes again.
+    standup = asyncio.run(create_standup(cluster.url, "Cut off"))
+
+    async def scenario():
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
+        holder = await hold_row(cluster, f"SELECT 1 FROM draft WHERE standup_id = '{standup}'", 6)
+        await asyncio.sleep(1)
+        asked = asyncio.create_task(
+            ana.act("cut", {"type": "edit.binding", "path": "/title", "value": "Cut"}, timeout=20))
+        waiting = []
+
+        def write_waits():
+            waiting[:] = cluster.psql(
+                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND query ILIKE '%draft%' AND application_name <> 'psql'").split()
+            return len(waiting) == 1
+        await wait_for(write_waits, "the write waiting on the row")
+        cluster.psql(f"SELECT pg_terminate_backend({waiting[0]})")
+        answer = await asked
+        assert answer["type"] == "error" and answer["code"] == "outcome_unknown", answer
+        assert "may have been saved or not" in answer["message"], answer
+        await wait_for(lambda: 1012 in [code for _, code in ana.closes], "the room restarting")
+        # NB: ended by its own end (a killed psql would leave its backend holding the row).
+        await holder.wait()
+        await wait_for(lambda: len(ana.welcomes) >= 2, "Ana back in the room")
+        # The write never committed (it waited on the row): the form shows the saved title.
+        assert ana.state["destination"]["edit"]["draft"]["title"] == "Cut off", ana.state
+        answer = await ana.act("free", {"type": "edit.binding", "path": "/title", "value": "Free"})
+        assert answer["type"] == "ack", answer
+        await ana.stop()
+
+    asyncio.run(scenario())
+
+
 async def lobby_shows(node, predicate, what, timeout=10):
     """Waits until `node`'s own lobby (not through the proxy) shows what `predicate` asks."""
     async with websockets.connect(ws(node.url, "/ws/lobby?name=Look")) as lobby:

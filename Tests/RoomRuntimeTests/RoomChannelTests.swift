@@ -140,6 +140,21 @@ import WebSocketTransport
     #expect(await harness.room.read(\.count) == 1)
   }
 
+  /// A write that may have landed (its connection went under it) is not said to be undone:
+  /// told so, a client would make it again, twice if it had landed. It says what is known.
+  @Test func aChangeWhoseSaveMayHaveLandedIsNotSaidToBeUndone() async throws {
+    let harness = open(
+      TallyRoom(save: { _ in throw WriteOutcomeUnknown("the connection went during the write") }))
+    harness.room.enqueue(.join(ana, person("ana"), since: nil))
+    harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a1")))
+    let answer = try await answer(to: "a1", on: ana, in: harness)
+    #expect(answer.type == "error")
+    #expect(answer["code"] == "outcome_unknown")
+    #expect(answer["message"]?.stringValue?.contains("may have been saved or not") == true)
+    #expect(answer["message"]?.stringValue?.contains("undone") == false)
+    #expect(harness.counts.outcomes == ["outcome_unknown"])
+  }
+
   @Test func aMeetingTimerTicksUntilTheLastPeerLeaves() async throws {
     let clock = TestClock()
     let harness = open(clock: clock)

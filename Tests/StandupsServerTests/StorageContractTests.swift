@@ -227,7 +227,7 @@ struct WriteFenceTests {
     let (node, lost, hold, room) = try await Self.servingTheDesign(on: hasty)
     defer { Task { await node.stop() } }
     try await whileLocked("draft", in: storage.url) {
-      await #expect(throws: StorageError.self) { try await Self.saveADraft(room) }
+      await #expect(throws: WriteOutcomeUnknown.self) { try await Self.saveADraft(room) }
       try await eventually("The session went on.") { lost.count.withLock { $0 } == 1 }
     }
     #expect(!node.holds(hold))
@@ -347,7 +347,7 @@ struct WriteFenceTests {
       }
       let pid = try #require(waiting)
       try await storage.client.query("SELECT pg_terminate_backend(\(pid))")
-      await #expect(throws: StorageError.self) { try await write.value }
+      await #expect(throws: WriteOutcomeUnknown.self) { try await write.value }
       try await eventually("The session went on.") { lost.count.withLock { $0 } == 1 }
     }
     #expect(!node.holds(hold))

@@ -188,7 +188,13 @@ export class RoomConnection {
         break;
       case "error": {
         // NB: `field` names the form's field a refused save is about (`title`, `attendee:<id>`).
-        const error = Object.assign(new Error(message.message), { code: message.code, field: message.field });
+        // One the server could not tell the fate of (`outcome_unknown`: the database went
+        // while it saved) is, to the page, one whose answer was lost: `offline`, sent, and
+        // looked for in the room once it is back, never sent again blindly.
+        const error =
+          message.code === "outcome_unknown"
+            ? Object.assign(new Error(message.message), { code: "offline", sent: true, said: message.code })
+            : Object.assign(new Error(message.message), { code: message.code, field: message.field });
         if (message.ref && this.pending.has(message.ref)) {
           this.settle(message.ref, (pending) => pending.reject(error));
         } else if (message.ref?.startsWith("p-")) {

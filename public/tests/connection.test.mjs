@@ -82,7 +82,7 @@ async function welcomedConnection(t, id) {
   });
   t.after(() => connection.close());
   sockets[0].hear({ type: "welcome", room: id, you: "u1", key: "k1", version: 4, state: { seconds: 4 } });
-  return { sockets, arrivals };
+  return { sockets, arrivals, connection };
 }
 
 test("a drop in the middle of a replay: the next welcome's state is a step of it, drawn at its end", async (t) => {
@@ -117,6 +117,18 @@ test("a drop in the middle of a replay: the next welcome's state is a step of it
     [10, false, false, false],
   ]);
   assert.deepEqual(arrivals.filter(drawn).map((a) => a.seconds), [4, 5, 5, 9, 10]);
+});
+
+test("an action whose save may have landed is, to the page, one whose answer was lost", async (t) => {
+  const { sockets, connection } = await welcomedConnection(t, "F6");
+  const refused = connection.send({ type: "meeting.noteSubmitted", text: "one" });
+  const unknown = connection.send({ type: "meeting.noteSubmitted", text: "two" });
+  const [first, second] = sockets[0].sent.map((message) => message.ref);
+  sockets[0].hear({ type: "error", ref: first, code: "storage_unavailable", message: "undone" });
+  sockets[0].hear({ type: "error", ref: second, code: "outcome_unknown", message: "may have been saved" });
+  await assert.rejects(refused, { code: "storage_unavailable", message: "undone" });
+  // Looked for once the room is back (`sent`), as when a drop takes the answer.
+  await assert.rejects(unknown, { code: "offline", sent: true, said: "outcome_unknown", message: "may have been saved" });
 });
 
 test("a drop in the middle of a replay whose next welcome has nothing more to replay is drawn", async (t) => {
