@@ -197,14 +197,21 @@ final class RoomHub: WebSocketServerDelegate {
     }
   }
 
-  /// What a room that closed still had queued comes back here (see `deliver`).
+  /// What a room that closed still had queued comes back here (see `deliver`). A request
+  /// behind the standup's deletion is answered here: its room, and the standup, are gone.
   private func bounced(_ event: RoomChannel<StandupRoomFeature>.Event, roomID: UUID) {
     let connection: ConnectionID?
     switch event {
     case .join(let joining, _, _, _): connection = joining
     default: connection = nil
     }
-    deliver(event, to: roomID, connection: connection, viaProxy: false)
+    guard !deliver(event, to: roomID, connection: connection, viaProxy: false) else { return }
+    let gone = WireError(.notFound, "This standup was deleted.")
+    switch event {
+    case .request(_, _, let reply): reply(.failure(gone))
+    case .snapshot(let reply): reply(.failure(gone))
+    case .join, .message, .leave, .restart: break
+    }
   }
 
   // MARK: Rooms

@@ -1,8 +1,10 @@
 import Fixtures
 import Foundation
 import JSONPatch
+import RoomRuntime
 import StandupsFeatures
 import StandupsWire
+import Synchronization
 import Testing
 import WebSocketTransport
 
@@ -200,6 +202,63 @@ struct BotTests {
     #expect(bots.map(\.name) == ["CI", "Bot"])
     #expect(bots.map(\.scope) == [.admin, .admin])
     #expect(bots.last?.tokenHash == Bot.hash(token: "another-secret"))
+  }
+
+  /// Two requests reach an empty room, the first confirming its deletion: the second, queued
+  /// behind it, comes back from the room that closed and finds the standup gone. It is told
+  /// so (it was left unanswered, its HTTP connection open for good).
+  @Test func aRequestQueuedBehindADeletionIsAnsweredNotLeftWaiting() async throws {
+    let (opened, open) = AsyncStream<Void>.makeStream()
+    let deleting = Mutex(false)
+    var storage = StorageClient.inMemory([.design])
+    let delete = storage.delete
+    storage.delete = { id in
+      deleting.withLock { $0 = true }
+      for await _ in opened { break }
+      try await delete(id)
+    }
+    let server = try await TestServer.start(storage: storage)
+    let room = "/api/rooms/\(Standup.design.id.uuidString)/actions"
+    let asked = try httpResponse(
+      port: server.port, "POST", room, token: "ci-secret-0001",
+      body: #"{"type":"deleteButtonTapped"}"#)
+    #expect(asked.status == 200)
+    let bot = Sender(participantID: "bot:CI", name: "CI", isBot: true, scope: .admin)
+    let answers = Mutex<[String]>([])
+    func request(_ type: String) throws -> RoomChannel<StandupRoomFeature>.Event {
+      let message = try ClientMessage.parse(
+        .text(Array(#"{"type":"action","action":{"type":"\#(type)"}}"#.utf8)))
+      return .request(message, bot) { result in
+        answers.withLock {
+          switch result {
+          case .success: $0.append("\(type): ok")
+          case .failure(let error): $0.append("\(type): \(error.code.rawValue)")
+          }
+        }
+      }
+    }
+    #expect(
+      server.server.hub.enqueue(try request("alert.confirmDeletion"), inRoom: Standup.design.id))
+    try await eventually("the deletion never reached storage") { deleting.withLock { $0 } }
+    // Queued behind the deletion, which waits on storage.
+    #expect(server.server.hub.enqueue(try request("editButtonTapped"), inRoom: Standup.design.id))
+    server.server.hub.enqueue(
+      .snapshot { result in
+        answers.withLock {
+          switch result {
+          case .success: $0.append("snapshot: ok")
+          case .failure(let error): $0.append("snapshot: \(error.code.rawValue)")
+          }
+        }
+      }, inRoom: Standup.design.id)
+    open.finish()
+    try await eventually("a request behind the deletion was never answered") {
+      answers.withLock { $0.count } == 3
+    }
+    #expect(
+      answers.withLock { $0 }
+        == ["alert.confirmDeletion: ok", "editButtonTapped: not_found", "snapshot: not_found"])
+    await server.stop()
   }
 
   @Test func aStandupsHistoryDownloadsAsMarkdownAndCSV() async throws {
