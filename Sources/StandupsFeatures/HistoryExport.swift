@@ -16,14 +16,22 @@ public enum HistoryExport {
       }
       let groups = notesBySpeaker(meeting)
       if groups.isEmpty { lines += ["No notes.", ""] }
+      // NB: notes under no speaker (a late note sent without one) beside notes under one get
+      // a heading of their own: without one they read as the last speaker's.
+      let headed = groups.contains { !$0.speaker.isEmpty }
       for group in groups {
-        if !group.speaker.isEmpty { lines += ["### \(escaped(group.speaker))", ""] }
+        if headed {
+          lines += ["### \(group.speaker.isEmpty ? otherNotes : escaped(group.speaker))", ""]
+        }
         lines += group.notes.map { "- **\(escaped($0.author))**: \(escaped($0.text))" }
         lines.append("")
       }
     }
     return lines.joined(separator: "\n")
   }
+
+  /// The heading of a meeting's notes taken under no speaker, beside those under one.
+  public static let otherNotes = "Other notes"
 
   /// Text as Markdown shows it literally: the punctuation Markdown reads inside a line
   /// (emphasis, code, links, HTML, tables, entities) is backslash-escaped. (Lines here

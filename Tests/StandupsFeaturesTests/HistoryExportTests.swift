@@ -49,6 +49,26 @@ struct HistoryExportTests {
         """)
   }
 
+  /// A late note sent under no speaker, beside notes under one, has a heading of its own:
+  /// without one it read as the last speaker's note.
+  @Test func notesUnderNoSpeakerBesideNotesUnderOneHaveAHeading() {
+    var standup = standup
+    standup.meetings = [standup.meetings[0]]
+    standup.meetings[0].notes.append(Note(author: "CI (bot)", text: "Late", speaker: ""))
+    #expect(
+      HistoryExport.markdown(standup).hasSuffix(
+        """
+        ### Person 2
+
+        - **CI (bot)**: =SUM(A1)
+
+        ### Other notes
+
+        - **CI (bot)**: Late
+
+        """))
+  }
+
   @Test func csvHasARowPerNoteQuotedAndSafeFromFormulas() {
     let csv = HistoryExport.csv(standup)
     // A byte order mark first, for Excel to read it as UTF-8.

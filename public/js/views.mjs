@@ -77,8 +77,12 @@ export function historyItem(meeting, locale = undefined) {
   const people = present.length === 1 ? "1 person" : `${present.length} people`;
   const summary = [meetingDate(meeting.date, locale), length, present.length ? people : null]
     .filter(Boolean).map(escapeHTML).join(" · ");
+  // NB: notes under no speaker (a late note a bot sent without one) beside notes under one get
+  // a heading of their own: without one they read as the last speaker's (as in history.md).
+  const headed = groups.some((group) => group.speaker);
+  const heading = (group) => !headed ? "" : `<h4>${group.speaker ? escapeHTML(group.speaker) : "Other notes"}</h4>`;
   const body = groups.length === 0 ? `<p class="empty">No notes.</p>` : groups.map((group) =>
-    `${group.speaker ? `<h4>${escapeHTML(group.speaker)}</h4>` : ""}<ul class="notes">${group.notes.map((note) =>
+    `${heading(group)}<ul class="notes">${group.notes.map((note) =>
       `<li>${note.author ? `<strong>${escapeHTML(note.author)}</strong>: ` : ""}${escapeHTML(note.text)}</li>`).join("")}</ul>`).join("");
   return `<li><details><summary>${summary}</summary>
     ${present.length ? `<p class="present">Present: ${escapeHTML(present.join(", "))}</p>` : ""}${body}</details></li>`;

@@ -149,6 +149,19 @@ test("a past meeting shows its date, length, who was there and notes by speaker,
   assert.match(html, /a &lt; b/);
 });
 
+test("a late note sent under no speaker, beside notes under one, has a heading of its own", () => {
+  const html = historyItem({
+    id: "m2", date: "2026-11-22T09:00:00Z", transcript: "", seconds: 60, present: ["Ana"],
+    notes: [
+      { author: "Ana", text: "Shipped", speaker: "Dan" },
+      { author: "CI (bot)", text: "late, for the meeting", speaker: "" },
+    ],
+  }, "en-GB");
+  assert.match(html, /<h4>Dan<\/h4><ul class="notes"><li><strong>Ana<\/strong>: Shipped<\/li><\/ul><h4>Other notes<\/h4><ul class="notes"><li><strong>CI \(bot\)<\/strong>: late, for the meeting/);
+  // Notes all under no speaker (an old meeting's transcript) need none.
+  assert.doesNotMatch(historyItem({ date: "2026-11-22T09:00:00Z", transcript: "Ana: one", seconds: 0 }), /<h4>/);
+});
+
 test("an old meeting (no notes recorded) shows its transcript, unattributed to speakers", () => {
   const groups = notesBySpeaker({ transcript: "Ana: one\nBen: two", notes: [] });
   assert.deepEqual(groups, [{ speaker: "", notes: [
