@@ -12,7 +12,8 @@ extension RoomHub {
     draining.set(true)
     try? await Task.sleep(for: grace)
     await closeRooms(
-      why: "this node is draining", code: .serviceRestart,
+      why: cluster == nil ? "the server is stopping" : "this node is draining",
+      code: .serviceRestart,
       tell: cluster == nil
         ? "The server is restarting: reconnecting."
         : "This server is restarting: reconnecting to another.",

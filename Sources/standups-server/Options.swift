@@ -63,7 +63,7 @@ struct DataOptions: ParsableArguments {
   }
 }
 
-/// How people reach the server, for the invite link.
+/// Where the server listens, and how people reach it.
 struct AddressOptions: ParsableArguments {
   @Option(name: .customLong("host"), help: "Address to listen on (default 127.0.0.1).")
   var givenHost: String?
@@ -81,16 +81,35 @@ struct AddressOptions: ParsableArguments {
   func validate() throws {
     try Environment.check([("PORT", "a port number", Environment.isWholeNumber)])
   }
+}
 
-  /// Whether any of the address was given, on the command line or in the environment.
-  var isGiven: Bool {
-    givenHost != nil || givenPort != nil || publicBase != nil || env("HOST") != nil
-      || env("PORT") != nil
-  }
+/// The address an invite link starts with (`invite`): what is given, and for a part that is
+/// not, the one the server at this folder was last started at (else the server's defaults).
+struct LinkAddressOptions: ParsableArguments {
+  @Option(help: "The host name or address people open (default: the server's last one).")
+  var host: String?
+  @Option(help: "The port people open (default: the server's last one).")
+  var port: Int?
+  @Option(
+    help:
+      "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
+  var publicURL: String?
 
-  /// What the invite link starts with: the public URL, else this address.
-  func base(tls: Bool) -> String {
-    publicBase ?? StandupsServer.baseURL(host: host, port: port, tls: tls)
+  /// What the link starts with, given where the server last listened (`recorded`).
+  func base(recorded: String?, tls: Bool) -> String {
+    if let publicBase = publicURL ?? env("PUBLIC_URL") { return publicBase }
+    let host = host ?? env("HOST")
+    let port = port ?? env("PORT").flatMap { Int($0) }
+    guard let recorded, let parts = URLComponents(string: recorded) else {
+      return StandupsServer.baseURL(host: host ?? "127.0.0.1", port: port ?? 8080, tls: tls)
+    }
+    guard host != nil || port != nil else { return recorded }
+    // NB: an IPv6 address comes back in its brackets; `baseURL` adds them.
+    let recordedHost = parts.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    return StandupsServer.baseURL(
+      host: host ?? recordedHost ?? "127.0.0.1",
+      port: port ?? parts.port ?? (parts.scheme == "https" ? 443 : 80),
+      tls: parts.scheme == "https" || tls)
   }
 }
 

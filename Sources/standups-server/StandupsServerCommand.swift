@@ -201,7 +201,10 @@ struct Serve: AsyncParsableCommand {
     fflush(nil)
     // SIGTERM (a rolling restart) drains: people move to other nodes, rooms are handed on.
     if await signals.first() == SIGTERM {
-      Logger(label: "standups").notice("Draining: handing every room on, then stopping.")
+      Logger(label: "standups").notice(
+        configuration.database == nil
+          ? "Stopping: every meeting is saved, paused, and people are asked to reconnect."
+          : "Draining: handing every room on, then stopping.")
       await server.drain()
     } else {
       await server.shutdown()
@@ -221,16 +224,18 @@ struct Invite: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print the team's invite link.",
     discussion:
-      "--rotate makes a new secret: the old link stops working and every session ends (running servers notice within a second). Without --host, --port or --public-url, the link starts with the address the server was last started at on this --data-dir."
+      "--rotate makes a new secret: the old link stops working and every session ends (running servers notice within a second). The link starts with the address the server was last started at on this --data-dir: --host or --port change that part of it, --public-url all of it."
   )
 
   @OptionGroup var data: DataOptions
-  @OptionGroup var address: AddressOptions
+  @OptionGroup var address: LinkAddressOptions
   @Flag(help: "Make a new secret, ending every session and the old link.") var rotate = false
 
   func validate() throws {
+    try Environment.check([("PORT", "a port number", Environment.isWholeNumber)])
     // NB: a link names the port people open: 0 only asks a server to pick one.
-    guard address.port != 0 || address.publicBase != nil else {
+    let port = address.port ?? env("PORT").flatMap { Int($0) }
+    guard address.publicURL ?? env("PUBLIC_URL") != nil || port.map({ $0 > 0 }) ?? true else {
       throw ValidationError(
         "A link needs the port people open: give --port the server's (or --public-url).")
     }
@@ -239,10 +244,9 @@ struct Invite: AsyncParsableCommand {
   func run() async throws {
     let access = try await data.access()
     let secret = try await rotate ? access.rotateTeamSecret() : access.teamSecret()
-    // NB: without an address, the one the server at this folder was last started at: a
-    // link with another port would let nobody in.
-    let recorded = address.isGiven ? nil : data.recordedAddress()
-    let base = recorded ?? address.base(tls: env("TLS_CERT") != nil)
+    // NB: what is not given is where the server at this folder was last started: a link
+    // with another port would let nobody in.
+    let base = address.base(recorded: data.recordedAddress(), tls: env("TLS_CERT") != nil)
     if rotate { print("A new secret is in force: every session and the old link have ended.") }
     print(StandupsServer.inviteLink(base: base, secret: secret))
   }
