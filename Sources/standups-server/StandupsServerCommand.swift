@@ -284,7 +284,11 @@ struct Bots: AsyncParsableCommand {
 
     func run() async throws {
       let storage = try await data.storage()
-      let ids = standups.compactMap(UUID.init(uuidString:))
+      // NB: one standup named twice (in any case) is one standup.
+      var ids: [UUID] = []
+      for id in standups.compactMap(UUID.init(uuidString:)) where !ids.contains(id) {
+        ids.append(id)
+      }
       for id in ids where try await !storage.standupExists(id) {
         throw CommandFailure(
           "No standup has the id \(id.uuidString) (a standup's id is in its room's address).")

@@ -308,8 +308,12 @@ def test_a_session_and_a_scoped_token_work_and_a_revoked_token_is_cut_off(data, 
                 assert refused.response.status_code == 401 and attempt < 9
                 await asyncio.sleep(0.2)
         # A bot kept to that standup may be added: it exists.
-        scoped = command("bots", "add", "Scoped", "--can", "notes", "--standup", room, data=data)
+        scoped = command("bots", "add", "Scoped", "--can", "notes", "--standup", room,
+                         "--standup", room.lower(), data=data)
         assert scoped.returncode == 0, scoped.stderr
+        # Named twice, it is one standup.
+        listed = command("bots", "list", data=data).stdout
+        assert listed.upper().count(room.upper()) == 1, listed
         async with websockets.connect(
                 f"ws://127.0.0.1:{port}/ws/rooms/{room}?token={token}") as bot:
             await bot.recv()
