@@ -32,7 +32,9 @@ extension ServerEngine {
             wsi,
             HTTPResponse(
               status: 411,
-              text: "Send the body with a Content-Length (chunked bodies are not read here)."))
+              text: request.header("transfer-encoding") != nil
+                ? "Chunked bodies are not read here: send the body with a Content-Length."
+                : "A \(request.method) needs a body, sent with a Content-Length (none was given)."))
         }
         // NB: refused before lws reads any of it: a body over the limit would otherwise be
         // read (and dropped) to its declared end, gigabytes of it, before the answer.

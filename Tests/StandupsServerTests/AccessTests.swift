@@ -267,6 +267,13 @@ struct AccessTests {
       #expect(forked.json?["code"] == "bad_message")
       #expect(forked.headers["set-cookie"] == nil)
     }
+    // A name that is not text is said to be so.
+    let numbered = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"],
+      body: #"{"name":42}"#)
+    #expect(numbered.status == 400)
+    #expect(numbered.json?["message"]?.stringValue?.hasPrefix("\"name\" must be text.") == true)
     let renamedCookie = String(
       try #require(renamed.headers["set-cookie"]?.split(separator: ";").first))
     let signOut = try httpResponse(

@@ -287,14 +287,17 @@ struct HTTPLayerTests {
       server,
       to: "POST /api/rooms/\(Standup.design.id.uuidString)/actions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         + "Authorization: Bearer ci-secret-0001\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-      [411], saying: "Content-Length")
+      [411], saying: "Chunked bodies are not read here: send the body with a Content-Length.")
     await server.stop()
   }
 
+  /// A POST with no length (`curl -X POST` with no `--data`) is told it needs a body, not that
+  /// chunked bodies are not read.
   @Test func aBodyWithoutALengthIsRefusedAtOnce() async throws {
     let server = try await TestServer.start()
     try expectAnswers(
-      server, to: "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n{}", [411])
+      server, to: "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n{}", [411],
+      saying: "A POST needs a body, sent with a Content-Length (none was given).")
     await server.stop()
   }
 

@@ -93,8 +93,14 @@ enum SessionAPI {
     guard let body = try? JSONValue(parsing: request.body), case .object = body,
       let name = body["name"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines)
     else {
+      // NB: a name sent as a number or null is said so, not only shown the whole shape.
+      let named = (try? JSONValue(parsing: request.body))?["name"].map { _ in
+        "\"name\" must be text. "
+      }
       return BotAPI.response(
-        for: WireError(.badMessage, "Send {\"invite\": \"…\", \"name\": \"your name\"}."), ref: nil)
+        for: WireError(
+          .badMessage, (named ?? "") + "Send {\"invite\": \"…\", \"name\": \"your name\"}."),
+        ref: nil)
     }
     // NB: the invite is there or not: any other value (`null`, a number) is refused, so that
     // no request is both a rename and a new sign-in (a new session id that a sign-out of the
