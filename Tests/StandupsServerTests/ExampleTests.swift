@@ -3,6 +3,7 @@ import Foundation
 import JSONPatch
 import StandupsFeatures
 import StandupsServer
+import Synchronization
 import Testing
 
 /// The programs in examples/ against a real server.
@@ -15,10 +16,11 @@ struct ExampleTests {
     let server = try await TestServer.start()
     let bot = Process()
     bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
+    // NB: the token from the environment, where `ps` does not show it.
     bot.arguments = [
-      "--port", "\(server.port)", "--room", Standup.design.id.uuidString, "--token",
-      "bot-secret-0002",
+      "--url", "http://127.0.0.1:\(server.port)", "--room", Standup.design.id.uuidString,
     ]
+    bot.environment = ["STANDUPS_TOKEN": "bot-secret-0002"]
     bot.standardOutput = FileHandle.nullDevice
     try bot.run()
     defer { bot.terminate() }
@@ -34,6 +36,30 @@ struct ExampleTests {
         == "Standup Bot (bot): Now speaking: Blob\nStandup Bot (bot): Now speaking: Blob Jr"
     }
     await server.stop()
+  }
+
+  /// With no server where it is pointed, the bot says so as it tries again, not in silence.
+  @Test func theSpeakerBotSaysWhenItCannotReachTheServer() async throws {
+    let bot = Process()
+    bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
+    bot.arguments = ["--port", "1", "--room", Standup.design.id.uuidString]
+    bot.environment = ["STANDUPS_TOKEN": "bot-secret-0002"]
+    let output = Pipe()
+    bot.standardOutput = output
+    let printed = Mutex("")
+    output.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+    try bot.run()
+    defer {
+      bot.terminate()
+      output.fileHandleForReading.readabilityHandler = nil
+    }
+    try await eventually("the bot never said it could not reach the server") {
+      printed.withLock { $0.contains("Could not reach http://127.0.0.1:1 (") }
+    }
+    #expect(printed.withLock { $0.contains("trying again in") })
   }
 
   /// Runs `examples/post-note.sh` with a note; its exit status and what it printed.

@@ -10,13 +10,40 @@ import WebSocketTransport
 /// when the connection drops or the server closes it with 1012 (a restart, or the standup
 /// moving to another server of a cluster).
 ///
-///     swift run speaker-bot --room <standup-id> --token <secret>
+///     STANDUPS_TOKEN=<secret> swift run speaker-bot --room <standup-id>
 @main
 struct SpeakerBot: AsyncParsableCommand {
-  @Option(help: "Server address.") var host = "127.0.0.1"
-  @Option(help: "Server port.") var port = 8080
+  @Option(help: "The server's address, http(s)://HOST[:PORT] (STANDUPS_URL).") var url: String?
+  @Option(help: "Server host, without --url.") var host = "127.0.0.1"
+  @Option(help: "Server port, without --url.") var port = 8080
   @Option(help: "The standup's id.") var room: String
-  @Option(help: "A bot's token (`standups-server bots add NAME --can notes`).") var token: String
+  @Option(
+    help:
+      "A bot's token (`standups-server bots add NAME --can notes`); better in STANDUPS_TOKEN, where `ps` does not show it."
+  )
+  var token: String?
+
+  /// Where to connect: `--url` (or `STANDUPS_URL`), else `--host` and `--port`.
+  var server: (host: String, port: Int, tls: Bool)? {
+    guard let text = url ?? ProcessInfo.processInfo.environment["STANDUPS_URL"] else {
+      return (host, port, false)
+    }
+    guard let parts = URLComponents(string: text), let host = parts.host, !host.isEmpty,
+      let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme)
+    else { return nil }
+    return (host, parts.port ?? (scheme == "https" ? 443 : 80), scheme == "https")
+  }
+
+  var secret: String? { token ?? ProcessInfo.processInfo.environment["STANDUPS_TOKEN"] }
+
+  func validate() throws {
+    guard server != nil else {
+      throw ValidationError("--url (STANDUPS_URL) must be http(s)://HOST[:PORT].")
+    }
+    guard secret?.isEmpty == false else {
+      throw ValidationError("Give the bot's token in STANDUPS_TOKEN (or --token).")
+    }
+  }
 
   /// Closes after which reconnecting cannot help: the standup was deleted (4410), the token
   /// revoked (4401), or the bot broke a rule (1008).
@@ -29,6 +56,7 @@ struct SpeakerBot: AsyncParsableCommand {
   }
 
   func run() async throws {
+    guard let server, let secret else { return }
     let client = try WebSocketClient()
     defer { client.shutdown() }
     var state = JSONValue.null
@@ -44,22 +72,28 @@ struct SpeakerBot: AsyncParsableCommand {
       let connection: WebSocketClientConnection
       do {
         connection = try await client.connect(
-          host: host, port: port,
+          host: server.host, port: server.port,
           path: "/ws/rooms/\(room)" + query(since: version, replaces: key),
-          headers: ["Authorization": "Bearer \(token)"])
+          headers: ["Authorization": "Bearer \(secret)"], tls: server.tls)
       } catch {
         // NB: a server that is not up (yet, or any more) is tried for about a minute.
-        guard attempt < 8 else { throw error }
-        try await Task.sleep(for: Self.backoff(attempt))
+        let place = "\(server.tls ? "https" : "http")://\(server.host):\(server.port)"
+        guard attempt < 8 else {
+          say("Could not reach \(place) (\(error)): giving up.")
+          throw error
+        }
+        let wait = Self.backoff(attempt)
+        say("Could not reach \(place) (\(error)): trying again in \(wait).")
+        try await Task.sleep(for: wait)
         attempt += 1
         continue
       }
-      print(attempt == 0 ? "Joined room \(room)." : "Joined room \(room) again.")
+      say(attempt == 0 ? "Joined room \(room)." : "Joined room \(room) again.")
       var closedWith: Int?
       for await event in connection.events {
         guard case .text(let bytes) = event, let message = try? JSONValue(parsing: bytes) else {
           if case .closed(let code, let reason) = event {
-            print("Closed (\(code ?? 0)): \(reason)")
+            say("Closed (\(code ?? 0)): \(reason)")
             closedWith = code
           }
           continue
@@ -77,7 +111,7 @@ struct SpeakerBot: AsyncParsableCommand {
           state = (try? JSONPatch.apply(operations, to: state)) ?? state
           version = message["version"]?.intValue ?? version
         case "error":
-          print("Error: \(message["message"]?.stringValue ?? "")")
+          say("Error: \(message["message"]?.stringValue ?? "")")
         default:
           continue
         }
@@ -99,12 +133,18 @@ struct SpeakerBot: AsyncParsableCommand {
           "action": ["type": "meeting.noteSubmitted", "text": .string("Now speaking: \(name)")],
         ]
         connection.send(text: note.encodedString)
-        print("Now speaking: \(name)")
+        say("Now speaking: \(name)")
       }
       if let code = closedWith, Self.final.contains(code) { return }
       try await Task.sleep(for: Self.backoff(attempt))
       attempt += 1
     }
+  }
+
+  /// Prints a line at once, also into a file or a pipe: what the bot did shows as it does it.
+  func say(_ line: String) {
+    print(line)
+    fflush(nil)
   }
 
   /// 0.5 s, 1 s, 2 s… up to 10 s, with a little jitter so that a room's bots do not all come
