@@ -199,6 +199,22 @@ enum AddressChecks {
     return nil
   }
 
+  /// Why `path` is not a PEM file holding one of `kinds` (`CERTIFICATE`), or nil.
+  static func pemProblem(_ path: String, option: String, noun: String, kinds: [String])
+    -> String?
+  {
+    guard let contents = FileManager.default.contents(atPath: path) else {
+      return
+        "\(option) \(path) cannot be read (it is missing, a folder, or not this user's to read)."
+    }
+    let text = String(decoding: contents, as: UTF8.self)
+    guard kinds.contains(where: { text.contains("-----BEGIN \($0)-----") }) else {
+      return
+        "\(option) \(path) is not a PEM \(noun) (it has no \"-----BEGIN \(kinds[0])-----\" line)."
+    }
+    return nil
+  }
+
   /// Why `text` is not an origin (`scheme://host[:port]`, nothing after; an app's own scheme,
   /// such as `tauri://localhost`, too), or nil.
   static func originProblem(_ text: String) -> String? {

@@ -110,6 +110,20 @@ struct Serve: AsyncParsableCommand {
     guard (certificate == nil) == (privateKey == nil) else {
       throw ValidationError("--tls-cert and --tls-key go together.")
     }
+    // NB: libwebsockets says only that it cannot listen: a file that is no PEM is named here.
+    if let certificate,
+      let problem = AddressChecks.pemProblem(
+        certificate, option: "--tls-cert", noun: "certificate", kinds: ["CERTIFICATE"])
+    {
+      throw ValidationError(problem)
+    }
+    if let privateKey,
+      let problem = AddressChecks.pemProblem(
+        privateKey, option: "--tls-key", noun: "private key",
+        kinds: ["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY"])
+    {
+      throw ValidationError(problem)
+    }
     _ = try bots()
     for (option, value) in [
       ("max-connections", Double(maxConnections)),
