@@ -343,7 +343,7 @@ struct Bots: AsyncParsableCommand {
 
   struct Revoke: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Revoke a bot: its token is refused at once and its connections are closed (4401).")
+      abstract: "Revoke a bot: running servers refuse its token and close its connections (4401) within a second.")
     @OptionGroup var data: DataOptions
     @Argument(help: "The bot's name.") var name: String
 
