@@ -343,7 +343,9 @@ struct Bots: AsyncParsableCommand {
 
   struct Revoke: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-      abstract: "Revoke a bot: running servers refuse its token and close its connections (4401) within a second.")
+      abstract:
+        "Revoke a bot: running servers refuse its token and close its connections (4401) within a second."
+    )
     @OptionGroup var data: DataOptions
     @Argument(help: "The bot's name.") var name: String
 
