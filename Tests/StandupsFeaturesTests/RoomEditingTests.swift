@@ -106,7 +106,7 @@ struct RoomEditingTests {
       rejectedWith: .invalidValue("An attendee's name has 41 characters; it holds 40 at most."))
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$attendees, \.[nameOf: UUID(999)], "Ghost"))))),
-      rejectedWith: .invalidValue("That field no longer exists: it was removed."))
+      rejectedWith: .invalidValue("That field is not in the form: it was removed, or never was."))
     await store.send(
       .focusChanged(participant: "p1", field: .attendee(UUID(999))),
       rejectedWith: .invalidValue("That attendee is not in the draft: it was removed."))

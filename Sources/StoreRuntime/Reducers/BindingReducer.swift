@@ -122,7 +122,7 @@ public struct BindingReducer<State: Sendable, Action: Sendable>: Reducer {
   public func reduce(into state: inout State, action: Action) -> Effect<Action> {
     guard let binding = toBindingAction.extract(from: action) else { return .none }
     guard binding.set(&state) else {
-      return .reject(.invalidValue("That field no longer exists: it was removed."))
+      return .reject(.invalidValue("That field is not in the form: it was removed, or never was."))
     }
     return .none
   }
