@@ -3,13 +3,16 @@ import Synchronization
 
 extension PostgresStorage {
   /// What to do when a write goes unanswered (`said`): in a cluster, end the node's session.
-  public func whenAWriteGoesUnanswered(_ handler: @escaping @Sendable () -> Void) {
+  ///
+  /// `handler` is given the node session (its backend's pid) the write was fenced by, if any:
+  /// a write of a session that ended already ends no other.
+  public func whenAWriteGoesUnanswered(_ handler: @escaping @Sendable (Int32?) -> Void) {
     unanswered.withLock { $0 = Unanswered(run: handler) }
   }
   // NB: in a class, as `ClockFence` is, for the same reason.
   final class Unanswered: Sendable {
-    let run: @Sendable () -> Void
-    init(run: @escaping @Sendable () -> Void) { self.run = run }
+    let run: @Sendable (Int32?) -> Void
+    init(run: @escaping @Sendable (Int32?) -> Void) { self.run = run }
   }
 
   /// Runs `body`'s reads in one read-only transaction that sees the database as it was at its

@@ -91,35 +91,30 @@ extension PostgresStorage {
   /// this node's any more, and nothing is written).
   public func roomClient(fence: @escaping @Sendable () -> WriteFence?) -> StorageClient {
     var client = storageClient
-    @Sendable func required() throws -> WriteFence {
-      guard let fence = fence() else { throw WriteFence.notServed }
-      return fence
-    }
-    client.save = { standup in
-      try await self.said(write: true) { try await self.save(standup, fence: try required()) }
-    }
-    client.saveKeepingDraft = { standup, draft in
-      try await self.said(write: true) {
-        try await self.save(standup, keeping: draft, fence: try required())
+    // NB: the fence is read as the write starts; one given up ends the session it was for, if
+    // it is still the node's, and no later one.
+    @Sendable func fenced(_ write: @escaping @Sendable (WriteFence) async throws -> Void)
+      async throws
+    {
+      let now = fence()
+      try await self.said(write: true, session: now?.pid) {
+        guard let now else { throw WriteFence.notServed }
+        try await write(now)
       }
+    }
+    client.save = { standup in try await fenced { try await self.save(standup, fence: $0) } }
+    client.saveKeepingDraft = { standup, draft in
+      try await fenced { try await self.save(standup, keeping: draft, fence: $0) }
     }
     client.saveMeetingNotes = { id, meeting in
-      try await self.said(write: true) {
-        try await self.saveMeetingNotes(id, meeting, fence: try required())
-      }
+      try await fenced { try await self.saveMeetingNotes(id, meeting, fence: $0) }
     }
-    client.delete = { id in
-      try await self.said(write: true) { try await self.delete(id, fence: try required()) }
-    }
+    client.delete = { id in try await fenced { try await self.delete(id, fence: $0) } }
     client.saveCheckpoint = { id, checkpoint in
-      try await self.said(write: true) {
-        try await self.saveCheckpoint(id, checkpoint, fence: try required())
-      }
+      try await fenced { try await self.saveCheckpoint(id, checkpoint, fence: $0) }
     }
     client.saveDraft = { id, draft in
-      try await self.said(write: true) {
-        try await self.saveDraft(id, draft, fence: try required())
-      }
+      try await fenced { try await self.saveDraft(id, draft, fence: $0) }
     }
     return client
   }

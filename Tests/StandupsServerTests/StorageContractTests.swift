@@ -233,6 +233,41 @@ struct WriteFenceTests {
     #expect(!node.holds(hold))
   }
 
+  /// A write of a session that ended while it waited (the room's last copy, its save on a
+  /// pool connection through the loss), given up after the node opened a new session, ends
+  /// no later one: that one's rooms go on.
+  @Test func aWriteOfASessionThatEndedAlreadyEndsNoLaterOne() async throws {
+    guard let storage = try await Self.database() else { return }
+    let hasty = try await PostgresStorage(
+      url: storage.url, logger: Logger(label: "test"), deadline: .seconds(5))
+    defer { hasty.close() }
+    let (node, lost, _, room) = try await Self.servingTheDesign(on: hasty)
+    defer { Task { await node.stop() } }
+    let first = try #require(node.pid)
+    try await whileLocked("draft", in: storage.url) {
+      let write = Task { try await Self.saveADraft(room) }
+      // The write waits on the lock; meanwhile its session ends, and the node opens another.
+      try await eventually("The write never waited on the lock.") {
+        var waiting = false
+        for try await _ in try await storage.client.query(
+          "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%draft%'"
+        ).decode(Int32.self) {
+          waiting = true
+        }
+        return waiting
+      }
+      try await storage.client.query("SELECT pg_terminate_backend(\(first))")
+      try await eventually("The node never opened a new session.") {
+        node.isConnected && node.pid != first
+      }
+      #expect(lost.count.withLock { $0 } == 1)
+      await #expect(throws: WriteOutcomeUnknown.self) { try await write.value }
+    }
+    // NB: the session would have ended as the write was given up, before it threw.
+    #expect(lost.count.withLock { $0 } == 1)
+    #expect(node.isConnected)
+  }
+
   /// A node session on `storage` that holds the design's room, the count of its sessions
   /// lost, and the room's storage.
   static func servingTheDesign(on storage: PostgresStorage) async throws -> (

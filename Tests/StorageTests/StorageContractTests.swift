@@ -87,7 +87,7 @@ struct StorageContractTests {
     var renamed = Standup.design
     renamed.title = "Renamed"
     let told = Mutex(0)
-    hasty.whenAWriteGoesUnanswered { told.withLock { $0 += 1 } }
+    hasty.whenAWriteGoesUnanswered { _ in told.withLock { $0 += 1 } }
     try await whileLocked("standup", in: storage.url) {
       // A reading given up changes nothing: it is only said.
       await #expect {

@@ -88,10 +88,11 @@ final class NodeSession: Sendable {
     }
     // NB: a write whose outcome is unknown (it may still land) must not leave a room going on
     // as if it had failed: every room closes, and opens again once the database settled it.
-    storage.whenAWriteGoesUnanswered { [weak self] in
+    storage.whenAWriteGoesUnanswered { [weak self] session in
       self?.abandon(
         because:
-          "a write went unanswered or lost its connection, so whether it landed is not known yet")
+          "a write went unanswered or lost its connection, so whether it landed is not known yet",
+        ifSession: session)
     }
     try await connect()
     let keeping = Task { [self] in await keep() }
@@ -236,9 +237,14 @@ final class NodeSession: Sendable {
     }
   }
 
-  /// Ends the session now, if there is one.
-  func abandon(because reason: String) {
-    guard let connection = state.withLock({ $0.connection }) else { return }
+  /// Ends the session now, if there is one (and, given `session`, if it is that one: a write
+  /// of a session that ended already, given up late, ends no later session).
+  func abandon(because reason: String, ifSession session: Int32? = nil) {
+    guard
+      let connection = state.withLock({ state in
+        session == nil || state.pid == session ? state.connection : nil
+      })
+    else { return }
     end(connection, because: reason)
   }
 
