@@ -79,6 +79,26 @@ struct AccessStorageContractTests {
     #expect(try await access.bots() == [])
   }
 
+  /// A call that waits (a half-open connection, a lock) is given up at the storage's deadline,
+  /// not at TCP's: the credentials are read every second.
+  @Test func aCallToTheAccessTablesIsGivenUpAtTheDeadline() async throws {
+    guard let (_, _, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    let hasty = try await PostgresStorage(
+      url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
+    defer { hasty.close() }
+    try await whileLocked("bot", in: storage.url) {
+      await #expect {
+        _ = try await hasty.access.bots()
+      } throws: { error in
+        // NB: not the lock's own timeout (10 s): the deadline's.
+        "\(error)".contains("did not answer within 1")
+      }
+    }
+    #expect(try await hasty.access.bots() == [])
+  }
+
   @Test(arguments: StorageKind.allCases)
   func keepsSignedOutSessionsUntilTheyExpire(_ kind: StorageKind) async throws {
     guard let (_, access, keep) = try await kind.make() else { return }

@@ -6,8 +6,25 @@ import Storage
 
 extension PostgresStorage {
   /// The team's secret and bots in the same database as the standups: every node (and
-  /// `standups-server invite` or `bots` run anywhere) agrees on them.
+  /// `standups-server invite` or `bots` run anywhere) agrees on them. Each call has the
+  /// storage's deadline (`said`): on a connection left half-open, a sign-out or the reading of
+  /// credentials each second (which closes revoked bots' and expired sessions' connections)
+  /// would otherwise wait until TCP gave up.
   public var access: AccessStorage {
+    let raw = unboundedAccess
+    return AccessStorage(
+      teamSecret: { try await self.said { try await raw.teamSecret() } },
+      rotateTeamSecret: { try await self.said { try await raw.rotateTeamSecret() } },
+      bots: { try await self.said { try await raw.bots() } },
+      addBot: { bot in try await self.said { try await raw.addBot(bot) } },
+      revokeBot: { name in try await self.said { try await raw.revokeBot(name) } },
+      signedOutSessions: { try await self.said { try await raw.signedOutSessions() } },
+      signOutSession: { hash, expires in
+        try await self.said { try await raw.signOutSession(hash, expires) }
+      })
+  }
+
+  private var unboundedAccess: AccessStorage {
     // NB: the closures keep the storage (and so its connection pool) alive.
     let storage = self
     let logger = self.logger
