@@ -119,15 +119,20 @@ final class NodeSession: Sendable {
       configuration: try url.connectionConfiguration(), id: 1, logger: PostgresStorage.quietLogger)
     let started = clock.now
     do {
-      try await connection.query(
-        PostgresQuery(
-          unsafeSQL: "SET idle_session_timeout = \(Self.milliseconds(Self.sessionTimeout))"),
-        logger: logger)
-      var pid: Int32?
-      for try await value in try await connection.query(
-        "SELECT pg_backend_pid()", logger: logger
-      ).decode(Int32.self) {
-        pid = value
+      // NB: within the storage's deadline: a network gone right after the handshake would
+      // otherwise hold the reconnection (and every room of the node) until TCP gave up.
+      let pid = try await storage.said { [logger] in
+        try await connection.query(
+          PostgresQuery(
+            unsafeSQL: "SET idle_session_timeout = \(Self.milliseconds(Self.sessionTimeout))"),
+          logger: logger)
+        var pid: Int32?
+        for try await value in try await connection.query(
+          "SELECT pg_backend_pid()", logger: logger
+        ).decode(Int32.self) {
+          pid = value
+        }
+        return pid
       }
       let generation = state.withLock { state in
         state.connection = connection
