@@ -90,8 +90,11 @@ extension RoomHub {
           code: .serviceRestart, reason: "This server is restarting: reconnecting to another.",
           error: elsewhere)
       }
-      guard let hold = await session.acquire(roomID) else {
-        if viaProxy {
+      let taken = await session.take(roomID)
+      guard case .held(let hold) = taken else {
+        // NB: only another node's hold is worth asking for: a node that cannot take the room
+        // now (its session gone a moment) would have the one serving it close it for nothing.
+        if viaProxy && taken == .heldElsewhere {
           session.publish(.init(node: session.nodeID, kind: .wanted, standup: roomID))
         }
         return .refused(

@@ -274,33 +274,24 @@ final class NodeSession: Sendable {
 
   // MARK: Ownership
 
-  /// The session a room's lock was taken in; it is held while that session is trusted.
-  struct Hold: Sendable, Equatable {
-    var room: UUID
-    var generation: Int
-  }
-
-  /// A room's hold, once it is taken.
-  final class HoldBox: Sendable {
-    private let hold = Mutex<Hold?>(nil)
-    var value: Hold? {
-      get { hold.withLock { $0 } }
-      set { hold.withLock { $0 = newValue } }
-    }
-  }
-
   /// Takes a room's lock if no other node holds it.
   func acquire(_ room: UUID) async -> Hold? {
+    guard case .held(let hold) = await take(room) else { return nil }
+    return hold
+  }
+
+  /// Takes a room's lock if no other node holds it, saying why not.
+  func take(_ room: UUID) async -> Acquisition {
     guard
       let (connection, generation) = state.withLock({ state in
         state.connection.map { ($0, state.generation) }
       })
-    else { return nil }
+    else { return .unavailable }
     // NB: PostgreSQL counts a session's advisory lock taken twice, and one unlock would leave
     // it held by neither copy of the room: never two holds of one room.
     guard !state.withLock({ $0.held.contains(room) }) else {
       logger.error("Room \(room) was opened again while this node still holds it.")
-      return nil
+      return .unavailable
     }
     do {
       var taken = false
@@ -311,27 +302,27 @@ final class NodeSession: Sendable {
       }
       guard taken else {
         ServerMetrics.shared.ownership("refused")
-        return nil
+        return .heldElsewhere
       }
       let held = state.withLock { state -> Bool in
         guard state.generation == generation, state.connection != nil else { return false }
         state.held.insert(room)
         return true
       }
-      guard held else { return nil }
+      guard held else { return .unavailable }
       let hold = Hold(room: room, generation: generation)
       do {
         try await storage.waitForWritesUnderWay(Self.lockKey(room))
       } catch {
         logger.error("Room \(room): the last owner's writes did not end in time: \(error)")
         await release(hold)
-        return nil
+        return .unavailable
       }
       ServerMetrics.shared.ownership("acquired")
-      return hold
+      return .held(hold)
     } catch {
       logger.warning("Room \(room): asking for its lock failed: \(PostgresStorage.describe(error))")
-      return nil
+      return .unavailable
     }
   }
 

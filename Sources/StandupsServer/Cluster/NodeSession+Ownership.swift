@@ -1,0 +1,31 @@
+import Foundation
+import Synchronization
+
+// MARK: Ownership: what a room's lock is, once taken
+
+extension NodeSession {
+  /// The session a room's lock was taken in; it is held while that session is trusted.
+  struct Hold: Sendable, Equatable {
+    var room: UUID
+    var generation: Int
+  }
+
+  /// A room's hold, once it is taken.
+  final class HoldBox: Sendable {
+    private let hold = Mutex<Hold?>(nil)
+    var value: Hold? {
+      get { hold.withLock { $0 } }
+      set { hold.withLock { $0 = newValue } }
+    }
+  }
+
+  /// What asking for a room's lock came to.
+  enum Acquisition: Sendable, Equatable {
+    case held(Hold)
+    /// Another node holds it: only then is it worth asking that node to hand it on.
+    case heldElsewhere
+    /// This node cannot take it now (no session, the lock query failed, the last owner's
+    /// writes did not end in time).
+    case unavailable
+  }
+}
