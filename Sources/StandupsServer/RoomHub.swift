@@ -179,6 +179,9 @@ final class RoomHub: WebSocketServerDelegate {
       case .stopping:
         refuseMoving(event)
         return true
+      case .notSavedYet:
+        refuseMoving(event, because: "This standup is being saved")
+        return true
       }
     }
     refuseMoving(event)
@@ -186,11 +189,14 @@ final class RoomHub: WebSocketServerDelegate {
   }
 
   /// An arrival no room could take: the client retries, as when a room moves.
-  private func refuseMoving(_ event: RoomChannel<StandupRoomFeature>.Event) {
-    let error = WireError(.roomMoving, "This standup's room is restarting. Try again in a moment.")
+  private func refuseMoving(
+    _ event: RoomChannel<StandupRoomFeature>.Event,
+    because why: String = "This standup's room is restarting"
+  ) {
+    let error = WireError(.roomMoving, "\(why). Try again in a moment.")
     switch event {
     case .join(let connection, _, _, _):
-      outlet.close(connection, code: .serviceRestart, reason: "The room restarts: reconnecting.")
+      outlet.close(connection, code: .serviceRestart, reason: "\(why): reconnecting.")
     case .request(_, _, let reply): reply(.failure(error))
     case .snapshot(let reply): reply(.failure(error))
     case .message, .leave, .restart: break
@@ -223,6 +229,8 @@ final class RoomHub: WebSocketServerDelegate {
     case standupGone
     /// The server is stopping: no room opens.
     case stopping
+    /// The standup was made here a moment ago and its save has not landed: no room opens yet.
+    case notSavedYet
     /// The connection that joins closed meanwhile: its leave went to the room it was routed
     /// to before (a join that came back from a room that closed), so it joins nowhere.
     case connectionClosed
@@ -247,6 +255,7 @@ final class RoomHub: WebSocketServerDelegate {
         // NB: a room closed for the stop is not opened again behind it (a join it bounced, a
         // page reconnecting at once): it would take the leaves the stop avoids.
         if stopping.value { return .stopping }
+        if catalog.isUnsaved(roomID) { return .notSavedYet }
         guard let standup = catalog[roomID] ?? (cluster == nil ? nil : Standup(id: roomID))
         else { return .standupGone }
         channel = makeRoom(standup, viaProxy: viaProxy, after: shared.finishing[roomID])

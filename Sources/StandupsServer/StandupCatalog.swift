@@ -45,6 +45,10 @@ final class StandupCatalog: Sendable {
     unsaved.withLock { _ = $0.remove(id) }
   }
 
+  /// Whether standup `id` was made here and its save has not landed yet: its room waits (its
+  /// draft or a meeting saved for it would have no standup to go with).
+  func isUnsaved(_ id: Standup.ID) -> Bool { unsaved.withLock { $0.contains(id) } }
+
   /// A standup this node made whose save failed: gone from here, but not taken for deleted —
   /// a save given up that landed after all (the database answered too late) is shown once it
   /// is read (a notice of it, a catch-up).
