@@ -33,6 +33,13 @@ extension RoomChannel {
       refuse(event, code: refusal.code, reason: refusal.reason, error: refusal.error)
       return
     }
+    // NB: a change that could not be published (numbered, encoded) restarts the room, posted
+    // behind what was queued; the store still holds it. What comes before the restart must
+    // not publish it, nor save it, with a change of its own: its sender was told it failed.
+    if document.publishFailures > 0, !event.isRestart {
+      refuseWhileRestarting(event)
+      return
+    }
     // NB: an arrival queued behind a restart or a deletion goes back to the hub, which opens
     // the room anew (or refuses): nobody waits in a room that closed. (Frames are not
     // checked: their connection was closed with the room.)
@@ -133,6 +140,23 @@ extension RoomChannel {
       hooks.onJoined(self)
     case .message, .leave, .restart:
       break
+    }
+  }
+
+  /// An event that reached a room about to restart: nothing it asks is done.
+  private func refuseWhileRestarting(_ event: Event) {
+    let restarting = WireError(
+      .roomMoving, "This standup's room is restarting. Try again in a moment.")
+    switch event {
+    case .message(let connection, let inbound):
+      // NB: said, so that the client does not wait for an answer the restart would not give.
+      let ref = (try? ClientMessage.parse(inbound))?.ref
+      outlet.send(ServerMessage.error(ref: ref, restarting), to: connection)
+    case .leave(let connection):
+      _ = document.removePeer(connection)
+    default:
+      refuse(
+        event, code: .serviceRestart, reason: "The room restarts: reconnect.", error: restarting)
     }
   }
 

@@ -36,6 +36,10 @@ public actor RoomChannel<Feature: RoomFeature> {
     case restart(
       why: String, code: CloseCode = .internalError, tell: String? = nil, handingOn: Bool = false)
 
+    var isRestart: Bool {
+      if case .restart = self { true } else { false }
+    }
+
     /// Someone arriving (a join, an HTTP request or snapshot), counted until handled.
     var isArrival: Bool {
       switch self {
@@ -254,6 +258,8 @@ public actor RoomChannel<Feature: RoomFeature> {
   }
 
   private func receive(_ action: Feature.R.Action, fromEffect effect: EffectID) {
+    // NB: about to restart (a change could not be published): nothing more is (`handle`).
+    guard document.publishFailures == 0 else { return }
     // NB: asked only of a room nobody is in (not on a ticking room's every tick).
     let wasIdle = document.peers.isEmpty ? feature.isIdle(core.state) : true
     core.receive(action, fromEffect: effect) { action, state, _ in didChange(after: action, state) }

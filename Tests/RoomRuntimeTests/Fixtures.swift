@@ -68,6 +68,8 @@ struct TallyRoom: RoomFeature {
   var save: @Sendable (Int) async throws -> Void = { _ in }
   /// When the room has nothing to keep it with nobody in it.
   var idle: @Sendable (Tally.State) -> Bool = { _ in true }
+  /// Whether a state can be encoded (one that cannot is never published).
+  var encodable: @Sendable (Tally.State) -> Bool = { _ in true }
 
   var roomName: String { "tally" }
   func joined(_ sender: Sender) -> Tally.Action? { .joined(sender.participantID) }
@@ -92,6 +94,13 @@ struct TallyRoom: RoomFeature {
     .saveFailed(before: before)
   }
   func isIdle(_ state: Tally.State) -> Bool { idle(state) }
+  func encode(
+    _ state: Tally.State, previous: Tally.State, json: inout JSONValue, after action: Tally.Action?
+  ) throws -> [PatchOperation] {
+    guard encodable(state) else { throw Unencodable() }
+    return try StateEncoding.whole(state, json: &json)
+  }
+  struct Unencodable: Error {}
   func closing(_ state: Tally.State) -> (code: CloseCode, reason: String)? { nil }
 }
 

@@ -6,6 +6,7 @@ import JSONPatch
 import StandupsFeatures
 import StandupsWire
 import StoreRuntime
+import Synchronization
 import Testing
 import WebSocketTransport
 
@@ -153,6 +154,34 @@ import WebSocketTransport
     #expect(answer["message"]?.stringValue?.contains("may have been saved or not") == true)
     #expect(answer["message"]?.stringValue?.contains("undone") == false)
     #expect(harness.counts.outcomes == ["outcome_unknown"])
+  }
+
+  /// A change that cannot be published restarts the room, behind what was queued already:
+  /// those are refused, never published or saved with it (its sender was told it failed,
+  /// and would send it again).
+  @Test func whatWasQueuedBehindAChangeThatCouldNotBePublishedIsRefused() async throws {
+    let (opened, release) = AsyncStream<Void>.makeStream()
+    let saved = Mutex<[Int]>([])
+    let harness = open(
+      TallyRoom(
+        save: { count in
+          if count == 1 { for await _ in opened { break } }
+          saved.withLock { $0.append(count) }
+        },
+        encodable: { $0.count != 2 }))
+    harness.room.enqueue(.join(ana, person("ana"), since: nil))
+    // The first waits for its save; the other two queue behind it.
+    for ref in ["a1", "a2", "a3"] {
+      harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: ref)))
+    }
+    release.finish()
+    #expect(try await answer(to: "a1", on: ana, in: harness).type == "ack")
+    #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "storage_unavailable")
+    #expect(try await answer(to: "a3", on: ana, in: harness)["code"] == "room_moving")
+    try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
+    #expect(saved.withLock { $0 } == [1])
+    let patches = harness.frames.received(by: ana).filter { $0.type == "patch" }.map(\.["ops"])
+    #expect(patches == [[["op": "replace", "path": "/count", "value": 1]]])
   }
 
   @Test func aMeetingTimerTicksUntilTheLastPeerLeaves() async throws {
