@@ -33,13 +33,6 @@ extension RoomChannel {
       refuse(event, code: refusal.code, reason: refusal.reason, error: refusal.error)
       return
     }
-    // NB: a change that could not be published (numbered, encoded) restarts the room, posted
-    // behind what was queued; the store still holds it. What comes before the restart must
-    // not publish it, nor save it, with a change of its own: its sender was told it failed.
-    if document.publishFailures > 0, !event.isRestart {
-      refuseWhileRestarting(event)
-      return
-    }
     // NB: an arrival queued behind a restart or a deletion goes back to the hub, which opens
     // the room anew (or refuses): nobody waits in a room that closed. (Frames are not
     // checked: their connection was closed with the room.)
@@ -49,6 +42,13 @@ extension RoomChannel {
       return
     }
     guard !hasStopped else { return }
+    // NB: a change that could not be published (numbered, encoded) restarts the room, posted
+    // behind what was queued; the store still holds it. What comes before the restart must
+    // not publish it, nor save it, with a change of its own: its sender was told it failed.
+    if document.publishFailures > 0, !event.isRestart {
+      refuseWhileRestarting(event)
+      return
+    }
     switch event {
     case .join(let connection, var sender, let since, let replacing):
       sender.formerKey = replacing

@@ -365,10 +365,14 @@ struct WriteFenceTests {
     let log = LogLines()
     let node = NodeSession(storage: storage, logger: log.logger)
     let heard = Mutex<[NodeSession.Notice]>([])
+    let listening = Mutex(false)
     node.attach(
-      lost: {}, heard: { notice in heard.withLock { $0.append(notice) } }, listening: {})
+      lost: {}, heard: { notice in heard.withLock { $0.append(notice) } },
+      listening: { listening.withLock { $0 = true } })
     try await node.start()
     defer { Task { await node.stop() } }
+    // NB: a notice sent before the node listens is never heard (the first one was, at times).
+    try await eventually("The node never listened.") { listening.withLock { $0 } }
     let readable = NodeSession.Notice(
       node: "another", kind: .changed, standup: Standup.design.id
     ).text
