@@ -88,9 +88,6 @@ extension RoomChannel {
       // NB: the state says why a meeting stops here, for its people now and for the server
       // that takes the room on (the change is saved before the room gives up its lock).
       if handingOn, let action = feature.moving() { send(action) }
-      // NB: and nobody will be here to undo what waits for it: it is carried out (saved
-      // before the room closes).
-      if let action = feature.closingAll(core.state) { send(action) }
       _ = document.closeVersions()
       if code == .serviceRestart || code == .goingAway {
         logger.notice("Room \(feature.roomName) closes: \(why). Everyone in it reconnects.")

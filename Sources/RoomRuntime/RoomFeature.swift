@@ -15,10 +15,6 @@ public protocol RoomFeature: Sendable {
   func left(_ participantID: String) -> R.Action?
   /// What the room reduces before it is handed on to another server, if anything.
   func moving() -> R.Action?
-  /// What the room reduces before it closes everyone at once (it restarts, moves, or the
-  /// server stops), if anything: what was waiting for people who will not be back in this
-  /// copy of the room (a deletion waiting for its undo window is carried out).
-  func closingAll(_ state: R.State) -> R.Action?
   /// The room closes everyone at once (it restarts, or moves to another server) without
   /// reducing their leaving: what `state` showed of them is over. Queue what that needs on
   /// `work` (it runs after the work changes queued before). Called before they are closed.
@@ -50,7 +46,6 @@ public protocol RoomFeature: Sendable {
 extension RoomFeature {
   /// Nothing to do before the room is handed on.
   public func moving() -> R.Action? { nil }
-  public func closingAll(_ state: R.State) -> R.Action? { nil }
   public func closingEveryone(_ state: R.State, work: inout RoomWork) {}
 
   public func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }

@@ -37,13 +37,6 @@ struct StandupRoomFeature: RoomFeature {
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
   func moving() -> Room.Action? { .roomMoving }
 
-  /// A deletion confirmed in front of people, waiting for its undo window, is carried out:
-  /// it was acknowledged, and the room that would end the window closes.
-  func closingAll(_ state: Room.State) -> Room.Action? {
-    guard let undo = state.undo, undo.restore == .deletion else { return nil }
-    return .undoWindowEnded(seq: undo.activity.seq)
-  }
-
   /// The lobby shows nobody here any more (the room restarts or moves: its people come back
   /// through a join, here or on another node), and a meeting as it opens again: paused —
   /// unless another node has said it serves the room meanwhile (its word is the truth then).
