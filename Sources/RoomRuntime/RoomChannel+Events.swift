@@ -87,7 +87,9 @@ extension RoomChannel {
       guard !document.isClosed else { return }
       // NB: the state says why a meeting stops here, for its people now and for the server
       // that takes the room on (the change is saved before the room gives up its lock).
-      if handingOn, let action = feature.moving() { send(action) }
+      // NB: not after a change that could not be published: the store still holds it, and it
+      // would be published and saved with this one.
+      if handingOn, document.publishFailures == 0, let action = feature.moving() { send(action) }
       _ = document.closeVersions()
       if code == .serviceRestart || code == .goingAway {
         logger.notice("Room \(feature.roomName) closes: \(why). Everyone in it reconnects.")
@@ -251,7 +253,7 @@ extension RoomChannel {
         return .failure(
           WireError(
             .outcomeUnknown,
-            "The connection to the database was lost while this change was saved: it may have been saved or not. The room opens again with what was; look there before doing it again."
+            "The connection to the database was lost while this change was saved: it may have been saved or not. Look before doing it again: it shows within seconds if it was."
           ))
       }
       return .failure(

@@ -102,6 +102,9 @@ public final class PostgresStorage: Sendable {
   public func said<T: Sendable>(
     write: Bool = false, session: Int32? = nil, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
+    // NB: an unfenced write (the lobby's) belongs to the session current as it starts: one
+    // given up after a new session began ends no later one.
+    let session = session ?? (write ? clockFence.withLock { $0 }?.session() : nil)
     do {
       return try await Self.withTimeout(deadline, body)
     } catch let error as PSQLError {

@@ -70,6 +70,8 @@ struct TallyRoom: RoomFeature {
   var idle: @Sendable (Tally.State) -> Bool = { _ in true }
   /// Whether a state can be encoded (one that cannot is never published).
   var encodable: @Sendable (Tally.State) -> Bool = { _ in true }
+  /// What the room reduces before it is handed on.
+  var movingAction: Tally.Action? = nil
 
   var roomName: String { "tally" }
   func joined(_ sender: Sender) -> Tally.Action? { .joined(sender.participantID) }
@@ -94,6 +96,7 @@ struct TallyRoom: RoomFeature {
     .saveFailed(before: before)
   }
   func isIdle(_ state: Tally.State) -> Bool { idle(state) }
+  func moving() -> Tally.Action? { movingAction }
   func encode(
     _ state: Tally.State, previous: Tally.State, json: inout JSONValue, after action: Tally.Action?
   ) throws -> [PatchOperation] {

@@ -184,6 +184,28 @@ import WebSocketTransport
     #expect(patches == [[["op": "replace", "path": "/count", "value": 1]]])
   }
 
+  /// Nor does a hand-on queued before that restart reduce what a move asks on top of the
+  /// refused change: it would publish and save it with its own.
+  @Test func aHandOnAfterAChangeThatCouldNotBePublishedSavesNothingOfIt() async throws {
+    let (opened, release) = AsyncStream<Void>.makeStream()
+    let saved = Mutex<[Int]>([])
+    let harness = open(
+      TallyRoom(
+        save: { count in
+          if count == 1 { for await _ in opened { break } }
+          saved.withLock { $0.append(count) }
+        },
+        encodable: { $0.count != 2 }, movingAction: .incrementButtonTapped))
+    harness.room.enqueue(.join(ana, person("ana"), since: nil))
+    harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a1")))
+    harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a2")))
+    harness.room.enqueue(.restart(why: "handed on", code: .serviceRestart, handingOn: true))
+    release.finish()
+    #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "storage_unavailable")
+    try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
+    #expect(saved.withLock { $0 } == [1])
+  }
+
   @Test func aMeetingTimerTicksUntilTheLastPeerLeaves() async throws {
     let clock = TestClock()
     let harness = open(clock: clock)

@@ -42,8 +42,9 @@ struct ExampleTests {
   @Test func theSpeakerBotSaysWhenItCannotReachTheServer() async throws {
     let bot = Process()
     bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
+    // NB: the flag wins over the environment's address.
     bot.arguments = ["--port", "1", "--room", Standup.design.id.uuidString]
-    bot.environment = ["STANDUPS_TOKEN": "bot-secret-0002"]
+    bot.environment = ["STANDUPS_TOKEN": "bot-secret-0002", "STANDUPS_URL": "http://127.0.0.1:2"]
     let output = Pipe()
     bot.standardOutput = output
     let printed = Mutex("")

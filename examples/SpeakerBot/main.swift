@@ -14,8 +14,8 @@ import WebSocketTransport
 @main
 struct SpeakerBot: AsyncParsableCommand {
   @Option(help: "The server's address, http(s)://HOST[:PORT] (STANDUPS_URL).") var url: String?
-  @Option(help: "Server host, without --url.") var host = "127.0.0.1"
-  @Option(help: "Server port, without --url.") var port = 8080
+  @Option(help: "Server host, instead of --url (default 127.0.0.1).") var host: String?
+  @Option(help: "Server port, instead of --url (default 8080).") var port: Int?
   @Option(help: "The standup's id.") var room: String
   @Option(
     help:
@@ -23,11 +23,12 @@ struct SpeakerBot: AsyncParsableCommand {
   )
   var token: String?
 
-  /// Where to connect: `--url` (or `STANDUPS_URL`), else `--host` and `--port`.
+  /// Where to connect: `--url`, else `--host` and `--port`, else `STANDUPS_URL` (what is
+  /// given on the command line wins over the environment).
   var server: (host: String, port: Int, tls: Bool)? {
-    guard let text = url ?? ProcessInfo.processInfo.environment["STANDUPS_URL"] else {
-      return (host, port, false)
-    }
+    let given = host != nil || port != nil
+    guard let text = url ?? (given ? nil : ProcessInfo.processInfo.environment["STANDUPS_URL"])
+    else { return (host ?? "127.0.0.1", port ?? 8080, false) }
     guard let parts = URLComponents(string: text), let host = parts.host, !host.isEmpty,
       let scheme = parts.scheme?.lowercased(), ["http", "https"].contains(scheme)
     else { return nil }
@@ -37,6 +38,9 @@ struct SpeakerBot: AsyncParsableCommand {
   var secret: String? { token ?? ProcessInfo.processInfo.environment["STANDUPS_TOKEN"] }
 
   func validate() throws {
+    guard url == nil || (host == nil && port == nil) else {
+      throw ValidationError("Give --url, or --host and --port: not both.")
+    }
     guard server != nil else {
       throw ValidationError("--url (STANDUPS_URL) must be http(s)://HOST[:PORT].")
     }
