@@ -39,7 +39,8 @@ ENV STANDUPS_HOST=0.0.0.0 \
 # A cluster node (docs/DEPLOY.md): STANDUPS_DATABASE_URL=postgres://USER@HOST:PORT/DB,
 # STANDUPS_TRUSTED_PROXIES=<HAProxy's address>, and STANDUPS_LOG_FORMAT=json for a log
 # collector. `docker stop` sends SIGTERM: the node drains (its people move to other nodes)
-# and exits well within the default 10 s.
+# and exits in about 3 s, or up to 10 s later while a deletion waits for its undo window:
+# `docker stop -t 20` (Compose: stop_grace_period: 20s).
 EXPOSE 8080
 VOLUME ["/srv/data"]
 HEALTHCHECK CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q ok <&3"]

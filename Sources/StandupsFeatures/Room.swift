@@ -84,6 +84,9 @@ public struct Room: Reducer {
 
     public init(standup: Standup) { self.standup = standup }
 
+    /// A deletion confirmed in front of people waits for its undo window to end.
+    public var deletionIsPending: Bool { undo?.restore == .deletion && !isDeleted }
+
     private enum CodingKeys: String, CodingKey {
       case standup, participants, destination, meeting, activity, undo
     }

@@ -1,4 +1,5 @@
 import RoomRuntime
+import StandupsFeatures
 import Synchronization
 import WebSocketTransport
 
@@ -11,6 +12,7 @@ extension RoomHub {
   func drain(grace: Duration) async {
     draining.set(true)
     try? await Task.sleep(for: grace)
+    await letPendingDeletionsEnd()
     await closeRooms(
       why: cluster == nil ? "the server is stopping" : "this node is draining",
       code: .serviceRestart,
@@ -18,6 +20,20 @@ extension RoomHub {
         ? "The server is restarting: reconnecting."
         : "This server is restarting: reconnecting to another.",
       handingOn: cluster != nil)
+  }
+
+  /// Waits (for the undo window at most) until no room has a deletion waiting for its undo
+  /// window: closed under it, the room would forget a deletion it acknowledged (the standup
+  /// stays), and carrying it out at once would take Undo from whoever was about to press it.
+  /// Meanwhile its people may still undo it; no one new comes (the node is draining).
+  func letPendingDeletionsEnd() async {
+    let deadline = ContinuousClock.now + undoWindow + .seconds(1)
+    let rooms = shared.withLock { Array($0.rooms.values) }
+    for room in rooms {
+      while ContinuousClock.now < deadline, await room.read({ $0.deletionIsPending }) {
+        try? await Task.sleep(for: .milliseconds(50))
+      }
+    }
   }
 
   /// Every room stops its timers, records where its meeting is — running, so that it comes

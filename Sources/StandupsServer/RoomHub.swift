@@ -81,7 +81,7 @@ final class RoomHub: WebSocketServerDelegate {
   let health: StorageHealth
   /// Writes running meetings' clocks once a second.
   let heartbeat: MeetingHeartbeat
-  private let undoWindow: Duration
+  let undoWindow: Duration
 
   /// - Parameter lobbyVersions: the lobby's versions, already reserved (`start`ed).
   init(

@@ -5,6 +5,7 @@ import JSONPatch
 import StandupsFeatures
 import StandupsServer
 import Testing
+import WebSocketTransport
 
 @Suite(.serialized)
 struct EditingProtocolTests {
@@ -77,6 +78,37 @@ struct EditingProtocolTests {
     try await ben.act("edit.binding", ["path": "/title", "value": "Retro"])
     _ = try await ana.waitForState { $0["destination"]?["edit"]?["draft"]?["title"] == "Retro" }
     await server.stop()
+  }
+
+  /// A server draining (SIGTERM) lets a deletion waiting for its undo window end first: closed
+  /// under it, the room forgot the deletion it had acknowledged (the standup came back); done
+  /// at once, nobody could have undone it. Meanwhile the people in the room may still undo.
+  @Test func aServerThatDrainsLetsADeletionsUndoWindowEnd() async throws {
+    let engineering = Standup(
+      id: UUID(), attendees: [Attendee(id: UUID(), name: "Cy")], title: "Engineering")
+    let storage = StorageClient.inMemory([.design, engineering])
+    let server = try await TestServer.start(storage: storage) {
+      $0.undoWindow = .milliseconds(1500)
+      $0.drainGrace = .milliseconds(100)
+    }
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(engineering.id, name: "Ben")
+    for person in [ana, ben] {
+      try await person.act("deleteButtonTapped")
+      #expect(try await person.act("alert.confirmDeletion")["type"] == "ack")
+      _ = try await person.waitForState { $0["undo"]?["kind"] == "deletedStandup" }
+    }
+    let draining = Task { await server.server.drain() }
+    // Ben takes his back while the server drains; Ana's window ends.
+    let seq = try #require(ben.state?["undo"]?["seq"]?.intValue)
+    #expect(try await ben.act("undoButtonTapped", ["seq": .int(seq)])["type"] == "ack")
+    #expect(try await ana.waitUntilClosed().code == 4410)
+    await draining.value
+    // NB: by its reason: libwebsockets' client reports 1012 as 1002.
+    #expect(try await ben.waitUntilClosed().reason == "The server is restarting: reconnecting.")
+    #expect(try await storage.loadStandup(Standup.design.id) == nil)
+    #expect(try await storage.loadStandup(engineering.id) != nil)
+    server.client.shutdown()
   }
 
   @Test func aDeletionIsSaidToEveryoneCanBeUndoneAndOtherwiseClosesEveryoneWith4410() async throws {

@@ -295,6 +295,9 @@ extension RoomHub {
     guard let room = shared.withLock({ $0.rooms[id] }),
       ContinuousClock.now - room.openedAt >= .seconds(2)
     else { return }
+    // NB: not while a deletion waits for its undo window (10 s at most): handed on, it would
+    // be forgotten, or cut short. The other node asks again as people arrive there.
+    guard !(await room.read({ $0.deletionIsPending })) else { return }
     await room.cancelAllEffects()
     await heartbeat.flush()
     room.enqueue(
