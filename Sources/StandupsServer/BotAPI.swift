@@ -11,6 +11,8 @@ import WebSocketTransport
 /// protocol's `error` object.
 ///
 /// - `GET /api/standups` → `{"version": N, "state": <lobby state>}`
+/// - `POST /api/standups`, body an `addStandupSubmitted` action → `{"version": N, "standup":
+///   <the standup as the lobby lists it>}` once it is saved
 /// - `GET /api/rooms/{id}` → `{"version": N, "state": <room state>}`
 /// - `POST /api/rooms/{id}/actions`, body one action message (or a bare action) →
 ///   `{"version": N}` once it is reduced and saved
@@ -96,10 +98,11 @@ enum BotAPI {
           ref: nil))
     }
     if parts == ["api", "standups"] {
-      guard request.method == "GET" else {
-        return respond(methodNotAllowed(request, allowed: "GET"))
+      switch request.method {
+      case "GET": hub.lobby.enqueue(.snapshot { respond(snapshot($0)) })
+      case "POST": makeStandup(request, sender: sender, hub: hub, respond: respond)
+      default: respond(methodNotAllowed(request, allowed: "GET, POST"))
       }
-      hub.lobby.enqueue(.snapshot { respond(snapshot($0)) })
     } else if isRoom && parts.count == 3 {
       guard request.method == "GET" else {
         return respond(methodNotAllowed(request, allowed: "GET"))

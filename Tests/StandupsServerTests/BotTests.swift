@@ -261,6 +261,41 @@ struct BotTests {
     await server.stop()
   }
 
+  /// A bot over HTTP makes a standup as the lobby does, and is told its id.
+  @Test func aBotMakesAStandupOverHTTPAndIsToldItsID() async throws {
+    let server = try await TestServer.start()
+    let made = try httpResponse(
+      port: server.port, "POST", "/api/standups", token: "ci-secret-0001",
+      body:
+        #"{"type":"addStandupSubmitted","standup":{"title":" Retro ","duration":600,"theme":"navy","attendees":[{"name":"Ana"}]}}"#
+    )
+    #expect(made.status == 200, "\(made.body)")
+    #expect(made.json?["version"]?.intValue != nil)
+    let id = try #require(made.json?["standup"]?["id"]?.stringValue)
+    #expect(made.json?["standup"]?["title"] == "Retro")
+    let room = try httpResponse(
+      port: server.port, "GET", "/api/rooms/\(id)", token: "ci-secret-0001")
+    #expect(room.status == 200)
+    #expect(room.json?["state"]?["standup"]?["title"] == "Retro")
+    // Bad input changes nothing, and says what is wrong.
+    let untitled = try httpResponse(
+      port: server.port, "POST", "/api/standups", token: "ci-secret-0001",
+      body:
+        #"{"type":"addStandupSubmitted","standup":{"title":"","duration":600,"theme":"navy","attendees":[{"name":"Ana"}]}}"#
+    )
+    #expect(untitled.status == 400)
+    #expect(untitled.json?["code"] == "invalid_value")
+    let other = try httpResponse(
+      port: server.port, "POST", "/api/standups", token: "ci-secret-0001",
+      body: #"{"type":"startMeetingButtonTapped"}"#)
+    #expect(other.status == 400)
+    #expect(other.json?["message"]?.stringValue?.contains("/api/rooms/{id}/actions") == true)
+    let listed = try httpResponse(
+      port: server.port, "GET", "/api/standups", token: "ci-secret-0001")
+    #expect(listed.json?["state"]?["standups"]?.arrayValue?.count == 2)
+    await server.stop()
+  }
+
   @Test func aStandupsHistoryDownloadsAsMarkdownAndCSV() async throws {
     let server = try await TestServer.start()
     let ana = try await server.room(name: "Ana")
