@@ -41,7 +41,9 @@ struct StandupRoomFeature: RoomFeature {
   /// through a join, here or on another node), and a meeting as it opens again: paused —
   /// unless another node has said it serves the room meanwhile (its word is the truth then).
   func closingEveryone(_ state: Room.State, work: inout RoomWork) {
-    guard !state.participants.isEmpty else { return }
+    // NB: an empty room too: a meeting a bot started runs in it (the lobby shows it running,
+    // and it opens again paused), or the last leave's word may not have gone out (its change
+    // could not be published).
     let left = Self.left(state)
     work.enqueue { [lobby, standupID, remoteRooms] in
       guard !remoteRooms.haveWord(about: standupID) else { return }
@@ -185,10 +187,11 @@ struct StandupRoomFeature: RoomFeature {
   /// room opens with it again. A cluster's room goes once empty: its meeting is saved too,
   /// and opens again on the next node — but for a meeting that runs with nobody in the room
   /// (a bot started it over HTTP), which keeps running there until someone ends or pauses it,
-  /// as on a single server. An alert (a bot asked to delete over HTTP) keeps the room
-  /// everywhere: it is not saved, and the bot's next request answers it.
+  /// as on a single server. An alert (a bot asked to delete, or to end a paused meeting, over
+  /// HTTP) keeps the room everywhere: it is not saved, and the bot's next request answers it.
   func isIdle(_ state: Room.State) -> Bool {
     if case .alert = state.destination { return false }
+    if state.meeting?.alert != nil { return false }
     if let meeting = state.meeting, !meeting.isPaused { return false }
     return releasesWhenEmpty || (state.meeting == nil && state.undo == nil)
   }

@@ -63,6 +63,28 @@ import Testing
   }
 }
 
+extension RoomVersionTests {
+  /// A meeting a bot started over HTTP runs with nobody in the room; the room restarting stops
+  /// it (it opens again paused), and the lobby, which showed it running, says so.
+  @Test func theLobbyShowsABotsMeetingPausedWhenItsRoomRestarts() async throws {
+    let server = try await TestServer.startWithFourVersionsPerRoom()
+    let lobby = try await server.connect("/ws/lobby?name=Cy")
+    _ = try await lobby.next { $0["type"] == "welcome" }
+    let actions = "/api/rooms/\(Standup.design.id.uuidString)/actions"
+    let started = try httpResponse(
+      port: server.port, "POST", actions, token: "ci-secret-0001",
+      body: #"{"type":"startMeetingButtonTapped"}"#)
+    #expect(started.status == 200)
+    _ = try await lobby.waitForState { $0["standups"]?[0]?["live"]?["meetingRunning"] == true }
+    // Its ticks use up the room's versions: it restarts (1011) with nobody in it.
+    _ = try await lobby.waitForState(timeout: .seconds(10)) {
+      $0["standups"]?[0]?["live"]
+        == ["participants": 0, "meetingRunning": true, "meetingPaused": true, "people": []]
+    }
+    await server.stop()
+  }
+}
+
 /// Someone who joins a room while it restarts waits behind the restart; if their connection
 /// closes before the room could take them, the room that opens next must not take them in:
 /// their leave went to the room that closed, and nothing would ever take them out.
