@@ -705,6 +705,17 @@ async def hold_row(cluster, select, seconds):
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
 
 
+async def editing_behind_a_held_draft(cluster, standup, seconds):
+    """Ana in `standup`'s room with its edit form open, and a transaction of its own holding
+    the form's draft row for `seconds` (the next write to it waits)."""
+    ana = Person(cluster.url, standup, "Ana")
+    ana.start()
+    assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
+    holder = await hold_row(cluster, f"SELECT 1 FROM draft WHERE standup_id = '{standup}'", seconds)
+    await asyncio.sleep(1)
+    return ana, holder
+
+
 def test_a_write_waiting_on_a_lock_is_answered_not_stalled(cluster):
     # A transaction that holds a room's draft row and never ends (a node frozen inside one
     # looks the same to the next owner): the next write waits at most lock_timeout (10 s), then
@@ -712,11 +723,7 @@ def test_a_write_waiting_on_a_lock_is_answered_not_stalled(cluster):
     standup = asyncio.run(create_standup(cluster.url, "Locked"))
 
     async def scenario():
-        ana = Person(cluster.url, standup, "Ana")
-        ana.start()
-        assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
-        holder = await hold_row(cluster, f"SELECT 1 FROM draft WHERE standup_id = '{standup}'", 14)
-        await asyncio.sleep(1)
+        ana, holder = await editing_behind_a_held_draft(cluster, standup, 14)
         started = time.monotonic()
         answer = await ana.act("blocked", {"type": "edit.binding", "path": "/title", "value": "Blocked"},
                                timeout=20)
@@ -739,11 +746,7 @@ def test_a_write_whose_connection_goes_is_answered_as_unknown_not_as_undone(clus
     standup = asyncio.run(create_standup(cluster.url, "Cut off"))
 
     async def scenario():
-        ana = Person(cluster.url, standup, "Ana")
-        ana.start()
-        assert (await ana.act("edit", {"type": "editButtonTapped"}))["type"] == "ack"
-        holder = await hold_row(cluster, f"SELECT 1 FROM draft WHERE standup_id = '{standup}'", 6)
-        await asyncio.sleep(1)
+        ana, holder = await editing_behind_a_held_draft(cluster, standup, 6)
         asked = asyncio.create_task(
             ana.act("cut", {"type": "edit.binding", "path": "/title", "value": "Cut"}, timeout=20))
         waiting = []

@@ -156,19 +156,32 @@ import WebSocketTransport
     #expect(harness.counts.outcomes == ["outcome_unknown"])
   }
 
-  /// A change that cannot be published restarts the room, behind what was queued already:
-  /// those are refused, never published or saved with it (its sender was told it failed,
-  /// and would send it again).
-  @Test func whatWasQueuedBehindAChangeThatCouldNotBePublishedIsRefused() async throws {
+  /// A tally room whose count of 2 cannot be encoded, whose first save (of 1) waits until
+  /// `release`, and the counts it saved.
+  func roomWhoseSecondCountCannotBePublished(movingAction: Tally.Action? = nil) -> (
+    Harness, AsyncStream<Void>.Continuation, SavedCounts
+  ) {
     let (opened, release) = AsyncStream<Void>.makeStream()
-    let saved = Mutex<[Int]>([])
+    let saved = SavedCounts()
     let harness = open(
       TallyRoom(
         save: { count in
           if count == 1 { for await _ in opened { break } }
-          saved.withLock { $0.append(count) }
+          saved.counts.withLock { $0.append(count) }
         },
-        encodable: { $0.count != 2 }))
+        encodable: { $0.count != 2 }, movingAction: movingAction))
+    return (harness, release, saved)
+  }
+
+  final class SavedCounts: Sendable {
+    let counts = Mutex<[Int]>([])
+  }
+
+  /// A change that cannot be published restarts the room, behind what was queued already:
+  /// those are refused, never published or saved with it (its sender was told it failed,
+  /// and would send it again).
+  @Test func whatWasQueuedBehindAChangeThatCouldNotBePublishedIsRefused() async throws {
+    let (harness, release, saved) = roomWhoseSecondCountCannotBePublished()
     harness.room.enqueue(.join(ana, person("ana"), since: nil))
     // The first waits for its save; the other two queue behind it.
     for ref in ["a1", "a2", "a3"] {
@@ -179,7 +192,7 @@ import WebSocketTransport
     #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "storage_unavailable")
     #expect(try await answer(to: "a3", on: ana, in: harness)["code"] == "room_moving")
     try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
-    #expect(saved.withLock { $0 } == [1])
+    #expect(saved.counts.withLock { $0 } == [1])
     let patches = harness.frames.received(by: ana).filter { $0.type == "patch" }.map(\.["ops"])
     #expect(patches == [[["op": "replace", "path": "/count", "value": 1]]])
   }
@@ -187,15 +200,8 @@ import WebSocketTransport
   /// Nor does a hand-on queued before that restart reduce what a move asks on top of the
   /// refused change: it would publish and save it with its own.
   @Test func aHandOnAfterAChangeThatCouldNotBePublishedSavesNothingOfIt() async throws {
-    let (opened, release) = AsyncStream<Void>.makeStream()
-    let saved = Mutex<[Int]>([])
-    let harness = open(
-      TallyRoom(
-        save: { count in
-          if count == 1 { for await _ in opened { break } }
-          saved.withLock { $0.append(count) }
-        },
-        encodable: { $0.count != 2 }, movingAction: .incrementButtonTapped))
+    let (harness, release, saved) = roomWhoseSecondCountCannotBePublished(
+      movingAction: .incrementButtonTapped)
     harness.room.enqueue(.join(ana, person("ana"), since: nil))
     harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a1")))
     harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a2")))
@@ -203,7 +209,7 @@ import WebSocketTransport
     release.finish()
     #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "storage_unavailable")
     try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
-    #expect(saved.withLock { $0 } == [1])
+    #expect(saved.counts.withLock { $0 } == [1])
   }
 
   @Test func aMeetingTimerTicksUntilTheLastPeerLeaves() async throws {
