@@ -193,13 +193,18 @@ final class RoomHub: WebSocketServerDelegate {
     _ event: RoomChannel<StandupRoomFeature>.Event,
     because why: String = "This standup's room is restarting"
   ) {
-    let error = WireError(.roomMoving, "\(why). Try again in a moment.")
-    switch event {
-    case .join(let connection, _, _, _):
+    if case .join(let connection, _, _, _) = event {
       outlet.close(connection, code: .serviceRestart, reason: "\(why): reconnecting.")
+    }
+    answer(event, WireError(.roomMoving, "\(why). Try again in a moment."))
+  }
+
+  /// Answers a request or a snapshot with `error` (other events have no one to answer).
+  private func answer(_ event: RoomChannel<StandupRoomFeature>.Event, _ error: WireError) {
+    switch event {
     case .request(_, _, let reply): reply(.failure(error))
     case .snapshot(let reply): reply(.failure(error))
-    case .message, .leave, .restart: break
+    case .join, .message, .leave, .restart: break
     }
   }
 
@@ -212,12 +217,7 @@ final class RoomHub: WebSocketServerDelegate {
     default: connection = nil
     }
     guard !deliver(event, to: roomID, connection: connection, viaProxy: false) else { return }
-    let gone = WireError(.notFound, "This standup was deleted.")
-    switch event {
-    case .request(_, _, let reply): reply(.failure(gone))
-    case .snapshot(let reply): reply(.failure(gone))
-    case .join, .message, .leave, .restart: break
-    }
+    answer(event, WireError(.notFound, "This standup was deleted."))
   }
 
   // MARK: Rooms

@@ -249,9 +249,13 @@ struct Invite: AsyncParsableCommand {
     try Environment.check([("PORT", "a port number", Environment.isWholeNumber)])
     // NB: a link names the port people open: 0 only asks a server to pick one.
     let port = address.port ?? env("PORT").flatMap { Int($0) }
-    guard address.publicURL ?? env("PUBLIC_URL") != nil || port.map({ $0 > 0 }) ?? true else {
+    guard
+      address.publicURL ?? env("PUBLIC_URL") != nil
+        || port.map({ (1...65535).contains($0) }) ?? true
+    else {
       throw ValidationError(
-        "A link needs the port people open: give --port the server's (or --public-url).")
+        "A link needs the port people open, 1 to 65535: give --port the server's (or --public-url)."
+      )
     }
   }
 
