@@ -90,12 +90,12 @@ enum SessionAPI {
           .badMessage, "This server is open to anyone: there is nothing to sign in to."), ref: nil,
         status: 409)
     }
-    let body = try? JSONValue(parsing: request.body)
-    guard case .object = body,
-      let name = body?["name"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines)
+    let parsed = try? JSONValue(parsing: request.body)
+    guard let body = parsed, case .object = body,
+      let name = body["name"]?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines)
     else {
       // NB: a name sent as a number or null is said so, not only shown the whole shape.
-      let named = body?["name"].map { _ in "\"name\" must be text. " }
+      let named = parsed?["name"].map { _ in "\"name\" must be text. " }
       return BotAPI.response(
         for: WireError(
           .badMessage, (named ?? "") + "Send {\"invite\": \"…\", \"name\": \"your name\"}."),
