@@ -180,9 +180,9 @@ extension RoomChannel {
     let result = await perform(message, from: sender)
     answered(result)
     switch result {
-    case .success(let version):
+    case .success(let answer):
       if let ref = message.ref {
-        outlet.send(ServerMessage.ack(ref: ref, version: version), to: connection)
+        outlet.send(ServerMessage.ack(ref: ref, version: answer.version), to: connection)
       }
     case .failure(let error):
       outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
@@ -219,7 +219,7 @@ extension RoomChannel {
   /// Decodes and reduces one action; once accepted, waits until what it changed is saved.
   /// Returns the version right after the action, or the error to answer with.
   private func perform(_ message: ClientMessage, from sender: Sender) async -> Result<
-    Int, WireError
+    Answer, WireError
   > {
     let action: Feature.R.Action
     do {
@@ -233,6 +233,8 @@ extension RoomChannel {
     if let rejection = send(action) { return .failure(WireError(rejection)) }
     let after = core.state
     let version = document.version
+    let details = feature.answer(
+      to: action, before: before, after: after, json: document.snapshot.state)
     let pieces = first..<saves.count
     guard document.publishFailures == failures else {
       // The change could not be numbered or encoded: the room restarts without it.
@@ -261,7 +263,7 @@ extension RoomChannel {
           .storageUnavailable,
           "The server could not save this change, so it was undone. Try again in a moment."))
     }
-    return .success(version)
+    return .success(Answer(version: version, details: details))
   }
 
   /// After an action that deleted the standup: everyone is closed, the room goes away.
@@ -284,7 +286,7 @@ extension RoomChannel {
     await hooks.onIdle(self)
   }
 
-  private func answered(_ result: Result<Int, WireError>) {
+  private func answered(_ result: Result<Answer, WireError>) {
     switch result {
     case .success: metrics.actionAnswered("ok")
     case .failure(let error): metrics.actionAnswered(error.code.rawValue)

@@ -27,7 +27,7 @@ public actor RoomChannel<Feature: RoomFeature> {
     case message(ConnectionID, InboundMessage)
     case leave(ConnectionID)
     /// An action from outside a WebSocket (the HTTP API): answered through `reply`.
-    case request(ClientMessage, Sender, reply: @Sendable (Result<Int, WireError>) -> Void)
+    case request(ClientMessage, Sender, reply: @Sendable (Result<Answer, WireError>) -> Void)
     /// The current version and state.
     case snapshot(reply: @Sendable (Result<(version: Int, state: JSONValue), WireError>) -> Void)
     /// A change could not be numbered (storage kept failing) or encoded, or the room is no
@@ -47,6 +47,13 @@ public actor RoomChannel<Feature: RoomFeature> {
       case .message, .leave, .restart: false
       }
     }
+  }
+
+  /// What a request from outside is answered with once its change is saved: the version that
+  /// published it, and what the feature says of the change besides (`RoomFeature.answer`).
+  public struct Answer: Sendable {
+    public var version: Int
+    public var details: [String: JSONValue]
   }
 
   /// What the room's inbox holds: the events others send, and the room's own steps, which
@@ -174,6 +181,13 @@ public actor RoomChannel<Feature: RoomFeature> {
   /// made, so jobs are handled in the order they were posted.
   private nonisolated func post(_ job: Job) {
     Task(executorPreference: shard) { await self.arrive(job) }
+  }
+
+  /// How many requests from outside wait in the inbox behind the event being handled (tests).
+  package var queuedRequests: Int {
+    inbox.count {
+      if case .event(.request) = $0 { true } else { false }
+    }
   }
 
   /// Waits until every event queued before `close` is handled and the versions are given back.

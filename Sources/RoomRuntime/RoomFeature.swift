@@ -29,6 +29,11 @@ public protocol RoomFeature: Sendable {
   /// it; `after`: right after it, before anything else changed the state), keeping what a
   /// person typed.
   func rollback(to before: R.State, from after: R.State) -> R.Action
+  /// What the answer to a request from outside (HTTP) says of `action` besides its version,
+  /// read the moment it was reduced: `json` is `after`'s encoding. Nothing, unless a feature
+  /// says (the lobby names the standup an action made).
+  func answer(to action: R.Action, before: R.State, after: R.State, json: JSONValue)
+    -> [String: JSONValue]
   /// A page of saved history, for rooms that have one (nil: this room has none).
   func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage?
   /// Whether the room may be released once empty (nothing left that must survive).
@@ -49,6 +54,10 @@ extension RoomFeature {
   public func closingEveryone(_ state: R.State, work: inout RoomWork) {}
 
   public func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }
+
+  public func answer(to action: R.Action, before: R.State, after: R.State, json: JSONValue)
+    -> [String: JSONValue]
+  { [:] }
 
   /// The whole state, compared with the last version's (a feature with an encoder of its own
   /// that goes by the action costs less per change).

@@ -191,8 +191,8 @@ enum BotAPI {
       }
       let event = RoomChannel<StandupRoomFeature>.Event.request(message, sender) { result in
         switch result {
-        case .success(let version):
-          respond(.json(JSONValue.object(["version": .int(version)]).encoded))
+        case .success(let answer):
+          respond(.json(JSONValue.object(["version": .int(answer.version)]).encoded))
         case .failure(let error):
           respond(response(for: error, ref: message.ref))
         }

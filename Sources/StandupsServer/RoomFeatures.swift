@@ -319,6 +319,20 @@ struct LobbyFeature: RoomFeature {
     }
   }
 
+  /// A standup made over HTTP is answered with itself, as the lobby lists it: its `id` names
+  /// its room.
+  func answer(to action: Lobby.Action, before: Lobby.State, after: Lobby.State, json: JSONValue)
+    -> [String: JSONValue]
+  {
+    guard case .addStandupSubmitted = action,
+      let made = after.standups.ids.last(where: { before.standups[id: $0] == nil }),
+      let listed = json["standups"]?.arrayValue?.last(where: {
+        $0["id"]?.stringValue.flatMap(UUID.init(uuidString:)) == made
+      })
+    else { return [:] }
+    return ["standup": listed]
+  }
+
   func rollback(to before: Lobby.State, from after: Lobby.State) -> Lobby.Action {
     .saveFailed(added: after.standups.ids.filter { before.standups[id: $0] == nil })
   }

@@ -296,6 +296,54 @@ struct BotTests {
     await server.stop()
   }
 
+  /// Two bots make a standup of one title at once, the second while the first is saved: each
+  /// is told its own (both were told the second's: the first's answer looked for the title).
+  @Test func standupsOfOneTitleMadeAtOnceAreEachAnsweredWithTheirOwn() async throws {
+    let (saved, letSave) = AsyncStream<Void>.makeStream()
+    let saving = Mutex(0)
+    var storage = StorageClient.inMemory([.design])
+    let save = storage.save
+    storage.save = { standup in
+      if saving.withLock({
+        $0 += 1
+        return $0 == 1
+      }) {
+        for await _ in saved { break }
+      }
+      try await save(standup)
+    }
+    let server = try await TestServer.start(storage: storage)
+    func making(_ attendee: String) throws -> Int32 {
+      let body =
+        #"{"type":"addStandupSubmitted","standup":{"title":"Daily","duration":600,"theme":"navy","attendees":[{"name":"\#(attendee)"}]}}"#
+      return try connectedSocket(
+        port: server.port,
+        sending: "POST /api/standups HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+          + "Authorization: Bearer ci-secret-0001\r\nContent-Type: application/json\r\n"
+          + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+    }
+    let first = try making("Ana")
+    defer { close(first) }
+    try await eventually("the first standup was never saved") { saving.withLock { $0 } == 1 }
+    let second = try making("Ben")
+    defer { close(second) }
+    try await eventually("the second request never reached the lobby") {
+      await server.server.hub.lobby.queuedRequests == 1
+    }
+    letSave.yield()
+    for (socket, attendee) in [(first, "Ana"), (second, "Ben")] {
+      let answer = parseHTTP(readResponse(socket))
+      #expect(answer.status == 200, "\(answer.body)")
+      let id = try #require(answer.json?["standup"]?["id"]?.stringValue)
+      let room = try httpResponse(
+        port: server.port, "GET", "/api/rooms/\(id)", token: "ci-secret-0001")
+      #expect(
+        room.json?["state"]?["standup"]?["attendees"]?[0]?["name"]?.stringValue == attendee,
+        "the answer to \(attendee)'s request named another standup")
+    }
+    await server.stop()
+  }
+
   @Test func aStandupsHistoryDownloadsAsMarkdownAndCSV() async throws {
     let server = try await TestServer.start()
     let ana = try await server.room(name: "Ana")

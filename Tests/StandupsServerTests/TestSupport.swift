@@ -261,6 +261,11 @@ func connectedSocket(port: Int, sending request: String) throws -> Int32 {
 func exchange(port: Int, _ request: String) throws -> String {
   let fd = try connectedSocket(port: port, sending: request)
   defer { close(fd) }
+  return readResponse(fd)
+}
+
+/// Reads from `fd` until the server closes or one whole response has arrived.
+func readResponse(_ fd: Int32) -> String {
   var response: [UInt8] = []
   var buffer = [UInt8](repeating: 0, count: 65536)
   while true {
