@@ -1307,3 +1307,28 @@ def test_signing_out_names_a_new_standup_not_added_yet(server, ana):
     text_in(ana, "#name-dialog .form-error", "“Planning” (a new standup not added yet)")
     text_in(ana, "#name-dialog .sign-out", "Sign out anyway")
     assert collect_console_errors(ana) == []
+
+
+def test_a_standup_deleted_while_the_page_was_away_says_so_with_what_was_typed(server, ana, ben):
+    """Ana's connection is down while Ben deletes the standup and its undo window ends. Back,
+    her page is refused (no such room: a bare close to a browser); it finds the standup gone
+    and says so, with the note she had typed, instead of reconnecting for ever."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    note.send_keys("Nobody heard this")
+    ana.execute_script(HOLD_RECONNECT)
+    ana.execute_script("window.standupsConnection.socket.close()")
+    text_in(ana, "#status", "Reconnecting")
+    click(ben, ".end")
+    click(ben, ".end-alert .discard")
+    click(ben, ".delete")
+    click(ben, ".delete-alert .confirm")
+    text_in(ben, "h1", "This standup was deleted.", timeout=20)
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "h1", "This standup was deleted.", timeout=30)
+    text_in(ana, ".typed-here", "“Nobody heard this”")
+    assert ana.find_elements(By.CSS_SELECTOR, ".reconnect") == []
+    # NB: Chromium logs each 404 itself (the refused openings, the look for the standup); the
+    # page logs nothing.
+    assert [e for e in collect_console_errors(ana) if e["source"] != "network"] == []

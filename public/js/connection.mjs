@@ -56,7 +56,8 @@ export class RoomConnection {
    *   or with the last of those patches), `onStatus(status, detail)`,
    *   `onError(error)` (an unanswered error), `onGone(code, reason)` (closed for good),
    *   `serverAnswers()` (a promise: whether the server is there at all, asked when this page
-   *   is not let in again and again)
+   *   is not let in again and again), `onRefused()` (a promise: whether there is nothing
+   *   left to connect to, asked when a page that was in is not let in again and again)
    */
   constructor(path, name, handlers) {
     this.path = path;
@@ -268,8 +269,26 @@ export class RoomConnection {
       this.refusedOrAway();
       return;
     }
-    // In before, refused now: the app checks whether the session ended.
-    if (!moving && !this.welcomed && this.attempt >= 2) this.handlers.onRefused?.();
+    // In before, refused now: the app checks whether the session ended, or the standup went
+    // (deleted while this page was away: its room answers 404, a bare close, for good).
+    if (!moving && !this.welcomed && this.attempt >= 2) {
+      this.refusedAfterBeingIn();
+      return;
+    }
+    this.retry();
+  }
+
+  /** Refused again after having been in: closed for good if the app finds nothing left to
+   * connect to (`onRefused` answers true), tried again otherwise. */
+  async refusedAfterBeingIn() {
+    const gone = await (this.handlers.onRefused?.() ?? false);
+    if (this.closed) return;
+    if (gone) {
+      // NB: this page was in it, so it was there: deleted since, as a 4410 would have said.
+      this.closed = true;
+      this.handlers.onGone?.(4410, "This standup was deleted.");
+      return;
+    }
     this.retry();
   }
 

@@ -322,9 +322,14 @@ export function connect(path, name, view) {
     // NB: a server restarting refuses nothing: it is not there. Nor is one draining (404) or
     // whose storage fails (503), for this page's purpose: it is let in once that is over.
     serverAnswers: () => fetch("/healthz", { cache: "no-store" }).then((r) => r.ok, () => false),
-    // Refused again and again after having been in: perhaps the session ended meanwhile.
+    // Refused again and again after having been in: perhaps the session ended meanwhile, or
+    // the standup was deleted (its room answers 404 over HTTP too).
     onRefused: async () => {
-      if ((await whoAmI()) === null) showSignIn();
+      if ((await whoAmI()) === null) {
+        showSignIn();
+        return false;
+      }
+      return path.startsWith("/ws/rooms/") && standupIsMissing(path.replace("/ws/rooms/", "/api/rooms/"));
     },
     onGone: async (code, reason) => {
       setStatus("closed");

@@ -233,3 +233,34 @@ test("an opening the network swallows is given up and tried again, never taken f
   sockets.at(-1).hear({ type: "welcome", room: "E5", you: "u1", key: "k1", version: 1, state: { seconds: 0 } });
   assert.deepEqual(gone, []);
 });
+
+test("a page that was in, refused again and again, closes once its standup is gone, not before", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  const sockets = fakePage();
+  let missing = false;
+  let asked = 0;
+  const gone = [];
+  const connection = new RoomConnection("/ws/rooms/F6", "Ana", {
+    onRefused: async () => (asked++, missing),
+    onGone: (code, reason) => gone.push([code, reason]),
+  });
+  t.after(() => connection.close());
+  sockets[0].hear({ type: "welcome", room: "F6", you: "u1", key: "k1", version: 1, state: { seconds: 0 } });
+  const refuse = async () => {
+    sockets.at(-1).onclose({ code: 1006, reason: "" });
+    // The app's answer (a promise), then the backoff.
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(20000);
+  };
+  // Refused, the standup still there (a session to check, a server draining): it knocks on.
+  for (let attempt = 0; attempt < 4; attempt++) await refuse();
+  assert.ok(asked >= 2, "the app was never asked why");
+  assert.deepEqual(gone, []);
+  assert.equal(sockets.length, 5);
+  // Deleted meanwhile: nothing left to knock on.
+  missing = true;
+  await refuse();
+  assert.deepEqual(gone, [[4410, "This standup was deleted."]]);
+  assert.equal(sockets.length, 5);
+});
