@@ -1332,3 +1332,27 @@ def test_a_standup_deleted_while_the_page_was_away_says_so_with_what_was_typed(s
     # NB: Chromium logs each 404 itself (the refused openings, the look for the standup); the
     # page logs nothing.
     assert [e for e in collect_console_errors(ana) if e["source"] != "network"] == []
+
+
+def test_a_late_note_on_its_way_as_the_page_reloads_is_not_offered_again(server, ana, ben):
+    """Ana adds a late note and the page reloads before its answer comes: the page kept it as
+    unsure before it went, so back in the room it looks in the meeting and says it arrived,
+    instead of offering it again (pressed again, it went in twice)."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
+    text_in(ana, ".ended", "Ben ended the meeting — saved.")
+    ActionChains(ana).send_keys(" thought").perform()
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
+    ana.execute_script("""
+        const send = WebSocket.prototype.send;
+        WebSocket.prototype.send = function (data) {
+          send.call(this, data);
+          if (String(data).includes('"history.noteSubmitted"')) location.reload();
+        };""")
+    ActionChains(ana).send_keys(Keys.ENTER).perform()
+    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
+        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
+    wait(ben, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought"]])
+    text_in(ana, "#toasts", "Your note reached the meeting")
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought"]])
+    assert collect_console_errors(ana) == []

@@ -171,19 +171,29 @@ export const lateNote = {
       const text = input.value;
       const notes = view.state.standup.meetings.find(({ id }) => id === meeting)?.notes.length ?? 0;
       add.disabled = true;
+      // NB: unsure until its answer comes, and kept so in the tab before it goes: a page that
+      // reloads, is put away or leaves the room meanwhile never hears the answer, and must
+      // look in the meeting before offering the note again (pressed again, it went twice).
+      const unsure = { notes, text };
+      view.lateNote.unsure = unsure;
+      keep(view);
+      const settled = () => {
+        if (view.lateNote?.unsure !== unsure) return;
+        view.lateNote.unsure = null;
+        keep(view);
+      };
       try {
         await view.connection.send({ type: "history.noteSubmitted", meeting, text, speaker });
+        settled();
         went(view, form, text);
       } catch (error) {
+        // NB: the page closed the connection itself (it left): unsure, as kept.
         if (view.connection.closed) return;
         // NB: the field keeps the note: refused (too late, too long), it can still be copied.
         toast(error.message);
-        // The answer may be what was lost: the room tells, once the page is back (a reload
-        // included: kept with the note).
-        if (error.code === "offline" && error.sent !== false && view.lateNote) {
-          view.lateNote.unsure = { notes, text };
-          keep(view);
-        }
+        // The answer may be what was lost (`sent`): then the room tells, once the page is
+        // back (a reload included: kept with the note). Otherwise it did not go in.
+        if (error.code !== "offline" || error.sent === false) settled();
       } finally {
         add.disabled = false;
       }
@@ -265,7 +275,7 @@ export const lateNote = {
   kept(view) {
     const text = lateNote.typed();
     if (!view.lateNote || (!text && !view.lateNote.waiting?.length)) return null;
-    const { meeting, speaker, waiting } = view.lateNote;
-    return { meeting, speaker, text, waiting: waiting ?? [] };
+    const { meeting, speaker, waiting, unsure } = view.lateNote;
+    return { meeting, speaker, text, waiting: waiting ?? [], unsure: unsure ?? null };
   },
 };
