@@ -1356,3 +1356,110 @@ def test_a_late_note_on_its_way_as_the_page_reloads_is_not_offered_again(server,
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought"]])
     assert collect_console_errors(ana) == []
+
+
+def test_typing_whose_answer_a_drop_hid_and_that_was_saved_is_not_said_to_be_lost(server, ana, ben):
+    """Ana's change reaches the room but her connection drops before its answer; while she is
+    away Ben saves the form, her change in it. Back, the form closed: her page finds the
+    saved standup holds her typing, and says nothing of typing that did not reach it."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    ana.execute_script(HOLD_RECONNECT)
+    ana.execute_script("""
+        const socket = window.standupsConnection.socket;
+        const send = socket.send.bind(socket);
+        socket.send = (data) => { send(data); if (data.includes('edit.binding')) socket.close(); };""")
+    title.send_keys(Keys.END, " review")
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Design review")
+    click(ben, ".save-edit")
+    text_in(ben, ".room-title", "Design review")
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    text_in(ana, ".room-title", "Design review")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+    assert not any("did not reach" in toast or "before your typing" in toast for toast in toasts(ana))
+    assert collect_console_errors(ana) == []
+
+
+def test_a_note_whose_answer_a_drop_hid_in_a_meeting_saved_meanwhile_is_not_offered_again(server, ana, ben):
+    """Ana's note reaches the meeting but her connection drops before its answer; while she is
+    away Ben saves and ends the meeting and leaves, and the room closes. Back, her page gets
+    the room afresh (no patches to replay): it finds the note in the meeting as saved, and
+    does not offer it again as a late note (added, it went in twice)."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    ana.execute_script(HOLD_RECONNECT)
+    ana.execute_script("""
+        const socket = window.standupsConnection.socket;
+        const send = socket.send.bind(socket);
+        socket.send = (data) => { send(data); if (data.includes('meeting.noteSubmitted')) socket.close(); };""")
+    note.send_keys("Shipped it" + Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: Shipped it")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+    click(ben, ".back")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    # NB: the room opened afresh knows nothing of who ended it.
+    text_in(ana, ".ended", "saved.")
+    assert ana.execute_script("return window.standupsConnection.resumed") is False
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
+        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
+    wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Shipped it"]])
+    assert collect_console_errors(ana) == []
+
+
+def test_typing_sent_as_the_page_reloads_is_found_among_the_patches_replayed(server, ana, ben):
+    """Ana types and reloads at once: the typing goes as the page leaves, and the page kept
+    in the tab what it sent. Back (a resumed welcome, her change among the patches it is
+    followed by), the page looks for it in the room as it is once caught up, not in the
+    state it left with, and says nothing of typing that did not reach the room."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    title.send_keys(Keys.END, " review")
+    ana.refresh()
+    text_in(ana, "#status", "Live")
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Design review")
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
+         == "Design review")
+    assert ana.execute_script("return window.standupsConnection.resumed") is True
+    assert not any("did not reach" in toast or "had not reached" in toast for toast in toasts(ana))
+    assert collect_console_errors(ana) == []
+
+
+def test_typing_in_a_form_that_closed_while_away_never_goes_into_the_one_opened_since(server, ana, ben):
+    """Ana types while her connection is down; meanwhile Ben cancels the form and opens it
+    again. Back (her page replays the form closing and opening), she is told her typing did
+    not reach the form, and it is not merged into Ben's new draft behind his back."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    ana.execute_script(HOLD_RECONNECT)
+    ana.execute_script("window.standupsConnection.socket.close()")
+    text_in(ana, "#status", "Reconnecting")
+    title.send_keys(Keys.END, " offline")
+    click(ben, ".cancel-edit")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+    click(ben, ".edit")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    toast_says(ana, "The form closed before your typing reached it: “Design offline” (Title).")
+    # Whatever the page would send on coming back went before this answer.
+    ana.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        window.standupsConnection.send({ type: "focusChanged", field: null }).then(done, done);""")
+    assert ben.execute_script("return window.standupsConnection.state.destination.edit.draft.title") == "Design"
+    assert ben.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Design"
+    assert collect_console_errors(ana) == []

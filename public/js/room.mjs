@@ -145,6 +145,12 @@ class RoomView {
       document.addEventListener("visibilitychange", () => this.bringBackTyping(), { once: true });
       return;
     }
+    // NB: what the room lacks is read from the room as it is: after the patches a resumed
+    // welcome is followed by (typing sent as the page left is among them).
+    if (!this.caughtUp) {
+      this.whenCaughtUp = () => this.bringBackTyping();
+      return;
+    }
     // NB: asked first, whatever follows: "Edit again with it" pressed elsewhere is for this
     // arrival only.
     const editNow = takeEditAgainOnArrival(this.id);
@@ -180,6 +186,7 @@ class RoomView {
       if (arrival.welcome && this.mode === "meeting") meeting.backInTheRoom(this);
       return;
     }
+    if (arrival.caughtUp) this.caughtUp = true;
     // NB: compared with the last state seen, drawn or not (a meeting whose time ran out
     // while the page was away ends with "Time's up").
     const previous = this.skipped ?? this.state;
@@ -190,13 +197,17 @@ class RoomView {
     this.you = you;
     const mode = modeOf(state);
     if (mode !== this.mode) {
-      // NB: read before the form goes: what this person typed that the room never got.
-      const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
+      // NB: read before the form goes: what this person typed that the room never got — not
+      // typing whose answer a drop hid that the standup saved holds (it did get it).
+      const unsent = this.mode === "edit" ? whatTheRoomLacks(this.text?.unsent() ?? [], state) : [];
       // NB: and before the detail goes: a note kept from a discarded meeting.
       const discarded = this.mode === "detail" ? detail.discardedNote() : "";
       if (this.mode === "meeting" && previous?.meeting) {
-        // NB: notes on their way that the meeting got are not offered again.
-        const note = unsentNote(this, previous.meeting.transcript);
+        // NB: notes on their way that the meeting got are not offered again: looked for in the
+        // meeting as saved, when it was (a whole state after a drop, with no patches between,
+        // says only that), else as last seen.
+        const saved = meetingCount(state) > this.meetingsBefore ? state.standup.meetings[0] : null;
+        const note = unsentNote(this, saved?.transcript ?? previous.meeting.transcript);
         this.ended = meetingEnded(previous, state, you, this.meetingsBefore, note);
         forgetNote(this.id);
         // The ended notice says how it ended: "Ana asked to end the meeting" is past.
@@ -232,7 +243,7 @@ class RoomView {
       // NB: read before the meeting's field takes the note kept in the tab.
       const away = previous ? null : noteFromAway(this.id, state, meetingCount(state));
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
-      this.text?.stop();
+      this.text?.close();
       this.text = null;
       this.mode = mode;
       this.layout();
@@ -271,6 +282,11 @@ class RoomView {
     // resumed welcome is followed by.
     if (arrival.caughtUp) lateNote.backInTheRoom(this);
     if (arrival.caughtUp && mode === "edit") this.text?.caughtUp();
+    if (this.caughtUp && this.whenCaughtUp) {
+      const then = this.whenCaughtUp;
+      this.whenCaughtUp = null;
+      then();
+    }
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

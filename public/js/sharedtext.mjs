@@ -30,6 +30,8 @@ export class SharedText {
     this.discarding = false;
     /** The Cancel's answer went with the connection: the room, caught up, tells. */
     this.cancelUnsure = false;
+    /** The form went (`close`): nothing of it is sent any more, whatever answer comes late. */
+    this.closed = false;
     form.addEventListener("compositionstart", (event) => (this.composing = event.target));
     form.addEventListener("compositionend", (event) => {
       this.composing = null;
@@ -103,7 +105,9 @@ export class SharedText {
     clearTimeout(this.pending.get(path)?.timer);
     this.pending.delete(path);
     const field = this.fields.get(path);
-    if (!field) return true;
+    // NB: a form that went sends nothing: a form opened since is another draft, someone
+    // else's, and this typing was offered already (`sayUnsentTyping`).
+    if (!field || this.closed) return !this.closed;
     // NB: one change in flight per field: the next one starts from the room's answer to it.
     // `answer` settles only after the code below the `await` that sent it has run (its
     // `then` is one step behind), so `inflight` is cleared and rebased by then.
@@ -178,6 +182,8 @@ export class SharedText {
   }
 
   resend(resumed) {
+    // NB: the answer came after the form went, or after a Cancel this person pressed.
+    if (this.closed || this.discarding) return;
     for (const [path, field] of this.fields) {
       const input = this.inputFor(path);
       const room = this.roomValues.get(path);
@@ -231,6 +237,12 @@ export class SharedText {
     if (field && input.value !== field.shadow && input.value.trim()) {
       keepSaying(`The attendee you were typing in was removed: “${input.value}” is not in the draft.`);
     }
+  }
+
+  /** The form went (saved, cancelled, closed under this person): nothing of it goes any more. */
+  close() {
+    this.closed = true;
+    this.stop();
   }
 
   /** Typing waiting for its pause is not sent (the form is gone, or cancelled). */
