@@ -46,6 +46,10 @@ export function connectionURL({ protocol, host }, path, { name, since = null, re
  * back to a room) may have left it open on a silent network. Memory only (see `key`). */
 const lastKeys = new Map();
 
+/** How long a page that was in waits for the app to say why it is refused, before it knocks
+ * again anyway. */
+const REFUSAL_CHECK_MS = 5000;
+
 export class RoomConnection {
   /**
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
@@ -281,7 +285,11 @@ export class RoomConnection {
   /** Refused again after having been in: closed for good if the app finds nothing left to
    * connect to (`onRefused` answers true), tried again otherwise. */
   async refusedAfterBeingIn() {
-    const gone = await (this.handlers.onRefused?.() ?? false);
+    // NB: an answer that does not come in time (a stalled request) is no reason to stop trying.
+    const gone = await Promise.race([
+      Promise.resolve(this.handlers.onRefused?.() ?? false).catch(() => false),
+      new Promise((resolve) => setTimeout(() => resolve(false), REFUSAL_CHECK_MS)),
+    ]);
     if (this.closed) return;
     if (gone) {
       // NB: this page was in it, so it was there: deleted since, as a 4410 would have said.

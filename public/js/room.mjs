@@ -186,7 +186,8 @@ class RoomView {
       if (arrival.welcome && this.mode === "meeting") meeting.backInTheRoom(this);
       return;
     }
-    if (arrival.caughtUp) this.caughtUp = true;
+    // NB: a welcome that a replay follows is not caught up until its last patch.
+    if (arrival.welcome || arrival.caughtUp) this.caughtUp = Boolean(arrival.caughtUp);
     // NB: compared with the last state seen, drawn or not (a meeting whose time ran out
     // while the page was away ends with "Time's up").
     const previous = this.skipped ?? this.state;
@@ -278,15 +279,17 @@ class RoomView {
     PARTS[mode].render(this, state);
     if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
     if (arrival.welcome && mode === "meeting") meeting.backInTheRoom(this);
-    // NB: once caught up: a late note that arrived before the drop is among the patches a
-    // resumed welcome is followed by.
-    if (arrival.caughtUp) lateNote.backInTheRoom(this);
-    if (arrival.caughtUp && mode === "edit") this.text?.caughtUp();
+    // NB: typing brought back once the room is caught up (a late note kept through a sign-in
+    // with it is looked for just below).
     if (this.caughtUp && this.whenCaughtUp) {
       const then = this.whenCaughtUp;
       this.whenCaughtUp = null;
       then();
     }
+    // NB: once caught up: a late note that arrived before the drop is among the patches a
+    // resumed welcome is followed by.
+    if (arrival.caughtUp) lateNote.backInTheRoom(this);
+    if (arrival.caughtUp && mode === "edit") this.text?.caughtUp();
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

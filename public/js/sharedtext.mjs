@@ -112,6 +112,8 @@ export class SharedText {
     // `answer` settles only after the code below the `await` that sent it has run (its
     // `then` is one step behind), so `inflight` is cleared and rebased by then.
     while (field.inflight) await field.inflight.answer;
+    // NB: and none that went while this waited for the change before it.
+    if (this.closed) return false;
     const input = this.inputFor(path);
     // NB: typing whose fate a dropped connection hid waits for the room to be back; a
     // composition or a field over its limit is not sent until it ends or fits.

@@ -264,3 +264,25 @@ test("a page that was in, refused again and again, closes once its standup is go
   assert.deepEqual(gone, [[4410, "This standup was deleted."]]);
   assert.equal(sockets.length, 5);
 });
+
+test("a page that was in knocks again when the look for its standup does not answer in time", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  const sockets = fakePage();
+  const gone = [];
+  const connection = new RoomConnection("/ws/rooms/G7", "Ana", {
+    onRefused: () => new Promise(() => {}), // a request that stalls
+    onGone: (code) => gone.push(code),
+  });
+  t.after(() => connection.close());
+  sockets[0].hear({ type: "welcome", room: "G7", you: "u1", key: "k1", version: 1, state: { seconds: 0 } });
+  for (let attempt = 0; attempt < 4; attempt++) {
+    sockets.at(-1).onclose({ code: 1006, reason: "" });
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(5000);
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(20000);
+  }
+  assert.equal(sockets.length, 5);
+  assert.deepEqual(gone, []);
+});
