@@ -79,6 +79,9 @@ struct RoomCore: Reducer {
         case .meeting(var meeting):
           if let problem = cannotOpen(state) { return .reject(problem) }
           meeting.alert = nil
+          // NB: who came while it was gone is in it now: `present` is everyone who was there
+          // while it ran.
+          for participant in state.participants { meeting.notePresent(participant) }
           state.meeting = meeting
           state.undo = nil
           return .merge(
@@ -92,18 +95,7 @@ struct RoomCore: Reducer {
       case .participantJoined(let participant):
         Self.renameInPresent(participant, in: &state)
         state.participants.append(participant)
-        if let present = state.meeting?.present {
-          let name = participant.shownName
-          if !present.contains(name) {
-            state.meeting?.present.append(name)
-          } else if participant.person != nil, state.meeting?.presentBy[name] == nil {
-            // NB: present from before the room opened again: who was is not known ("").
-            state.meeting?.presentBy[name] = [""]
-          }
-          if let person = participant.person {
-            state.meeting?.presentBy[name, default: []].insert(person)
-          }
-        }
+        state.meeting?.notePresent(participant)
         // NB: a bot is not somebody back: its joining goes on with no meeting.
         guard !participant.isBot, state.meeting?.emptiedAt != nil else { return .none }
         return .send(.meeting(.presented(.someoneReturned)))
@@ -387,5 +379,22 @@ struct RoomCore: Reducer {
       Meeting(
         id: meeting.id, date: now, transcript: meeting.transcript, seconds: meeting.secondsRun,
         present: meeting.present, notes: meeting.notes))
+  }
+}
+
+extension RecordMeeting.State {
+  /// `participant` is in the room while the meeting runs: in `present`, by the name they go
+  /// by (and by their sign-in, when they have one).
+  fileprivate mutating func notePresent(_ participant: Participant) {
+    let name = participant.shownName
+    if !present.contains(name) {
+      present.append(name)
+    } else if participant.person != nil, presentBy[name] == nil {
+      // NB: present from before the room opened again: who was is not known ("").
+      presentBy[name] = [""]
+    }
+    if let person = participant.person {
+      presentBy[name, default: []].insert(person)
+    }
   }
 }

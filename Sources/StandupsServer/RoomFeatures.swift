@@ -146,6 +146,7 @@ struct StandupRoomFeature: RoomFeature {
     guard
       new.participants != old.participants || (new.meeting == nil) != (old.meeting == nil)
         || new.meeting?.isPaused != old.meeting?.isPaused
+        || (new.meeting?.alert == nil) != (old.meeting?.alert == nil)
     else { return }
     let live = Self.live(new)
     if live != Self.live(old) {
@@ -246,7 +247,8 @@ struct StandupRoomFeature: RoomFeature {
       ? nil
       : Lobby.Live(
         participants: state.participants.count, meetingRunning: state.meeting != nil,
-        meetingPaused: state.meeting?.isPaused == true,
+        // NB: its clock stands still while the question whether to end it is open, too.
+        meetingPaused: state.meeting.map { $0.isPaused || $0.alert != nil } == true,
         people: presentPeople(state.participants))
   }
 
@@ -256,7 +258,10 @@ struct StandupRoomFeature: RoomFeature {
   static func presentPeople(_ participants: IdentifiedArrayOf<Participant>) -> [String] {
     var seen: Set<String> = []
     return participants.compactMap { person in
-      guard seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.name)").inserted
+      // NB: a bot and a person of one name are two (the bot's is shown as a bot's).
+      guard
+        seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.isBot):\(person.name)")
+          .inserted
       else { return nil }
       return person.shownName
     }

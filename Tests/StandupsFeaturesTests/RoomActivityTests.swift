@@ -114,6 +114,26 @@ struct RoomActivityTests {
     }
   }
 
+  /// Cy arrives while a discarded meeting can still be brought back: brought back, it has him
+  /// among those present (he was there while it ran), as a meeting running when he came would.
+  @Test func aDiscardedMeetingBroughtBackCountsWhoCameMeanwhile() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let store = makeStore(clock: clock)
+      store.exhaustivity = .off
+      await store.send(.acted(by: ana, .startMeetingButtonTapped))
+      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
+      await store.send(.acted(by: ana, .meeting(.presented(.alert(.discard)))))
+      let seq = try? #require(store.state.undo?.activity.seq)
+      await store.send(.participantJoined(Participant(id: "p3", name: "Cy", person: "cy-key")))
+      await store.send(.acted(by: ana, .undoButtonTapped(seq: seq ?? 0))) {
+        $0.meeting?.present = ["Ana", "Ben", "Cy"]
+        $0.meeting?.presentBy = ["Cy": ["cy-key"]]
+      }
+      await store.skipInFlightEffects()
+    }
+  }
+
   @Test func aNewMeetingTakesTheDiscardedOnesPlaceAndItsUndoGoes() async {
     await withMainSerialExecutor {
       let clock = TestClock()

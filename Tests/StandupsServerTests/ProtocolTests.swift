@@ -358,6 +358,25 @@ struct RoomProtocolTests {
 
 @Suite(.serialized)
 struct LobbyProtocolTests {
+  /// The question whether to end a meeting stops its clock: the lobby says the meeting is
+  /// paused while it is open (it said "meeting on", for good when a bot asked in an empty
+  /// room), and on again once it is answered with Resume.
+  @Test func aMeetingWhoseEndIsAskedShowsPausedInTheLobby() async throws {
+    let server = try await TestServer.start()
+    let lobby = try await server.connect("/ws/lobby?name=Watcher")
+    let live = { lobby.state?["standups"]?[0]?["live"] }
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("startMeetingButtonTapped")
+    _ = try await lobby.waitForState { _ in live()?["meetingRunning"] == true }
+    #expect(live()?["meetingPaused"] == false)
+    try await ana.act("meeting.endMeetingButtonTapped")
+    _ = try await lobby.waitForState { _ in live()?["meetingPaused"] == true }
+    try await ana.act("meeting.alert.resume")
+    _ = try await lobby.waitForState { _ in live()?["meetingPaused"] == false }
+    #expect(live()?["meetingRunning"] == true)
+    await server.stop()
+  }
+
   @Test func addingAStandupShowsInEveryLobbyAndOpensItsRoom() async throws {
     let server = try await TestServer.start(standups: [])
     let ana = try await server.connect("/ws/lobby?name=Ana")

@@ -305,3 +305,16 @@ struct NoticesHeardTests {
     await server.stop()
   }
 }
+
+/// Who the lobby says is in a room.
+struct PresentPeopleTests {
+  /// A bot and a person who chose its name are two, as the room shows them (one was left out).
+  @Test func aBotAndAPersonOfOneNameAreBothListed() {
+    let people = StandupRoomFeature.presentPeople([
+      Participant(id: "p1", name: "Ana"), Participant(id: "p2", name: "Ana", isBot: true),
+      Participant(id: "p3", name: "Ana"), Participant(id: "p4", name: "Ben", person: "k1"),
+      Participant(id: "p5", name: "Ben", person: "k1"),
+    ])
+    #expect(people == ["Ana", "Ana (bot)", "Ben"])
+  }
+}
