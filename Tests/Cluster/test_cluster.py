@@ -1180,3 +1180,41 @@ def test_a_node_back_on_a_new_session_forgets_who_left_rooms_while_it_was_deaf(c
         if deaf is not None:
             deaf.signal(signal.SIGCONT)
     wait_until(lambda: health(deaf.port)[0] == 200, 15, f"node {deaf.name} serves again")
+
+
+def test_a_late_goodbye_for_a_meeting_that_ended_since_changes_nothing(cluster):
+    """A node that lost the database and found it again says again what it could not say: its
+    room's goodbye, a meeting paused with nobody in it. Meanwhile the meeting ended elsewhere
+    and the room emptied: the word is past (the database has no checkpoint for the meeting),
+    and the lobbies go on showing nobody and no meeting (they showed it paused for good)."""
+    standup = asyncio.run(create_standup(cluster.url, "Ended meanwhile"))
+    marker = asyncio.run(create_standup(cluster.url, "Marker"))
+    async def meet_and_leave():
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        assert (await ana.act("start", {"type": "startMeetingButtonTapped"}))["type"] == "ack"
+        assert (await ana.act("end", {"type": "meeting.endMeetingButtonTapped"}))["type"] == "ack"
+        assert (await ana.act("save", {"type": "meeting.alert.saveAndEnd"}))["type"] == "ack"
+        await ana.stop()
+    asyncio.run(meet_and_leave())
+    speaker = cluster.nodes[0]
+    watcher = cluster.nodes[1]
+
+    def live_of(state, id):
+        return next((s["live"] for s in state["standups"] if s["id"] == id), "absent")
+    asyncio.run(lobby_shows(watcher, lambda state: live_of(state, standup) is None, "the room empty"))
+    pid = int(node_session_pid(cluster, speaker))
+    def notice(id, live):
+        return json.dumps({"node": "late", "kind": "live", "standup": id.upper(), "live": live, "pid": pid})
+    goodbye = {"participants": 0, "meetingRunning": True, "meetingPaused": True, "people": []}
+    # NB: then a word of another room, from the same node: heard after the goodbye (a node's
+    # notices are read in order), it says the goodbye was heard.
+    here = {"participants": 1, "meetingRunning": False, "meetingPaused": False, "people": ["Zed"]}
+    cluster.psql(f"SELECT pg_notify('standups', '{notice(standup, goodbye)}');"
+                 f"SELECT pg_notify('standups', '{notice(marker, here)}')")
+    seen = {}
+    def marked(state):
+        seen["live"] = live_of(state, standup)
+        return (live_of(state, marker) or {}).get("people") == ["Zed"]
+    asyncio.run(lobby_shows(watcher, marked, "the marker"))
+    assert seen["live"] is None, seen

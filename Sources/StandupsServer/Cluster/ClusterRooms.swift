@@ -275,9 +275,9 @@ extension RoomHub {
       {
         holder = try? await cluster.lockHolder(of: id)
       }
-      guard remoteRooms.heard(id, live: notice.live, from: notice.pid, holder: holder) else {
-        return
-      }
+      guard await !isPast(notice.live, in: id),
+        remoteRooms.heard(id, live: notice.live, from: notice.pid, holder: holder)
+      else { return }
       await notifier.receive(.roomActivityChanged(id, notice.live))
     case .wanted:
       guard let id = notice.standup else { return }
@@ -286,6 +286,17 @@ extension RoomHub {
       // A node (re)joined: it hears who is in this node's rooms.
       await sayWhoIsInTheRooms()
     }
+  }
+
+  /// Whether what another node says of a room is past: a meeting going on with nobody in it
+  /// that the database no longer has (its checkpoint goes as it ends). That is a goodbye sent
+  /// late — by a node that lost the database and found it again after the meeting ended
+  /// elsewhere — and would show the meeting paused for good. (A failed read takes the word.)
+  private func isPast(_ live: Lobby.Live?, in id: UUID) async -> Bool {
+    guard let live, live.participants == 0, live.meetingRunning,
+      case .some(.none) = try? await storage.loadCheckpoint(id)
+    else { return false }
+    return true
   }
 
   /// The proxy sends this room's people to another node now (this one was down, or came
