@@ -1218,3 +1218,41 @@ def test_a_late_goodbye_for_a_meeting_that_ended_since_changes_nothing(cluster):
         return (live_of(state, marker) or {}).get("people") == ["Zed"]
     asyncio.run(lobby_shows(watcher, marked, "the marker"))
     assert seen["live"] is None, seen
+
+
+def test_a_node_back_on_a_new_session_does_not_show_a_meeting_that_ended_while_it_was_deaf(cluster):
+    """Ana runs a meeting on one node; another node's session ends, and while it hears nothing
+    she ends the meeting and leaves. Back on a new session, nobody says that room again: the
+    node shows it left — with no meeting, as the database has none (it showed it paused)."""
+    standup = asyncio.run(create_standup(cluster.url, "Ended unheard"))
+    deaf = None
+
+    def live_of(state):
+        return next((s["live"] for s in state["standups"] if s["id"] == standup), "absent")
+
+    async def scenario():
+        nonlocal deaf
+        ana = Person(cluster.url, standup, "Ana")
+        ana.start()
+        assert (await ana.act("start", {"type": "startMeetingButtonTapped"}))["type"] == "ack"
+        owner = await asyncio.to_thread(owner_of, cluster, standup)
+        deaf = next(node for node in cluster.nodes if node is not owner)
+        hearing = next(node for node in cluster.nodes if node not in (owner, deaf))
+        await lobby_shows(deaf, lambda state: (live_of(state) or {}).get("meetingRunning") is True,
+                          "Ana's meeting")
+        deaf.signal(signal.SIGSTOP)
+        cluster.psql(f"SELECT pg_terminate_backend({node_session_pid(cluster, deaf)})")
+        assert (await ana.act("end", {"type": "meeting.endMeetingButtonTapped"}))["type"] == "ack"
+        assert (await ana.act("save", {"type": "meeting.alert.saveAndEnd"}))["type"] == "ack"
+        await ana.stop()
+        await lobby_shows(hearing, lambda state: live_of(state) is None, "the meeting over, Ana gone")
+        deaf.signal(signal.SIGCONT)
+        await lobby_shows(deaf, lambda state: live_of(state) is None,
+                          "no meeting, once back on a new session", timeout=15)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        if deaf is not None:
+            deaf.signal(signal.SIGCONT)
+    wait_until(lambda: health(deaf.port)[0] == 200, 15, f"node {deaf.name} serves again")

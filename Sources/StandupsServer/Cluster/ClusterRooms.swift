@@ -190,7 +190,12 @@ extension RoomHub {
           continue
         }
         guard known?.withoutHistory != standup.withoutHistory else { continue }
-        await show(standup, heard: heard[standup.id, default: 0])
+        guard await show(standup, heard: heard[standup.id, default: 0]) else { continue }
+        // NB: who is in its room may have been said before the lobby listed it (a catch-up
+        // retried by the sweep, after the others answered `hello`), and was dropped then.
+        if known == nil, let live = await live(of: standup.id) {
+          await notifier.receive(.roomActivityChanged(standup.id, live))
+        }
       }
       return true
     } catch {
@@ -326,11 +331,12 @@ extension RoomHub {
     }
   }
 
-  /// The lobby shows nobody in a room another node served (a meeting it ran stays, paused).
+  /// The lobby shows nobody in a room another node served (a meeting it ran stays, paused —
+  /// unless the database has no checkpoint for it: it ended since, while this node was deaf).
   private func showLeft(_ room: UUID, _ live: Lobby.Live) async {
-    let left =
-      live.meetingRunning
-      ? Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true) : nil
+    let gone = Lobby.Live(participants: 0, meetingRunning: true, meetingPaused: true)
+    var left: Lobby.Live?
+    if live.meetingRunning, await !isPast(gone, in: room) { left = gone }
     // NB: unless this node took the room meanwhile (its own state is the truth then).
     guard shared.withLock({ $0.rooms[room] == nil }) else { return }
     await notifier.receive(.roomActivityChanged(room, left))
