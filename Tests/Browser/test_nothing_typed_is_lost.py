@@ -185,6 +185,20 @@ def ben_ends_as_ana_types(server, ana, ben, typed, button):
     click(ben, f".end-alert {button}")
 
 
+# The newest saved meeting's notes, as its history shows them: its speakers and their notes.
+NEWEST_MEETINGS_NOTES = """return [...document.querySelectorAll('.history > li:first-child details')]
+    .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
+
+
+def ana_types_a_late_note(server, ana, ben):
+    """Ben saves and ends the meeting while Ana types a note: she types on into the late note
+    it becomes ("Half a thought")."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
+    text_in(ana, ".ended", "Ben ended the meeting — saved.")
+    ActionChains(ana).send_keys(" thought").perform()
+    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
+
+
 def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server, ana, ben):
     """Ben saves and ends the meeting while Ana types a note: her keys go on into the note,
     now offered for the meeting just saved; a reload keeps it; Enter adds it to the meeting,
@@ -209,12 +223,10 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
     text_in(ana, "#toasts", "Your note was added to the meeting.")
     text_in(ben, "#toasts", "Ana added a note to a meeting that ended.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
-    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
-        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
-    wait(ben, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought, finished"]])
+    wait(ben, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought, finished"]])
     # Sent once: a reload neither offers it again nor sends it twice.
     ana.refresh()
-    wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought, finished"]])
+    wait(ana, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought, finished"]])
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     assert collect_console_errors(ana) == []
 
@@ -223,10 +235,7 @@ def test_a_late_note_whose_answer_a_drop_lost_is_found_among_the_patches_replaye
     """Ana adds a late note and the connection drops before its answer: back in the room
     (a resumed welcome, the note among the patches it is followed by), the page sees that
     the note arrived and says so, instead of offering it to be sent twice."""
-    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
-    text_in(ana, ".ended", "Ben ended the meeting — saved.")
-    ActionChains(ana).send_keys(" thought").perform()
-    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
+    ana_types_a_late_note(server, ana, ben)
     # The note goes out, and the page drops the connection at once: the answer never comes.
     ana.execute_script("""
         const send = WebSocket.prototype.send;
@@ -240,10 +249,8 @@ def test_a_late_note_whose_answer_a_drop_lost_is_found_among_the_patches_replaye
     ActionChains(ana).send_keys(Keys.ENTER).perform()
     text_in(ana, "#toasts", "Your note reached the meeting before the connection dropped.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
-    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
-        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
     for driver in (ana, ben):
-        wait(driver, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought"]])
+        wait(driver, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought"]])
     assert collect_console_errors(ana) == []
 
 
@@ -1338,10 +1345,7 @@ def test_a_late_note_on_its_way_as_the_page_reloads_is_not_offered_again(server,
     """Ana adds a late note and the page reloads before its answer comes: the page kept it as
     unsure before it went, so back in the room it looks in the meeting and says it arrived,
     instead of offering it again (pressed again, it went in twice)."""
-    ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
-    text_in(ana, ".ended", "Ben ended the meeting — saved.")
-    ActionChains(ana).send_keys(" thought").perform()
-    wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
+    ana_types_a_late_note(server, ana, ben)
     ana.execute_script("""
         const send = WebSocket.prototype.send;
         WebSocket.prototype.send = function (data) {
@@ -1353,12 +1357,10 @@ def test_a_late_note_on_its_way_as_the_page_reloads_is_not_offered_again(server,
           }
         };""")
     ActionChains(ana).send_keys(Keys.ENTER).perform()
-    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
-        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
-    wait(ben, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought"]])
+    wait(ben, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought"]])
     text_in(ana, "#toasts", "Your note reached the meeting")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
-    wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Half a thought"]])
+    wait(ana, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought"]])
     assert collect_console_errors(ana) == []
 
 
@@ -1414,9 +1416,7 @@ def test_a_note_whose_answer_a_drop_hid_in_a_meeting_saved_meanwhile_is_not_offe
     text_in(ana, ".ended", "saved.")
     assert ana.execute_script("return window.standupsConnection.resumed") is False
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
-    notes = """return [...document.querySelectorAll('.history > li:first-child details')]
-        .map((item) => [...item.querySelectorAll('h4, li')].map((line) => line.textContent));"""
-    wait(ana, lambda d: d.execute_script(notes) == [["Blob", "Ana: Shipped it"]])
+    wait(ana, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Shipped it"]])
     assert collect_console_errors(ana) == []
 
 
