@@ -291,7 +291,7 @@ struct LobbyFeature: RoomFeature {
       if let wait = creations.retryAfter(sender.address) {
         throw WireError(
           .rateLimited,
-          "Too many new standups from your address: at most \(creations.limit) a minute. "
+          "Too many tries at a new standup from your address (refused ones count too): at most \(creations.limit) a minute. "
             + "Try again in \(wait) s.")
       }
       creations.recordFailure(sender.address)

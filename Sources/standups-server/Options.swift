@@ -95,6 +95,16 @@ struct LinkAddressOptions: ParsableArguments {
       "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
   var publicURL: String?
 
+  /// Refuses what the server refuses at start: a link made of it would lead nowhere.
+  func validate() throws {
+    if let problem = (publicURL ?? env("PUBLIC_URL")).flatMap(AddressChecks.publicURLProblem) {
+      throw ValidationError(problem)
+    }
+    if let problem = (host ?? env("HOST")).flatMap(AddressChecks.hostProblem) {
+      throw ValidationError(problem)
+    }
+  }
+
   /// What the link starts with, given where the server last listened (`recorded`).
   func base(recorded: String?, tls: Bool) -> String {
     if let publicBase = publicURL ?? env("PUBLIC_URL") { return publicBase }
@@ -176,6 +186,16 @@ extension Environment {
 /// Addresses given as options, read as what they must be: refused at start with what is
 /// wrong, not found out later (an invite link that leads nowhere, a proxy never trusted).
 enum AddressChecks {
+  /// Why `text` is not a host name or an IP address (`invite --host`), or nil.
+  static func hostProblem(_ text: String) -> String? {
+    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: ".-:[]_%"))
+    guard !text.isEmpty, text.unicodeScalars.allSatisfy(allowed.contains) else {
+      return
+        "--host must be the host name or IP address people open, such as standups.example.com or 192.0.2.10 (it is \"\(text)\")."
+    }
+    return nil
+  }
+
   /// Why `text` is not an http(s) address with a host (`--public-url`), or nil.
   static func publicURLProblem(_ text: String) -> String? {
     guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),

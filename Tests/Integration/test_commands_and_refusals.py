@@ -209,6 +209,24 @@ def test_an_invite_given_a_host_keeps_the_servers_port_and_one_given_a_port_its_
     assert "to listen on" not in helped and "people open" in helped, helped
 
 
+def test_a_link_is_not_made_of_an_address_the_server_would_refuse(data, server):
+    """`invite --public-url ftp://x` (or one under a path, or a --host that is no host name)
+    printed a link that led nowhere, where the server refuses the same address at start."""
+    for extra, says in [
+            (["--public-url", "ftp://x"], "--public-url must be the http(s) address people open"),
+            (["--public-url", "https://standups.example.com/path"], "--public-url must be the address of the site's root"),
+            (["--host", "bad host/x"], "--host must be the host name or IP address people open"),
+            (["--host", ""], "--host must be the host name or IP address people open"),
+    ]:
+        printed = command("invite", *extra, data=data)
+        assert printed.returncode != 0, (extra, printed.stdout)
+        assert says in printed.stderr, printed.stderr
+        assert "/join#" not in printed.stdout
+    # A host as people type it still makes a link: a name, an IPv4 or an IPv6 address.
+    for host in ("standups.example.com", "192.0.2.10", "::1"):
+        assert "/join#" in command("invite", "--host", host, data=data).stdout, host
+
+
 def test_a_link_is_not_made_for_port_0(data, server):
     printed = command("invite", "--port", "0", data=data)
     assert printed.returncode != 0

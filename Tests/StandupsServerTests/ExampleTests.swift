@@ -63,6 +63,32 @@ struct ExampleTests {
     #expect(printed.withLock { $0.contains("trying again in") })
   }
 
+  /// A token the server refuses ends the bot at once, saying so: tried again and again, it
+  /// counted as failed sign-ins until every bot at the address was refused (429).
+  @Test func theSpeakerBotStopsWhenItsTokenIsRefused() async throws {
+    let server = try await TestServer.start()
+    let bot = Process()
+    bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
+    bot.arguments = [
+      "--url", "http://127.0.0.1:\(server.port)", "--room", Standup.design.id.uuidString,
+    ]
+    bot.environment = ["STANDUPS_TOKEN": "not-a-token-at-all"]
+    let output = Pipe()
+    bot.standardOutput = output
+    try bot.run()
+    defer { if bot.isRunning { bot.terminate() } }
+    try await eventually("the bot went on trying a refused token") { !bot.isRunning }
+    let printed = String(
+      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(bot.terminationStatus != 0)
+    #expect(printed.contains("refused the bot (HTTP 401)"), "\(printed)")
+    #expect(!printed.contains("trying again"), "\(printed)")
+    // The team's bots are still let in: one failed attempt, not a run of them.
+    let api = try httpResponse(port: server.port, "GET", "/api/standups", token: "ci-secret-0001")
+    #expect(api.status == 200)
+    await server.stop()
+  }
+
   /// Runs `examples/post-note.sh` with a note; its exit status and what it printed.
   func postNote(_ text: String, port: Int) throws -> (status: Int32, output: String) {
     let script = Process()

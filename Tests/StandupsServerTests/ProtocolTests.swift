@@ -453,7 +453,8 @@ struct LobbyProtocolTests {
     refused.expectError("rate_limited")
     #expect(refused["ref"] == "new-10")
     #expect(
-      refused["message"]?.stringValue?.hasPrefix("Too many new standups from your address") == true)
+      refused["message"]?.stringValue?.hasPrefix(
+        "Too many tries at a new standup from your address (refused ones count too)") == true)
     #expect(second.state?["standups"]?.arrayValue?.count == 11)  // Design, and ten new
     await server.stop()
   }

@@ -49,6 +49,14 @@ struct SpeakerBot: AsyncParsableCommand {
     }
   }
 
+  /// Refused joins that trying again cannot change, and what to do about each.
+  static let refusals: [Int: String] = [
+    401: "its token is not one the server knows (revoked, or mistyped): check STANDUPS_TOKEN.",
+    403:
+      "its token may not join this standup: give it the standup (bots add --standup) or a token that may.",
+    404: "there is no such standup: check --room.",
+  ]
+
   /// Closes after which reconnecting cannot help: the standup was deleted (4410), the token
   /// revoked (4401), or the bot broke a rule (1008).
   static let final: Set<Int> = [4410, 4401, 1008]
@@ -80,8 +88,14 @@ struct SpeakerBot: AsyncParsableCommand {
           path: "/ws/rooms/\(room)" + query(since: version, replaces: key),
           headers: ["Authorization": "Bearer \(secret)"], tls: server.tls)
       } catch {
-        // NB: a server that is not up (yet, or any more) is tried for about a minute.
         let place = "\(server.tls ? "https" : "http")://\(server.host):\(server.port)"
+        // NB: a refusal that trying again cannot change ends the bot (a wrong token tried
+        // again and again would count as failed sign-ins against every bot at this address).
+        if let status = (error as? WebSocketConnectError)?.status, let why = Self.refusals[status] {
+          say("\(place) refused the bot (HTTP \(status)): \(why)")
+          throw ExitCode.failure
+        }
+        // NB: a server that is not up (yet, or any more) is tried for about a minute.
         guard attempt < 8 else {
           say("Could not reach \(place) (\(error)): giving up.")
           throw error
