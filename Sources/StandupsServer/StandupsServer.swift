@@ -227,7 +227,7 @@ public final class StandupsServer: Sendable {
     var name = host
     if host == "0.0.0.0" || host == "::" || host.isEmpty {
       name = ProcessInfo.processInfo.hostName
-    } else if host.contains(":") {
+    } else if host.contains(":") && !host.hasPrefix("[") {
       name = "[\(host)]"
     }
     return "\(tls ? "https" : "http")://\(name):\(port)"

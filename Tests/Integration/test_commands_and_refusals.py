@@ -223,8 +223,11 @@ def test_a_link_is_not_made_of_an_address_the_server_would_refuse(data, server):
         assert says in printed.stderr, printed.stderr
         assert "/join#" not in printed.stdout
     # A host as people type it still makes a link: a name, an IPv4 or an IPv6 address.
-    for host in ("standups.example.com", "192.0.2.10", "::1"):
-        assert "/join#" in command("invite", "--host", host, data=data).stdout, host
+    for host, link in [("standups.example.com", "http://standups.example.com:"),
+                       ("192.0.2.10", "http://192.0.2.10:"), ("::1", "http://[::1]:"),
+                       ("[::1]", "http://[::1]:")]:
+        printed = command("invite", "--host", host, data=data).stdout
+        assert printed.startswith(link) and "/join#" in printed, (host, printed)
 
 
 def test_a_link_is_not_made_for_port_0(data, server):
