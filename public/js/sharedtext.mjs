@@ -107,7 +107,8 @@ export class SharedText {
     const field = this.fields.get(path);
     // NB: a form that went sends nothing: a form opened since is another draft, someone
     // else's, and this typing was offered already (`sayUnsentTyping`).
-    if (!field || this.closed) return !this.closed;
+    if (this.closed) return false;
+    if (!field) return true;
     // NB: one change in flight per field: the next one starts from the room's answer to it.
     // `answer` settles only after the code below the `await` that sent it has run (its
     // `then` is one step behind), so `inflight` is cleared and rebased by then.
