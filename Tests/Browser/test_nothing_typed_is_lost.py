@@ -28,6 +28,16 @@ def both_editing(server, ana, ben):
             wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title"))))
 
 
+def close_right_after(driver, kind):
+    """The page's socket closes right behind the next message of `kind` it sends: the server
+    reads it, then the close; its answer has nowhere to go."""
+    driver.execute_script("""
+        const kind = arguments[0];
+        const socket = window.standupsConnection.socket;
+        const send = socket.send.bind(socket);
+        socket.send = (data) => { send(data); if (data.includes(kind)) socket.close(); };""", kind)
+
+
 # The page's connection comes back after a drop only once the test sets `mayReconnect`.
 HOLD_RECONNECT = """
     {
@@ -636,10 +646,7 @@ def test_typing_whose_answer_was_lost_with_the_connection_is_kept_once(server, a
     wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
     # The socket closes right behind the change it sends: the server reads the change, then
     # the close; its answer has nowhere to go.
-    ana.execute_script("""
-        const socket = window.standupsConnection.socket;
-        const send = socket.send.bind(socket);
-        socket.send = (data) => { send(data); if (data.includes('edit.binding')) socket.close(); };""")
+    close_right_after(ana, "edit.binding")
     title.send_keys(Keys.END, " review")
     wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
          == "Design review")
@@ -1373,10 +1380,7 @@ def test_typing_whose_answer_a_drop_hid_and_that_was_saved_is_not_said_to_be_los
     title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
     wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
     ana.execute_script(HOLD_RECONNECT)
-    ana.execute_script("""
-        const socket = window.standupsConnection.socket;
-        const send = socket.send.bind(socket);
-        socket.send = (data) => { send(data); if (data.includes('edit.binding')) socket.close(); };""")
+    close_right_after(ana, "edit.binding")
     title.send_keys(Keys.END, " review")
     wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value")
          == "Design review")
@@ -1399,10 +1403,7 @@ def test_a_note_whose_answer_a_drop_hid_in_a_meeting_saved_meanwhile_is_not_offe
     click(ana, ".start")
     note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
     ana.execute_script(HOLD_RECONNECT)
-    ana.execute_script("""
-        const socket = window.standupsConnection.socket;
-        const send = socket.send.bind(socket);
-        socket.send = (data) => { send(data); if (data.includes('meeting.noteSubmitted')) socket.close(); };""")
+    close_right_after(ana, "meeting.noteSubmitted")
     note.send_keys("Shipped it" + Keys.ENTER)
     text_in(ben, ".transcript", "Ana: Shipped it")
     click(ben, ".end")
