@@ -10,10 +10,13 @@ final class ProxyProcess {
     port = try MirrorProcess.freePort()
     process.executableURL = URL(fileURLWithPath: "/usr/sbin/haproxy")
     process.arguments = ["-db", "-f", "deploy/haproxy.cfg"]
-    var environment = ProcessInfo.processInfo.environment
+    // NB: the file names a node B and C only if their variables are set.
+    var environment = ProcessInfo.processInfo.environment.filter {
+      !$0.key.hasPrefix("STANDUPS_NODE_")
+    }
     environment["STANDUPS_PROXY_BIND"] = "127.0.0.1:\(port)"
-    for (index, name) in ["A", "B", "C"].enumerated() {
-      environment["STANDUPS_NODE_\(name)"] = "127.0.0.1:\(nodes[min(index, nodes.count - 1)])"
+    for (name, node) in zip(["A", "B", "C"], nodes) {
+      environment["STANDUPS_NODE_\(name)"] = "127.0.0.1:\(node)"
     }
     process.environment = environment
     process.standardError = FileHandle.nullDevice

@@ -122,15 +122,16 @@ class Cluster:
         return self
 
     def start_proxy(self):
-        environment = dict(os.environ, STANDUPS_PROXY_BIND=f"127.0.0.1:{self.proxy_port}")
-        # NB: deploy/haproxy.cfg names three nodes; a smaller cluster repeats the last one.
-        ports = [node.port for node in self.nodes]
-        ports += [ports[-1]] * (3 - len(ports))
-        for name, port in zip(NAMES, ports):
-            environment[f"STANDUPS_NODE_{name.upper()}"] = f"127.0.0.1:{port}"
+        # NB: deploy/haproxy.cfg names a node B and C only if their variables are set: a
+        # smaller cluster leaves them out (one node named twice would fail a retry twice).
+        environment = {key: value for key, value in os.environ.items()
+                       if not key.startswith("STANDUPS_NODE_")}
+        environment["STANDUPS_PROXY_BIND"] = f"127.0.0.1:{self.proxy_port}"
+        for node in self.nodes:
+            environment[f"STANDUPS_NODE_{node.name.upper()}"] = f"127.0.0.1:{node.port}"
         # A second file adds what only the tests want: a socket to ask HAProxy what it sees.
         stats = self.folder / "haproxy-stats.cfg"
-        stats.write_text(f"global\n  stats socket {self.folder / 'haproxy.sock'} mode 600\n")
+        stats.write_text(f"global\n  stats socket {self.folder / 'haproxy.sock'} mode 600 level admin\n")
         self.haproxy = subprocess.Popen(
             ["haproxy", "-db", "-f", str(HAPROXY_CONFIG), "-f", str(stats)], env=environment,
             stdout=subprocess.DEVNULL, stderr=open(self.folder / "haproxy.log", "a"))
@@ -140,14 +141,7 @@ class Cluster:
     def proxy_states(self):
         """HAProxy's view of each node: {(backend, server): (port, status)}, status as its
         stats say it ("UP", "DOWN", "UP 1/2", "MAINT", …)."""
-        with socket.socket(socket.AF_UNIX) as stats:
-            stats.settimeout(5)
-            stats.connect(str(self.folder / "haproxy.sock"))
-            stats.sendall(b"show stat\n")
-            answer = b""
-            while chunk := stats.recv(65536):
-                answer += chunk
-        lines = answer.decode().splitlines()
+        lines = self.proxy_command("show stat").splitlines()
         header = lines[0].lstrip("# ").split(",")
         states = {}
         for line in lines[1:]:
@@ -156,6 +150,17 @@ class Cluster:
                 port = int(row["addr"].rsplit(":", 1)[1]) if row.get("addr") else None
                 states[(row["pxname"], row["svname"])] = (port, row["status"])
         return states
+
+    def proxy_command(self, command):
+        """Says `command` on HAProxy's stats socket (its runtime API); returns its answer."""
+        with socket.socket(socket.AF_UNIX) as stats:
+            stats.settimeout(5)
+            stats.connect(str(self.folder / "haproxy.sock"))
+            stats.sendall(command.encode() + b"\n")
+            answer = b""
+            while chunk := stats.recv(65536):
+                answer += chunk
+        return answer.decode()
 
     def wait_until_routed(self, timeout=20):
         """Waits until HAProxy routes to every node that runs (and only to them). The rooms
