@@ -334,6 +334,28 @@ struct AccessTests {
     #expect(
       await refusal(listed, "\(room)?name=Eve", headers: ["Origin": "https://evil.example"]) == 403)
     await listed.stop()
+
+    // Given with its scheme's default port, or an international name as written, an origin is
+    // the one a browser sends: without the port, the name in its ASCII form.
+    let written = try await TestServer.start(access: .inMemory()) {
+      $0.access = .open
+      $0.allowedOrigins = ["https://Intranet.example:443/", "http://bücher.example:80"]
+      $0.publicURL = "https://standups.example:443"
+    }
+    for (name, origin) in [
+      ("Ana", "https://intranet.example"), ("Ben", "http://xn--bcher-kva.example"),
+      ("Cy", "https://standups.example"), ("Dan", "https://INTRANET.example:443"),
+    ] {
+      let person = try await join(written, "\(room)?name=\(name)", headers: ["Origin": origin])
+      person.close()
+    }
+    for other in [
+      "https://intranet.example:8443", "http://intranet.example", "https://xn--bcher-kva.example",
+    ] {
+      #expect(
+        await refusal(written, "\(room)?name=Eve", headers: ["Origin": other]) == 403, "\(other)")
+    }
+    await written.stop()
   }
 
   @Test func rotatingTheSecretEndsEverySession() async throws {
@@ -818,6 +840,14 @@ struct AccessUnitTests {
     #expect(
       TextRules.problem(withDisplayName: String(repeating: "👩‍👩‍👧", count: 40), botNames: []) == nil)
     #expect(Bot.problem(withName: "") == "A bot needs a name.")
+    // A bot is shown with "(bot)" after its name: one that ends in it, in any form that reads
+    // so, would sign as another bot.
+    for posing in ["Bob (bot)", "Bob (BOT)", "Bob（bot）", "Bob (b\u{00AD}ot)", "Bob (b0t)"] {
+      #expect(
+        Bot.problem(withName: posing)
+          == "A bot's name cannot end in \"(bot)\": it is shown with one already.", "\(posing)")
+    }
+    #expect(Bot.problem(withName: "Robot") == nil)
     #expect(
       Bot.problem(withName: String(repeating: "x", count: 41))
         == "A bot's name has 41 characters; it holds 40 at most.")

@@ -63,8 +63,8 @@ public struct Bot: Sendable, Equatable {
       return "A bot's name cannot start or end with spaces."
     }
     // NB: the server shows a bot as "Name (bot)": a bot called "Driver (bot)" would sign as
-    // another bot called Driver does.
-    guard !name.lowercased().hasSuffix("(bot)") else {
+    // another bot called Driver does — in any form that reads so (a full-width "（bot）").
+    guard !TextRules.readable(name).hasSuffix(TextRules.readable("(bot)")) else {
       return "A bot's name cannot end in \"(bot)\": it is shown with one already."
     }
     guard TextRules.isPlain(name) else {

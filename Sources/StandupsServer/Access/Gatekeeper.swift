@@ -94,10 +94,14 @@ public final class Gatekeeper: Sendable {
     self.allowedOrigins = Set(
       allowedOrigins.map(Self.normalizedOrigin)
         + [publicURL.flatMap(Self.origin(of:))].compactMap { $0 })
+    // NB: as a browser sends it: an international name in its ASCII form (`xn--…`).
     self.knownHosts = Set(
-      [host.lowercased(), publicURL.flatMap { URLComponents(string: $0)?.host?.lowercased() }]
-        .compactMap { $0 }
-        + allowedOrigins.compactMap { URLComponents(string: $0)?.host?.lowercased() })
+      [
+        host.lowercased(),
+        publicURL.flatMap { URLComponents(string: $0)?.encodedHost?.lowercased() },
+      ]
+      .compactMap { $0 }
+        + allowedOrigins.compactMap { URLComponents(string: $0)?.encodedHost?.lowercased() })
     self.secureCookies = secureCookies
     self.sessionLifetime = sessionLifetime
     self.failures = failures
@@ -345,7 +349,8 @@ public final class Gatekeeper: Sendable {
     let normalized = Self.normalizedOrigin(origin)
     if allowedOrigins.contains(normalized) { return true }
     guard let host = request.header("host")?.lowercased() else { return false }
-    return normalized == "https://\(host)" || (!secureCookies && normalized == "http://\(host)")
+    return normalized == Self.normalizedOrigin("https://\(host)")
+      || (!secureCookies && normalized == Self.normalizedOrigin("http://\(host)"))
   }
 
   private func hostAllowed(_ header: String?) -> Bool {
@@ -357,29 +362,6 @@ public final class Gatekeeper: Sendable {
       host = String(host[..<colon])
     }
     return knownHosts.contains(host) || Self.isLoopback(host)
-  }
-
-  /// Whether `host` is `localhost` or a loopback address (127.0.0.0/8, ::1).
-  public static func isLoopback(_ host: String) -> Bool {
-    if host == "localhost" { return true }
-    var v4 = in_addr()
-    if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-    var v6 = [UInt8](repeating: 0, count: 16)
-    return inet_pton(AF_INET6, host, &v6) == 1 && v6 == [UInt8](repeating: 0, count: 15) + [1]
-  }
-
-  /// The origin (`scheme://host[:port]`) of a URL.
-  static func origin(of url: String) -> String? {
-    guard let components = URLComponents(string: url), let scheme = components.scheme,
-      let host = components.host
-    else { return nil }
-    return normalizedOrigin("\(scheme)://\(host)" + (components.port.map { ":\($0)" } ?? ""))
-  }
-
-  static func normalizedOrigin(_ origin: String) -> String {
-    var origin = origin.trimmingCharacters(in: .whitespaces).lowercased()
-    while origin.hasSuffix("/") { origin.removeLast() }
-    return origin
   }
 
 }
