@@ -6,7 +6,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import chromium, collect_console_errors, resize, screenshot, sign_in
+from conftest import chromium, collect_console_errors, resize, screenshot, sign_in, start_again
 from test_web_app import both_in_a_room, click, create_standup, text_in, wait
 
 
@@ -43,6 +43,27 @@ def test_others_hear_who_did_what_and_anyone_can_bring_back_a_discarded_meeting(
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".elapsed").text != before, timeout=5)
     for driver in (ana, ben):
         assert collect_console_errors(driver) == []
+
+
+def test_an_undo_a_server_restart_took_is_said_to_be_gone(server, ana, ben):
+    """The server dies within a discarded meeting's 10 s: the room opened afresh keeps no undo.
+    The page says the meeting can no longer be brought back, rather than let its Undo bar
+    vanish without a word."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    ana.find_element(By.ID, "note").send_keys("Keep this note\n")
+    text_in(ben, ".transcript", "Ana: Keep this note")
+    click(ana, ".end")
+    click(ana, ".end-alert .discard")
+    text_in(ben, ".undo-bar", "Ana discarded the meeting.")
+    server.process.kill()
+    server.process.wait(timeout=10)
+    start_again(server)
+    for driver in (ana, ben):
+        text_in(driver, ".toasts",
+                "The room was reopened (a server restart): the discarded meeting can no longer be brought back.")
+        assert not driver.find_element(By.CSS_SELECTOR, ".undo-bar").is_displayed()
+        text_in(driver, "#status", "Live")
 
 
 def test_next_pressed_just_as_someone_else_moved_on_asks_again(server, ana, ben):

@@ -105,6 +105,22 @@ function noteWent(view, input, note) {
   });
 }
 
+/** Sends `note`; resolves with why it did not go (nothing once it reached the meeting). */
+async function sendNote(view, input, note) {
+  try {
+    await view.connection.send({ type: "meeting.noteSubmitted", text: note.text });
+    noteWent(view, input, note);
+    return null;
+  } catch (error) {
+    // NB: the answer may be what was lost, not the note: the room's transcript tells, once
+    // the page is back (`backInTheRoom`), before the person sends it again.
+    if (error.code === "offline" && error.sent !== false) view.notesAhead.unsure(note);
+    else view.notesAhead.refused(note);
+    keepNotesAhead(view);
+    return error.message;
+  }
+}
+
 /**
  * Someone asked to end the meeting. A person typing a note keeps the keyboard: the alert
  * shows beside the meeting without taking it (what they type goes on into the note), and
@@ -283,23 +299,20 @@ export const meeting = {
     on(".note-form", "submit", async (event) => {
       event.preventDefault();
       const author = view.state.participants.find(({ id }) => id === view.you)?.name ?? "";
-      // NB: Enter again on a note on its way adds nothing new.
-      const note = view.notesAhead.send(input.value, view.state.meeting.transcript, author);
-      if (!note) return;
-      keepNotesAhead(view);
-      try {
-        await view.connection.send({ type: "meeting.noteSubmitted", text: note.text });
-        noteWent(view, input, note);
-      } catch (error) {
-        // NB: the answer may be what was lost, not the note: the room's transcript tells,
-        // once the page is back (`backInTheRoom`), before the person sends it again.
-        if (error.code === "offline" && error.sent !== false) view.notesAhead.unsure(note);
-        else view.notesAhead.refused(note);
-        keepNotesAhead(view);
-        // NB: a meeting that ended under the note offers it for the meeting saved.
-        if (view.connection.closed || !input.isConnected) return;
-        toast(error.message);
+      // NB: Enter again on a note on its way adds nothing new; one kept (refused, or lost
+      // with the connection) goes again, on its own.
+      const notes = view.notesAhead.send(input.value, view.state.meeting.transcript, author);
+      if (!notes.length) return;
+      // What is typed next is another note: it starts after a space, not run into this one.
+      if (!/\s$/.test(input.value)) {
+        input.value += " ";
+        input.dispatchEvent(new Event("input", { bubbles: true }));
       }
+      keepNotesAhead(view);
+      const refusals = await Promise.all(notes.map((note) => sendNote(view, input, note)));
+      // NB: a meeting that ended under the note offers it for the meeting saved.
+      const refusal = refusals.find(Boolean);
+      if (refusal && !view.connection.closed && input.isConnected) toast(refusal);
     });
   },
 

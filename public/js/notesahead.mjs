@@ -1,8 +1,10 @@
 // The notes a meeting's note field holds ahead of what is typed on: each sent and not yet
-// answered, or whose answer a dropped connection hid, or refused and kept to be sent again,
-// in the order they sit at the start of the field. A note stays in the field until the room
-// has it, so that nothing typed is lost; what the person types on goes after it, and leaves
-// with nothing but the note. Pure (tested by node): meeting.mjs does the page's part.
+// answered, or whose answer a dropped connection hid, or refused (or not found in the room
+// after a drop) and kept to be sent again, in the order they sit at the start of the field. A
+// note stays in the field until the room has it, so that nothing typed is lost; what the
+// person types on goes after it, and leaves with nothing but the note. Each stays a note of
+// its own: one kept is sent again by the next Enter, apart from what was typed after it. Pure
+// (tested by node): meeting.mjs does the page's part.
 
 /** Whether `transcript` got `note`'s line after the lines it had when the note was sent. */
 export function reached(transcript, note) {
@@ -24,7 +26,6 @@ export class NotesAhead {
     }));
     const ahead = new NotesAhead(notes);
     if (!field.startsWith(ahead.prefix)) ahead.notes = [];
-    ahead.settle();
     return ahead;
   }
 
@@ -32,23 +33,21 @@ export class NotesAhead {
     return this.notes.map(({ text }) => text).join("");
   }
 
-  /** Whether any note's fate is still to be known. */
-  get waiting() {
-    return this.notes.some(({ state }) => state !== "kept");
-  }
-
   /**
-   * Enter on `field`: the note to send — what follows the notes ahead — tracked from now on
-   * (`before`: the transcript as it is; `author`: who sends it); null when nothing new follows
-   * them. A field changed inside the notes ahead is sent whole: their places are lost.
+   * Enter on `field`: the notes to send, in order — each kept ahead to send again, then what
+   * follows the notes ahead, if anything — tracked from now on (`before`: the transcript as it
+   * is; `author`: who sends it). None when nothing is new: Enter again on notes on their way
+   * adds nothing. A field changed inside the notes ahead is sent whole: their places are lost.
    */
   send(field, before, author) {
     if (!field.startsWith(this.prefix)) this.notes = [];
+    const again = this.notes.filter(({ state }) => state === "kept");
+    for (const note of again) Object.assign(note, { before, state: "sent" });
     const text = field.slice(this.prefix.length);
-    if (this.notes.length && !text.trim()) return null;
+    if (this.notes.length && !text.trim()) return again;
     const note = { text, before, line: `${author}: ${text.trim()}`, state: "sent" };
     this.notes.push(note);
-    return note;
+    return [...again, note];
   }
 
   /**
@@ -65,7 +64,6 @@ export class NotesAhead {
     }
     const offset = this.notes.slice(0, at).reduce((sum, { text }) => sum + text.length, 0);
     this.notes.splice(at, 1);
-    this.settle();
     const rest = field.slice(0, offset) + field.slice(offset + note.text.length);
     return this.notes.length ? rest : rest.replace(/^\s+/, "");
   }
@@ -73,7 +71,6 @@ export class NotesAhead {
   /** `note` was refused, or never left: it stays in the field, as typed, to be sent again. */
   refused(note) {
     note.state = "kept";
-    this.settle();
   }
 
   /** `note`'s answer went with the connection: the room's transcript will tell. */
@@ -93,7 +90,6 @@ export class NotesAhead {
       found += 1;
       field = this.arrived(field, note) ?? field;
     }
-    this.settle();
     return { field, found };
   }
 
@@ -108,10 +104,5 @@ export class NotesAhead {
       field = copy.arrived(field, note) ?? field;
     }
     return taken ? field.replace(/^\s+/, "") : field;
-  }
-
-  /** Only notes kept to send again: they are the field's text like any other now. */
-  settle() {
-    if (!this.waiting) this.notes = [];
   }
 }

@@ -13,7 +13,7 @@ import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
   whoAmI,
 } from "./shell.mjs";
-import { activitySentence, presenceItems, themeStyle } from "./views.mjs";
+import { activitySentence, presenceItems, themeStyle, undoGoneSentence } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
 
@@ -89,6 +89,9 @@ export function showGone(code, reason = "", typed = []) {
   app.querySelector(".reconnect")?.addEventListener("click", reroute);
   app.querySelector("h1").focus();
 }
+
+/** How long the server keeps an Undo (`Room.undoWindow`). */
+const UNDO_WINDOW_MS = 10_000;
 
 /** The part of the room a state shows. */
 function modeOf(state) {
@@ -276,6 +279,7 @@ class RoomView {
     section.querySelector(".presence").innerHTML = presenceItems(state.participants, you);
     this.announce(previous, state, you);
     this.renderUndo(state, you);
+    this.sayIfUndoWent(previous, state, arrival);
     PARTS[mode].render(this, state);
     if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
     if (arrival.welcome && mode === "meeting") meeting.backInTheRoom(this);
@@ -290,6 +294,20 @@ class RoomView {
     // resumed welcome is followed by.
     if (arrival.caughtUp) lateNote.backInTheRoom(this);
     if (arrival.caughtUp && mode === "edit") this.text?.caughtUp();
+  }
+
+  /** A room opened afresh keeps no undo (`whole`): one this page showed and whose window was
+   * still running is said to be gone — with what went with it — not just taken down. */
+  sayIfUndoWent(previous, state, arrival) {
+    const undo = state.undo;
+    if (undo && undo.seq !== this.undoShown?.seq) this.undoShown = { seq: undo.seq, at: Date.now() };
+    const gone = previous?.undo;
+    if (!arrival.whole || undo || !gone || this.undoShown?.seq !== gone.seq) return;
+    // NB: a deletion not carried out is worth saying whenever the page is back: the standup
+    // is there still.
+    if (gone.kind === "deletedStandup" || Date.now() - this.undoShown.at < UNDO_WINDOW_MS) {
+      toast(undoGoneSentence(gone), { kind: "undo-gone" });
+    }
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

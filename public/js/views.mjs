@@ -14,6 +14,18 @@ export function whoAsked(activity, kind, you) {
   return activity?.kind === kind && activity.by.id !== you ? `${activitySentence(activity, you)}.` : "";
 }
 
+/** What went with an undo that a room opened afresh (its server restarted, or another took
+ * it over) no longer offers, though its window was still running. */
+export function undoGoneSentence(undo) {
+  const reopened = "The room was reopened (a server restart)";
+  switch (undo.kind) {
+    case "deletedStandup": return `${reopened} before the deletion was carried out: the standup stays.`;
+    case "discardedMeeting": return `${reopened}: the discarded meeting can no longer be brought back.`;
+    case "cancelledEditing": return `${reopened}: the cancelled changes can no longer be brought back.`;
+    default: return `${reopened}: what was just done can no longer be undone.`;
+  }
+}
+
 /** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
 export function activitySentence(activity, you) {
   const isYou = activity.by.id === you;

@@ -4,52 +4,81 @@ import { NotesAhead, reached } from "../js/notesahead.mjs";
 
 test("Enter sends what follows the notes on their way, and nothing twice", () => {
   const ahead = new NotesAhead();
-  const first = ahead.send("first note", "", "Ana");
+  const [first] = ahead.send("first note", "", "Ana");
   assert.equal(first.text, "first note");
   assert.equal(first.line, "Ana: first note");
-  assert.equal(ahead.send("first note", "", "Ana"), null);
-  assert.equal(ahead.send("first note ", "", "Ana"), null);
-  const second = ahead.send("first note second", "", "Ana");
+  assert.deepEqual(ahead.send("first note", "", "Ana"), []);
+  assert.deepEqual(ahead.send("first note ", "", "Ana"), []);
+  const [second, ...more] = ahead.send("first note second", "", "Ana");
   assert.equal(second.text, " second");
   assert.equal(second.line, "Ana: second");
+  assert.deepEqual(more, []);
 });
 
 test("an answer takes its note alone from the field, whatever order they come in", () => {
   const ahead = new NotesAhead();
-  const first = ahead.send("first", "", "Ana");
-  const second = ahead.send("first second", "", "Ana");
+  const [first] = ahead.send("first", "", "Ana");
+  const [second] = ahead.send("first second", "", "Ana");
   // Typed on after both: the first's answer keeps the second where it is, spaces and all.
   assert.equal(ahead.arrived("first secondthi", first), " secondthi");
   assert.equal(ahead.arrived(" secondthi", second), "thi");
   assert.deepEqual(ahead.notes, []);
   // Refused ahead of one that arrives: the refused one stays, the other goes.
-  const a = ahead.send("A", "", "Ana");
-  const b = ahead.send("A B", "", "Ana");
+  const [a] = ahead.send("A", "", "Ana");
+  const [b] = ahead.send("A B", "", "Ana");
   ahead.refused(a);
   assert.equal(ahead.arrived("A B typed", b), "A typed");
-  assert.deepEqual(ahead.notes, []);
+  // …a note of its own still: Enter sends it again, and what was typed after it apart.
+  const [again, typed, ...more] = ahead.send("A typed", "Ben: hi", "Ana");
+  assert.equal(again, a);
+  assert.deepEqual([again.text, again.state, again.before], ["A", "sent", "Ben: hi"]);
+  assert.equal(typed.line, "Ana: typed");
+  assert.deepEqual(more, []);
 });
 
 test("a field changed inside the notes ahead is left as it is", () => {
   const ahead = new NotesAhead();
-  const note = ahead.send("first", "", "Ana");
+  const [note] = ahead.send("first", "", "Ana");
   assert.equal(ahead.arrived("firs", note), null);
   assert.deepEqual(ahead.notes, []);
   // …and Enter then sends it whole.
-  assert.equal(ahead.send("firs!", "", "Ana").text, "firs!");
+  assert.deepEqual(ahead.send("firs!", "", "Ana").map(({ text }) => text), ["firs!"]);
+  // So does Enter after a kept note was changed: the person made it one with the rest.
+  ahead.refused(ahead.notes[0]);
+  assert.deepEqual(ahead.send("first!", "", "Ana").map(({ text }) => text), ["first!"]);
 });
 
 test("back from a drop, the notes the transcript has go; the others stay to send again", () => {
   const ahead = new NotesAhead();
-  const one = ahead.send("one", "Ben: hi", "Ana");
-  const two = ahead.send("one two", "Ben: hi", "Ana");
+  const [one] = ahead.send("one", "Ben: hi", "Ana");
+  const [two] = ahead.send("one two", "Ben: hi", "Ana");
   ahead.unsure(one);
   ahead.unsure(two);
-  assert.equal(ahead.send("one two", "", "Ana"), null, "nothing new to send meanwhile");
+  assert.deepEqual(ahead.send("one two", "", "Ana"), [], "nothing new to send meanwhile");
   const { field, found } = ahead.lookFor("one two three", "Ben: hi\nAna: one");
   assert.equal(found, 1);
   assert.equal(field, " two three");
-  assert.deepEqual(ahead.notes, []);
+  assert.deepEqual(ahead.notes, [two]);
+  assert.equal(two.state, "kept");
+  // Enter: the note that did not arrive goes again on its own, and what was typed after it
+  // as another — never the two run into one.
+  const sent = ahead.send(field, "Ben: hi\nAna: one", "Ana");
+  assert.deepEqual(sent.map(({ line }) => line), ["Ana: two", "Ana: three"]);
+});
+
+test("two notes sent during a silent drop and not found after it stay two", () => {
+  const ahead = new NotesAhead();
+  // The page puts a space after each note it sends: what is typed next starts there.
+  const [first] = ahead.send("first note", "", "Cat");
+  const [second] = ahead.send("first note second note", "", "Cat");
+  ahead.unsure(first);
+  ahead.unsure(second);
+  const { field, found } = ahead.lookFor("first note second note ", "");
+  assert.equal(found, 0);
+  assert.equal(field, "first note second note ");
+  assert.deepEqual(ahead.send(field, "", "Cat").map(({ line }) => line), ["Cat: first note", "Cat: second note"]);
+  // A meeting that ended under them did not get them: both offered, apart.
+  assert.equal(ahead.unsentIn(field, ""), "first note second note ");
 });
 
 test("a transcript says a note arrived only after the lines it had when the note was sent", () => {
@@ -72,6 +101,9 @@ test("a reload keeps the notes ahead as unsure, if the field still starts with t
     { text: "a", before: "", line: "Ana: a", state: "sent" },
   ]).notes));
   assert.deepEqual(NotesAhead.restore(saved, "ab").notes.map(({ state }) => state), ["unsure"]);
+  // One kept to send again stays kept, a note of its own.
+  const kept = [{ ...saved[0], state: "kept" }];
+  assert.deepEqual(NotesAhead.restore(kept, "a b").notes.map(({ state }) => state), ["kept"]);
   assert.deepEqual(NotesAhead.restore(saved, "b").notes, []);
   assert.deepEqual(NotesAhead.restore("garbage", "b").notes, []);
 });

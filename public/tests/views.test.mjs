@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, whoIsHere } from "../js/views.mjs";
+import { activitySentence, attendeeLabels, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneSentence, whoIsHere } from "../js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
@@ -207,4 +207,13 @@ test("a dialog says who asked its question, unless it was you or the room did mo
   assert.equal(whoAsked(null, "askedToDelete", "a"), "");
   assert.equal(whoAsked({ kind: "askedToDelete", by: { id: "b", name: "Ben" } }, "askedToDelete", "a"),
     "Ben asked to delete this standup.");
+});
+
+test("an undo a room opened afresh no longer offers says what went with it", () => {
+  assert.equal(undoGoneSentence({ kind: "deletedStandup" }),
+    "The room was reopened (a server restart) before the deletion was carried out: the standup stays.");
+  assert.equal(undoGoneSentence({ kind: "discardedMeeting" }),
+    "The room was reopened (a server restart): the discarded meeting can no longer be brought back.");
+  assert.equal(undoGoneSentence({ kind: "cancelledEditing" }),
+    "The room was reopened (a server restart): the cancelled changes can no longer be brought back.");
 });
