@@ -61,7 +61,7 @@ def test_an_undo_a_server_restart_took_is_said_to_be_gone(server, ana, ben):
     start_again(server)
     for driver in (ana, ben):
         text_in(driver, ".toasts",
-                "The room was reopened (a server restart): the discarded meeting can no longer be brought back.")
+                "The room was reopened while you were away: the discarded meeting can no longer be brought back.")
         assert not driver.find_element(By.CSS_SELECTOR, ".undo-bar").is_displayed()
         text_in(driver, "#status", "Live")
 

@@ -13,7 +13,7 @@ import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
   whoAmI,
 } from "./shell.mjs";
-import { activitySentence, presenceItems, themeStyle, undoGoneSentence } from "./views.mjs";
+import { activitySentence, presenceItems, themeStyle, undoGoneNotice } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
 
@@ -89,9 +89,6 @@ export function showGone(code, reason = "", typed = []) {
   app.querySelector(".reconnect")?.addEventListener("click", reroute);
   app.querySelector("h1").focus();
 }
-
-/** How long the server keeps an Undo (`Room.undoWindow`). */
-const UNDO_WINDOW_MS = 10_000;
 
 /** The part of the room a state shows. */
 function modeOf(state) {
@@ -296,18 +293,12 @@ class RoomView {
     if (arrival.caughtUp && mode === "edit") this.text?.caughtUp();
   }
 
-  /** A room opened afresh keeps no undo (`whole`): one this page showed and whose window was
-   * still running is said to be gone — with what went with it — not just taken down. */
+  /** An Undo bar a room opened afresh took down is said to be gone (`undoGoneNotice`). */
   sayIfUndoWent(previous, state, arrival) {
     const undo = state.undo;
     if (undo && undo.seq !== this.undoShown?.seq) this.undoShown = { seq: undo.seq, at: Date.now() };
-    const gone = previous?.undo;
-    if (!arrival.whole || undo || !gone || this.undoShown?.seq !== gone.seq) return;
-    // NB: a deletion not carried out is worth saying whenever the page is back: the standup
-    // is there still.
-    if (gone.kind === "deletedStandup" || Date.now() - this.undoShown.at < UNDO_WINDOW_MS) {
-      toast(undoGoneSentence(gone), { kind: "undo-gone" });
-    }
+    const notice = undoGoneNotice(previous?.undo, state, arrival.whole, this.undoShown, Date.now());
+    if (notice) toast(notice, { kind: "undo-gone" });
   }
 
   /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */

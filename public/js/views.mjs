@@ -14,12 +14,28 @@ export function whoAsked(activity, kind, you) {
   return activity?.kind === kind && activity.by.id !== you ? `${activitySentence(activity, you)}.` : "";
 }
 
-/** What went with an undo that a room opened afresh (its server restarted, or another took
- * it over) no longer offers, though its window was still running. */
+/** How long the server keeps an Undo (`Room.undoWindow`). */
+const UNDO_WINDOW_MS = 10_000;
+
+/**
+ * What to say when a state comes without the Undo (`gone`) the last one had, or null. Only a
+ * room opened afresh keeps no undo (a `whole` state with no `activity` yet); one that went on
+ * (someone undid it, or did something since) is said otherwise. Said when the Undo's window
+ * (first `shown` at `shown.at`) was still running; a deletion not carried out whenever the
+ * page is back, as the standup is there still.
+ */
+export function undoGoneNotice(gone, state, whole, shown, now) {
+  if (!whole || !gone || state.undo || state.activity || shown?.seq !== gone.seq) return null;
+  if (gone.kind !== "deletedStandup" && now - shown.at >= UNDO_WINDOW_MS) return null;
+  return undoGoneSentence(gone);
+}
+
+/** What went with an undo that a room opened afresh (its server restarted, another node took
+ * it over, or everyone had left) no longer offers, though its window was still running. */
 export function undoGoneSentence(undo) {
-  const reopened = "The room was reopened (a server restart)";
+  const reopened = "The room was reopened while you were away";
   switch (undo.kind) {
-    case "deletedStandup": return `${reopened} before the deletion was carried out: the standup stays.`;
+    case "deletedStandup": return `${reopened}, before the deletion was carried out: the standup stays.`;
     case "discardedMeeting": return `${reopened}: the discarded meeting can no longer be brought back.`;
     case "cancelledEditing": return `${reopened}: the cancelled changes can no longer be brought back.`;
     default: return `${reopened}: what was just done can no longer be undone.`;

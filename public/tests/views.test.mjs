@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneSentence, whoIsHere } from "../js/views.mjs";
+import { activitySentence, attendeeLabels, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
@@ -211,9 +211,27 @@ test("a dialog says who asked its question, unless it was you or the room did mo
 
 test("an undo a room opened afresh no longer offers says what went with it", () => {
   assert.equal(undoGoneSentence({ kind: "deletedStandup" }),
-    "The room was reopened (a server restart) before the deletion was carried out: the standup stays.");
+    "The room was reopened while you were away, before the deletion was carried out: the standup stays.");
   assert.equal(undoGoneSentence({ kind: "discardedMeeting" }),
-    "The room was reopened (a server restart): the discarded meeting can no longer be brought back.");
+    "The room was reopened while you were away: the discarded meeting can no longer be brought back.");
   assert.equal(undoGoneSentence({ kind: "cancelledEditing" }),
-    "The room was reopened (a server restart): the cancelled changes can no longer be brought back.");
+    "The room was reopened while you were away: the cancelled changes can no longer be brought back.");
+});
+
+test("an Undo is said to be gone only from a room opened afresh, within its window", () => {
+  const discard = { seq: 4, kind: "discardedMeeting" };
+  const shown = { seq: 4, at: 1000 };
+  const afresh = { undo: null, activity: null, meeting: null };
+  assert.equal(undoGoneNotice(discard, afresh, true, shown, 5000), undoGoneSentence(discard));
+  // Past its window: it would have gone anyway.
+  assert.equal(undoGoneNotice(discard, afresh, true, shown, 11_000), null);
+  // …but a deletion not carried out is worth saying whenever the page is back.
+  assert.equal(undoGoneNotice({ seq: 4, kind: "deletedStandup" }, afresh, true, shown, 60_000),
+    undoGoneSentence({ kind: "deletedStandup" }));
+  // A room that went on: someone undid it, or started another meeting, while the page was away.
+  assert.equal(undoGoneNotice(discard, { ...afresh, activity: { seq: 5, kind: "restoredMeeting" } }, true, shown, 5000), null);
+  // Patches (the room went on), an Undo still there, or one this page never showed.
+  assert.equal(undoGoneNotice(discard, afresh, false, shown, 5000), null);
+  assert.equal(undoGoneNotice(discard, { ...afresh, undo: { seq: 1 } }, true, shown, 5000), null);
+  assert.equal(undoGoneNotice(discard, afresh, true, { seq: 3, at: 1000 }, 5000), null);
 });
