@@ -1344,6 +1344,12 @@ def test_a_standup_deleted_while_the_page_was_away_says_so_with_what_was_typed(s
     text_in(ana, "h1", "This standup was deleted.", timeout=30)
     text_in(ana, ".typed-here", "“Nobody heard this”")
     assert ana.find_elements(By.CSS_SELECTOR, ".reconnect") == []
+    # To the lobby and back: the page, opened afresh, still shows it.
+    click(ana, ".gone a[href='#/']")
+    text_in(ana, "#status", "Live")
+    ana.back()
+    text_in(ana, "h1", "There is no such standup.", timeout=30)
+    text_in(ana, ".typed-here", "“Nobody heard this” (your note)")
     # NB: Chromium logs each 404 itself (the refused openings, the look for the standup); the
     # page logs nothing.
     assert [e for e in collect_console_errors(ana) if e["source"] != "network"] == []

@@ -101,7 +101,7 @@ export function signedIn(storage = localStorage, now = Date.now()) {
 /** Where a tab keeps the edit form's typing of a room it left (or was put away from) that the
  * room had not answered — never sent (offline, over a limit), or sent and its answer not
  * heard (a connection may look open and be gone): until that room is open in the tab again. */
-const leftKey = (room) => `standups.left.${room}`;
+export const leftKey = (room) => `standups.left.${room}`;
 
 /** Keeps the edit form's typing in `typing` (`typingToKeep`) that its room had not answered,
  * for the next time the room is open in this tab; none, and none kept before, if there is none. */

@@ -2,6 +2,7 @@
 // ran out): offered for the meeting just saved (`history.noteSubmitted`), above whatever the
 // room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
 import { compositionGuard } from "./composing.mjs";
+import { lateNoteKey } from "./notekept.mjs";
 import { app, currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 
 /** Calls `then` once the person is done with the late note typed in `input`: it is added,
@@ -25,8 +26,6 @@ export function afterLateNote(input, beside, then) {
 
 const doneWaiters = new Set();
 
-/** Where the note is kept while it is typed (this tab), with the meeting it is for. */
-export const lateNoteKey = (roomID) => `standups.lateNote.${roomID}`;
 
 function keep(view) {
   if (view.lateNote) sessionStorage.setItem(lateNoteKey(view.id), JSON.stringify(view.lateNote));

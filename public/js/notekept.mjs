@@ -1,10 +1,14 @@
 // The meeting's note as this tab keeps it (`sessionStorage`), so that a reload, a visit to the
 // lobby or a meeting that ends while the page is away loses nothing typed: the text, the notes
 // ahead of it (`NotesAhead`) and which meeting it is for.
+import { leftKey } from "./comeback.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 
 /** Where the note being typed in a room's meeting is kept, so that a reload does not lose it. */
 export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
+
+/** Where a late note is kept while it is typed (`latenote.mjs`), with the meeting it is for. */
+export const lateNoteKey = (roomID) => `standups.lateNote.${roomID}`;
 
 /** Where the notes the field holds ahead of the typing are kept (`NotesAhead`), for a reload. */
 export const notesAheadKey = (roomID) => `standups.notesAhead.${roomID}`;
@@ -54,4 +58,25 @@ export function noteFromAway(roomID, state, count) {
     return text.trim() ? { late: { meeting: newest.id, speaker: kept.speaker ?? null, text, typing: null } } : null;
   }
   return { lost: draft.trim(), discarded: count === kept.count };
+}
+
+/** Everything this tab keeps typed for a room, as `typedHere` takes it: the meeting's note,
+ * a late note and the ones waiting behind it, the edit form's typing it left behind. What a
+ * page finds the room gone with (deleted while it was away) still shows it. */
+export function keptForRoom(roomID, storage = sessionStorage) {
+  const read = (key) => {
+    try {
+      return JSON.parse(storage.getItem(key) ?? "null");
+    } catch {
+      return null; // not a record this page wrote
+    }
+  };
+  const unsent = read(leftKey(roomID));
+  const late = read(lateNoteKey(roomID));
+  return {
+    room: roomID,
+    unsent: (Array.isArray(unsent) ? unsent : []).filter((typing) => String(typing?.value ?? "").trim()),
+    note: (storage.getItem(noteDraftKey(roomID)) ?? "").trim(),
+    late: late && typeof late === "object" ? late : null,
+  };
 }

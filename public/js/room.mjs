@@ -7,7 +7,7 @@ import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
 import { meeting, unsentNote } from "./meeting.mjs";
-import { forgetNote, keepNoteFor, noteDraftKey, noteFromAway } from "./notekept.mjs";
+import { forgetNote, keepNoteFor, keptForRoom, noteDraftKey, noteFromAway } from "./notekept.mjs";
 import { sayUnsentTyping, takeEditAgainOnArrival } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
@@ -107,7 +107,8 @@ class RoomView {
   }
 
   gone(code, reason) {
-    showGone(code, reason, typedHere(this.typingToKeep()));
+    // NB: a page that never drew the room (back to it after it went) shows what the tab keeps.
+    showGone(code, reason, typedHere(this.typingToKeep() ?? keptForRoom(this.id)));
   }
 
   /** What was typed here that the room never got (its form's fields, a note), for the sign-in

@@ -7,7 +7,8 @@ globalThis.sessionStorage = {
   setItem: (key, value) => items.set(key, String(value)),
   removeItem: (key) => items.delete(key),
 };
-const { keepNoteFor, noteDraftKey, noteFromAway, notesAheadKey } = await import("../js/notekept.mjs");
+const { keepNoteFor, keptForRoom, lateNoteKey, noteDraftKey, noteFromAway, notesAheadKey } = await import("../js/notekept.mjs");
+const { typedHere } = await import("../js/typed.mjs");
 
 const room = "9DC560BB-B249-46DE-9F06-F13A87678816";
 const attendees = [{ id: "1", name: "Blob" }, { id: "2", name: "Blob Jr" }];
@@ -57,4 +58,21 @@ test("nothing kept, or a note not known to be for a meeting, is left as it is", 
   assert.equal(noteFromAway(room, running, 0), null);
   sessionStorage.setItem(noteDraftKey(room), "from before signing in again");
   assert.equal(noteFromAway(room, { ...running, meeting: null }, 0), null);
+});
+
+test("what a tab keeps typed for a room is all there for a page that finds the room gone", () => {
+  sessionStorage.setItem(`standups.left.${room}`, JSON.stringify([
+    { path: "/title", name: "Title", value: "Design review", base: "Design" },
+    { path: "/attendees/new/name", name: "New attendee", value: "  " },
+  ]));
+  sessionStorage.setItem(lateNoteKey(room), JSON.stringify(
+    { meeting: "M1", text: "one more thing", waiting: [{ meeting: "M0", text: "and another" }] }));
+  assert.deepEqual(typedHere(keptForRoom(room)), [
+    "“Design review” (Title)", "“shipped it” (your note)",
+    "“one more thing” (your note for a meeting that ended)", "“and another” (your note for a meeting that ended)",
+  ]);
+  // Nothing kept, or records this page did not write: nothing to show.
+  items.clear();
+  sessionStorage.setItem(lateNoteKey(room), "{not json");
+  assert.deepEqual(typedHere(keptForRoom(room)), []);
 });
