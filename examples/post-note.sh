@@ -16,6 +16,12 @@ escaped=${escaped//\"/\\\"}
 escaped=${escaped//$'\t'/\\t}
 escaped=${escaped//$'\n'/\\n}
 escaped=${escaped//$'\r'/\\r}
+# …and every other control character (an ANSI colour copied from a CI log) as \u00XX.
+for code in {1..31}; do
+  char=$(printf "\\x$(printf %02x "$code")")
+  [[ -n $char && $escaped == *"$char"* ]] || continue
+  escaped=${escaped//"$char"/$(printf '\\u%04x' "$code")}
+done
 body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\"}"
 status=0
 # The token goes to curl on its standard input (printf is the shell's own): on curl's command

@@ -312,6 +312,7 @@ enum BotAPI {
       response.headers.append(("retry-after:", "5"))
     }
     if error.code == .roomMoving { response.headers.append(("retry-after:", "1")) }
+    if let wait = error.retryAfter { response.headers.append(("retry-after:", "\(wait)")) }
     return response
   }
 

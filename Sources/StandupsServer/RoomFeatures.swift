@@ -292,7 +292,7 @@ struct LobbyFeature: RoomFeature {
         throw WireError(
           .rateLimited,
           "Too many tries at a new standup from your address (refused ones count too): at most \(creations.limit) a minute. "
-            + "Try again in \(wait) s.")
+            + "Try again in \(wait) s.", retryAfter: wait)
       }
       creations.recordFailure(sender.address)
     }

@@ -32,12 +32,18 @@ public struct WireError: Error, Equatable, Sendable {
   public var limit: Int?
   /// The form's field a refused save is about (`title`, `attendee:<id>`).
   public var field: String?
+  /// For `rate_limited`: the seconds to wait, for HTTP's `Retry-After` (the message says it).
+  public var retryAfter: Int?
 
-  public init(_ code: Code, _ message: String, limit: Int? = nil, field: String? = nil) {
+  public init(
+    _ code: Code, _ message: String, limit: Int? = nil, field: String? = nil,
+    retryAfter: Int? = nil
+  ) {
     self.code = code
     self.message = message
     self.limit = limit
     self.field = field
+    self.retryAfter = retryAfter
   }
 
   public init(_ rejection: Rejection) {

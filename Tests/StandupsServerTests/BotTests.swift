@@ -198,6 +198,12 @@ struct BotTests {
     #expect { try BotTokens(flags: ["CI=long-enough"], environment: "ci:another-secret") } throws: {
       "\($0)".contains("given twice")
     }
+    // Names that only read alike are said to, not to be one name given twice.
+    #expect {
+      try BotTokens(flags: ["C1=3f9c0e7a61d2", "Cl=3f9c0e7a61d3"], environment: nil)
+    } throws: {
+      "\($0)" == "\"Cl\" reads like the name of the bot \"C1\": each bot needs a name of its own."
+    }
     let bots = try BotTokens(flags: ["CI=long-enough"], environment: "Bot:another-secret").bots
     #expect(bots.map(\.name) == ["CI", "Bot"])
     #expect(bots.map(\.scope) == [.admin, .admin])

@@ -12,17 +12,21 @@ struct ExampleTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 
-  @Test func theSpeakerBotAnnouncesEachNewSpeaker() async throws {
-    let server = try await TestServer.start()
+  /// The speaker bot in the design standup's room on `port`, its token from the environment
+  /// (where `ps` does not show it).
+  func speakerBot(port: Int) throws -> Process {
     let bot = Process()
     bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
-    // NB: the token from the environment, where `ps` does not show it.
-    bot.arguments = [
-      "--url", "http://127.0.0.1:\(server.port)", "--room", Standup.design.id.uuidString,
-    ]
+    bot.arguments = ["--url", "http://127.0.0.1:\(port)", "--room", Standup.design.id.uuidString]
     bot.environment = ["STANDUPS_TOKEN": "bot-secret-0002"]
     bot.standardOutput = FileHandle.nullDevice
     try bot.run()
+    return bot
+  }
+
+  @Test func theSpeakerBotAnnouncesEachNewSpeaker() async throws {
+    let server = try await TestServer.start()
+    let bot = try speakerBot(port: server.port)
     defer { bot.terminate() }
     let ana = try await server.room(name: "Ana")
     _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
@@ -31,10 +35,26 @@ struct ExampleTests {
       $0["meeting"]?["transcript"] == "Standup Bot (bot): Now speaking: Blob"
     }
     try await ana.act("meeting.nextButtonTapped", ["from": 0])
-    _ = try await ana.waitForState {
-      $0["meeting"]?["transcript"]
-        == "Standup Bot (bot): Now speaking: Blob\nStandup Bot (bot): Now speaking: Blob Jr"
+    let announced =
+      "Standup Bot (bot): Now speaking: Blob\nStandup Bot (bot): Now speaking: Blob Jr"
+    _ = try await ana.waitForState { $0["meeting"]?["transcript"] == .string(announced) }
+    try await ana.act("meeting.noteSubmitted", ["text": "shipped it"])
+
+    // Started again (a redeploy): the speaker it announced before is not announced twice,
+    // though notes came after it; the next one is.
+    bot.terminate()
+    bot.waitUntilExit()
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 1 }
+    let again = try speakerBot(port: server.port)
+    defer { again.terminate() }
+    _ = try await ana.waitForState { $0["participants"]?.arrayValue?.count == 2 }
+    try await ana.act("meeting.nextButtonTapped", ["from": 1])
+    let next = try await ana.waitForState {
+      $0["meeting"]?["transcript"]?.stringValue?.hasSuffix("Now speaking: Blob Sr") == true
     }
+    #expect(
+      next["meeting"]?["transcript"]
+        == .string(announced + "\nAna: shipped it\nStandup Bot (bot): Now speaking: Blob Sr"))
     await server.stop()
   }
 
@@ -124,6 +144,12 @@ struct ExampleTests {
     #expect(tabbed.status != 0)
     #expect(tabbed.output.contains("\"code\":\"invalid_value\""))
     #expect(tabbed.output.hasSuffix("}\n"))
+    // So does any other control character (an ANSI colour from a CI log, a bell): not bad JSON.
+    for text in ["esc\u{1B}[31mred", "bell\u{07}"] {
+      let pasted = try postNote(text, port: server.port)
+      #expect(pasted.status != 0)
+      #expect(pasted.output.contains("\"code\":\"invalid_value\""), "\(pasted.output)")
+    }
     await server.stop()
   }
 }

@@ -456,6 +456,18 @@ struct LobbyProtocolTests {
       refused["message"]?.stringValue?.hasPrefix(
         "Too many tries at a new standup from your address (refused ones count too)") == true)
     #expect(second.state?["standups"]?.arrayValue?.count == 11)  // Design, and ten new
+    // Over HTTP too, with the wait in `Retry-After`, as every 429 has it.
+    let overHTTP = try httpResponse(
+      port: server.port, "POST", "/api/standups",
+      headers: ["Authorization": "Bearer bot-secret-0002"],
+      body:
+        #"{"type":"addStandupSubmitted","standup":{"title":"S11","duration":300,"theme":"teal","attendees":[{"name":"Ana"}]}}"#
+    )
+    #expect(overHTTP.status == 429)
+    #expect(overHTTP.json?["code"] == "rate_limited")
+    let wait = try #require(overHTTP.headers["retry-after"].flatMap { Int($0) })
+    #expect((1...60).contains(wait))
+    #expect(overHTTP.json?["message"]?.stringValue?.hasSuffix("Try again in \(wait) s.") == true)
     await server.stop()
   }
 }

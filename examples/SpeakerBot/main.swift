@@ -145,6 +145,12 @@ struct SpeakerBot: AsyncParsableCommand {
         announced = index
         let name =
           state["standup"]?["attendees"]?[index]?["name"]?.stringValue ?? "speaker \(index + 1)"
+        // Started again (a restart, a redeploy) on a speaker already announced: not twice.
+        let transcript = state["meeting"]?["transcript"]?.stringValue ?? ""
+        let lastAnnounced = transcript.split(separator: "\n").last {
+          $0.contains(": Now speaking: ")
+        }
+        if lastAnnounced?.hasSuffix(": Now speaking: \(name)") == true { continue }
         sent += 1
         let note: JSONValue = [
           "type": "action", "ref": .string("speaker-\(sent)"),

@@ -114,8 +114,12 @@ public struct BotTokens: Sendable, Equatable {
     if let problem = Bot.problem(withName: name) {
       throw BotTokenError("\(problem) (in \"\(name)\")")
     }
-    guard !bots.contains(where: { TextRules.readable($0.name) == TextRules.readable(name) }) else {
-      throw BotTokenError("Bot \"\(name)\" is given twice: each bot needs a name of its own.")
+    if let other = bots.first(where: { TextRules.readable($0.name) == TextRules.readable(name) }) {
+      throw BotTokenError(
+        other.name.lowercased() == name.lowercased()
+          ? "Bot \"\(name)\" is given twice: each bot needs a name of its own."
+          : "\"\(name)\" reads like the name of the bot \"\(other.name)\": each bot needs a name of its own."
+      )
     }
     guard secret.utf8.count >= 8 else {
       throw BotTokenError("The secret of bot \"\(name)\" must be at least 8 characters.")
