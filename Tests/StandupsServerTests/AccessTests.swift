@@ -697,6 +697,17 @@ struct AccessTests {
       ).status == 401)
     #expect(try httpResponse(port: server.port, "GET", "/api/rooms/\(id)").status == 401)
     #expect(try httpResponse(port: server.port, "GET", "/api/standups").status == 401)
+    // Someone guessing bot tokens from a shared address waits; people, who need no
+    // credential here, are not locked out by it.
+    for attempt in 1...11 {
+      _ = try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess\(attempt)")
+    }
+    #expect(
+      try httpResponse(port: server.port, "GET", "/api/standups", token: "stb_guess12").status
+        == 429)
+    let ben = try await join(server, "\(room)?name=Ben", headers: [:])
+    ben.close()
+    #expect(try httpResponse(port: server.port, "GET", "/api/rooms/\(id)/history.md").status == 200)
     await server.stop()
   }
 }

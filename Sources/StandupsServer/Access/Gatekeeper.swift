@@ -191,8 +191,9 @@ public final class Gatekeeper: Sendable {
   // MARK: Checks
 
   /// Who `request` is, or why it is refused. Counts failed credentials; an address past its
-  /// limit waits (429) for everything but a valid session, which cannot be guessed — so a
-  /// stranger guessing from a shared address (an office, a proxy) locks no person out.
+  /// limit waits (429) for everything but a valid session, which cannot be guessed, and a
+  /// person on an open server, who needs no credential — so a stranger guessing from a shared
+  /// address (an office, a proxy) locks no person out.
   ///
   /// - Parameter isUpgrade: the request asks for a WebSocket (it may carry `?token=`).
   func identify(_ request: HTTPRequest, isUpgrade: Bool = false) -> Result<Identity, Refusal> {
@@ -202,6 +203,7 @@ public final class Gatekeeper: Sendable {
     {
       return .success(.person(name: session.name))
     }
+    if token == nil, mode == .open { return .success(.person(name: nil)) }
     let address = request.remoteAddress
     if let wait = failures.retryAfter(address) {
       return .failure(
