@@ -58,6 +58,49 @@ struct ExampleTests {
     await server.stop()
   }
 
+  /// A network that goes silent closes nothing (here: the server frozen with SIGSTOP). The bot,
+  /// hearing nothing for a quiet spell and no answer to its ping, closes and tries again, and
+  /// is back in the room once the server answers — not stuck on a dead connection.
+  @Test func theSpeakerBotReconnectsWhenTheServerGoesSilent() async throws {
+    let server = try ChildServer(
+      dataDirectory: temporaryDirectory(), arguments: ["--bot-token", "Speaker=speaker-secret-1"])
+    defer { server.kill() }
+    let made = try httpResponse(
+      port: server.port, "POST", "/api/standups", token: "speaker-secret-1",
+      body:
+        #"{"type":"addStandupSubmitted","standup":{"title":"Quiet","duration":300,"theme":"teal","attendees":[{"name":"A"}]}}"#
+    )
+    let id = try #require(made.json?["standup"]?["id"]?.stringValue, "\(made.status)")
+    let bot = Process()
+    bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
+    bot.arguments = [
+      "--url", "http://127.0.0.1:\(server.port)", "--room", id, "--quiet-seconds", "1",
+    ]
+    bot.environment = ["STANDUPS_TOKEN": "speaker-secret-1"]
+    let output = Pipe()
+    bot.standardOutput = output
+    let printed = Mutex("")
+    output.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+    try bot.run()
+    defer {
+      bot.terminate()
+      output.fileHandleForReading.readabilityHandler = nil
+    }
+    try await eventually("the bot never joined") { printed.withLock { $0.contains("Joined room") } }
+    Glibc.kill(server.process.processIdentifier, SIGSTOP)
+    try await eventually("the bot stayed on a connection that said nothing", timeout: .seconds(20))
+    {
+      printed.withLock { $0.contains("Closed (") }
+    }
+    Glibc.kill(server.process.processIdentifier, SIGCONT)
+    try await eventually("the bot did not join again", timeout: .seconds(20)) {
+      printed.withLock { $0.contains("Joined room \(id) again.") }
+    }
+  }
+
   /// With no server where it is pointed, the bot says so as it tries again, not in silence.
   @Test func theSpeakerBotSaysWhenItCannotReachTheServer() async throws {
     let bot = Process()

@@ -87,10 +87,11 @@ final class ChildServer {
       .deletingLastPathComponent().appendingPathComponent(".build/debug/standups-server").path
   }
 
-  init(dataDirectory: String) throws {
+  init(dataDirectory: String, arguments: [String] = []) throws {
     process.executableURL = URL(fileURLWithPath: Self.binary)
     // NB: --open: these tests are about durability, AccessTests about who gets in.
-    process.arguments = ["--port", "0", "--data-dir", dataDirectory, "--public-dir", ".", "--open"]
+    process.arguments =
+      ["--port", "0", "--data-dir", dataDirectory, "--public-dir", ".", "--open"] + arguments
     let errors = Pipe()
     process.standardError = errors
     try process.run()

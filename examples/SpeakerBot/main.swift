@@ -22,6 +22,11 @@ struct SpeakerBot: AsyncParsableCommand {
       "A bot's token (`standups-server bots add NAME --can notes`); better in STANDUPS_TOKEN, where `ps` does not show it."
   )
   var token: String?
+  @Option(
+    help: ArgumentHelp(
+      "Seconds without a word from the server before the bot asks (ping); as long again without an answer, it reconnects.",
+      visibility: .hidden))
+  var quietSeconds = 15
 
   /// Where to connect: `--url`, else `--host` and `--port`, else `STANDUPS_URL` (what is
   /// given on the command line wins over the environment).
@@ -108,7 +113,24 @@ struct SpeakerBot: AsyncParsableCommand {
       }
       say(attempt == 0 ? "Joined room \(room)." : "Joined room \(room) again.")
       var closedWith: Int?
+      // A network that goes silent closes nothing: after a quiet spell the bot asks (`ping`),
+      // and a connection that says nothing for as long again is closed and tried again.
+      let heard = Mutex(ContinuousClock.now)
+      let watchdog = Task { [quietSeconds] in
+        let quiet = Duration.seconds(quietSeconds)
+        while !Task.isCancelled {
+          try? await Task.sleep(for: quiet / 3)
+          let silent = ContinuousClock.now - heard.withLock { $0 }
+          if silent >= quiet * 2 {
+            connection.close(code: .goingAway, reason: "The server stopped answering.")
+            return
+          }
+          if silent >= quiet { connection.send(text: #"{"type":"ping","ref":"alive"}"#) }
+        }
+      }
+      defer { watchdog.cancel() }
       for await event in connection.events {
+        heard.withLock { $0 = .now }
         guard case .text(let bytes) = event, let message = try? JSONValue(parsing: bytes) else {
           if case .closed(let code, let reason) = event {
             say("Closed (\(code ?? 0)): \(reason)")
