@@ -71,59 +71,35 @@ struct ExampleTests {
         #"{"type":"addStandupSubmitted","standup":{"title":"Quiet","duration":300,"theme":"teal","attendees":[{"name":"A"}]}}"#
     )
     let id = try #require(made.json?["standup"]?["id"]?.stringValue, "\(made.status)")
-    let bot = Process()
-    bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
-    bot.arguments = [
-      "--url", "http://127.0.0.1:\(server.port)", "--room", id, "--quiet-seconds", "1",
-    ]
-    bot.environment = ["STANDUPS_TOKEN": "speaker-secret-1"]
-    let output = Pipe()
-    bot.standardOutput = output
-    let printed = Mutex("")
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    try bot.run()
-    defer {
-      bot.terminate()
-      output.fileHandleForReading.readabilityHandler = nil
-    }
-    try await eventually("the bot never joined") { printed.withLock { $0.contains("Joined room") } }
+    let bot = try SpeakerBotRun(
+      ["--url", "http://127.0.0.1:\(server.port)", "--room", id, "--quiet-seconds", "1"],
+      environment: ["STANDUPS_TOKEN": "speaker-secret-1"])
+    defer { bot.stop() }
+    let printed = bot.printed
+    try await eventually("the bot never joined") { printed.contains("Joined room") }
     Glibc.kill(server.process.processIdentifier, SIGSTOP)
     try await eventually("the bot stayed on a connection that said nothing", timeout: .seconds(20))
     {
-      printed.withLock { $0.contains("Closed (") }
+      printed.contains("Closed (")
     }
     Glibc.kill(server.process.processIdentifier, SIGCONT)
     try await eventually("the bot did not join again", timeout: .seconds(20)) {
-      printed.withLock { $0.contains("Joined room \(id) again.") }
+      printed.contains("Joined room \(id) again.")
     }
   }
 
   /// With no server where it is pointed, the bot says so as it tries again, not in silence.
   @Test func theSpeakerBotSaysWhenItCannotReachTheServer() async throws {
-    let bot = Process()
-    bot.executableURL = Self.root.appendingPathComponent(".build/debug/speaker-bot")
     // NB: the flag wins over the environment's address.
-    bot.arguments = ["--port", "1", "--room", Standup.design.id.uuidString]
-    bot.environment = ["STANDUPS_TOKEN": "bot-secret-0002", "STANDUPS_URL": "http://127.0.0.1:2"]
-    let output = Pipe()
-    bot.standardOutput = output
-    let printed = Mutex("")
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      printed.withLock { $0 += String(decoding: data, as: UTF8.self) }
-    }
-    try bot.run()
-    defer {
-      bot.terminate()
-      output.fileHandleForReading.readabilityHandler = nil
-    }
+    let bot = try SpeakerBotRun(
+      ["--port", "1", "--room", Standup.design.id.uuidString],
+      environment: ["STANDUPS_TOKEN": "bot-secret-0002", "STANDUPS_URL": "http://127.0.0.1:2"])
+    defer { bot.stop() }
+    let printed = bot.printed
     try await eventually("the bot never said it could not reach the server") {
-      printed.withLock { $0.contains("Could not reach http://127.0.0.1:1 (") }
+      printed.contains("Could not reach http://127.0.0.1:1 (")
     }
-    #expect(printed.withLock { $0.contains("trying again in") })
+    #expect(printed.contains("trying again in"))
   }
 
   /// A token the server refuses ends the bot at once, saying so: tried again and again, it
@@ -194,5 +170,34 @@ struct ExampleTests {
       #expect(pasted.output.contains("\"code\":\"invalid_value\""), "\(pasted.output)")
     }
     await server.stop()
+  }
+}
+
+/// `speaker-bot` from this build, running, with what it has printed so far.
+final class SpeakerBotRun {
+  final class Printed: Sendable {
+    let text = Mutex("")
+    func contains(_ part: String) -> Bool { text.withLock { $0.contains(part) } }
+  }
+
+  let process = Process()
+  let output = Pipe()
+  let printed = Printed()
+
+  init(_ arguments: [String], environment: [String: String]) throws {
+    process.executableURL = ExampleTests.root.appendingPathComponent(".build/debug/speaker-bot")
+    process.arguments = arguments
+    process.environment = environment
+    process.standardOutput = output
+    output.fileHandleForReading.readabilityHandler = { [printed] handle in
+      let data = handle.availableData
+      printed.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+    try process.run()
+  }
+
+  func stop() {
+    process.terminate()
+    output.fileHandleForReading.readabilityHandler = nil
   }
 }
