@@ -17,10 +17,13 @@ escaped=${escaped//$'\t'/\\t}
 escaped=${escaped//$'\n'/\\n}
 escaped=${escaped//$'\r'/\\r}
 # …and every other control character (an ANSI colour copied from a CI log) as \u00XX.
+# (printf -v: no subshell for each of the 31.)
 for code in {1..31}; do
-  char=$(printf "\\x$(printf %02x "$code")")
-  [[ -n $char && $escaped == *"$char"* ]] || continue
-  escaped=${escaped//"$char"/$(printf '\\u%04x' "$code")}
+  printf -v hex %02x "$code"
+  printf -v char "\\x$hex"
+  [[ $escaped == *"$char"* ]] || continue
+  printf -v unicode '\\u%04x' "$code"
+  escaped=${escaped//"$char"/$unicode}
 done
 body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\"}"
 status=0

@@ -26,7 +26,6 @@ export function afterLateNote(input, beside, then) {
 
 const doneWaiters = new Set();
 
-
 function keep(view) {
   if (view.lateNote) sessionStorage.setItem(lateNoteKey(view.id), JSON.stringify(view.lateNote));
   else sessionStorage.removeItem(lateNoteKey(view.id));
