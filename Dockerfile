@@ -4,7 +4,8 @@
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev pkg-config \
+      libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev libsqlite3-dev \
+      pkg-config \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Manifest first: dependency resolution is cached until Package.swift changes.
@@ -19,9 +20,12 @@ RUN swift build -c release --product standups-server --static-swift-stdlib \
 
 FROM debian:bookworm-slim
 # libwebsockets17 brings OpenSSL 3, libcap and zlib; the evlib-uv plugin is the epoll loop.
+# libsqlite3-0 is GRDB's SQLite; libcurl4 is what Foundation's networking part (linked in
+# with the static Swift standard library) loads: `ldd standups-server` lists both.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libwebsockets17 libwebsockets-evlib-uv libuv1 libstdc++6 ca-certificates \
+      libwebsockets17 libwebsockets-evlib-uv libuv1 libsqlite3-0 libcurl4 libstdc++6 \
+      ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /srv standups \
  && mkdir -p /srv/data && chown standups /srv/data
@@ -43,5 +47,6 @@ ENV STANDUPS_HOST=0.0.0.0 \
 # `docker stop -t 20` (Compose: stop_grace_period: 20s).
 EXPOSE 8080
 VOLUME ["/srv/data"]
-HEALTHCHECK CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q ok <&3"]
+# Healthy is a 200 on its status line: a 503's cause is free text, and a 404 says "draining".
+HEALTHCHECK CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${STANDUPS_PORT:-8080} && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && read -r status <&3 && [[ $status == 'HTTP/1.'?' 200 '* ]]"]
 CMD ["standups-server"]

@@ -8,7 +8,7 @@ CONFIG ?= debug
 HOST ?= 127.0.0.1
 PORT ?= 8080
 
-BUILD_PACKAGES = libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev pkg-config
+BUILD_PACKAGES = libwebsockets-dev libwebsockets-evlib-uv libssl-dev libcap-dev libuv1-dev libsqlite3-dev pkg-config
 # The tests also drive curl (examples/post-note.sh), openssl (a self-signed certificate)
 # and Debian's Chromium with its driver (the browser tests).
 TEST_PACKAGES = curl openssl chromium chromium-driver fonts-liberation $(CLUSTER_PACKAGES)
