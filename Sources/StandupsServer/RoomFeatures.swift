@@ -67,6 +67,10 @@ struct StandupRoomFeature: RoomFeature {
     from old: Room.State, to new: Room.State, after action: Room.Action, work: inout RoomWork
   ) {
     if new.isDeleted && !old.isDeleted {
+      // NB: the last one out can be what carries a deletion out: the lobby hears they left
+      // first, or it would show them in the room for good when storage refuses the deletion
+      // (the standup stays; the rollback changes nobody's presence).
+      tellTheLobby(from: old, to: new, work: &work)
       work.enqueue { [storage, health, lobby, catalog, standupID] in
         try await health.checking("Deleting a standup") { try await storage.delete(standupID) }
         catalog.remove(standupID)
@@ -140,6 +144,11 @@ struct StandupRoomFeature: RoomFeature {
         }
       }
     }
+    tellTheLobby(from: old, to: new, work: &work)
+  }
+
+  /// Tells the lobby who is in the room and how its meeting goes, when that changed.
+  private func tellTheLobby(from old: Room.State, to new: Room.State, work: inout RoomWork) {
     // NB: a tick changes neither who is in the room nor whether a meeting runs: the lobby's
     // summary is built only when one of those changed (arrays that share storage compare
     // at once).

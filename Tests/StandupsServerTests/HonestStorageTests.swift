@@ -152,6 +152,27 @@ struct HonestStorageTests {
     await server.stop()
   }
 
+  /// The last one out of a room whose deletion waits carries it out; when storage refuses
+  /// it, the standup stays, and the lobby still hears that they left (it showed them in the
+  /// room for good, on every node).
+  @Test func theLastOneOutOfARoomWhoseDeletionStorageRefusesLeavesTheLobbyToo() async throws {
+    let failing = Box(false)
+    let server = try await TestServer.start(storage: Self.storage(failing))
+    let lobby = try await server.connect("/ws/lobby?name=Watcher")
+    let live = { lobby.state?["standups"]?[0]?["live"] }
+    let ana = try await server.room(name: "Ana")
+    _ = try await lobby.waitForState { _ in live()?["people"] == ["Ana"] }
+    try await ana.act("deleteButtonTapped")
+    #expect(try await ana.act("alert.confirmDeletion")["type"] == "ack")
+    failing.withLock { $0 = true }
+    ana.close()
+    _ = try await ana.waitUntilClosed()
+    _ = try await lobby.waitForState { _ in live() == .null }
+    #expect(lobby.state?["standups"]?[0]?["title"] == "Design")
+    #expect(try health(server).status == 503)
+    await server.stop()
+  }
+
   @Test func aNewStandupThatCannotBeSavedIsRefusedAndNotListed() async throws {
     let failing = Box(true)
     let server = try await TestServer.start(storage: Self.storage(failing))

@@ -154,8 +154,10 @@ export function presenceItems(participants, you) {
   for (const person of participants) {
     // NB: one sign-in is one person (`person`, the same on each of its connections); two
     // people who chose one name are two. Without a session (bots, an --open server), the
-    // name is all there is to go by.
-    const key = person.person ? `person:${person.person}` : `name:${person.isBot}:${person.name}`;
+    // name is all there is to go by, compared as the server compares it (and the lobby's
+    // `people` is folded): "José" typed as é or as e + ◌́ is one name.
+    const key = person.person
+      ? `person:${person.person}` : `name:${person.isBot}:${person.name.normalize("NFC")}`;
     const same = people.find((seen) => seen.key === key);
     if (same) {
       same.count += 1;

@@ -47,6 +47,16 @@ test("a name here on several connections shows once, with how many; a bot of tha
   assert.match(html, /<li class="person bot">Ana<span class="badge">bot<\/span><\/li>/);
 });
 
+test("a name without a session is one name however its accents were typed, as in the lobby", () => {
+  const html = presenceItems([
+    { id: "a", name: "Jos\u00e9", isBot: false },
+    { id: "b", name: "Jose\u0301", isBot: false },
+    { id: "c", name: "jose", isBot: false },
+  ], "c");
+  assert.equal((html.match(/<li/g) ?? []).length, 2);
+  assert.match(html, /<li class="person">José <span class="count" aria-hidden="true">×2<\/span>/);
+});
+
 test("one sign-in's tabs are one person; two sign-ins of one name are two, and only yours is you", () => {
   const html = presenceItems([
     { id: "b1", name: "Ben", person: "k-ben", isBot: false },
