@@ -25,7 +25,19 @@ public final class SQLiteStorage: Sendable {
     }
     do {
       database = try DatabasePool(path: path, configuration: configuration)
-      try Self.migrator.migrate(database)
+      // NB: a file a newer server wrote (an upgrade rolled back) holds what this one does not
+      // know how to keep: it is refused untouched, as PostgreSQL's schema is.
+      let migrator = Self.migrator
+      let unknown = try database.read { db in
+        try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+      }
+      guard unknown.isEmpty else {
+        throw StorageError(
+          "The database \(path) was written by a newer Standups server (it has "
+            + unknown.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            + ", which this one does not know). Nothing was changed: run the newer server.")
+      }
+      try migrator.migrate(database)
       // NB: the file holds the team's secret: readable by its owner only (SQLite gives its
       // -wal and -shm files the same permissions).
       for file in [path, path + "-wal", path + "-shm"] { chmod(file, 0o600) }

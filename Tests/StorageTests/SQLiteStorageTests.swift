@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import IdentifiedCollections
 import StandupsFeatures
-import Storage
+@testable import Storage
 import Testing
 
 /// What a SQLite file keeps across openings (what any storage keeps is in
@@ -54,6 +54,76 @@ struct SQLiteStorageTests {
       try await group.waitForAll()
     }
     #expect(try await server.load().count == 200)
+  }
+
+  /// A file the first version wrote opens with everything in it: the standup, its
+  /// attendees, its meeting and the running meeting's checkpoint, with what later versions
+  /// added to each at its default.
+  @Test func aFileTheFirstVersionWroteOpensWithEverythingInIt() async throws {
+    let directory = temporaryDirectory()
+    let path = URL(fileURLWithPath: directory).appendingPathComponent("standups.sqlite").path
+    let standupID = UUID()
+    let attendee = UUID()
+    let meetingID = UUID()
+    let running = UUID()
+    let date = Date(timeIntervalSince1970: 1_795_338_000)
+    do {
+      let old = try DatabaseQueue(path: path)
+      try SQLiteStorage.migrator.migrate(old, upTo: "v1: standups, attendees, meetings")
+      try await old.write { db in
+        try db.execute(
+          sql: "INSERT INTO standup VALUES (?, 0, 'Design', 300, 'teal')",
+          arguments: [standupID.uuidString])
+        try db.execute(
+          sql: "INSERT INTO attendee VALUES (?, ?, 0, 'Blob')",
+          arguments: [attendee.uuidString, standupID.uuidString])
+        try db.execute(
+          sql: "INSERT INTO meeting VALUES (?, ?, ?, 'Blob: shipped it')",
+          arguments: [meetingID.uuidString, standupID.uuidString, date])
+        try db.execute(
+          sql: "INSERT INTO checkpoint VALUES (?, ?, 42, 0, 'half way')",
+          arguments: [standupID.uuidString, running.uuidString])
+      }
+    }
+    let storage = try SQLiteStorage(directory: directory)
+    let standups = try await storage.load()
+    #expect(standups.map(\.title) == ["Design"])
+    #expect(standups.first?.attendees.map(\.name) == ["Blob"])
+    #expect(standups.first?.meetings.map(\.id) == [meetingID])
+    #expect(standups.first?.meetings.first?.transcript == "Blob: shipped it")
+    #expect(standups.first?.meetings.first?.date == date)
+    let checkpoint = try await storage.loadCheckpoint(standupID)
+    #expect(checkpoint?.meetingID == running)
+    #expect(checkpoint?.secondsElapsed == 42)
+    // And it goes on from there: saved again, it is as saved.
+    var design = try #require(standups.first)
+    design.title = "Design review"
+    try await storage.save(design)
+    #expect(try await SQLiteStorage(directory: directory).load() == [design])
+  }
+
+  /// A file a newer server wrote (an upgrade rolled back) is refused as it is, saying why:
+  /// this server would not keep what it does not know of.
+  @Test func aFileANewerServerWroteIsRefusedUntouched() async throws {
+    let directory = temporaryDirectory()
+    let path = URL(fileURLWithPath: directory).appendingPathComponent("standups.sqlite").path
+    let file = try DatabaseQueue(path: path)
+    try SQLiteStorage.migrator.migrate(file, upTo: "v1: standups, attendees, meetings")
+    try await file.write { db in
+      try db.execute(sql: "INSERT INTO grdb_migrations VALUES ('v99: from the future')")
+    }
+    #expect {
+      _ = try SQLiteStorage(directory: directory)
+    } throws: { error in
+      "\(error)".contains("written by a newer Standups server")
+        && "\(error)".contains("\"v99: from the future\"")
+        && "\(error)".contains("Nothing was changed")
+    }
+    // Not brought up to date either: what this server knows of is not written over it.
+    #expect(
+      try await file.read { try SQLiteStorage.migrator.appliedIdentifiers($0) }
+        == ["v1: standups, attendees, meetings", "v99: from the future"])
+    #expect(try await file.read { try $0.tableExists("roomVersion") } == false)
   }
 
   @Test func reservesEachRoomsVersionsOnceAcrossReopeningAndTakesBackOnlyTheLastBlock() async throws
