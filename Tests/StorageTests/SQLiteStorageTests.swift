@@ -3,8 +3,9 @@ import Foundation
 import GRDB
 import IdentifiedCollections
 import StandupsFeatures
-@testable import Storage
 import Testing
+
+@testable import Storage
 
 /// What a SQLite file keeps across openings (what any storage keeps is in
 /// `StorageContractTests`).
