@@ -106,6 +106,16 @@ extension PostgresStorage {
   /// Applies the migrations this database has not had, all in one transaction; nodes
   /// starting together take turns (a transaction-scoped advisory lock).
   func migrate() async throws {
+    do {
+      try await migrateInTransaction()
+    } catch let error as PostgresTransactionError {
+      // NB: what the transaction's body threw comes wrapped, its rollback's outcome beside it.
+      if let newer = error.closureError as? NewerSchema { throw newer }
+      throw error
+    }
+  }
+
+  private func migrateInTransaction() async throws {
     try await client.withTransaction(logger: logger) { connection in
       // NB: a migration may take its time (an index on a large table).
       try await connection.query("SET LOCAL statement_timeout = 0", logger: logger)
@@ -123,9 +133,7 @@ extension PostgresStorage {
         applied = version
       }
       guard applied <= Self.migrations.count else {
-        throw StorageError(
-          "the database has schema version \(applied), newer than this server knows "
-            + "(\(Self.migrations.count)): run the newer server")
+        throw NewerSchema(version: applied)
       }
       for (index, migration) in Self.migrations.enumerated().dropFirst(applied) {
         for statement in migration.sql {
@@ -137,6 +145,10 @@ extension PostgresStorage {
       }
     }
   }
+
+  /// A schema migrated further than this server knows (an upgrade rolled back): it would not
+  /// keep what it does not know of.
+  struct NewerSchema: Error { let version: Int }
 
   /// The advisory lock key migrations take (`standups` in ASCII).
   static let migrationLock: Int64 = 0x7374_616e_6475_7073

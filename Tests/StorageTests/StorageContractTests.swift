@@ -2,6 +2,7 @@ import Fixtures
 import Foundation
 import IdentifiedCollections
 import Logging
+import PostgresNIO
 import StandupsFeatures
 import Storage
 import Synchronization
@@ -45,6 +46,24 @@ struct StorageContractTests {
     try await storage.delete(design.id)
     try await storage.delete(design.id)
     #expect(try await storage.load() == [ops])
+  }
+
+  /// A database a newer server migrated (an upgrade rolled back on one node) is refused,
+  /// saying why, as a SQLite file is: this server would not keep what it does not know of.
+  @Test func aDatabaseANewerServerMigratedIsRefused() async throws {
+    guard let (_, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    try await storage.save(.design)
+    try await storage.client.query(
+      "INSERT INTO schema_migration VALUES (999, 'from the future', now())")
+    await #expect {
+      _ = try await PostgresStorage(url: storage.url, logger: Logger(label: "test"))
+    } throws: { error in
+      "\(error)".contains("was migrated by a newer Standups server (schema version 999")
+        && "\(error)".contains("Nothing was changed: run the newer server.")
+    }
+    #expect(try await storage.load() == [.design])
   }
 
   /// When a room emptied is said the same by every node, whatever time each machine keeps:
