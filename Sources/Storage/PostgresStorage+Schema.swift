@@ -148,7 +148,13 @@ extension PostgresStorage {
 
   /// A schema migrated further than this server knows (an upgrade rolled back): it would not
   /// keep what it does not know of.
-  struct NewerSchema: Error { let version: Int }
+  struct NewerSchema: Error, CustomStringConvertible {
+    let version: Int
+    var description: String {
+      "was migrated by a newer Standups server (schema version \(version); this one knows "
+        + "\(PostgresStorage.migrations.count)). Nothing was changed: run the newer server."
+    }
+  }
 
   /// The advisory lock key migrations take (`standups` in ASCII).
   static let migrationLock: Int64 = 0x7374_616e_6475_7073

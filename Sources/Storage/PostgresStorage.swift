@@ -70,10 +70,7 @@ public final class PostgresStorage: Sendable {
       try await migrate()
     } catch let newer as NewerSchema {
       running.cancel()
-      throw StorageError(
-        "The database \(url) was migrated by a newer Standups server (schema version "
-          + "\(newer.version); this one knows \(Self.migrations.count)). Nothing was changed: "
-          + "run the newer server.")
+      throw StorageError("The database \(url) \(newer)")
     } catch {
       running.cancel()
       throw StorageError(
