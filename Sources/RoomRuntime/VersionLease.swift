@@ -173,11 +173,14 @@ public final class VersionLease: Sendable {
   }
 
   /// The room is closing after issuing versions below `next`: nothing more is issued, and
-  /// what was reserved past it is given back.
+  /// what was reserved past it is given back — by a node that still holds the room: one whose
+  /// session ended writes nothing for it (its pooled connections may be dead, and the room's
+  /// next opening would wait on the write until storage's deadline).
   public func finish(next: Int) async {
     let end = state.withLock { state -> Int? in
       guard !state.finished else { return nil }
       state.finished = true
+      if let fence = state.fence, !fence() { return nil }
       return state.fromClock || state.first == nil ? nil : state.end
     }
     guard let end, next < end else { return }

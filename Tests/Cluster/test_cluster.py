@@ -314,7 +314,7 @@ def test_failover_after_kill_9_brings_the_room_back_where_it_was(cluster):
         new_owner = await asyncio.to_thread(owner_of, cluster, standup)
         assert new_owner is not None and new_owner is not owner
         # The operator can tell from the logs which node serves the room now.
-        assert (f"Room {standup.upper()} opens on this node, its meeting paused where it was saved"
+        assert (f"Room {standup.upper()} opens on this node, with its meeting as it was saved"
                 in new_owner.log_text())
         for person in people:
             await person.stop()

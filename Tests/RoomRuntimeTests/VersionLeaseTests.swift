@@ -35,6 +35,24 @@ import Testing
     #expect(try await storage.reserveVersions("r", 1) == 3)
   }
 
+  /// A room that closes because its node lost the room's lock (its database session ended)
+  /// writes nothing for it: the next opening goes on past the whole reservation.
+  @Test func closingWithoutTheRoomGivesNothingBack() async throws {
+    let inMemory = StorageClient.inMemory()
+    var storage = inMemory
+    storage.returnVersions = { _, _, _ in Issue.record("a version was given back") }
+    let holds = Mutex(true)
+    let lease = VersionLease(
+      room: "r", storage: storage, sizes: .init(block: 100, lowWater: 10), logger: logger)
+    lease.fence { holds.withLock { $0 } }
+    #expect(await lease.start() == 1)
+    #expect(lease.mayIssue(2))
+    holds.withLock { $0 = false }
+    await lease.finish(next: 3)
+    #expect(!lease.mayIssue(3))
+    #expect(try await inMemory.reserveVersions("r", 1) == 101)
+  }
+
   @Test func withoutStorageItNumbersFromTheClockPastEveryReservation() async throws {
     var storage = StorageClient.inMemory()
     storage.reserveVersions = { _, _ in throw DiskFull() }

@@ -97,9 +97,18 @@ extension RoomHub {
         if viaProxy && taken == .heldElsewhere {
           session.publish(.init(node: session.nodeID, kind: .wanted, standup: roomID))
         }
-        return .refused(
-          code: .serviceRestart, reason: "This standup is served by another server: reconnecting.",
-          error: elsewhere)
+        // NB: a node that cannot take it says so, not that another has it: with the database
+        // away, none may.
+        return taken == .heldElsewhere
+          ? .refused(
+            code: .serviceRestart,
+            reason: "This standup is served by another server: reconnecting.", error: elsewhere)
+          : .refused(
+            code: .serviceRestart,
+            reason: "This server cannot reach its database right now: reconnecting.",
+            error: WireError(
+              .roomMoving,
+              "This server cannot reach its database right now. Try again in a moment."))
       }
       // NB: from the lock on, this node's own state is the truth about who is in the room:
       // what another node still says of it (its goodbye, sent after it gave the lock back)
@@ -121,7 +130,7 @@ extension RoomHub {
         held.value = hold
         // NB: the one place that says which node serves a room (metrics carry no ids).
         logger.info(
-          "Room \(roomID) opens on this node\(state.meeting == nil ? "" : ", its meeting paused where it was saved")."
+          "Room \(roomID) opens on this node\(state.meeting == nil ? "" : ", with its meeting as it was saved")."
         )
         return .owned(state, release: giveBack)
       } catch {
@@ -139,7 +148,10 @@ extension RoomHub {
     remoteRooms.stoppedServingAll()
     let rooms = shared.withLock { Array($0.rooms.values) }
     for room in rooms {
-      room.enqueue(.restart(why: "the database session was lost", code: .serviceRestart))
+      room.enqueue(
+        .restart(
+          why: "the database session was lost", code: .serviceRestart,
+          tell: "This server lost its database connection: reconnecting."))
     }
   }
 

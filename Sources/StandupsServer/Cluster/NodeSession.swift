@@ -264,7 +264,7 @@ final class NodeSession: Sendable {
     guard let ended else { return }
     ServerMetrics.shared.ownership("lost", count: ended)
     logger.error(
-      "Lost the database session (\(reason)): closing every room this node served; people move to another node."
+      "Lost the database session (\(reason)): closing every room this node served; their people reconnect (to another node, or here once the session is back)."
     )
     // NB: the connection lives until its channel has closed: postgres-nio asserts that
     // nothing lets go of an open connection (the listening task may hold the last reference).
