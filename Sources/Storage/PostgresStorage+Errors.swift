@@ -19,6 +19,10 @@ extension PostgresStorage {
   public static func describe(_ error: any Error) -> String {
     if let error = error as? PSQLError {
       if let message = error.serverInfo?[.message] { return message }
+      if error.code == .sslUnsupported {
+        return "the server does not offer TLS, which sslmode=require asks for (turn on ssl in "
+          + "PostgreSQL, or use sslmode=disable where the connection stays on a trusted network)"
+      }
       if let underlying = error.underlying { return "\(error.code): \(underlying)" }
       return "\(error.code)"
     }

@@ -9,7 +9,7 @@ struct DataOptions: ParsableArguments {
   @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
   @Option(
     help:
-      "A cluster's PostgreSQL instead of SQLite: postgres://USER@HOST:PORT/DATABASE (STANDUPS_DATABASE_URL)."
+      "A cluster's PostgreSQL instead of SQLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (STANDUPS_DATABASE_URL)."
   )
   var database: String?
 
@@ -94,6 +94,16 @@ struct LinkAddressOptions: ParsableArguments {
     help:
       "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
   var publicURL: String?
+
+  /// Says on stderr that a cluster's link leads to this machine when no public URL was given:
+  /// its nodes record no address, and only the operator knows the proxy's.
+  func warnWithoutPublicURL(base: String) {
+    guard publicURL ?? env("PUBLIC_URL") == nil else { return }
+    FileHandle.standardError.write(
+      Data(
+        "This link starts with \(base), not the address people open: give the cluster's with --public-url (STANDUPS_PUBLIC_URL).\n"
+          .utf8))
+  }
 
   /// Refuses what the server refuses at start: a link made of it would lead nowhere.
   func validate() throws {

@@ -267,6 +267,7 @@ struct Invite: AsyncParsableCommand {
     let base = address.base(recorded: data.recordedAddress(), tls: env("TLS_CERT") != nil)
     if rotate { print("A new secret is in force: every session and the old link have ended.") }
     print(StandupsServer.inviteLink(base: base, secret: secret))
+    if try data.databaseURL() != nil { address.warnWithoutPublicURL(base: base) }
   }
 }
 

@@ -1256,3 +1256,23 @@ def test_a_node_back_on_a_new_session_does_not_show_a_meeting_that_ended_while_i
         if deaf is not None:
             deaf.signal(signal.SIGCONT)
     wait_until(lambda: health(deaf.port)[0] == 200, 15, f"node {deaf.name} serves again")
+
+
+def test_an_invite_printed_for_a_cluster_without_its_address_says_so(cluster):
+    # A cluster's nodes record no address people open (only the operator knows the proxy's):
+    # `invite` given only the database prints a link to this machine, and says so.
+    import subprocess
+    from cluster import SERVER
+    environment = {key: value for key, value in os.environ.items()
+                   if not key.startswith("STANDUPS_")}
+    bare = subprocess.run([str(SERVER), "invite", "--database", cluster.database],
+                          capture_output=True, text=True, env=environment, timeout=30)
+    assert bare.returncode == 0, bare.stderr
+    assert "/join#" in bare.stdout
+    assert "not the address people open: give the cluster's with --public-url" in bare.stderr
+    given = subprocess.run([str(SERVER), "invite", "--database", cluster.database,
+                            "--public-url", cluster.url],
+                           capture_output=True, text=True, env=environment, timeout=30)
+    assert given.returncode == 0, given.stderr
+    assert given.stdout.strip().startswith(f"{cluster.url}/join#"), given.stdout
+    assert given.stderr == ""

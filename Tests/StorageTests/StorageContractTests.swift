@@ -66,6 +66,21 @@ struct StorageContractTests {
     #expect(try await storage.load() == [.design])
   }
 
+  /// `sslmode=require` against a PostgreSQL without TLS (as the tests' is) says what to do,
+  /// not a bare error code.
+  @Test func requiringTLSOfAServerWithoutItSaysSo() async throws {
+    guard let (_, keep) = try await StorageKind.postgres.make(),
+      let storage = keep as? PostgresStorage
+    else { return }
+    var url = storage.url
+    url.tlsMode = "require"
+    await #expect {
+      _ = try await PostgresStorage(url: url, logger: Logger(label: "test"))
+    } throws: { error in
+      "\(error)".contains("the server does not offer TLS, which sslmode=require asks for")
+    }
+  }
+
   /// When a room emptied is said the same by every node, whatever time each machine keeps:
   /// someone back 5 s later, through another node, finds the meeting going on by itself.
   @Test func whenARoomEmptiedReadsTheSameOnANodeWhoseClockIsAhead() async throws {

@@ -133,7 +133,8 @@ struct SpeakerBot: AsyncParsableCommand {
         heard.withLock { $0 = .now }
         guard case .text(let bytes) = event, let message = try? JSONValue(parsing: bytes) else {
           if case .closed(let code, let reason) = event {
-            say("Closed (\(code ?? 0)): \(reason)")
+            // NB: no code: the connection dropped without a close frame (1006 in browsers).
+            say("Closed (\(code.map(String.init) ?? "1006, no close frame")): \(reason)")
             closedWith = code
           }
           continue
