@@ -26,11 +26,20 @@ for code in {1..31}; do
   escaped=${escaped//"$char"/$unicode}
 done
 body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\"}"
-status=0
-# The token goes to curl on its standard input (printf is the shell's own): on curl's command
-# line, anyone on the machine could read it in `ps`.
-printf 'Authorization: Bearer %s\n' "$token" | curl --silent --show-error --fail-with-body \
-  -H @- -H "Content-Type: application/json" \
-  --data "$body" "$url/api/rooms/$room/actions" || status=$?
-echo
+# A room between two servers of a cluster, restarting, or of a standup made a moment ago
+# answers 503 room_moving with Retry-After: 1: nothing happened, so the note is sent again,
+# up to 5 times. Any other answer is final — outcome_unknown above all (the note may be
+# there already: look before sending it again).
+for attempt in 1 2 3 4 5; do
+  status=0
+  # The token goes to curl on its standard input (printf is the shell's own): on curl's
+  # command line, anyone on the machine could read it in `ps`.
+  answer=$(printf 'Authorization: Bearer %s\n' "$token" | curl --silent --show-error \
+    --fail-with-body -H @- -H "Content-Type: application/json" \
+    --data "$body" "$url/api/rooms/$room/actions") || status=$?
+  [[ $status -ne 0 && $answer == *'"code":"room_moving"'* && $attempt -lt 5 ]] || break
+  echo "The room is moving between servers: trying again in 1 s ($attempt of 4)." >&2
+  sleep 1
+done
+printf '%s\n' "$answer"
 exit "$status"

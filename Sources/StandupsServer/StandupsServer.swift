@@ -128,6 +128,7 @@ public final class StandupsServer: Sendable {
 
     let date = dependencies.date
     let session = postgres.map { NodeSession(storage: $0, logger: logger) }
+    ServerMetrics.shared.showFromTheStart(cluster: session != nil)
     // NB: every node of a cluster has a lobby of its own, all open at once; each reserves all
     // the versions it will ever issue at its opening, from one counter, so that no two share
     // one: a page resuming its lobby (`since=`) on another node gets a whole state, never

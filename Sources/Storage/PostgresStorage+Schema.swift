@@ -109,9 +109,9 @@ extension PostgresStorage {
     do {
       try await migrateInTransaction()
     } catch let error as PostgresTransactionError {
-      // NB: what the transaction's body threw comes wrapped, its rollback's outcome beside it.
-      if let newer = error.closureError as? NewerSchema { throw newer }
-      throw error
+      // NB: what failed comes wrapped, its rollback's outcome beside it: the cause is what is
+      // said (a migration PostgreSQL refused, in its own words; a newer schema).
+      throw error.closureError ?? error.beginError ?? error.commitError ?? error
     }
   }
 

@@ -95,10 +95,10 @@ struct LinkAddressOptions: ParsableArguments {
       "The address people open, if not http://HOST:PORT (a proxy in front; STANDUPS_PUBLIC_URL).")
   var publicURL: String?
 
-  /// Says on stderr that a cluster's link leads to this machine when no public URL was given:
-  /// its nodes record no address, and only the operator knows the proxy's.
+  /// Says on stderr that a cluster's link leads to this machine when neither a public URL nor
+  /// a host was given: its nodes record no address, and only the operator knows the proxy's.
   func warnWithoutPublicURL(base: String) {
-    guard publicURL ?? env("PUBLIC_URL") == nil else { return }
+    guard publicURL ?? env("PUBLIC_URL") == nil, host == nil else { return }
     FileHandle.standardError.write(
       Data(
         "This link starts with \(base), not the address people open: give the cluster's with --public-url (STANDUPS_PUBLIC_URL).\n"

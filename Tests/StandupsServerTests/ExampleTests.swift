@@ -173,6 +173,62 @@ struct ExampleTests {
   }
 }
 
+extension ExampleTests {
+  /// A room that is moving answers 503 room_moving (here: its standup was made a moment ago
+  /// and its save has not landed): nothing happened, and the script sends the note again
+  /// after the wait the server asks for, saying so, until the room answers otherwise.
+  @Test func theCurlScriptTriesAgainWhileTheRoomIsMoving() async throws {
+    let (saved, save) = AsyncStream<Void>.makeStream()
+    var storage = StorageClient.inMemory([.design])
+    let saving = storage.save
+    storage.save = { standup in
+      if standup.id != Standup.design.id { for await _ in saved { break } }
+      try await saving(standup)
+    }
+    let server = try await TestServer.start(storage: storage)
+    let lobby = try await server.connect("/ws/lobby?name=Ana")
+    _ = try await lobby.next { $0["type"] == "welcome" }
+    lobby.send(
+      raw:
+        #"{"type":"action","ref":"new","action":{"type":"addStandupSubmitted","standup":{"title":"Retro","duration":600,"theme":"navy","attendees":[{"name":"Ana"}]}}}"#
+    )
+    let listed = try await lobby.waitForState { $0["standups"]?.arrayValue?.count == 2 }
+    let id = try #require(listed["standups"]?[1]?["id"]?.stringValue)
+
+    let script = Process()
+    script.executableURL = URL(fileURLWithPath: "/bin/bash")
+    script.arguments = [Self.root.appendingPathComponent("examples/post-note.sh").path, id, "hi"]
+    script.environment = [
+      "STANDUPS_URL": "http://127.0.0.1:\(server.port)", "STANDUPS_TOKEN": "ci-secret-0001",
+      "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+    ]
+    let output = Pipe()
+    let errors = Pipe()
+    script.standardOutput = output
+    script.standardError = errors
+    let said = Mutex("")
+    errors.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      said.withLock { $0 += String(decoding: data, as: UTF8.self) }
+    }
+    try script.run()
+    defer { if script.isRunning { script.terminate() } }
+    try await eventually("the script did not say it tries again", timeout: .seconds(10)) {
+      said.withLock { $0.contains("The room is moving between servers: trying again in 1 s (1 of") }
+    }
+    save.finish()
+    try await eventually("the script did not end", timeout: .seconds(10)) { !script.isRunning }
+    errors.fileHandleForReading.readabilityHandler = nil
+    let answer = String(
+      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    // The room answered at last: no meeting runs in the new standup (a note needs one).
+    #expect(script.terminationStatus != 0)
+    #expect(answer.contains(#""code":"invalid_action""#), "\(answer)")
+    #expect(!answer.contains("room_moving"))
+    await server.stop()
+  }
+}
+
 /// `speaker-bot` from this build, running, with what it has printed so far.
 final class SpeakerBotRun {
   final class Printed: Sendable {

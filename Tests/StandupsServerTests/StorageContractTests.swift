@@ -159,10 +159,10 @@ struct WriteFenceTests {
     try await storage.saveCheckpoint(design.id, checkpoint)
 
     let hold = try #require(await first.acquire(design.id))
-    // Held by another node (only then is it worth asking that node for it), or not now.
+    // Held by another node (only then is it worth asking that node for it), or not now (no session).
     #expect(await second.take(design.id) == .heldElsewhere)
     let down = NodeSession(storage: storage, logger: Logger(label: "test"))
-    #expect(await down.take(design.id) == .unavailable)
+    #expect(await down.take(design.id) == .noDatabase)
     let fence = try #require(first.writeFence(hold))
     design.title = "Saved by the first node"
     try await storage.save(design, fence: fence)

@@ -99,16 +99,16 @@ extension RoomHub {
         }
         // NB: a node that cannot take it says so, not that another has it: with the database
         // away, none may.
-        return taken == .heldElsewhere
-          ? .refused(
-            code: .serviceRestart,
-            reason: "This standup is served by another server: reconnecting.", error: elsewhere)
-          : .refused(
-            code: .serviceRestart,
-            reason: "This server cannot reach its database right now: reconnecting.",
-            error: WireError(
-              .roomMoving,
-              "This server cannot reach its database right now. Try again in a moment."))
+        let why =
+          switch taken {
+          case .noDatabase: "This server cannot reach its database right now"
+          case .unavailable: "This server cannot take this standup right now"
+          default: "This standup is served by another server"
+          }
+        return .refused(
+          code: .serviceRestart, reason: "\(why): reconnecting.",
+          error: taken == .heldElsewhere
+            ? elsewhere : WireError(.roomMoving, "\(why). Try again in a moment."))
       }
       // NB: from the lock on, this node's own state is the truth about who is in the room:
       // what another node still says of it (its goodbye, sent after it gave the lock back)

@@ -24,8 +24,10 @@ extension NodeSession {
     case held(Hold)
     /// Another node holds it: only then is it worth asking that node to hand it on.
     case heldElsewhere
-    /// This node cannot take it now (no session, the lock query failed, the last owner's
-    /// writes did not end in time).
+    /// This node cannot reach the database now (no session, or the lock query failed).
+    case noDatabase
+    /// This node cannot take it now though it reaches the database (the last owner's writes
+    /// did not end in time).
     case unavailable
   }
 }

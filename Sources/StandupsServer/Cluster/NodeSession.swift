@@ -286,7 +286,7 @@ final class NodeSession: Sendable {
       let (connection, generation) = state.withLock({ state in
         state.connection.map { ($0, state.generation) }
       })
-    else { return .unavailable }
+    else { return .noDatabase }
     // NB: PostgreSQL counts a session's advisory lock taken twice, and one unlock would leave
     // it held by neither copy of the room: never two holds of one room.
     guard !state.withLock({ $0.held.contains(room) }) else {
@@ -309,7 +309,7 @@ final class NodeSession: Sendable {
         state.held.insert(room)
         return true
       }
-      guard held else { return .unavailable }
+      guard held else { return .noDatabase }
       let hold = Hold(room: room, generation: generation)
       do {
         try await storage.waitForWritesUnderWay(Self.lockKey(room))
@@ -322,7 +322,7 @@ final class NodeSession: Sendable {
       return .held(hold)
     } catch {
       logger.warning("Room \(room): asking for its lock failed: \(PostgresStorage.describe(error))")
-      return .unavailable
+      return .noDatabase
     }
   }
 

@@ -78,6 +78,16 @@ final class ServerMetrics: Sendable {
     counter(\.actions, "standups_actions_total", ("outcome", outcome)).increment()
   }
 
+  /// Shows the counters a dashboard or an alert reads at 0 from the start, rather than absent
+  /// until their first event: answered actions, and a cluster node's room locks.
+  func showFromTheStart(cluster: Bool) {
+    _ = counter(\.actions, "standups_actions_total", ("outcome", "ok"))
+    guard cluster else { return }
+    for change in ["acquired", "refused", "released", "lost"] {
+      _ = counter(\.ownership, "standups_ownership_changes_total", ("change", change))
+    }
+  }
+
   /// A room's lock: `acquired`, `refused` (another node has it), `released`, `lost`.
   func ownership(_ change: String, count: Int = 1) {
     guard count > 0 else { return }
