@@ -40,6 +40,8 @@ ENV STANDUPS_HOST=0.0.0.0 \
 # The invite link is not printed at start here (no terminal: `docker logs` would keep it):
 # `docker exec <container> standups-server invite` prints it. Set STANDUPS_PUBLIC_URL to the
 # address people open (https://standups.example) so that the link is one they can use.
+# `docker exec <container> standups-server backup /srv/data/backup.sqlite` takes a backup
+# while it runs (docs/DEPLOY.md, "Backups").
 # A cluster node (docs/DEPLOY.md): STANDUPS_DATABASE_URL=postgres://USER@HOST:PORT/DB,
 # STANDUPS_TRUSTED_PROXIES=<HAProxy's address>, and STANDUPS_LOG_FORMAT=json for a log
 # collector. `docker stop` sends SIGTERM: the node drains (its people move to other nodes)

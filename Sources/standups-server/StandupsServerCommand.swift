@@ -12,7 +12,7 @@ struct StandupsServerCommand: AsyncParsableCommand {
     abstract: "Live, collaborative daily standups over WebSocket.",
     discussion:
       "An option can also be set as STANDUPS_<OPTION> (STANDUPS_PORT=9000); where its variable is named otherwise, its help says so (STANDUPS_DATABASE_URL, STANDUPS_ALLOWED_ORIGINS=a,b).",
-    subcommands: [Serve.self, Invite.self, Bots.self],
+    subcommands: [Serve.self, Invite.self, Bots.self, Backup.self],
     defaultSubcommand: Serve.self)
 }
 

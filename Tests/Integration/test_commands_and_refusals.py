@@ -6,6 +6,7 @@ import re
 import subprocess
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -452,3 +453,69 @@ def test_a_deletion_a_bot_asked_over_http_waits_for_its_answer_whoever_passes_th
         urllib.request.urlopen(urllib.request.Request(
             f"http://127.0.0.1:{port}/api/rooms/{room}", headers=auth), timeout=10)
     assert gone.value.code == 404
+
+
+def test_a_backup_taken_while_the_server_runs_is_a_whole_server_to_restore(data, server):
+    token = command("bots", "add", "Keeper", "--can", "admin", data=data).stdout.split()[-1]
+    assert token.startswith("stb_"), token
+
+    def api(port, method, path, body=None):
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}{path}", method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return json.load(answer)
+
+    def knows_the_bot():
+        try:
+            return api(server["port"], "GET", "/api/standups") is not None
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 401, refused
+            return False
+    # NB: a running server reads the bots added beside it within about a second; asked less
+    # often than that (each refusal counts against the address: ten lock it out).
+    deadline = time.monotonic() + 3
+    while not knows_the_bot():
+        assert time.monotonic() < deadline, "the server never let the new bot in"
+        time.sleep(0.4)
+    made = api(server["port"], "POST", "/api/standups", {
+        "type": "addStandupSubmitted",
+        "standup": {"title": "Kept", "duration": 300, "theme": "teal", "attendees": [{"name": "Ana"}]}})
+    standup = made["standup"]["id"]
+    api(server["port"], "POST", f"/api/rooms/{standup}/actions", {"type": "startMeetingButtonTapped"})
+    api(server["port"], "POST", f"/api/rooms/{standup}/actions",
+        {"type": "meeting.noteSubmitted", "text": "written before the backup"})
+
+    folder = Path(tempfile.mkdtemp(prefix="standups-backup-"))
+    backup = folder / "standups-backup.sqlite"
+    (folder / "standups-backup.sqlite").write_text("an older backup")
+    taken = command("backup", str(backup), data=data)
+    assert taken.returncode == 0, taken.stderr
+    assert f"to {backup}." in taken.stdout
+    # It lets anyone in (the team's secret): readable by its owner only.
+    assert backup.stat().st_mode & 0o777 == 0o600
+    assert [path.name for path in folder.iterdir()] == ["standups-backup.sqlite"]
+
+    # Restored into a new folder, it is the same server: the same bots, the standup, and the
+    # meeting that was running, with its note.
+    restored = folder / "restored"
+    restored.mkdir(mode=0o700)
+    (restored / "standups.sqlite").write_bytes(backup.read_bytes())
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--data-dir", str(restored), "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline()).group(1)
+        room = api(port, "GET", f"/api/rooms/{standup}")
+        assert room["state"]["standup"]["title"] == "Kept"
+        assert room["state"]["meeting"]["transcript"] == "Keeper (bot): written before the backup", room
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+    # Not the database itself, and not a cluster's (PostgreSQL has its own tools).
+    itself = command("backup", str(Path(data) / "standups.sqlite"), data=data)
+    assert itself.returncode != 0 and "is the database itself" in itself.stderr
+    cluster = command("backup", str(backup), "--database", "postgres://u@127.0.0.1:1/d", data=data)
+    assert cluster.returncode != 0 and "back it up with pg_dump" in cluster.stderr
