@@ -178,22 +178,7 @@ extension ExampleTests {
   /// and its save has not landed): nothing happened, and the script sends the note again
   /// after the wait the server asks for, saying so, until the room answers otherwise.
   @Test func theCurlScriptTriesAgainWhileTheRoomIsMoving() async throws {
-    let (saved, save) = AsyncStream<Void>.makeStream()
-    var storage = StorageClient.inMemory([.design])
-    let saving = storage.save
-    storage.save = { standup in
-      if standup.id != Standup.design.id { for await _ in saved { break } }
-      try await saving(standup)
-    }
-    let server = try await TestServer.start(storage: storage)
-    let lobby = try await server.connect("/ws/lobby?name=Ana")
-    _ = try await lobby.next { $0["type"] == "welcome" }
-    lobby.send(
-      raw:
-        #"{"type":"action","ref":"new","action":{"type":"addStandupSubmitted","standup":{"title":"Retro","duration":600,"theme":"navy","attendees":[{"name":"Ana"}]}}}"#
-    )
-    let listed = try await lobby.waitForState { $0["standups"]?.arrayValue?.count == 2 }
-    let id = try #require(listed["standups"]?[1]?["id"]?.stringValue)
+    let (server, lobby, id, save) = try await HonestStorageTests.aStandupWhoseSaveHasNotLanded()
 
     let script = Process()
     script.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -225,6 +210,7 @@ extension ExampleTests {
     #expect(script.terminationStatus != 0)
     #expect(answer.contains(#""code":"invalid_action""#), "\(answer)")
     #expect(!answer.contains("room_moving"))
+    withExtendedLifetime(lobby) {}
     await server.stop()
   }
 }

@@ -24,6 +24,34 @@ struct HonestStorageTests {
   }
 
   /// In-memory storage whose writes fail while `failing` is set.
+  /// A server with a standup "Retro" just added from `lobby`, listed there, whose save has not
+  /// landed: it lands once `land` is finished (the design standup's saves land at once).
+  static func aStandupWhoseSaveHasNotLanded() async throws -> (
+    server: TestServer, lobby: TestClient, id: String, land: AsyncStream<Void>.Continuation
+  ) {
+    let (landed, land) = AsyncStream<Void>.makeStream()
+    var storage = StorageClient.inMemory([.design])
+    let save = storage.save
+    storage.save = { standup in
+      if standup.id != Standup.design.id { for await _ in landed { break } }
+      try await save(standup)
+    }
+    let server = try await TestServer.start(storage: storage)
+    let lobby = try await server.connect("/ws/lobby?name=Ana")
+    _ = try await lobby.next { $0["type"] == "welcome" }
+    lobby.send([
+      "type": "action", "ref": "new",
+      "action": [
+        "type": "addStandupSubmitted",
+        "standup": [
+          "title": "Retro", "duration": 600, "theme": "navy", "attendees": [["name": "Ana"]],
+        ],
+      ],
+    ])
+    let listed = try await lobby.waitForState { $0["standups"]?.arrayValue?.count == 2 }
+    return (server, lobby, try #require(listed["standups"]?[1]?["id"]?.stringValue), land)
+  }
+
   static func storage(_ failing: Box<Bool>) -> StorageClient {
     var storage = StorageClient.inMemory([.design])
     let save = storage.save
@@ -196,27 +224,7 @@ struct HonestStorageTests {
   /// meetings for a standup not there yet (quietly nothing, on SQLite), or, in a cluster,
   /// tell them it was deleted.
   @Test func aStandupWhoseSaveHasNotLandedOpensOnceItHas() async throws {
-    let (opened, open) = AsyncStream<Void>.makeStream()
-    var storage = StorageClient.inMemory([.design])
-    let save = storage.save
-    storage.save = { standup in
-      if standup.id != Standup.design.id { for await _ in opened { break } }
-      try await save(standup)
-    }
-    let server = try await TestServer.start(storage: storage)
-    let lobby = try await server.connect("/ws/lobby?name=Ana")
-    _ = try await lobby.next { $0["type"] == "welcome" }
-    lobby.send([
-      "type": "action", "ref": "new",
-      "action": [
-        "type": "addStandupSubmitted",
-        "standup": [
-          "title": "Retro", "duration": 600, "theme": "navy", "attendees": [["name": "Ana"]],
-        ],
-      ],
-    ])
-    let listed = try await lobby.waitForState { $0["standups"]?.arrayValue?.count == 2 }
-    let id = try #require(listed["standups"]?[1]?["id"]?.stringValue)
+    let (server, lobby, id, open) = try await Self.aStandupWhoseSaveHasNotLanded()
     // NB: read raw: libwebsockets' client reports codes past 1011 as 1002.
     let closed = try #require(try Self.firstClose(port: server.port, "/ws/rooms/\(id)?name=Ben"))
     #expect(closed.code == 1012)
