@@ -58,8 +58,9 @@ public final class StandupsServer: Sendable {
   private let reloading: Task<Void, Never>
   /// A cluster's database and this node's session with it.
   private let postgres: PostgresStorage?
-  /// One server at a time on a SQLite data directory.
+  /// One server at a time on a SQLite data directory, and its database there.
   private let dataLock: DataDirectoryLock?
+  private let sqlite: SQLiteStorage?
   private let drainGrace: Duration
 
   /// Loads every standup and starts listening.
@@ -82,6 +83,7 @@ public final class StandupsServer: Sendable {
     let access: AccessStorage
     var postgres: PostgresStorage?
     var dataLock: DataDirectoryLock?
+    var sqliteFile: SQLiteStorage?
     do {
       if let storage {
         try prepareDataDirectory(configuration.dataDirectory)
@@ -96,6 +98,7 @@ public final class StandupsServer: Sendable {
         try prepareDataDirectory(configuration.dataDirectory)
         dataLock = try DataDirectoryLock(directory: configuration.dataDirectory)
         let sqlite = try SQLiteStorage(directory: configuration.dataDirectory)
+        sqliteFile = sqlite
         dependencies.storage = sqlite.client
         access = accessStorage ?? sqlite.access
       }
@@ -210,7 +213,7 @@ public final class StandupsServer: Sendable {
     return StandupsServer(
       port: transport.port, transport: transport, hub: hub, gatekeeper: gatekeeper,
       baseURL: base, reloading: reloading, postgres: postgres, dataLock: dataLock,
-      drainGrace: configuration.drainGrace)
+      sqlite: sqliteFile, drainGrace: configuration.drainGrace)
   }
 
   /// What people open: the public URL, else `http(s)://host:port` with the port it listens on.
@@ -257,10 +260,11 @@ public final class StandupsServer: Sendable {
   private init(
     port: Int, transport: WebSocketServer, hub: RoomHub, gatekeeper: Gatekeeper, baseURL: String,
     reloading: Task<Void, Never>, postgres: PostgresStorage?, dataLock: DataDirectoryLock?,
-    drainGrace: Duration
+    sqlite: SQLiteStorage?, drainGrace: Duration
   ) {
     self.postgres = postgres
     self.dataLock = dataLock
+    self.sqlite = sqlite
     self.drainGrace = drainGrace
     self.port = port
     self.transport = transport
@@ -282,6 +286,9 @@ public final class StandupsServer: Sendable {
     await hub.cluster?.stop()
     hub.remoteRooms.stop()
     postgres?.close()
+    // NB: closed, the file holds everything (no `standups.sqlite-wal` beside it). Should it
+    // fail, the log stays beside the file, as after a crash: SQLite reads both.
+    try? sqlite?.close()
     dataLock?.release()
   }
 

@@ -14,30 +14,44 @@ extension SQLiteStorage {
   /// It is written beside `path` and then moved there, so a backup that fails leaves the one
   /// before it in place; it is readable by its owner only (it holds the team's secret).
   public func backUp(to path: String) throws {
-    let target = URL(fileURLWithPath: path).standardizedFileURL
-    guard target.path != URL(fileURLWithPath: self.path).standardizedFileURL.path else {
-      throw StorageError("\(path) is the database itself: back it up to another file.")
+    let target = URL(fileURLWithPath: path)
+    // NB: where it really is (a data directory reached through a link, say): the database's
+    // own files must never be written over.
+    guard let folder = realpath(target.deletingLastPathComponent().path, nil) else {
+      throw StorageError(
+        "Cannot write in \(target.deletingLastPathComponent().path): \(Self.reason(errno)).")
     }
-    let partial = target.deletingLastPathComponent()
-      .appendingPathComponent(".\(target.lastPathComponent).partial-\(getpid())")
-    let files = FileManager.default
+    let resolved = URL(fileURLWithPath: String(cString: folder))
+      .appendingPathComponent(target.lastPathComponent)
+    free(folder)
+    let database = realpath(self.path, nil).map { pointer in
+      defer { free(pointer) }
+      return String(cString: pointer)
+    }
+    let own = ["", "-wal", "-shm", "-journal"].compactMap { suffix in database.map { $0 + suffix } }
+    guard !own.contains(resolved.path), !Self.sameFile(resolved.path, asAnyOf: own) else {
+      throw StorageError(
+        "\(path) is the database itself (or its log): back it up to another file.")
+    }
+    let partial = resolved.deletingLastPathComponent()
+      .appendingPathComponent(".\(resolved.lastPathComponent).partial-\(getpid())")
     func removePartial() {
       for suffix in ["", "-wal", "-shm", "-journal"] { unlink(partial.path + suffix) }
     }
     removePartial()
     do {
       // NB: 0600 before a byte is written in it.
-      guard
-        files.createFile(
-          atPath: partial.path, contents: nil, attributes: [.posixPermissions: 0o600])
-      else {
-        throw StorageError("Cannot write a file in \(target.deletingLastPathComponent().path).")
+      let descriptor = open(partial.path, O_CREAT | O_EXCL | O_WRONLY, 0o600)
+      guard descriptor >= 0 else {
+        throw StorageError(
+          "Cannot write in \(resolved.deletingLastPathComponent().path): \(Self.reason(errno)).")
       }
+      Glibc.close(descriptor)
       let copy = try DatabaseQueue(path: partial.path)
-      try database.backup(to: copy)
+      try self.database.backup(to: copy)
       try copy.close()
-      guard rename(partial.path, target.path) == 0 else {
-        throw StorageError("Cannot put the backup at \(path): \(String(cString: strerror(errno))).")
+      guard rename(partial.path, resolved.path) == 0 else {
+        throw StorageError("Cannot put the backup at \(path): \(Self.reason(errno)).")
       }
     } catch let error as DatabaseError {
       removePartial()
@@ -47,4 +61,27 @@ extension SQLiteStorage {
       throw error
     }
   }
+
+  /// Moves everything in the write-ahead log into the file and closes the database, so that
+  /// the file alone holds everything (a plain copy of a stopped server's is whole). For a
+  /// server that stops: nothing may use the storage after.
+  public func close() throws {
+    // NB: emptied here: GRDB closes the writer before the readers, and the last connection to
+    // close, a reader, cannot move the log into the file (its empty file stays beside it).
+    try database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+    try database.close()
+  }
+
+  /// Whether `path` is one of `files` under another name (a hard link).
+  private static func sameFile(_ path: String, asAnyOf files: [String]) -> Bool {
+    var target = stat()
+    guard stat(path, &target) == 0 else { return false }
+    return files.contains { file in
+      var other = stat()
+      return stat(file, &other) == 0 && other.st_dev == target.st_dev
+        && other.st_ino == target.st_ino
+    }
+  }
+
+  private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

@@ -14,6 +14,15 @@ public final class SQLiteStorage: Sendable {
   /// Throws, with a message that says what to do, if the file is not a Standups database.
   public init(directory: String) throws {
     path = URL(fileURLWithPath: directory).appendingPathComponent("standups.sqlite").path
+    // NB: SQLite takes an empty file for a new database: a copy that never got its bytes (a
+    // full disk during a restore) would start a new team, every session and bot gone.
+    if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int,
+      size == 0
+    {
+      throw StorageError(
+        "The database \(path) is empty (0 bytes): a copy that did not finish? Nothing was "
+          + "changed: restore it from a backup, or remove it to start a new, empty team.")
+    }
     var configuration = Configuration()
     // NB: the server and a command run beside it (`bots add`, `invite`) write the same file: a
     // write that finds the other's under way waits for it (they take milliseconds), rather
@@ -176,7 +185,16 @@ public final class SQLiteStorage: Sendable {
 
   /// Every standup in creation order, attendees in order, its most recent meetings newest
   /// first and the count of the older ones.
-  public func load() async throws -> [Standup] { try await standups() }
+  public func load() async throws -> [Standup] {
+    do {
+      return try await standups()
+    } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT {
+      throw StorageError(
+        "The database \(path) is damaged (\(error.message ?? "\(error)")). If a backup was put "
+          + "in its place, standups.sqlite-wal and standups.sqlite-shm of the file before may "
+          + "have been left beside it (docs/DEPLOY.md, \"Backups\"). Restore it from a backup.")
+    }
+  }
 
   /// One standup as saved, or nil.
   public func loadStandup(_ id: Standup.ID) async throws -> Standup? {

@@ -514,8 +514,47 @@ def test_a_backup_taken_while_the_server_runs_is_a_whole_server_to_restore(data,
         process.terminate()
         process.wait(timeout=10)
 
-    # Not the database itself, and not a cluster's (PostgreSQL has its own tools).
-    itself = command("backup", str(Path(data) / "standups.sqlite"), data=data)
-    assert itself.returncode != 0 and "is the database itself" in itself.stderr
+    # Never over the database's own files, however they are named (a link to the folder, the
+    # log), and not a cluster's (PostgreSQL has its own tools).
+    link = folder / "data-link"
+    link.symlink_to(data)
+    for own in (Path(data) / "standups.sqlite", link / "standups.sqlite",
+                Path(data) / "standups.sqlite-wal", link / "standups.sqlite-shm"):
+        itself = command("backup", str(own), data=data)
+        assert itself.returncode != 0 and "is the database itself" in itself.stderr, (own, itself)
+    nowhere = command("backup", str(folder / "missing" / "b.sqlite"), data=data)
+    assert nowhere.returncode != 0
+    assert f"Cannot write in {folder / 'missing'}: No such file or directory." in nowhere.stderr
     cluster = command("backup", str(backup), "--database", "postgres://u@127.0.0.1:1/d", data=data)
     assert cluster.returncode != 0 and "back it up with pg_dump" in cluster.stderr
+
+
+def test_a_stopped_server_s_file_alone_holds_everything_and_an_empty_one_is_refused(data):
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert "listening" in process.stderr.readline()
+    assert command("bots", "add", "Keeper", "--can", "admin", data=data).returncode == 0
+    # A server stopped with SIGTERM leaves nothing in its write-ahead log: a copy of
+    # standups.sqlite alone (the mistake a backup by hand makes) has everything.
+    process.terminate()
+    assert process.wait(timeout=20) == 0
+    wal = Path(data) / "standups.sqlite-wal"
+    assert not wal.exists() or wal.stat().st_size == 0
+    copy = Path(tempfile.mkdtemp(prefix="standups-copy-")) / "data"
+    copy.mkdir(mode=0o700)
+    (copy / "standups.sqlite").write_bytes((Path(data) / "standups.sqlite").read_bytes())
+    listed = command("bots", "list", data=str(copy))
+    assert listed.returncode == 0 and "Keeper" in listed.stdout, listed
+
+    # An empty file (a copy that never got its bytes) is not taken for a new database: that
+    # would start a new team, every session and bot gone.
+    empty = Path(tempfile.mkdtemp(prefix="standups-empty-file-")) / "data"
+    empty.mkdir(mode=0o700)
+    (empty / "standups.sqlite").write_bytes(b"")
+    started = subprocess.run(
+        [str(SERVER), "--port", "0", "--data-dir", str(empty)], capture_output=True, text=True,
+        timeout=30)
+    assert started.returncode != 0
+    assert "is empty (0 bytes)" in started.stderr and "Nothing was changed" in started.stderr
+    assert (empty / "standups.sqlite").stat().st_size == 0

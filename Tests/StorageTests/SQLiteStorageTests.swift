@@ -127,6 +127,31 @@ struct SQLiteStorageTests {
     #expect(try await file.read { try $0.tableExists("roomVersion") } == false)
   }
 
+  /// Closed, the file alone holds everything (its log is emptied into it); a file damaged past
+  /// its first pages says so when the standups are read, and what may have caused it.
+  @Test func closedTheFileHoldsEverythingAndDamageIsSaid() async throws {
+    let directory = temporaryDirectory()
+    let path = URL(fileURLWithPath: directory).appendingPathComponent("standups.sqlite").path
+    let storage = try SQLiteStorage(directory: directory)
+    try await storage.save(.design)
+    try storage.close()
+    let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int
+    #expect(wal ?? 0 == 0)
+    #expect(try await SQLiteStorage(directory: directory).load() == [.design])
+
+    // The pages after the schema's and the migrations' (the standups') zeroed.
+    let file = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+    let size = try file.seekToEnd()
+    try file.seek(toOffset: 2 * 4096)
+    try file.write(contentsOf: Data(count: Int(size) - 2 * 4096))
+    try file.close()
+    await #expect {
+      _ = try await SQLiteStorage(directory: directory).load()
+    } throws: { error in
+      "\(error)".contains("is damaged") && "\(error)".contains("standups.sqlite-wal")
+    }
+  }
+
   @Test func reservesEachRoomsVersionsOnceAcrossReopeningAndTakesBackOnlyTheLastBlock() async throws
   {
     let directory = temporaryDirectory()
