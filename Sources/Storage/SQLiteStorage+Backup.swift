@@ -28,7 +28,7 @@ extension SQLiteStorage {
       defer { free(pointer) }
       return String(cString: pointer)
     }
-    let own = ["", "-wal", "-shm", "-journal"].compactMap { suffix in database.map { $0 + suffix } }
+    let own = Self.ownFileSuffixes.compactMap { suffix in database.map { $0 + suffix } }
     guard !own.contains(resolved.path), !Self.sameFile(resolved.path, asAnyOf: own) else {
       throw StorageError(
         "\(path) is the database itself (or its log): back it up to another file.")
@@ -36,7 +36,7 @@ extension SQLiteStorage {
     let partial = resolved.deletingLastPathComponent()
       .appendingPathComponent(".\(resolved.lastPathComponent).partial-\(getpid())")
     func removePartial() {
-      for suffix in ["", "-wal", "-shm", "-journal"] { unlink(partial.path + suffix) }
+      for suffix in Self.ownFileSuffixes { unlink(partial.path + suffix) }
     }
     removePartial()
     do {
@@ -46,7 +46,7 @@ extension SQLiteStorage {
         throw StorageError(
           "Cannot write in \(resolved.deletingLastPathComponent().path): \(Self.reason(errno)).")
       }
-      Glibc.close(descriptor)
+      closeDescriptor(descriptor)
       let copy = try DatabaseQueue(path: partial.path)
       try self.database.backup(to: copy)
       try copy.close()
@@ -72,6 +72,10 @@ extension SQLiteStorage {
     try database.close()
   }
 
+  /// A database's file and the ones SQLite keeps beside it: its log, its shared memory, its
+  /// rollback journal.
+  private static let ownFileSuffixes = ["", "-wal", "-shm", "-journal"]
+
   /// Whether `path` is one of `files` under another name (a hard link).
   private static func sameFile(_ path: String, asAnyOf files: [String]) -> Bool {
     var target = stat()
@@ -85,3 +89,6 @@ extension SQLiteStorage {
 
   private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 }
+
+/// The C library's `close`, which `SQLiteStorage.close()` hides inside the type.
+private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }

@@ -573,6 +573,7 @@ def test_every_node_answers_metrics_a_prometheus_parser_reads(cluster):
                 continue
             assert name in families, f"node {node.name} has no {name}"
             assert families[name].type == kind, (name, families[name].type)
+            assert families[name].documentation, f"{name} has no # HELP"
         for family in families.values():
             for sample in family.samples:
                 key = (sample.name, tuple(sorted(sample.labels.items())))

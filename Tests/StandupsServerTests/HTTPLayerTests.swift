@@ -185,6 +185,26 @@ struct HTTPLayerTests {
     await server.stop()
   }
 
+  /// Every metric says what it counts (a `# HELP` line right before its `# TYPE`), and
+  /// nothing else of swift-prometheus' text changes.
+  @Test func everyMetricSaysWhatItCounts() async throws {
+    let server = try await TestServer.start()
+    let lines = try httpResponse(port: server.port, "GET", "/metrics").body
+      .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let types = lines.indices.filter { lines[$0].hasPrefix("# TYPE ") }
+    #expect(types.count >= 8)
+    for index in types {
+      let name = lines[index].split(separator: " ")[2]
+      #expect(index > 0 && lines[index - 1].hasPrefix("# HELP \(name) "), "\(name)")
+      #expect(lines[index - 1].count > "# HELP \(name) ".count + 10, "\(name)")
+    }
+    #expect(lines.filter { $0.hasPrefix("# HELP ") }.count == types.count)
+    #expect(lines.contains("# HELP standups_connections WebSockets open now."))
+    #expect(lines.last == "")
+    #expect(lines.dropLast().allSatisfy { !$0.isEmpty })
+    await server.stop()
+  }
+
   /// A length that is no number of bytes ("-1" would be 2^64 - 1 to lws, read for ever) is
   /// refused, on any path; so is a HEAD's body, and the 404 of a HEAD has none.
   @Test func aLengthThatIsNoNumberIsRefusedAndAHeadGetsNoBody() async throws {

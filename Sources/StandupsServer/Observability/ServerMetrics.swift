@@ -145,7 +145,48 @@ final class ServerMetrics: Sendable {
     ] where now > before {
       counter.increment(by: now - before)
     }
-    return registry.emitToBuffer()
+    return Self.described(registry.emitToBuffer())
+  }
+
+  /// What each metric means, for Prometheus' `# HELP` lines (docs/DEPLOY.md says the same).
+  static let help: [String: String] = [
+    "standups_connections": "WebSockets open now.",
+    "standups_rooms_owned": "Standup rooms open on this node now.",
+    "standups_actions_total": "Actions answered, by ok or the error code they were refused with.",
+    "standups_patches_sent_total": "Patches delivered, one per peer.",
+    "standups_patch_bytes_sent_total": "Bytes of the patches delivered.",
+    "standups_tick_lateness_seconds":
+      "How late each server timer (meeting ticks, undo windows) woke after its deadline.",
+    "standups_storage_seconds": "Each storage operation's time.",
+    "standups_ownership_changes_total":
+      "A cluster's room locks: acquired, refused (another node has it), released, lost.",
+    "standups_slow_reader_drops_total": "Connections closed with 1008 for reading too slowly.",
+    "standups_keepalive_pings_total":
+      "Keepalive pings, sent behind a frame in the same write or alone.",
+  ]
+
+  /// `text` with a `# HELP` line before each metric's `# TYPE` line. swift-prometheus writes
+  /// help only for metrics made on its registry with it; these are counted through
+  /// swift-metrics, whose factory gives none.
+  static func described(_ text: [UInt8]) -> [UInt8] {
+    guard !text.isEmpty else { return text }
+    var described: [UInt8] = []
+    described.reserveCapacity(text.count + help.count * 80)
+    for line in text.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+      if line.starts(with: "# TYPE ".utf8) {
+        let name = line.dropFirst(7).prefix { $0 != UInt8(ascii: " ") }
+        if let meaning = help[String(decoding: name, as: UTF8.self)] {
+          described += "# HELP ".utf8
+          described += name
+          described += " \(meaning)\n".utf8
+        }
+      }
+      described += line
+      described.append(UInt8(ascii: "\n"))
+    }
+    // NB: the text ends with a newline, which the split gave back as a last, empty line.
+    if text.last == UInt8(ascii: "\n") { described.removeLast() }
+    return described
   }
 }
 
