@@ -18,6 +18,16 @@ extension JSONValue {
     try self.init(parsing: Array(text.utf8))
   }
 
+  /// What a document whose structure is sound says, where one of its values is not (an
+  /// unpaired surrogate, a number past a `Double`, a string that is not UTF-8, a repeated
+  /// member name, a control character in a string): each such value replaced (U+FFFD, null,
+  /// the last member). For reading what else a refused document said, such as a message's
+  /// `ref`; nil if it is not JSON at all.
+  public static func salvaging(_ bytes: some Collection<UInt8>) -> JSONValue? {
+    var parser = JSONParser(bytes: Array(bytes), salvaging: true)
+    return try? parser.parseDocument()
+  }
+
   /// Compact UTF-8 JSON with object keys sorted, so equal values always encode to equal
   /// bytes.
   public var encoded: [UInt8] {
@@ -157,8 +167,13 @@ struct JSONParser {
   var position = 0
   var depth = 0
   static let maxDepth = 64
+  /// Goes past a flawed value (`flaw`) rather than refusing the document.
+  let salvaging: Bool
 
-  init(bytes: [UInt8]) { self.bytes = bytes }
+  init(bytes: [UInt8], salvaging: Bool = false) {
+    self.bytes = bytes
+    self.salvaging = salvaging
+  }
 
   mutating func parseDocument() throws(JSONParseError) -> JSONValue {
     skipWhitespace()
@@ -170,6 +185,11 @@ struct JSONParser {
 
   func fail(_ reason: String) -> JSONParseError {
     JSONParseError(offset: position, reason: reason)
+  }
+
+  /// A value that cannot be taken, in a document whose structure may still be read.
+  func flaw(_ reason: String) throws(JSONParseError) {
+    if !salvaging { throw fail(reason) }
   }
 
   mutating func skipWhitespace() {
@@ -226,7 +246,16 @@ struct JSONParser {
       guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
         throw fail("expected a member name")
       }
+      let keyStart = position
       let key = try parseString()
+      // NB: RFC 8259 §4 leaves a repeated name to the reader; taking the last one would
+      // accept `{"text":"x","text":"y"}` as what its sender may not have meant.
+      if members[key] != nil {
+        let after = position
+        position = keyStart
+        try flaw("the member name \"\(key)\" appears twice")
+        position = after
+      }
       skipWhitespace()
       guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else {
         throw fail("expected ':'")
@@ -286,7 +315,8 @@ struct JSONParser {
         // NB: JSON text is UTF-8 (RFC 8259 §8.1): bytes that are not are refused, not repaired
         // into U+FFFD (an HTTP body is not checked on its way in, as a text frame is).
         guard let string = String(validating: scalars, as: UTF8.self) else {
-          throw fail("a string that is not UTF-8")
+          try flaw("a string that is not UTF-8")
+          return String(decoding: scalars, as: UTF8.self)
         }
         return string
       case UInt8(ascii: "\\"):
@@ -304,24 +334,31 @@ struct JSONParser {
         case UInt8(ascii: "t"): scalars.append(0x09)
         case UInt8(ascii: "u"):
           var code = try parseHex4()
-          if (0xD800..<0xDC00).contains(code) {
-            guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
-              bytes[position + 1] == UInt8(ascii: "u")
-            else { throw fail("unpaired surrogate") }
+          if (0xD800..<0xDC00).contains(code), position + 5 < bytes.count,
+            bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u")
+          {
+            let high = code
             position += 2
             let low = try parseHex4()
-            guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate") }
-            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-          } else if (0xDC00..<0xE000).contains(code) {
-            throw fail("unpaired surrogate")
+            if (0xDC00..<0xE000).contains(low) {
+              code = 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+            } else {
+              // NB: salvaged, the high half is lost and the escape after it read again.
+              position -= 6
+            }
           }
-          guard let scalar = Unicode.Scalar(code) else { throw fail("invalid code point") }
+          guard let scalar = Unicode.Scalar(code) else {
+            try flaw("unpaired surrogate")
+            scalars.append(contentsOf: "\u{FFFD}".utf8)
+            continue
+          }
           scalars.append(contentsOf: String(scalar).utf8)
         default:
           throw fail("invalid escape")
         }
       case 0..<0x20:
-        throw fail("control character in string")
+        try flaw("control character in string")
+        scalars.append(byte)
       default:
         scalars.append(byte)
       }
@@ -380,7 +417,10 @@ struct JSONParser {
     guard let value = Double(text) else { throw fail("invalid number") }
     // NB: a number past Double's range (1e999) would become infinity, which JSON cannot say:
     // written back it would be null. Refuse it instead (RFC 8259 §6 allows the limit).
-    guard value.isFinite else { throw fail("number out of range") }
+    guard value.isFinite else {
+      try flaw("number out of range")
+      return .null
+    }
     return .double(value)
   }
 

@@ -120,12 +120,13 @@ public struct StandupForm: Reducer {
 }
 
 extension StandupForm {
-  /// A title the draft may hold (blank while editing, but not too long, and plain text).
+  /// A title the draft may hold (blank while editing, but not too long once trimmed, as it
+  /// is saved, and plain text).
   static func checkTitle(_ state: State) -> Effect<Action> {
     let limit = StandupRules.titleLength.upperBound
-    guard state.title.count <= limit else {
-      return .reject(
-        .invalidValue(StandupRules.tooLong("The title", count: state.title.count, limit: limit)))
+    let count = state.title.trimmingCharacters(in: .whitespacesAndNewlines).count
+    guard count <= limit else {
+      return .reject(.invalidValue(StandupRules.tooLong("The title", count: count, limit: limit)))
     }
     return StandupRules.isPlainText(state.title)
       ? .none : .reject(.invalidValue("The title " + StandupRules.notPlain))

@@ -139,7 +139,7 @@ public struct ClientMessage: Sendable {
   /// The `ref` of an inbound frame that is not otherwise read (a refused one).
   public static func ref(of message: InboundMessage) -> String? {
     guard case .text(let bytes) = message else { return nil }
-    return ref(in: try? JSONValue(parsing: bytes))
+    return ref(in: JSONValue.salvaging(bytes))
   }
 
   /// Reads one inbound frame; throws the protocol's error for anything else.
@@ -157,7 +157,10 @@ public struct ClientMessage: Sendable {
     do {
       json = try JSONValue(parsing: bytes)
     } catch {
-      throw WireErrorWithRef(nil, .badJSON, "The message is not valid JSON (\(error)).")
+      // NB: its `ref` is still answered where it can be read (a broken character in a
+      // title): a client waits for the answer to what it sent.
+      throw WireErrorWithRef(
+        ref(in: JSONValue.salvaging(bytes)), .badJSON, "The message is not valid JSON (\(error)).")
     }
     guard case .object(let members) = json else {
       throw WireErrorWithRef(nil, .badMessage, "A message must be a JSON object.")

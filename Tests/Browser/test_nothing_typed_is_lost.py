@@ -69,6 +69,27 @@ def test_save_right_after_typing_saves_what_was_typed(server, ana, ben):
     assert toasts(ana) == []
 
 
+def test_a_broken_character_pasted_into_a_field_is_mended_and_typing_goes_on(server, ana, ben):
+    """Half of an emoji (a lone surrogate: no server takes it as text) pasted into the title
+    shows as U+FFFD at once; the typing after it reaches the room, and Save saves it all."""
+    title, other = both_editing(server, ana, ben)
+    before = title.get_attribute("value")
+    title.send_keys(Keys.END)
+    ana.execute_script("""
+        const field = arguments[0];
+        field.value += "\\uD83D";
+        field.dispatchEvent(new InputEvent("input", { bubbles: true, inputType: "insertFromPaste" }));""",
+                       title)
+    assert title.get_attribute("value") == before + "\ufffd"
+    title.send_keys(" Weekly")
+    wait(ben, lambda d: other.get_attribute("value") == before + "\ufffd Weekly")
+    title.send_keys(Keys.ENTER)
+    for driver in (ana, ben):
+        text_in(driver, ".room-title", before + "\ufffd Weekly")
+    assert toasts(ana) == []
+    assert collect_console_errors(ana) == []
+
+
 def test_two_people_typing_in_one_field_at_once_both_keep_what_they_typed(server, ana, ben):
     """Ana types at the end of the title while Ben types at its start, key by key, at the
     same time: each sees the other's typing come in around their own, their carets stay
@@ -557,16 +578,28 @@ def test_asking_to_end_the_meeting_takes_the_keyboard_from_an_empty_note(server,
         return alert.matches(':modal') && alert.contains(document.activeElement);"""))
 
 
+def closing_asks_first(driver):
+    """Whether closing the tab now would have the browser ask first (its `beforeunload`)."""
+    return not driver.execute_script(
+        "return window.dispatchEvent(new Event('beforeunload', { cancelable: true }))")
+
+
 def test_a_note_being_typed_outlives_a_reload_and_goes_once_sent(server, ana, ben):
+    """It is kept in the tab: closing the tab would lose it, so the browser asks first, until
+    it is sent (ChromeDriver's reload says yes)."""
     both_in_a_room(server, ana, ben)
     click(ana, ".start")
+    assert not closing_asks_first(ana)
     wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
+    assert closing_asks_first(ana)
     ana.refresh()
     note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
     assert note.get_attribute("value") == "Half a thought"
+    assert closing_asks_first(ana)
     note.send_keys(", finished" + Keys.ENTER)
     text_in(ben, ".transcript", "Ana: Half a thought, finished")
     wait(ana, lambda d: d.find_element(By.ID, "note").get_attribute("value") == "")
+    assert not closing_asks_first(ana)
     ana.refresh()
     text_in(ana, ".transcript", "Ana: Half a thought, finished")
     assert ana.find_element(By.ID, "note").get_attribute("value") == ""

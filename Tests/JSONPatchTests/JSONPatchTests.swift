@@ -205,6 +205,29 @@ func mutate(_ value: JSONValue, using rng: inout SeededGenerator) -> JSONValue {
       #expect(throws: JSONParseError.self, "\(bytes)") { try JSONValue(parsing: name) }
     }
     #expect(try JSONValue(parsing: Array(#"["é€🎉"]"#.utf8)) == .array([.string("é€🎉")]))
+    #expect(try JSONValue(parsing: #"["\ud83c\udf89"]"#) == .array([.string("🎉")]))
+    // A name twice, half a surrogate pair, a number past a Double.
+    for text in [
+      #"{"a":1,"a":2}"#, #"{"a":{"b":1,"b":1}}"#, #"["\ud83d"]"#, #"["\udf89\ud83c"]"#,
+      #"["\ud83dx"]"#, #"["\ud83d\u0041"]"#, "[1e400]", "[-1e400]",
+    ] {
+      #expect(throws: JSONParseError.self, "\(text)") { try JSONValue(parsing: text) }
+    }
+  }
+
+  /// A document whose structure is sound is read past its flawed values (for a refused
+  /// message's `ref`); one whose structure is broken is not read at all.
+  @Test func salvagesWhatASoundStructureSays() throws {
+    #expect(
+      JSONValue.salvaging(Array(#"{"ref":"r","v":"a\ud83d","n":1e400,"x":1,"x":2}"#.utf8))
+        == ["ref": "r", "v": "a\u{FFFD}", "n": nil, "x": 2])
+    #expect(JSONValue.salvaging(Array(#"["\ud83d\u0041"]"#.utf8)) == ["\u{FFFD}A"])
+    #expect(
+      JSONValue.salvaging(Array(#"["a"#.utf8) + [0xFF] + Array(#"b"]"#.utf8)) == ["a\u{FFFD}b"])
+    #expect(JSONValue.salvaging(Array("[\"a\u{01}b\"]".utf8)) == ["a\u{01}b"])
+    for broken in ["", "{", #"{"ref":"r""#, #"{"ref":"r",}"#, "[1,]", "{} {}", #"["\x"]"#] {
+      #expect(JSONValue.salvaging(Array(broken.utf8)) == nil, "\(broken)")
+    }
   }
 
   @Test func encodesCodableValues() throws {

@@ -85,6 +85,16 @@ struct RoomEditingTests {
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$title, String(repeating: "x", count: 101)))))),
       rejectedWith: .invalidValue("The title has 101 characters; it holds 100 at most."))
+    // NB: counted as it is saved, trimmed.
+    let padded = "  " + String(repeating: "x", count: 100) + "  "
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, padded)))))) {
+      var form = StandupForm.State(standup: standup)
+      form.title = padded
+      $0.destination = .edit(form)
+    }
+    await store.send(.destination(.presented(.edit(.binding(.set(\.$title, standup.title)))))) {
+      $0.destination = .edit(StandupForm.State(standup: standup))
+    }
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$title, "Design\r\nReview"))))),
       rejectedWith: .invalidValue(

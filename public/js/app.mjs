@@ -3,10 +3,12 @@
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
 import { showGone, showRoom } from "./room.mjs";
-import { beginScreen, dismissToast, setRouter, setStatus, suspend, toast } from "./shell.mjs";
+import { beginScreen, dismissToast, guardTheTab, setRouter, setStatus, suspend, toast } from "./shell.mjs";
 
 function route() {
   const screen = beginScreen();
+  // NB: a page opened afresh may hold typing kept in the tab before a reload.
+  guardTheTab();
   const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/);
   if (match) {
     showRoom(match[1], screen);

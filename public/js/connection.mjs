@@ -1,7 +1,7 @@
 // One live room (or the lobby): welcome + patches → state, actions → acks, and reconnects
 // with backoff that resume from the last version held.
 import { applyPatch } from "./jsonpatch.mjs";
-import { backoff } from "./format.mjs";
+import { backoff, wireJSON } from "./format.mjs";
 
 /**
  * How long a connection may stay quiet before the page asks whether it still reaches the
@@ -247,7 +247,7 @@ export class RoomConnection {
         return;
       }
       this.pending.set(ref, { resolve, reject });
-      this.socket.send(JSON.stringify({ ...message, ref }));
+      this.socket.send(wireJSON({ ...message, ref }));
     });
   }
 

@@ -112,6 +112,21 @@ export function escapeHTML(text) {
     .replace(/'/g, "&#39;");
 }
 
+/** `text` with each lone half of a surrogate pair (a broken character) as U+FFFD. */
+export function wellFormed(text) {
+  return text.replace(/[\uD800-\uDFFF]/gu, "\uFFFD");
+}
+
+/**
+ * JSON for the server: a lone half of a surrogate pair (a broken character, pasted, or an
+ * emoji cut in two) becomes U+FFFD, as the server cannot take text that is not Unicode (it
+ * refuses the whole message, and a field would wait on typing it never takes).
+ */
+export function wireJSON(value) {
+  return JSON.stringify(value, (key, item) =>
+    typeof item === "string" ? wellFormed(item) : item);
+}
+
 /** Backoff before reconnect attempt `n` (0-based): 0.5 s doubling to 10 s, with jitter. */
 export function backoff(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** attempt);

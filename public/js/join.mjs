@@ -2,7 +2,7 @@
 // takes the invite out of the address bar at once (it never reaches the server's logs: a
 // fragment is not sent with requests).
 import { addressAfterSignIn, signedIn } from "./comeback.mjs";
-import { BLANK_NAME } from "./format.mjs";
+import { BLANK_NAME, wireJSON } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 
 const form = document.getElementById("join-form");
@@ -67,7 +67,7 @@ form.addEventListener("submit", async (event) => {
       method: "POST",
       credentials: "same-origin",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ invite, name }),
+      body: wireJSON({ invite, name }),
     });
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) {

@@ -2,9 +2,11 @@
 // toasts of toasts.mjs, for the screens).
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
 import { RoomConnection } from "./connection.mjs";
-import { BLANK_NAME, escapeHTML } from "./format.mjs";
+import { BLANK_NAME, escapeHTML, wellFormed, wireJSON } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
-import { answerOtherTabs, forgetTyping, keptInTab, typedHere, typedList, typingInOtherTabs } from "./typed.mjs";
+import {
+  answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
+} from "./typed.mjs";
 
 export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast } from "./toasts.mjs";
 
@@ -198,7 +200,7 @@ function changeName(name, open) {
       const response = await fetch("/api/session", {
         method: "POST", credentials: "same-origin",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: wanted }),
+        body: wireJSON({ name: wanted }),
       }).catch(() => null);
       const answer = await response?.json().catch(() => ({}));
       if (!response?.ok) {
@@ -289,6 +291,36 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
     </section>`;
   app.querySelector("h1").focus();
 }
+
+// A broken character typed or pasted into a field (half of an emoji) is shown and kept as
+// U+FFFD before any of the page's own listeners reads the field: what is sent, kept and
+// compared with the room is the text the server holds (it takes nothing that is not Unicode).
+document.addEventListener("input", ({ target, isComposing }) => {
+  if (isComposing || !("value" in target) || typeof target.value !== "string") return;
+  const mended = wellFormed(target.value);
+  if (mended === target.value) return;
+  // NB: one code unit for one: the selection stays where it was.
+  const { selectionStart, selectionEnd, selectionDirection } = target;
+  target.value = mended;
+  if (selectionStart !== null) target.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
+}, true);
+
+// Closing the tab (or reloading it) while it holds typing no room has — a note not sent, a new
+// standup not added — the browser asks first: "Leave site?". The listener is there only from
+// the first typing until a close finds nothing to lose, as one makes a page one that some
+// browsers' back/forward cache will not keep.
+function askBeforeLosingTyping(event) {
+  const connected = current?.connection.socket?.readyState === WebSocket.OPEN;
+  if (lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage, connected).length) {
+    event.preventDefault();
+  } else {
+    window.removeEventListener("beforeunload", askBeforeLosingTyping);
+  }
+}
+export function guardTheTab() {
+  window.addEventListener("beforeunload", askBeforeLosingTyping);
+}
+document.addEventListener("input", guardTheTab, true);
 
 // Signed in from another tab (the invite link's page): a page asking to sign in goes back
 // to where it was.

@@ -11,6 +11,16 @@ export function typedHere(typing) {
       .map((late) => `“${late.text}” (your note for a meeting that ended)`)];
 }
 
+/**
+ * What closing the tab would lose, as lines: what only this tab keeps (`keptInTab`) and the
+ * room's `typing` — but for its form's typing while `connected`: that goes to the room as the
+ * page goes (`sendNow`).
+ */
+export function lostWithTheTab(typing, storage, connected) {
+  const here = typing && connected ? { ...typing, unsent: [] } : typing;
+  return [...typedHere(here), ...keptInTab(storage)];
+}
+
 /** Where the new-standup form's typing is kept in the tab until it is added (`lobby.mjs`). */
 export const newStandupKey = "standups.newStandup";
 

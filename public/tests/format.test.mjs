@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath } from "../js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, wellFormed, wireJSON } from "../js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");
@@ -49,4 +49,20 @@ test("every theme's text reads on it at 4.5:1 or more (WCAG AA)", () => {
   for (const [name, [background, text]] of Object.entries(THEMES)) {
     assert.ok(ratio(background, text) >= 4.5, `${name}: ${ratio(background, text).toFixed(2)}:1`);
   }
+});
+
+test("a broken character goes to the server as U+FFFD; whole ones as they are", () => {
+  const message = { type: "action", action: { path: "/title", value: "Daily \uD83D", base: "\uDE80 🎉 é" } };
+  assert.equal(wireJSON(message), JSON.stringify({
+    type: "action", action: { path: "/title", value: "Daily \uFFFD", base: "\uFFFD 🎉 é" },
+  }));
+  assert.equal(wireJSON({ text: "🎉".slice(0, 1) + "🎉".slice(1) }), '{"text":"🎉"}');
+  assert.equal(wireJSON({ text: "\uDE80\uD83D" }), '{"text":"\uFFFD\uFFFD"}');
+  assert.equal(wireJSON({ n: 5, list: ["\uD83D", null] }), '{"n":5,"list":["\uFFFD",null]}');
+});
+
+test("a field's broken character is mended in place, one code unit for one", () => {
+  assert.equal(wellFormed("Stand\uD83Dup"), "Stand\uFFFDup");
+  assert.equal(wellFormed("Stand\uD83Dup").length, "Stand\uD83Dup".length);
+  assert.equal(wellFormed("🎉 ok"), "🎉 ok");
 });

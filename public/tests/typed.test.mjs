@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { forgetTyping, keptInTab, newStandupKey, newStandupTyped, typedHere, typedList } from "../js/typed.mjs";
+import {
+  forgetTyping, keptInTab, lostWithTheTab, newStandupKey, newStandupTyped, typedHere, typedList,
+} from "../js/typed.mjs";
 
 test("typing a room never got reads as a line per field, note and late note", () => {
   assert.deepEqual(typedHere(null), []);
@@ -59,4 +61,18 @@ test("what the tab keeps typed reads as lines: the new standup's, and the rooms'
     "“Planning” (a new standup not added yet)",
     "“Design weekly” (Title, in a room you left)",
   ]);
+});
+
+test("closing the tab loses what only the tab keeps, and the form's typing when offline", () => {
+  const storage = {
+    "standups.left.r2": JSON.stringify([{ name: "Title", value: "Kept" }]),
+    getItem(key) { return this[key] ?? null; },
+  };
+  const empty = { getItem: () => null };
+  const typing = { room: "r1", unsent: [{ name: "Title", value: "Daily" }], note: "", late: null, by: "Ana" };
+  assert.deepEqual(lostWithTheTab(typing, empty, true), []);
+  assert.deepEqual(lostWithTheTab(typing, empty, false), ["“Daily” (Title)"]);
+  assert.deepEqual(lostWithTheTab({ ...typing, note: "Half a thought" }, empty, true), ["“Half a thought” (your note)"]);
+  assert.deepEqual(lostWithTheTab(null, storage, true), ["“Kept” (Title, in a room you left)"]);
+  assert.deepEqual(lostWithTheTab(null, empty, false), []);
 });

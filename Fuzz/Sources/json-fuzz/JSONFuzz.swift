@@ -1,12 +1,17 @@
 // Any bytes into the JSON parser: it must answer (a value or an error), never crash, hang or
-// read out of bounds; and whatever it parses must come back the same from its own output.
+// read out of bounds; and whatever it parses must come back the same from its own output, and
+// the same when salvaged.
 import FuzzDriver
 import JSONPatch
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  // NB: the reading of refused documents (a message's ref) gets the same bytes.
+  let salvaged = JSONValue.salvaging(bytes)
   guard let value = try? JSONValue(parsing: bytes) else { return 0 }
+  precondition(
+    salvaged == value, "Salvaging changed a sound document into \(String(describing: salvaged))")
   let written = value.encoded
   guard let again = try? JSONValue(parsing: written) else {
     fatalError("The parser refuses its own output: \(String(decoding: written, as: UTF8.self))")
