@@ -1,5 +1,6 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
+import { wellFormed } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
 import { showGone, showRoom } from "./room.mjs";
@@ -22,6 +23,19 @@ function route() {
 }
 
 setRouter(route);
+// A broken character typed or pasted into a field (half of an emoji) is shown and kept as
+// U+FFFD before any of the page's own listeners reads the field: what is sent, kept and
+// compared with the room is the text the server holds (it takes nothing that is not Unicode).
+document.addEventListener("input", ({ target, isComposing }) => {
+  if (isComposing || !("value" in target) || typeof target.value !== "string") return;
+  const mended = wellFormed(target.value);
+  if (mended === target.value) return;
+  // NB: one code unit for one: the selection stays where it was.
+  const { selectionStart, selectionEnd, selectionDirection } = target;
+  target.value = mended;
+  if (selectionStart !== null) target.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
+}, true);
+
 // NB: one length message at a time: a new one replaces the last, which named another field;
 // and it goes when its field is left (saved, cancelled, another field) or changes again and
 // fits (a note sent, its field empty): it is about the typing.

@@ -2,7 +2,7 @@
 // toasts of toasts.mjs, for the screens).
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
 import { RoomConnection } from "./connection.mjs";
-import { BLANK_NAME, escapeHTML, wellFormed, wireJSON } from "./format.mjs";
+import { BLANK_NAME, escapeHTML, wireJSON } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
 import {
   answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
@@ -291,19 +291,6 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
     </section>`;
   app.querySelector("h1").focus();
 }
-
-// A broken character typed or pasted into a field (half of an emoji) is shown and kept as
-// U+FFFD before any of the page's own listeners reads the field: what is sent, kept and
-// compared with the room is the text the server holds (it takes nothing that is not Unicode).
-document.addEventListener("input", ({ target, isComposing }) => {
-  if (isComposing || !("value" in target) || typeof target.value !== "string") return;
-  const mended = wellFormed(target.value);
-  if (mended === target.value) return;
-  // NB: one code unit for one: the selection stays where it was.
-  const { selectionStart, selectionEnd, selectionDirection } = target;
-  target.value = mended;
-  if (selectionStart !== null) target.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
-}, true);
 
 // Closing the tab (or reloading it) while it holds typing no room has — a note not sent, a new
 // standup not added — the browser asks first: "Leave site?". The listener is there only from
