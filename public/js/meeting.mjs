@@ -163,17 +163,36 @@ function takeTheKeyboard() {
 }
 
 /** Back after a drop that hid whether notes arrived: those the room's transcript has (a line
- * after those it had when the note was sent) are taken from the field, not sent twice. */
+ * after those it had when the note was sent) are taken from the field, not sent twice; those
+ * it surely lacks go again. */
 function notesArrived(view, input, transcript) {
   afterComposing(view, () => {
     if (!input.isConnected) return;
-    const { field, found } = view.notesAhead.lookFor(input.value, transcript);
+    const { field, found, missing, unknown } = view.notesAhead.lookFor(input.value, transcript);
     keepNotesAhead(view);
-    if (!found) return;
-    leaveInField(input, field);
-    toast(found === 1 ? "Your note reached the meeting before the connection dropped."
-      : "Your notes reached the meeting before the connection dropped.");
+    if (found) {
+      leaveInField(input, field);
+      toast(found === 1 ? "Your note reached the meeting before the connection dropped."
+        : "Your notes reached the meeting before the connection dropped.");
+    }
+    if (unknown) {
+      toast("Your note may not have reached the meeting before the connection dropped: "
+        + "it is still in the field, for Enter to send if the meeting lacks it.");
+    }
+    if (!missing.length) return;
+    // They never reached the meeting: they go again, as Enter would send them.
+    view.notesAhead.again(missing, transcript);
+    sendNotes(view, input, missing);
   });
+}
+
+/** Sends `notes`, in order (kept in the tab until answered); says the first refusal. */
+async function sendNotes(view, input, notes) {
+  keepNotesAhead(view);
+  const refusals = await Promise.all(notes.map((note) => sendNote(view, input, note)));
+  // NB: a meeting that ended under the note offers it for the meeting saved.
+  const refusal = refusals.find(Boolean);
+  if (refusal && !view.connection.closed && input.isConnected) toast(refusal);
 }
 
 export const meeting = {
@@ -308,11 +327,7 @@ export const meeting = {
         input.value += " ";
         input.dispatchEvent(new Event("input", { bubbles: true }));
       }
-      keepNotesAhead(view);
-      const refusals = await Promise.all(notes.map((note) => sendNote(view, input, note)));
-      // NB: a meeting that ended under the note offers it for the meeting saved.
-      const refusal = refusals.find(Boolean);
-      if (refusal && !view.connection.closed && input.isConnected) toast(refusal);
+      await sendNotes(view, input, notes);
     });
   },
 

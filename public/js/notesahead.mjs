@@ -78,19 +78,33 @@ export class NotesAhead {
     note.state = "unsure";
   }
 
-  /** Back in the room: each note whose answer a drop hid goes from the field if `transcript`
-   * has it; the others stay, as typed. The field, and how many were found. */
+  /**
+   * Back in the room: each note whose answer a drop hid goes from the field if `transcript`
+   * has it; the others stay, as typed. The field, how many were found, the notes `missing`
+   * (the transcript still has every line it had when they were sent, and not theirs: they
+   * never arrived, and go again) and how many are `unknown` (lines it had are gone — a
+   * note taken back, say — so it cannot tell: kept for Enter).
+   */
   lookFor(field, transcript) {
     let found = 0;
+    const missing = [];
+    let unknown = 0;
     for (const note of this.notes.filter(({ state }) => state === "unsure")) {
       if (!reached(transcript, note)) {
         note.state = "kept";
+        if (transcript.startsWith(note.before)) missing.push(note);
+        else unknown += 1;
         continue;
       }
       found += 1;
       field = this.arrived(field, note) ?? field;
     }
-    return { field, found };
+    return { field, found, missing, unknown };
+  }
+
+  /** `notes`, kept, go again now, after `transcript`. */
+  again(notes, transcript) {
+    for (const note of notes) Object.assign(note, { before: transcript, state: "sent" });
   }
 
   /** The field without the notes ahead that `transcript` holds: what a meeting that ended

@@ -55,11 +55,15 @@ test("back from a drop, the notes the transcript has go; the others stay to send
   ahead.unsure(one);
   ahead.unsure(two);
   assert.deepEqual(ahead.send("one two", "", "Ana"), [], "nothing new to send meanwhile");
-  const { field, found } = ahead.lookFor("one two three", "Ben: hi\nAna: one");
+  const { field, found, missing, unknown } = ahead.lookFor("one two three", "Ben: hi\nAna: one");
   assert.equal(found, 1);
   assert.equal(field, " two three");
   assert.deepEqual(ahead.notes, [two]);
   assert.equal(two.state, "kept");
+  // The transcript has every line it had when "two" was sent, and not "two": it never
+  // arrived, and the page sends it again.
+  assert.deepEqual(missing, [two]);
+  assert.equal(unknown, 0);
   // Enter: the note that did not arrive goes again on its own, and what was typed after it
   // as another — never the two run into one.
   const sent = ahead.send(field, "Ben: hi\nAna: one", "Ana");
@@ -106,4 +110,22 @@ test("a reload keeps the notes ahead as unsure, if the field still starts with t
   assert.deepEqual(NotesAhead.restore(kept, "a b").notes.map(({ state }) => state), ["kept"]);
   assert.deepEqual(NotesAhead.restore(saved, "b").notes, []);
   assert.deepEqual(NotesAhead.restore("garbage", "b").notes, []);
+});
+
+test("a note the transcript surely lacks goes again; one it cannot tell of is kept for Enter", () => {
+  const ahead = new NotesAhead();
+  const [one] = ahead.send("one", "Ben: hi", "Ana");
+  const [two] = ahead.send("one two", "Ben: hi\nCat: taken back", "Ana");
+  ahead.unsure(one);
+  ahead.unsure(two);
+  // Cat's note was taken back (its save failed) while the answers were lost: the transcript
+  // lacks a line it had when "two" was sent, so whether "two" came cannot be told.
+  const { field, found, missing, unknown } = ahead.lookFor("one two", "Ben: hi");
+  assert.deepEqual([field, found, missing, unknown], ["one two", 0, [one], 1]);
+  assert.deepEqual([one.state, two.state], ["kept", "kept"]);
+  ahead.again(missing, "Ben: hi\nDan: meanwhile");
+  assert.deepEqual([one.state, one.before], ["sent", "Ben: hi\nDan: meanwhile"]);
+  // Its answer: it goes from the field; "two" stays, for Enter.
+  assert.equal(ahead.arrived("one two", one), " two");
+  assert.deepEqual(ahead.send(" two", "Ben: hi\nDan: meanwhile\nAna: one", "Ana").map(({ line }) => line), ["Ana: two"]);
 });
