@@ -180,8 +180,7 @@ function notesArrived(view, input, transcript) {
         + "it is still in the field, for Enter to send if the meeting lacks it.");
     }
     if (!missing.length) return;
-    // They never reached the meeting: they go again, as Enter would send them.
-    view.notesAhead.again(missing, transcript);
+    view.notesAhead.again(missing, transcript); // never arrived: they go again, as Enter sends
     sendNotes(view, input, missing);
   });
 }
