@@ -23,6 +23,26 @@ import WebSocketTransport
 enum BotAPI {
   /// - Parameter proxyChose: whether a trusted proxy chose this node for a room (in a
   ///   cluster, a room another node serves is then asked back).
+  /// The answer to a request whose head already refuses it — no credential, or one that is
+  /// not good — before its body is read: an unknown client holds no connection, and no
+  /// memory, while it sends one. Signing in is read on (its invite is in the body).
+  static func refusalBeforeTheBody(_ request: HTTPRequest, gatekeeper: Gatekeeper)
+    -> HTTPResponse?
+  {
+    guard request.path.hasPrefix("/api/"), request.path != "/api/session" else { return nil }
+    switch gatekeeper.identify(request) {
+    case .failure(let refusal):
+      return response(for: refusal)
+    case .success(.person(nil)):
+      return response(for: Self.noCredential, ref: nil)
+    case .success:
+      return nil
+    }
+  }
+
+  static let noCredential = WireError(
+    .unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token.")
+
   static func handle(
     _ request: HTTPRequest, respond: HTTPResponder, hub: RoomHub,
     proxyChose: (UUID) -> Bool = { _ in false }
@@ -71,10 +91,7 @@ enum BotAPI {
         participantID: "api:\(UUID().uuidString.lowercased())", name: "", isBot: false,
         address: request.remoteAddress)
     case .success(.person(nil)):
-      return respond(
-        response(
-          for: WireError(.unauthorized, "Send \"Authorization: Bearer <token>\" with a bot token."),
-          ref: nil))
+      return respond(response(for: Self.noCredential, ref: nil))
     }
     if let wait = hub.admission.takeRequest(
       from: bot.map { "bot:\($0.tokenHash)" }

@@ -176,6 +176,11 @@ extension RoomHub {
     }
   }
 
+  func refusalBeforeTheBody(_ request: HTTPRequest) -> HTTPResponse? {
+    BotAPI.refusalBeforeTheBody(
+      request.fromClient(trusting: admission.limits), gatekeeper: gatekeeper)
+  }
+
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
     let proxied = request
     let request = request.fromClient(trusting: admission.limits)

@@ -19,4 +19,13 @@ public protocol WebSocketServerDelegate: AnyObject, Sendable {
   /// An HTTP request for one of the configured application paths, body complete.
   /// Answer through `respond`, from any thread, exactly once.
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder)
+
+  /// The head of a request for an application path whose body is yet to come: nil reads the
+  /// body; an answer refuses the request before a byte of its body is read (a request nothing
+  /// in its headers lets in). On the service thread: answer at once.
+  func refusalBeforeTheBody(_ request: HTTPRequest) -> HTTPResponse?
+}
+
+extension WebSocketServerDelegate {
+  public func refusalBeforeTheBody(_ request: HTTPRequest) -> HTTPResponse? { nil }
 }

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import Logging
 import Synchronization
 
 /// What the service thread does when lws calls back: upgrades, frames, wake-ups, closes.
@@ -23,12 +24,36 @@ extension ServerEngine {
         return write(response, to: wsi, ownStatusLine: true) < 0 ? -1 : 1
       }
 
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+      // NB: accept gives the lowest free descriptor: one this high means that few are left.
+      let descriptor = Int32(truncatingIfNeeded: Int(bitPattern: input))
+      guard descriptor >= acceptBelow else { return 0 }
+      refusedForDescriptors += 1
+      let now = ContinuousClock.now
+      if refusalsLogged.map({ now - $0 >= .seconds(10) }) ?? true {
+        refusalsLogged = now
+        logger.warning(
+          "Too many connections for this process's open-file limit: new ones are closed at once (\(refusedForDescriptors) so far). Raise the limit (ulimit -n), or allow fewer connections."
+        )
+      }
+      return 1
+
     case LWS_CALLBACK_HTTP:
       return startHTTP(wsi, user: user, input: input, length: length)
 
     case LWS_CALLBACK_HTTP_BODY:
       guard let id = user?.load(as: UInt64.self), let state = httpRequests[id] else { return 0 }
-      if state.request.body.count + length > configuration.maxMessageBytes {
+      if ContinuousClock.now > state.bodyDeadline {
+        httpRequests[id] = nil
+        return refuseAndClose(
+          wsi,
+          HTTPResponse(
+            status: 408,
+            text: "The request body took longer than \(configuration.bodySeconds) s to arrive."))
+      }
+      if state.refusal != nil {
+        return 0
+      } else if state.request.body.count + length > configuration.maxMessageBytes {
         state.bodyTooLarge = true
       } else if let input {
         state.request.body.append(

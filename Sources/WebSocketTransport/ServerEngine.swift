@@ -43,6 +43,11 @@ final class ServerEngine: @unchecked Sendable {
   var bodiesIn: [UInt64] = []
   var acceptedUpgrades: [OpaquePointer: (HTTPRequest, (any Sendable)?)] = [:]
   var stopDeadline: ContinuousClock.Instant?
+  /// A connection accepted as this descriptor or above is closed at once (`descriptorsKeptFree`).
+  let acceptBelow: Int32
+  /// Connections closed so for want of descriptors, and when that was last logged.
+  var refusedForDescriptors = 0
+  var refusalsLogged: ContinuousClock.Instant?
 
   struct Control {
     var stopRequested: Duration?
@@ -88,9 +93,14 @@ final class ServerEngine: @unchecked Sendable {
     var dispatched = false
     /// lws reported the end of the body (a second report is lws looping: see the callback).
     var bodyCompleted = false
-    init(wsi: OpaquePointer, request: HTTPRequest) {
+    /// When the body must have come by (`bodySeconds` after the head).
+    let bodyDeadline: ContinuousClock.Instant
+    /// The answer its head already gave (`refusalBeforeTheBody`): its body is not kept.
+    var refusal: HTTPResponse?
+    init(wsi: OpaquePointer, request: HTTPRequest, bodySeconds: Int) {
       self.wsi = wsi
       self.request = request
+      bodyDeadline = .now + .seconds(bodySeconds)
     }
   }
 
@@ -117,7 +127,9 @@ final class ServerEngine: @unchecked Sendable {
       publicRoot = nil
     }
     LWSLog.install(logger: logger)
-    _ = clws_raise_nofile_limit()
+    let descriptors = clws_raise_nofile_limit()
+    acceptBelow =
+      descriptors > 0 ? Int32(clamping: descriptors - configuration.descriptorsKeptFree) : .max
     loop = try EventLoop()
 
     var strings: [UnsafeMutablePointer<CChar>] = []

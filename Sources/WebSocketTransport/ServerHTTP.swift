@@ -21,7 +21,8 @@ extension ServerEngine {
       let id = nextID
       nextID += 1
       user?.storeBytes(of: id, as: UInt64.self)
-      let state = HTTPRequestState(wsi: wsi, request: request)
+      let state = HTTPRequestState(
+        wsi: wsi, request: request, bodySeconds: configuration.bodySeconds)
       httpRequests[id] = state
       if request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
         // NB: this lws reads no chunked request body, and takes a body without a length for
@@ -47,6 +48,10 @@ extension ServerEngine {
               text: "The request body is larger than \(configuration.maxMessageBytes) bytes."))
         }
         if declaredLength(request) != 0 || request.method == "POST" {
+          // NB: a request its head already refuses keeps nothing of its body: it is read
+          // past (a connection closed on unread bytes is reset, and the client may lose the
+          // answer), then answered.
+          state.refusal = delegate.refusalBeforeTheBody(request)
           return 0  // wait for the body
         }
       }
@@ -69,6 +74,10 @@ extension ServerEngine {
 
   func dispatchHTTP(id: UInt64, state: HTTPRequestState) {
     state.dispatched = true
+    if let refusal = state.refusal {
+      respond(id, refusal)
+      return
+    }
     if state.bodyTooLarge {
       respond(
         id,

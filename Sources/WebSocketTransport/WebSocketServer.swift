@@ -39,6 +39,13 @@ public struct WebSocketServerConfiguration: Sendable {
   /// Seconds the server waits for the peer's answer to its close frame before hanging up;
   /// also how long a peer that fell behind has to read its close (1008) before it is dropped.
   public var closeAnswerSeconds: Int32 = 5
+  /// Seconds a request's body may take to arrive, from its head (lws's own timeout is per
+  /// read, so one byte every few seconds would hold the connection for days).
+  public var bodySeconds = 30
+  /// Descriptors kept free of connections: one accepted past `open-file limit - this` is
+  /// closed at once, so that accepting never fails for want of one (lws would retry it in a
+  /// tight loop) and the process can still open its files.
+  public var descriptorsKeptFree = 64
 
   public init() {}
 }

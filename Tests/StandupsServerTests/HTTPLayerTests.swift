@@ -185,6 +185,22 @@ struct HTTPLayerTests {
     await server.stop()
   }
 
+  /// A request no credential lets in keeps nothing of its body: it is read past, and the
+  /// refusal then arrives whole, however large the body (no reset on unread bytes).
+  @Test func aRequestNoCredentialLetsInIsRefusedWholeWithItsBodyReadPast() async throws {
+    let server = try await TestServer.start()
+    let body = #"{"title":""# + String(repeating: "x", count: 60_000) + #""}"#
+    for authorization in ["", "Authorization: Bearer not-a-bot-token-at-all\r\n"] {
+      let response = try raw(
+        server.port,
+        "POST /api/standups HTTP/1.1\r\nHost: a\r\n\(authorization)Content-Type: application/json\r\n"
+          + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body)
+      #expect(statuses(response) == [401], "\(authorization)")
+      #expect(response.hasSuffix(#""type":"error"}"#), "\(authorization)")
+    }
+    await server.stop()
+  }
+
   /// Every metric says what it counts (a `# HELP` line right before its `# TYPE`), and
   /// nothing else of swift-prometheus' text changes.
   @Test func everyMetricSaysWhatItCounts() async throws {

@@ -66,6 +66,10 @@ final class EchoDelegate: WebSocketServerDelegate {
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
     respond(HTTPResponse(status: 200, text: "ok \(request.method) \(request.body.count)"))
   }
+
+  func refusalBeforeTheBody(_ request: HTTPRequest) -> HTTPResponse? {
+    request.path == "/api/refused" ? HTTPResponse(status: 403, text: "refused by its head") : nil
+  }
 }
 
 func startEchoServer(

@@ -80,6 +80,32 @@ struct WebSocketServerBehaviourTests {
     #expect(await events.next() == .text(Array("still here".utf8)))
   }
 
+  /// A request its head refuses gets that refusal once its body is read past (closing on
+  /// unread bytes would reset the connection, and the client could lose the answer), never
+  /// reaching the application; a body that takes longer than `bodySeconds` is cut off with
+  /// 408, however steadily it trickles (lws's own timeout starts again at each byte).
+  @Test func aBodyIsReadPastWhenItsHeadRefusesAndCutOffWhenItTakesTooLong() throws {
+    let (server, _) = try startEchoServer { $0.bodySeconds = 1 }
+    defer { server.shutdown() }
+    let body = String(repeating: "b", count: 60_000)
+    let refused = try RawSocket(port: server.port).request(
+      "POST /api/refused HTTP/1.1\r\nHost: a\r\nContent-Length: 60000\r\n\r\n" + body)
+    #expect(refused.hasPrefix("HTTP/1.1 403"))
+    #expect(refused.hasSuffix("refused by its head"))
+    let read = try RawSocket(port: server.port).request(
+      "POST /api/read HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello")
+    #expect(read.hasSuffix("ok POST 5"))
+    let slow = try RawSocket(port: server.port)
+    slow.write("POST /api/read HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\n")
+    var sent = 0
+    while sent < 30, !slow.becomesReadable(within: 300) {
+      slow.write("b")
+      sent += 1
+    }
+    #expect(slow.readHead().hasPrefix("HTTP/1.1 408"))
+    #expect(sent >= 3 && sent < 30, "\(sent) bytes")
+  }
+
   /// A connection's id carries its outbox; an id made from the raw value alone finds it, and
   /// an id kept after its connection closed reaches nobody.
   @Test func idsReachTheirConnectionAndAGoneOnesIDReachesNobody() async throws {
