@@ -164,6 +164,14 @@ public final class StandupsServer: Sendable {
     transportConfiguration.publicDirectory = configuration.publicDirectory
     transportConfiguration.tls = configuration.tls
     transportConfiguration.responseHeaders = Self.securityHeaders
+    // NB: a browser that reached the server over https once never tries plain http again
+    // (where cookies and tokens travel in the clear); it ignores this header over http.
+    if configuration.tls != nil
+      || configuration.publicURL?.lowercased().hasPrefix("https:") == true
+    {
+      transportConfiguration.responseHeaders.append(
+        ("strict-transport-security:", "max-age=31536000"))
+    }
     transportConfiguration.subprotocol = "standups"
     // Presence tells the truth: a peer that stops answering is gone within 30 s of the last
     // thing it said (pinged after 15 s of silence, dropped 15 s later).

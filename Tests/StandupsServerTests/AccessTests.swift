@@ -41,6 +41,7 @@ struct AccessTests {
     #expect(setCookie.contains("HttpOnly"))
     #expect(setCookie.contains("SameSite=Lax"))
     #expect(!setCookie.contains("Secure"))  // plain http here
+    #expect(answer.headers["strict-transport-security"] == nil)
     return String(try #require(setCookie.split(separator: ";").first))
   }
 
@@ -117,6 +118,8 @@ struct AccessTests {
       body: #"{"invite":"\#(invite)","name":"Ana"}"#)
     let setCookie = try #require(signIn.headers["set-cookie"])
     #expect(setCookie.contains("; Secure"))
+    // …and a browser that came over https once never tries plain http again.
+    #expect(signIn.headers["strict-transport-security"] == "max-age=31536000")
     let cookie = String(try #require(setCookie.split(separator: ";").first))
     func upgrade(from origin: String) throws -> Int {
       try httpStatus(
@@ -211,6 +214,14 @@ struct AccessTests {
     #expect(wrong.json?["message"]?.stringValue?.contains("invite link is not valid") == true)
     let forged = cookie.dropLast(4) + "AAAA"
     #expect(await refusal(server, room, headers: ["Cookie": String(forged)]) == 401)
+    // A cookie of the same name that another site on this host set does not hide the good
+    // one, whichever comes first.
+    let name = cookie.split(separator: "=")[0]
+    for header in ["\(name)=x; \(cookie)", "\(cookie); \(name)=x", "\(forged); \(cookie)"] {
+      let answer = try httpResponse(
+        port: server.port, "GET", "/api/standups", headers: ["Cookie": header])
+      #expect(answer.status == 200, "\(header)")
+    }
     await server.stop()
   }
 

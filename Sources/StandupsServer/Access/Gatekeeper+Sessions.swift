@@ -10,8 +10,18 @@ extension Gatekeeper {
   var cookieName: String { Self.cookiePrefix + secret.keyID }
   static let cookiePrefix = "standups_session_"
 
+  /// The session cookie `request` carries: of several with its name, a valid one. Another
+  /// site on this host (cookies ignore ports) can set one with our name on a longer path,
+  /// which browsers send first: read first only, it would sign the person out and count as
+  /// a guess against their address.
   func sessionCookie(in request: HTTPRequest) -> String? {
-    Self.cookie(cookieName, in: request.header("cookie"))
+    let name = cookieName
+    let values = Self.cookies(in: request.header("cookie")).filter { $0.name == name }.map(\.value)
+    guard values.count > 1 else { return values.first }
+    return values.first { value in
+      if case .valid = session(from: value) { return true }
+      return false
+    } ?? values.first
   }
 
   /// Whether `request` carries a Standups session cookie signed with another key.
@@ -74,11 +84,6 @@ extension Gatekeeper {
   private func cookieAttributes(_ value: String, maxAge: Int) -> String {
     "\(cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Lax"
       + (secureCookies ? "; Secure" : "")
-  }
-
-  /// A cookie's value from a `Cookie` header.
-  static func cookie(_ name: String, in header: String?) -> String? {
-    cookies(in: header).first { $0.name == name }?.value
   }
 
   /// Every cookie of a `Cookie` header, in order.
