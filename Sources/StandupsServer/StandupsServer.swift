@@ -237,7 +237,7 @@ public final class StandupsServer: Sendable {
   /// name for a wildcard address (0.0.0.0, ::), which no browser can open.
   public static func baseURL(host: String, port: Int, tls: Bool) -> String {
     var name = host
-    if host == "0.0.0.0" || host == "::" || host.isEmpty {
+    if Gatekeeper.isWildcard(host) {
       name = ProcessInfo.processInfo.hostName
     } else if host.contains(":") && !host.hasPrefix("[") {
       name = "[\(host)]"

@@ -661,6 +661,28 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// An open server on every address (`--open-to-network`) knows the names a browser on the
+  /// network reaches it by: this machine's (its invite link's) and its addresses.
+  @Test func anOpenServerOnEveryAddressKnowsThisMachinesNames() async throws {
+    let server = try await TestServer.start(access: .inMemory()) {
+      $0.access = .open
+      $0.host = "0.0.0.0"
+    }
+    let names =
+      [ProcessInfo.processInfo.hostName] + Host.current().addresses.filter { !$0.contains(":") }
+    #expect(names.count >= 2)
+    for name in names + ["evil.example"] {
+      let upgrade =
+        "GET /ws/lobby?name=Ana HTTP/1.1\r\nHost: \(name):\(server.port)\r\n"
+        + "Origin: http://\(name):\(server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+      #expect(
+        try httpStatus(port: server.port, upgrade) == (name == "evil.example" ? 403 : 101),
+        "\(name)")
+    }
+    await server.stop()
+  }
+
   @Test func answersCarrySecurityHeaders() async throws {
     let (server, _) = try await Self.teamServer()
     for answer in [

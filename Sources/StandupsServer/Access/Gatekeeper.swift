@@ -101,7 +101,8 @@ public final class Gatekeeper: Sendable {
         publicURL.flatMap { URLComponents(string: $0)?.encodedHost?.lowercased() },
       ]
       .compactMap { $0 }
-        + allowedOrigins.compactMap { URLComponents(string: $0)?.encodedHost?.lowercased() })
+        + allowedOrigins.compactMap { URLComponents(string: $0)?.encodedHost?.lowercased() }
+        + (Self.isWildcard(host) ? Self.namesOfThisMachine() : []))
     self.secureCookies = secureCookies
     self.sessionLifetime = sessionLifetime
     self.failures = failures
@@ -353,6 +354,19 @@ public final class Gatekeeper: Sendable {
     guard let host = request.header("host")?.lowercased() else { return false }
     return normalized == Self.normalizedOrigin("https://\(host)")
       || (!secureCookies && normalized == Self.normalizedOrigin("http://\(host)"))
+  }
+
+  static func isWildcard(_ host: String) -> Bool {
+    host == "0.0.0.0" || host == "::" || host.isEmpty
+  }
+
+  /// What a browser on the network may call a server listening on every address: this
+  /// machine's name (the one its invite link gives) and each of its addresses.
+  static func namesOfThisMachine() -> [String] {
+    ([ProcessInfo.processInfo.hostName] + Host.current().addresses).map { name in
+      // NB: a link-local IPv6 address carries its interface (`fe80::1%eth0`); a Host has none.
+      String(name.prefix { $0 != "%" }).lowercased()
+    }
   }
 
   private func hostAllowed(_ header: String?) -> Bool {
