@@ -212,6 +212,7 @@ struct Serve: AsyncParsableCommand {
         "OPEN MODE: no invite needed — anyone who can reach this server can read, change and delete every standup."
       )
     }
+    if !botTokens.isEmpty { Logger(label: "standups").warning("\(BotTokens.onTheCommandLine)") }
     fflush(nil)
     // SIGTERM (a rolling restart) drains: people move to other nodes, rooms are handed on.
     if await signals.first() == SIGTERM {

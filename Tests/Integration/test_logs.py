@@ -33,3 +33,22 @@ def test_json_logs_are_one_object_per_line():
         assert {"time", "level", "label", "message", "source"} <= entry.keys(), entry
         # A clean stop (SIGTERM) is no error: nothing on the way out is logged as one.
         assert entry["level"] not in ("error", "critical"), entry
+
+
+def test_a_bot_token_on_the_command_line_is_warned_of_without_its_secret():
+    data = str(Path(tempfile.mkdtemp(prefix="standups-logs-")) / "data")
+    process = subprocess.Popen(
+        [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public"),
+         "--bot-token", "CI=ci-secret-0001"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while not any("--bot-token shows its secret" in line for line in lines):
+            line = process.stderr.readline()
+            assert line, "".join(lines)
+            lines.append(line)
+        assert "STANDUPS_BOT_TOKENS" in lines[-1] and "bots add" in lines[-1]
+        assert not any("ci-secret-0001" in line for line in lines)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

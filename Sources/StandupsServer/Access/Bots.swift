@@ -80,6 +80,10 @@ public struct Bot: Sendable, Equatable {
 public struct BotTokens: Sendable, Equatable {
   public private(set) var bots: [Bot] = []
 
+  /// A command line is anyone's to read on this machine (`ps`, `/proc/PID/cmdline`).
+  public static let onTheCommandLine =
+    "--bot-token shows its secret to everyone on this machine (ps): add bots with `standups-server bots add`, or give STANDUPS_BOT_TOKENS instead."
+
   public init() {}
 
   /// Reads `NAME=SECRET` (the `--bot-token` flag) or `NAME:SECRET` entries (comma-separated in
