@@ -112,6 +112,30 @@ export function escapeHTML(text) {
     .replace(/'/g, "&#39;");
 }
 
+/** Letters of the scripts written right to left. */
+const RIGHT_TO_LEFT = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}\p{Script=Adlam}\p{Script=Samaritan}\p{Script=Mandaic}\p{Script=Hanifi_Rohingya}]/u;
+
+/**
+ * A name as it goes into a sentence of plain text (a toast): one written right to left is
+ * kept apart from the words around it (Unicode's first-strong isolate), so that "سارة ended
+ * the meeting." keeps its full stop at its end and a number after the name stays after it.
+ */
+export function isolated(name) {
+  return RIGHT_TO_LEFT.test(name) ? `\u2068${name}\u2069` : name;
+}
+
+/**
+ * A meeting's transcript as HTML, a line each: its author and its note each kept apart
+ * (`<bdi>`), so that "سارة: 12 tickets closed" does not read "12 :سارة tickets closed".
+ */
+export function transcriptLines(transcript) {
+  return transcript.split("\n").map((line) => {
+    const colon = line.indexOf(": ");
+    return colon < 0 ? `<bdi>${escapeHTML(line)}</bdi>`
+      : `<bdi>${escapeHTML(line.slice(0, colon))}</bdi>: <bdi>${escapeHTML(line.slice(colon + 2))}</bdi>`;
+  });
+}
+
 /** `text` with each lone half of a surrogate pair (a broken character) as U+FFFD. */
 export function wellFormed(text) {
   return text.replace(/[\uD800-\uDFFF]/gu, "\uFFFD");

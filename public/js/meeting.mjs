@@ -1,60 +1,13 @@
-// The running meeting: the ring, the speaker and their turn, the clock, notes, ending it;
-// a chime on each new speaker (on unless muted, remembered) and, if asked for, a browser
-// notification when it is your turn.
+// The running meeting: the ring, the speaker and their turn, the clock, notes, ending it
+// (the chime and the notification on a new speaker: turns.mjs).
 import { compositionGuard } from "./composing.mjs";
-import { arcPath } from "./format.mjs";
+import { arcPath, isolated, transcriptLines } from "./format.mjs";
 import { afterLateNote } from "./latenote.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey } from "./notekept.mjs";
 import { app, toast } from "./shell.mjs";
+import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
 import { activitySentence, meetingFacts, whoAsked } from "./views.mjs";
-
-const chimeKey = "standups.chime";
-const notifyKey = "standups.notify";
-let audio = null;
-
-function chimeOn() {
-  return localStorage.getItem(chimeKey) !== "off";
-}
-
-/** A short two-note chime (Web Audio: no file to load). */
-function chime() {
-  window.standupsChimes = (window.standupsChimes ?? 0) + 1; // for the browser tests
-  try {
-    audio ??= new AudioContext();
-    // NB: made before any click, a context starts suspended; a click since lets it resume.
-    if (audio.state === "suspended") audio.resume();
-    const now = audio.currentTime;
-    for (const [offset, frequency] of [[0, 880], [0.18, 660]]) {
-      const tone = audio.createOscillator();
-      const gain = audio.createGain();
-      tone.frequency.value = frequency;
-      gain.gain.setValueAtTime(0.2, now + offset);
-      gain.gain.exponentialRampToValueAtTime(0.001, now + offset + 0.35);
-      tone.connect(gain).connect(audio.destination);
-      tone.start(now + offset);
-      tone.stop(now + offset + 0.35);
-    }
-  } catch {
-    // No audio here (or not allowed yet): the speaker line still changes.
-  }
-}
-
-/** Whether an attendee's name is this person's (as typed in either: "ana" is "Ana"). */
-function isMe(name) {
-  const me = localStorage.getItem("standups.name");
-  return Boolean(me && name) && name.trim().toLowerCase() === me.trim().toLowerCase();
-}
-
-function showToggles() {
-  const chimeButton = app.querySelector(".chime-toggle");
-  chimeButton.setAttribute("aria-pressed", String(chimeOn()));
-  chimeButton.textContent = chimeOn() ? "Chime: on" : "Chime: off";
-  const notifyButton = app.querySelector(".notify-toggle");
-  const wanted = localStorage.getItem(notifyKey) === "on" && globalThis.Notification?.permission === "granted";
-  notifyButton.setAttribute("aria-pressed", String(wanted));
-  notifyButton.textContent = wanted ? "Notify me when I'm up: on" : "Notify me when I'm up";
-}
 
 /** The time gone, drawn over the arcs: dark on a light edge, so that it shows on a dark
  * theme's arcs (navy, indigo) as on a light one's. */
@@ -162,6 +115,19 @@ function takeTheKeyboard() {
   alert.showModal();
 }
 
+/** The transcript: new notes added at its end (it is a log: a screen reader reads what is
+ * added), the whole of it again only when it changed otherwise (a note taken back). */
+function showTranscript(element, text) {
+  const shown = element.standupsText ?? null;
+  if (shown === text) return;
+  element.standupsText = text;
+  if (shown !== null && shown !== "No notes yet." && text.startsWith(`${shown}\n`)) {
+    element.insertAdjacentHTML("beforeend", `\n${transcriptLines(text.slice(shown.length + 1)).join("\n")}`);
+  } else {
+    element.innerHTML = transcriptLines(text).join("\n");
+  }
+}
+
 /** Back after a drop that hid whether notes arrived: those the room's transcript has (a line
  * after those it had when the note was sent) are taken from the field, not sent twice; those
  * it surely lacks go again. */
@@ -233,7 +199,7 @@ export const meeting = {
             <button type="button" class="primary save">Save and end</button>
           </div>
         </dialog>
-        <pre class="transcript" aria-label="Notes so far"></pre>
+        <pre class="transcript" role="log" aria-label="Notes so far"></pre>
       </div>`;
   },
 
@@ -248,7 +214,8 @@ export const meeting = {
         view.speakerChangedAt = -Infinity;
         const { speakerIndex } = view.state.meeting;
         const speaker = view.state.standup.attendees[speakerIndex]?.name ?? "The next speaker";
-        toast(`${speaker} just came up: press Next again to skip them.`, { kind: "next" });
+        toast(isMe(speaker) ? "You just came up: press Next again to skip your turn."
+          : `${isolated(speaker)} just came up: press Next again to skip them.`, { kind: "next" });
         return;
       }
       send({ type: "meeting.nextButtonTapped", from: view.state.meeting.speakerIndex });
@@ -262,31 +229,7 @@ export const meeting = {
       send({ type: "meeting.alert.resume" });
     });
     on(".resume", "click", () => send({ type: "meeting.resumeButtonTapped" }));
-    on(".chime-toggle", "click", () => {
-      localStorage.setItem(chimeKey, chimeOn() ? "off" : "on");
-      showToggles();
-    });
-    // Any click in the meeting lets the chime play later (browsers want a gesture first).
-    on(".meeting", "click", () => {
-      try {
-        audio ??= new AudioContext();
-        if (audio.state === "suspended") audio.resume();
-      } catch {
-        // No audio here.
-      }
-    });
-    on(".notify-toggle", "click", async () => {
-      if (localStorage.getItem(notifyKey) === "on") {
-        localStorage.setItem(notifyKey, "off");
-      } else if ((await Notification.requestPermission()) === "granted") {
-        localStorage.setItem(notifyKey, "on");
-      } else {
-        // NB: a browser asks once; refused (or blocked for the site), only its settings can
-        // allow it again.
-        toast("Notifications are blocked for this site: allow them in your browser's site settings, then try again.");
-      }
-      showToggles();
-    });
+    wireToggles(on);
     showToggles();
     view.lastSpeaker = null;
     view.speakerChangedAt = -Infinity;
@@ -360,16 +303,7 @@ export const meeting = {
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();
-      if (chimeOn()) chime();
-      const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
-      if (isMe(speaker) && localStorage.getItem(notifyKey) === "on"
-          && globalThis.Notification?.permission === "granted") {
-        try {
-          new Notification("You're up", { body: state.standup.title });
-        } catch {
-          // Some browsers (Android) allow notifications from service workers only.
-        }
-      }
+      speakerChanged(state.standup.attendees[state.meeting.speakerIndex]?.name, state.standup.title);
     }
     app.querySelector(".elapsed").textContent = facts.elapsed;
     app.querySelector(".remaining").textContent = facts.remaining;
@@ -387,7 +321,7 @@ export const meeting = {
     paused.hidden = facts.paused === null;
     app.querySelector(".pause-reason").textContent = facts.paused ?? "";
     app.querySelector(".next").textContent = facts.nextLabel;
-    app.querySelector(".transcript").textContent = facts.transcript;
+    showTranscript(app.querySelector(".transcript"), facts.transcript);
     const alert = app.querySelector(".end-alert");
     const open = state.meeting.alert === "endMeeting";
     if (open && !alert.open) showEndAlert(alert, state, view.you);

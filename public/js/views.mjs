@@ -1,5 +1,7 @@
 // What the screens show, computed from the state: pure functions, no DOM (tested by node).
-import { DARK_TRACK, THEMES, THEME_NAMES, clock, escapeHTML, meetingDate, ringColor, speakerSlices } from "./format.mjs";
+import {
+  DARK_TRACK, THEMES, THEME_NAMES, clock, escapeHTML, isolated, meetingDate, ringColor, speakerSlices,
+} from "./format.mjs";
 
 export function themeStyle(theme) {
   const [background, foreground] = THEMES[theme] ?? THEMES.bubblegum;
@@ -45,10 +47,10 @@ export function undoGoneSentence(undo) {
 /** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
 export function activitySentence(activity, you) {
   const isYou = activity.by.id === you;
-  const who = isYou ? "You" : activity.by.name;
+  const who = isYou ? "You" : isolated(activity.by.name);
   // NB: skipping to one's own turn is not "Ben skipped to Ben".
   const skippedTo = activity.detail === activity.by.name
-    ? (isYou ? "your turn" : "their own turn") : activity.detail ?? "the next speaker";
+    ? (isYou ? "your turn" : "their own turn") : activity.detail ? isolated(activity.detail) : "the next speaker";
   const sentences = {
     startedMeeting: "started the meeting",
     skippedToSpeaker: `skipped to ${skippedTo}`,
@@ -108,12 +110,15 @@ export function historyItem(meeting, locale = undefined) {
   // NB: notes under no speaker (a late note a bot sent without one) beside notes under one get
   // a heading of their own: without one they read as the last speaker's (as in history.md).
   const headed = groups.some((group) => group.speaker);
-  const heading = (group) => !headed ? "" : `<h4>${group.speaker ? escapeHTML(group.speaker) : "Other notes"}</h4>`;
+  const heading = (group) => !headed ? "" : `<h4>${group.speaker ? `<bdi>${escapeHTML(group.speaker)}</bdi>` : "Other notes"}</h4>`;
+  // NB: names and notes each kept apart (`<bdi>`): a name written right to left does not
+  // take the note's first number, or the list's commas, into its own order.
   const body = groups.length === 0 ? `<p class="empty">No notes.</p>` : groups.map((group) =>
     `${heading(group)}<ul class="notes">${group.notes.map((note) =>
-      `<li>${note.author ? `<strong>${escapeHTML(note.author)}</strong>: ` : ""}${escapeHTML(note.text)}</li>`).join("")}</ul>`).join("");
+      `<li>${note.author ? `<strong><bdi>${escapeHTML(note.author)}</bdi></strong>: ` : ""}<bdi>${escapeHTML(note.text)}</bdi></li>`).join("")}</ul>`).join("");
+  const names = present.map((name) => `<bdi>${escapeHTML(name)}</bdi>`).join(", ");
   return `<li><details><summary>${summary}</summary>
-    ${present.length ? `<p class="present">Present: ${escapeHTML(present.join(", "))}</p>` : ""}${body}</details></li>`;
+    ${present.length ? `<p class="present">Present: ${names}</p>` : ""}${body}</details></li>`;
 }
 
 export function themeSwatches(group, selected) {

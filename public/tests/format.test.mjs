@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, wellFormed, wireJSON } from "../js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON } from "../js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");
@@ -65,4 +65,14 @@ test("a field's broken character is mended in place, one code unit for one", () 
   assert.equal(wellFormed("Stand\uD83Dup"), "Stand\uFFFDup");
   assert.equal(wellFormed("Stand\uD83Dup").length, "Stand\uD83Dup".length);
   assert.equal(wellFormed("🎉 ok"), "🎉 ok");
+});
+
+test("a transcript's lines keep each author and note apart, escaped", () => {
+  assert.deepEqual(transcriptLines("سارة: 12 tickets closed\nAna: a < b: c\nNo notes yet."), [
+    "<bdi>سارة</bdi>: <bdi>12 tickets closed</bdi>",
+    "<bdi>Ana</bdi>: <bdi>a &lt; b: c</bdi>",
+    "<bdi>No notes yet.</bdi>",
+  ]);
+  assert.equal(isolated("עדי"), "\u2068עדי\u2069");
+  assert.equal(isolated("Ana 🌮"), "Ana 🌮");
 });

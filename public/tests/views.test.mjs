@@ -154,8 +154,8 @@ test("a past meeting shows its date, length, who was there and notes by speaker,
     ],
   }, "en-GB");
   assert.match(html, /12 min 5 s · 2 people/);
-  assert.match(html, /Present: Ana, &lt;b&gt;/);
-  assert.match(html, /<h4>Dan<\/h4><ul class="notes"><li><strong>Ana<\/strong>: Shipped<\/li><li><strong>CI \(bot\)<\/strong>: green<\/li><\/ul><h4>Eve<\/h4>/);
+  assert.match(html, /Present: <bdi>Ana<\/bdi>, <bdi>&lt;b&gt;<\/bdi>/);
+  assert.match(html, /<h4><bdi>Dan<\/bdi><\/h4><ul class="notes"><li><strong><bdi>Ana<\/bdi><\/strong>: <bdi>Shipped<\/bdi><\/li><li><strong><bdi>CI \(bot\)<\/bdi><\/strong>: <bdi>green<\/bdi><\/li><\/ul><h4><bdi>Eve<\/bdi><\/h4>/);
   assert.match(html, /a &lt; b/);
 });
 
@@ -167,7 +167,7 @@ test("a late note sent under no speaker, beside notes under one, has a heading o
       { author: "CI (bot)", text: "late, for the meeting", speaker: "" },
     ],
   }, "en-GB");
-  assert.match(html, /<h4>Dan<\/h4><ul class="notes"><li><strong>Ana<\/strong>: Shipped<\/li><\/ul><h4>Other notes<\/h4><ul class="notes"><li><strong>CI \(bot\)<\/strong>: late, for the meeting/);
+  assert.match(html, /<h4><bdi>Dan<\/bdi><\/h4><ul class="notes"><li><strong><bdi>Ana<\/bdi><\/strong>: <bdi>Shipped<\/bdi><\/li><\/ul><h4>Other notes<\/h4><ul class="notes"><li><strong><bdi>CI \(bot\)<\/bdi><\/strong>: <bdi>late, for the meeting/);
   // Notes all under no speaker (an old meeting's transcript) need none.
   assert.doesNotMatch(historyItem({ date: "2026-11-22T09:00:00Z", transcript: "Ana: one", seconds: 0 }), /<h4>/);
 });
@@ -244,4 +244,18 @@ test("an Undo is said to be gone only from a room opened afresh, within its wind
   assert.equal(undoGoneNotice(discard, afresh, false, shown, 5000), null);
   assert.equal(undoGoneNotice(discard, { ...afresh, undo: { seq: 1 } }, true, shown, 5000), null);
   assert.equal(undoGoneNotice(discard, afresh, true, { seq: 3, at: 1000 }, 5000), null);
+});
+
+test("a name written right to left is kept apart from the sentence and the note around it", () => {
+  const sara = { id: "p2", name: "سارة" };
+  assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: sara, detail: null }, "p1"),
+    "\u2068سارة\u2069 ended the meeting");
+  assert.equal(activitySentence({ seq: 1, kind: "skippedToSpeaker", by: { id: "p3", name: "Ana" }, detail: "سارة" }, "p1"),
+    "Ana skipped to \u2068سارة\u2069");
+  // Names in letters written left to right stay as they are (tests and screen readers read them).
+  assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: { id: "p3", name: "Ana" }, detail: null }, "p1"),
+    "Ana ended the meeting");
+  const html = historyItem({ date: "2026-11-22T09:00:00Z", transcript: "", seconds: 60, present: ["سارة"],
+    notes: [{ author: "سارة", text: "12 tickets closed", speaker: "" }] }, "en-GB");
+  assert.match(html, /<strong><bdi>سارة<\/bdi><\/strong>: <bdi>12 tickets closed<\/bdi>/);
 });
