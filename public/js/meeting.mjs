@@ -290,9 +290,12 @@ export const meeting = {
       || !state.standup.attendees.some(({ name }) => isMe(name));
     const facts = meetingFacts(state.meeting, state.standup);
     const speakerLine = app.querySelector(".speaker");
-    if (speakerLine.textContent !== facts.speakerLine) speakerLine.textContent = facts.speakerLine;
+    if (speakerLine.textContent !== facts.speakerLine) {
+      speakerLine.textContent = facts.speakerLine;
+      speakerLine.title = facts.speakerLine;
+    }
     app.querySelector(".turn-left").textContent = facts.turnLeft;
-    app.querySelector(".up-next").textContent = facts.upNext;
+    Object.assign(app.querySelector(".up-next"), { textContent: facts.upNext, title: facts.upNext });
     app.querySelector(".meeting").classList.toggle("warning", facts.warning);
     const changed = view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex;
     view.lastSpeaker = state.meeting.speakerIndex;
