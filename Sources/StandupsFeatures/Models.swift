@@ -24,11 +24,15 @@ public struct Note: Codable, Equatable, Hashable, Sendable {
   public var text: String
   /// The attendee who was speaking when it was written.
   public var speaker: String
+  /// The id its sender gave it, if any: the same note sent again (its answer lost with the
+  /// connection) is taken once.
+  public var id: String?
 
-  public init(author: String, text: String, speaker: String) {
+  public init(author: String, text: String, speaker: String, id: String? = nil) {
     self.author = author
     self.text = text
     self.speaker = speaker
+    self.id = id
   }
 }
 

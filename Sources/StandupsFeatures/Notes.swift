@@ -24,8 +24,12 @@ extension StandupRules {
 
 extension TakesNotes {
   /// Adds `text` (trimmed), signed by `author`, written while `speaker` spoke; or says why not,
-  /// and changes nothing.
-  public mutating func addNote(_ text: String, author: String, speaker: String) -> Rejection? {
+  /// and changes nothing. A note whose `id` it holds already was sent again (its answer lost):
+  /// taken, and nothing changes.
+  public mutating func addNote(_ text: String, author: String, speaker: String, id: String? = nil)
+    -> Rejection?
+  {
+    if let id, notes.contains(where: { $0.id == id }) { return nil }
     let note = text.trimmingCharacters(in: .whitespaces)
     guard (1...1000).contains(note.count), !note.contains(where: \.isNewline) else {
       return .invalidValue("A note must be one line of 1 to 1000 characters.")
@@ -46,7 +50,7 @@ extension TakesNotes {
         limit: StandupRules.notesPerMeeting)
     }
     transcript = grown
-    notes.append(Note(author: author, text: note, speaker: speaker))
+    notes.append(Note(author: author, text: note, speaker: speaker, id: id))
     return nil
   }
 

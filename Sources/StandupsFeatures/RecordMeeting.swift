@@ -96,7 +96,8 @@ public struct RecordMeeting: Reducer {
     /// The room is handed on to another server: stop the clock there, to resume here.
     case roomMoving
     case resumeButtonTapped
-    case noteSubmitted(author: String, text: String)
+    /// `id`: the sender's for this note, if any (`Note.id`).
+    case noteSubmitted(author: String, text: String, id: String? = nil)
     case delegate(Delegate)
 
     @CasePathable
@@ -205,9 +206,9 @@ public struct RecordMeeting: Reducer {
         state.emptiedAt = nil
         return startTimer()
 
-      case .noteSubmitted(let author, let text):
+      case .noteSubmitted(let author, let text, let id):
         let speaker = state.standup.attendees[safe: state.speakerIndex]?.name ?? ""
-        if let problem = state.addNote(text, author: author, speaker: speaker) {
+        if let problem = state.addNote(text, author: author, speaker: speaker, id: id) {
           return .reject(problem)
         }
         return .none

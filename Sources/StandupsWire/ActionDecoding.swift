@@ -108,7 +108,16 @@ public enum ActionDecoding {
         throw WireError(
           .invalidValue, "\"text\" must be a string: the note, one line of 1 to 1000 characters.")
       }
-      return .meeting(.presented(.noteSubmitted(author: sender.author, text: text)))
+      let id: String?
+      switch action["id"] {
+      case nil, .null?: id = nil
+      case .string(let given)? where (1...64).contains(given.count): id = given
+      default:
+        throw WireError(
+          .invalidValue,
+          "\"id\" must be a string of 1 to 64 characters that names this note, or left out.")
+      }
+      return .meeting(.presented(.noteSubmitted(author: sender.author, text: text, id: id)))
     case "history.noteSubmitted":
       guard let meeting = action["meeting"]?.stringValue.flatMap(UUID.init(uuidString:)) else {
         throw WireError(.invalidValue, "\"meeting\" must be the id of a meeting in the history.")

@@ -104,6 +104,39 @@ struct RecordMeetingTests {
     }
   }
 
+  /// A note sent again with its id (its answer lost with the connection) is taken once;
+  /// another id, or none, is another note, however alike.
+  @Test func aNoteSentAgainWithItsIDIsTakenOnce() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+      }
+      await store.receive(\.meeting.presented.started)
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1", id: "n-1")))) {
+        $0.meeting?.transcript = "Ana: +1"
+        $0.meeting?.notes = [Note(author: "Ana", text: "+1", speaker: "Person 1", id: "n-1")]
+      }
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1", id: "n-1"))))
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1", id: "n-2")))) {
+        $0.meeting?.transcript = "Ana: +1\nAna: +1"
+        $0.meeting?.notes.append(Note(author: "Ana", text: "+1", speaker: "Person 1", id: "n-2"))
+      }
+      await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1")))) {
+        $0.meeting?.transcript = "Ana: +1\nAna: +1\nAna: +1"
+        $0.meeting?.notes.append(Note(author: "Ana", text: "+1", speaker: "Person 1"))
+      }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+      await clock.advance(by: .seconds(3))
+      await store.finish()
+    }
+  }
+
   @Test func saveAndEndAddsTheMeetingWithItsNotesAndStopsTheTimer() async {
     await withMainSerialExecutor {
       let clock = TestClock()

@@ -37,6 +37,14 @@ struct ActionDecodingTests {
       .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it")))
     ),
     (
+      Case(type: "meeting.noteSubmitted", fields: ["text": "Shipped it", "id": "n-1"]),
+      .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it", id: "n-1")))
+    ),
+    (
+      Case(type: "meeting.noteSubmitted", fields: ["text": "Shipped it", "id": nil]),
+      .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it")))
+    ),
+    (
       Case(
         type: "history.noteSubmitted",
         fields: ["meeting": .string(meeting.uuidString.lowercased()), "text": "Late"]),
@@ -124,6 +132,20 @@ struct ActionDecodingTests {
     (Case(type: "dance"), .unknownAction, "This room does not know the action \"dance\"."),
     (Case(type: "meeting.noteSubmitted"), .invalidValue, "\"text\" must be a string"),
     (Case(type: "meeting.noteSubmitted", fields: ["text": 5]), .invalidValue, "\"text\""),
+    (
+      Case(type: "meeting.noteSubmitted", fields: ["text": "a", "id": ""]), .invalidValue,
+      "\"id\" must be a string of 1 to 64 characters"
+    ),
+    (
+      Case(type: "meeting.noteSubmitted", fields: ["text": "a", "id": 7]), .invalidValue,
+      "\"id\" must be a string of 1 to 64 characters"
+    ),
+    (
+      Case(
+        type: "meeting.noteSubmitted",
+        fields: ["text": "a", "id": .string(String(repeating: "x", count: 65))]),
+      .invalidValue, "\"id\" must be a string of 1 to 64 characters"
+    ),
     (
       Case(type: "history.noteSubmitted", fields: ["text": "Late"]), .invalidValue,
       "\"meeting\" must be the id of a meeting in the history."

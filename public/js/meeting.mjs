@@ -61,7 +61,7 @@ function noteWent(view, input, note) {
 /** Sends `note`; resolves with why it did not go (nothing once it reached the meeting). */
 async function sendNote(view, input, note) {
   try {
-    await view.connection.send({ type: "meeting.noteSubmitted", text: note.text });
+    await view.connection.send({ type: "meeting.noteSubmitted", text: note.text, id: note.id });
     noteWent(view, input, note);
     return null;
   } catch (error) {
@@ -134,8 +134,12 @@ function showTranscript(element, text) {
 function notesArrived(view, input, transcript) {
   afterComposing(view, () => {
     if (!input.isConnected) return;
-    const { field, found, missing, unknown } = view.notesAhead.lookFor(input.value, transcript);
+    const { field, found, arrived, missing, unknown } = view.notesAhead.lookFor(input.value, transcript);
     keepNotesAhead(view);
+    // NB: a line like it may be someone else's (one name, one text): the room takes the id once.
+    for (const note of arrived.filter(({ id }) => id)) {
+      view.connection.send({ type: "meeting.noteSubmitted", text: note.text, id: note.id }).catch(() => {});
+    }
     if (found) {
       leaveInField(input, field);
       toast(found === 1 ? "Your note reached the meeting before the connection dropped."

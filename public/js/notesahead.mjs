@@ -6,6 +6,12 @@
 // its own: one kept is sent again by the next Enter, apart from what was typed after it. Pure
 // (tested by node): meeting.mjs does the page's part.
 
+/** A note's id (`meeting.noteSubmitted`'s `id`): random, so that the note sent again is
+ * taken once. (`crypto.randomUUID` is for secure pages only; a server on plain http is not.) */
+export function noteID() {
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
 /** Whether `transcript` got `note`'s line after the lines it had when the note was sent. */
 export function reached(transcript, note) {
   if (!transcript.startsWith(note.before)) return false;
@@ -13,7 +19,7 @@ export function reached(transcript, note) {
 }
 
 export class NotesAhead {
-  /** `notes`: `{ text, before, line, state }`, `state` one of "sent", "unsure", "kept". */
+  /** `notes`: `{ text, before, line, state, id }`, `state` one of "sent", "unsure", "kept". */
   constructor(notes = []) {
     this.notes = notes;
   }
@@ -45,7 +51,7 @@ export class NotesAhead {
     for (const note of again) Object.assign(note, { before, state: "sent" });
     const text = field.slice(this.prefix.length);
     if (this.notes.length && !text.trim()) return again;
-    const note = { text, before, line: `${author}: ${text.trim()}`, state: "sent" };
+    const note = { text, before, line: `${author}: ${text.trim()}`, state: "sent", id: noteID() };
     this.notes.push(note);
     return [...again, note];
   }
@@ -80,7 +86,9 @@ export class NotesAhead {
 
   /**
    * Back in the room: each note whose answer a drop hid goes from the field if `transcript`
-   * has it; the others stay, as typed. The field, how many were found, the notes `missing`
+   * has it (`arrived`: sent again all the same, as the room takes a note's id once, should
+   * the line be someone else's alike); the others stay, as typed. The field, the notes
+   * `arrived`, how many were found, the notes `missing`
    * (the transcript still has every line it had when they were sent, and not theirs: they
    * never arrived, and go again) and how many are `unknown` (lines it had are gone — a
    * note taken back, say — so it cannot tell: kept for Enter).
@@ -88,6 +96,7 @@ export class NotesAhead {
   lookFor(field, transcript) {
     let found = 0;
     const missing = [];
+    const arrived = [];
     let unknown = 0;
     for (const note of this.notes.filter(({ state }) => state === "unsure")) {
       if (!reached(transcript, note)) {
@@ -97,9 +106,10 @@ export class NotesAhead {
         continue;
       }
       found += 1;
+      arrived.push(note);
       field = this.arrived(field, note) ?? field;
     }
-    return { field, found, missing, unknown };
+    return { field, found, arrived, missing, unknown };
   }
 
   /** `notes`, kept, go again now, after `transcript`. */

@@ -6,11 +6,13 @@ test("Enter sends what follows the notes on their way, and nothing twice", () =>
   const ahead = new NotesAhead();
   const [first] = ahead.send("first note", "", "Ana");
   assert.equal(first.text, "first note");
+  assert.match(first.id, /^[0-9a-f]{32}$/);
   assert.equal(first.line, "Ana: first note");
   assert.deepEqual(ahead.send("first note", "", "Ana"), []);
   assert.deepEqual(ahead.send("first note ", "", "Ana"), []);
   const [second, ...more] = ahead.send("first note second", "", "Ana");
   assert.equal(second.text, " second");
+  assert.notEqual(second.id, first.id);
   assert.equal(second.line, "Ana: second");
   assert.deepEqual(more, []);
 });
@@ -55,8 +57,11 @@ test("back from a drop, the notes the transcript has go; the others stay to send
   ahead.unsure(one);
   ahead.unsure(two);
   assert.deepEqual(ahead.send("one two", "", "Ana"), [], "nothing new to send meanwhile");
-  const { field, found, missing, unknown } = ahead.lookFor("one two three", "Ben: hi\nAna: one");
+  const { field, found, arrived, missing, unknown } = ahead.lookFor("one two three", "Ben: hi\nAna: one");
   assert.equal(found, 1);
+  // Sent again all the same, with its id (the room takes it once): "Ana: one" could be
+  // someone else's line, of the same name.
+  assert.deepEqual(arrived, [one]);
   assert.equal(field, " two three");
   assert.deepEqual(ahead.notes, [two]);
   assert.equal(two.state, "kept");
