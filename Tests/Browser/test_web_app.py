@@ -95,6 +95,10 @@ def test_two_people_run_a_standup_together(server, ana, ben):
     text_in(ben, ".history h4", "Blob Jr")
     text_in(ben, ".history .notes", "Ana: Shipped the API")
     screenshot(ben, "history")
+    # The notice goes once read; the keyboard goes on to Start meeting.
+    click(ben, ".dismiss-ended")
+    wait(ben, EC.invisibility_of_element_located((By.CSS_SELECTOR, ".ended")))
+    assert ben.switch_to.active_element.get_attribute("class") == "primary start"
 
     # Ana edits; Ben sees the shared draft and Ana's focus; the save reaches both.
     click(ana, ".edit")

@@ -14,6 +14,7 @@ export const detail = {
       <div class="detail">
         <div class="ended panel" role="status" hidden>
           <p class="ended-message"></p>
+          <button type="button" class="dismiss-ended">Dismiss</button>
           <div class="unsent" hidden>
             <label>Your note was not sent: it is kept here, in this tab, and goes into the
               meeting if someone brings it back, or else into the next one.
@@ -52,6 +53,10 @@ export const detail = {
     view.older = [];
     // The kept note follows its box: edited, emptied, forgotten.
     on(".ended textarea", "input", (event) => keepDiscardedNote(view, event.target.value));
+    on(".dismiss-ended", "click", () => {
+      app.querySelector(".ended").hidden = true;
+      app.querySelector(".start").focus();
+    });
     on(".forget-note", "click", () => {
       keepDiscardedNote(view, "");
       app.querySelector(".ended").hidden = true;
@@ -120,6 +125,8 @@ export const detail = {
       const notice = app.querySelector(".ended");
       notice.hidden = false;
       notice.querySelector(".ended-message").textContent = view.ended.message;
+      // NB: a note kept in it goes only with its own button (Forget this note).
+      notice.querySelector(".dismiss-ended").hidden = Boolean(view.ended.unsent);
       if (view.ended.unsent) {
         notice.querySelector(".unsent").hidden = false;
         const box = notice.querySelector("textarea");
