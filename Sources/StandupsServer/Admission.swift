@@ -64,17 +64,18 @@ final class Admission: Sendable {
     case close
   }
 
-  private struct Meter {
+  fileprivate struct Meter {
     var address: String
     var tokens: Double
     var refilled: ContinuousClock.Instant
     var refusedInARow = 0
   }
 
-  private struct Shared {
+  fileprivate struct Shared {
     var byAddress: [String: Int] = [:]
     var meters: [ConnectionID: Meter] = [:]
-    /// The HTTP API's callers (a bot, an address), metered as a connection's messages are.
+    /// The HTTP API's callers (a bot, an address), metered as a connection's messages are,
+    /// and the tokens each address's last connection left (`left:ADDRESS`).
     var callers: [String: (tokens: Double, refilled: ContinuousClock.Instant)] = [:]
     /// The table's size at which the callers whose bucket is full again are forgotten.
     var pruneAt = 1024
@@ -106,31 +107,51 @@ final class Admission: Sendable {
   }
 
   /// A connection opened from `address`: counted against it (an IPv6 address with its /64,
-  /// which one machine is usually given whole, as failed sign-ins are).
-  func opened(_ connection: ConnectionID, address: String) {
+  /// which one machine is usually given whole, as failed sign-ins are). Its messages start
+  /// from what the address's last connection left them (refilled since): closing and opening
+  /// again is no way to a full burst.
+  func opened(_ connection: ConnectionID, address: String, now: ContinuousClock.Instant = .now) {
     let key = FailedAttempts.key(for: address)
     shared.withLock { shared in
       shared.byAddress[key, default: 0] += 1
-      shared.meters[connection] = Meter(address: key, tokens: limits.burst, refilled: .now)
+      var meter = Meter(address: key, tokens: limits.burst, refilled: now)
+      if let (tokens, refilled) = shared.callers[Self.leftBy(key)] {
+        meter.tokens = refilledTokens(tokens, since: refilled, now: now)
+      }
+      shared.meters[connection] = meter
     }
   }
 
-  func closed(_ connection: ConnectionID) {
+  func closed(_ connection: ConnectionID, now: ContinuousClock.Instant = .now) {
     shared.withLock { shared in
       guard let meter = shared.meters.removeValue(forKey: connection) else { return }
       shared.byAddress[meter.address, default: 1] -= 1
       if shared.byAddress[meter.address] == 0 { shared.byAddress[meter.address] = nil }
+      // NB: kept (and forgotten once full again) as an HTTP caller's bucket is.
+      let tokens = refilledTokens(meter.tokens, since: meter.refilled, now: now)
+      if tokens < limits.burst {
+        keep(tokens, for: Self.leftBy(meter.address), now: now, in: &shared)
+      }
     }
+  }
+
+  /// The key under which an address's last connection left its tokens.
+  private static func leftBy(_ address: String) -> String { "left:\(address)" }
+
+  private func refilledTokens(
+    _ tokens: Double, since refilled: ContinuousClock.Instant, now: ContinuousClock.Instant
+  ) -> Double {
+    let elapsed = now - refilled
+    let seconds =
+      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return min(limits.burst, tokens + seconds * limits.messagesPerSecond)
   }
 
   /// Takes a token for one message.
   func take(_ connection: ConnectionID, now: ContinuousClock.Instant = .now) -> Verdict {
     shared.withLock { shared in
       guard var meter = shared.meters[connection] else { return .accept }
-      let elapsed = now - meter.refilled
-      let seconds =
-        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-      meter.tokens = min(limits.burst, meter.tokens + seconds * limits.messagesPerSecond)
+      meter.tokens = refilledTokens(meter.tokens, since: meter.refilled, now: now)
       meter.refilled = now
       let verdict: Verdict
       if meter.tokens >= 1 {
@@ -152,26 +173,29 @@ extension Admission {
   /// connection's messages have; nil, or the seconds to wait (answer 429).
   func takeRequest(from caller: String, now: ContinuousClock.Instant = .now) -> Int? {
     shared.withLock { shared in
-      // NB: callers whose bucket would be full again are forgotten, so the table holds only
-      // the recent ones.
-      let refill = Duration.seconds(limits.burst / limits.messagesPerSecond)
-      // (At most once per doubling: a table of recent callers only is not scanned each time.)
-      if shared.callers.count >= shared.pruneAt {
-        shared.callers = shared.callers.filter { now - $0.value.refilled < refill }
-        shared.pruneAt = max(1024, 2 * shared.callers.count)
-      }
-      var (tokens, refilled) = shared.callers[caller] ?? (limits.burst, now)
-      let elapsed = now - refilled
-      let seconds =
-        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-      tokens = min(limits.burst, tokens + seconds * limits.messagesPerSecond)
+      let (left, refilled) = shared.callers[caller] ?? (limits.burst, now)
+      let tokens = refilledTokens(left, since: refilled, now: now)
       guard tokens >= 1 else {
-        shared.callers[caller] = (tokens, now)
+        keep(tokens, for: caller, now: now, in: &shared)
         return max(Int(((1 - tokens) / limits.messagesPerSecond).rounded(.up)), 1)
       }
-      shared.callers[caller] = (tokens - 1, now)
+      keep(tokens - 1, for: caller, now: now, in: &shared)
       return nil
     }
+  }
+
+  /// Keeps `caller`'s tokens. Callers whose bucket would be full again are forgotten, so that
+  /// the table holds only the recent ones (at most once per doubling: a table of recent
+  /// callers only is not scanned each time).
+  fileprivate func keep(
+    _ tokens: Double, for caller: String, now: ContinuousClock.Instant, in shared: inout Shared
+  ) {
+    let refill = Duration.seconds(limits.burst / limits.messagesPerSecond)
+    if shared.callers.count >= shared.pruneAt {
+      shared.callers = shared.callers.filter { now - $0.value.refilled < refill }
+      shared.pruneAt = max(1024, 2 * shared.callers.count)
+    }
+    shared.callers[caller] = (tokens, now)
   }
 }
 

@@ -126,6 +126,29 @@ struct LimitsTests {
     await server.stop()
   }
 
+  /// A connection opened again starts from what the address's last one left: closing and
+  /// opening again is no way to a full burst (it was, every time).
+  @Test func openingAgainIsNoWayToAFullBurst() async throws {
+    let server = try await TestServer.start {
+      $0.limits.messagesPerSecond = 0.001
+      $0.limits.burst = 10
+    }
+    let ben = try await server.room(name: "Ben")
+    let message = #"{"type":"action","action":{"type":"meeting.endMeetingButtonTapped"}}"#
+    let ana = try await server.room(name: "Ana")
+    for _ in 0..<11 { ana.send(raw: message) }  // 10 taken, the 11th refused
+    _ = try await ana.next { $0["code"] == "rate_limited" }
+    ana.close()
+    // NB: Ben sees her go once the server has closed her connection.
+    _ = try await ben.waitForState { $0["participants"]?.arrayValue?.count == 1 }
+    let again = try await server.room(name: "Ana")
+    again.send(
+      raw: #"{"type":"action","ref":"r-1","action":{"type":"meeting.endMeetingButtonTapped"}}"#)
+    let answer = try await again.next { $0["ref"] == "r-1" }
+    #expect(answer["code"] == "rate_limited")
+    await server.stop()
+  }
+
   @Test func aFloodIsAnsweredRateLimitedThenClosedWith1008() async throws {
     // No refill during the test, so the counts are exact: the 21st refusal in a row is the
     // last message sent (a server closing a socket with unread input would reset it).
