@@ -149,13 +149,16 @@ static inline int clws_write_close(struct lws *wsi, int code, const char *reason
 /* Names the calling thread, for top -H and perf (pthread_setname_np needs _GNU_SOURCE). */
 static inline void clws_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 
-/// Raises the soft open-files limit to the hard limit; returns the new soft limit.
+/// Raises the soft open-files limit to the hard limit; returns the soft limit in effect (-1:
+/// none, or unknown).
 static inline long clws_raise_nofile_limit(void) {
   struct rlimit limit;
   if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
+  rlim_t soft = limit.rlim_cur;
   limit.rlim_cur = limit.rlim_max;
-  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return -1;
-  return (long)limit.rlim_cur;
+  /* Not raised (a hard limit with no end, which macOS refuses): the soft one stays. */
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) limit.rlim_cur = soft;
+  return limit.rlim_cur == RLIM_INFINITY ? -1 : (long)limit.rlim_cur;
 }
 
 /// The ws:// or wss:// client handshake's HTTP status, or 0 if none was received.

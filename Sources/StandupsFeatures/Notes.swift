@@ -24,12 +24,12 @@ extension StandupRules {
 
 extension TakesNotes {
   /// Adds `text` (trimmed), signed by `author`, written while `speaker` spoke; or says why not,
-  /// and changes nothing. A note whose `id` it holds already was sent again (its answer lost):
-  /// taken, and nothing changes.
+  /// and changes nothing. A note of `author`'s whose `id` it holds already was sent again (its
+  /// answer lost): taken, and nothing changes. (Another author's with that id is another note.)
   public mutating func addNote(_ text: String, author: String, speaker: String, id: String? = nil)
     -> Rejection?
   {
-    if let id, notes.contains(where: { $0.id == id }) { return nil }
+    if let id, notes.contains(where: { $0.id == id && $0.author == author }) { return nil }
     let note = text.trimmingCharacters(in: .whitespaces)
     guard (1...1000).contains(note.count), !note.contains(where: \.isNewline) else {
       return .invalidValue("A note must be one line of 1 to 1000 characters.")

@@ -125,8 +125,11 @@ extension StandupForm {
   static func checkTitle(_ state: State) -> Effect<Action> {
     let limit = StandupRules.titleLength.upperBound
     let count = state.title.trimmingCharacters(in: .whitespacesAndNewlines).count
-    guard count <= limit else {
-      return .reject(.invalidValue(StandupRules.tooLong("The title", count: count, limit: limit)))
+    // NB: and the spaces around it within reason: the draft is kept and sent to everyone.
+    guard count <= limit, state.title.count <= 2 * limit else {
+      return .reject(
+        .invalidValue(
+          StandupRules.tooLong("The title", count: max(count, state.title.count), limit: limit)))
     }
     return StandupRules.isPlainText(state.title)
       ? .none : .reject(.invalidValue("The title " + StandupRules.notPlain))

@@ -165,9 +165,12 @@ public final class StandupsServer: Sendable {
     transportConfiguration.tls = configuration.tls
     transportConfiguration.responseHeaders = Self.securityHeaders
     // NB: a browser that reached the server over https once never tries plain http again
-    // (where cookies and tokens travel in the clear); it ignores this header over http.
-    if configuration.tls != nil
-      || configuration.publicURL?.lowercased().hasPrefix("https:") == true
+    // (where cookies and tokens travel in the clear). Only for a public https name: it holds
+    // for every port of its host, whose other services a bare --tls-cert may not speak for.
+    if let url = configuration.publicURL.flatMap({ URLComponents(string: $0) }),
+      url.scheme?.lowercased() == "https", let host = url.host?.lowercased(),
+      host != "localhost", !host.hasSuffix(".localhost"),
+      ServerLimits.canonicalAddress(host.trimmingCharacters(in: ["[", "]"])) == nil
     {
       transportConfiguration.responseHeaders.append(
         ("strict-transport-security:", "max-age=31536000"))

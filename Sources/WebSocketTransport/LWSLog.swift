@@ -45,15 +45,17 @@ enum LWSLog {
         state.lines = 0
         state.leftOut = 0
       }
+      // NB: only lines the logger shows count (lws's warnings are debug lines here).
+      guard let logger = state.logger, logger.logLevel <= (error ? .error : .debug) else { return }
       guard state.lines < linesPerWindow else {
         state.leftOut += 1
         return
       }
       state.lines += 1
       if error {
-        state.logger?.error("lws: \(text)")
+        logger.error("lws: \(text)")
       } else {
-        state.logger?.debug("lws: \(text)")
+        logger.debug("lws: \(text)")
       }
     }
   }

@@ -127,9 +127,12 @@ final class ServerEngine: @unchecked Sendable {
       publicRoot = nil
     }
     LWSLog.install(logger: logger)
+    // NB: a small limit keeps half free at most: connections are what a server is for.
     let descriptors = clws_raise_nofile_limit()
     acceptBelow =
-      descriptors > 0 ? Int32(clamping: descriptors - configuration.descriptorsKeptFree) : .max
+      descriptors > 0
+      ? Int32(clamping: max(descriptors - configuration.descriptorsKeptFree, descriptors / 2))
+      : .max
     loop = try EventLoop()
 
     var strings: [UnsafeMutablePointer<CChar>] = []

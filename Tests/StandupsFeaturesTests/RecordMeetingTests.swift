@@ -120,12 +120,20 @@ struct RecordMeetingTests {
         $0.meeting?.notes = [Note(author: "Ana", text: "+1", speaker: "Person 1", id: "n-1")]
       }
       await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1", id: "n-1"))))
+      // Someone else's note with the same id is theirs.
+      await store.send(
+        .meeting(.presented(.noteSubmitted(author: "CI (bot)", text: "+1", id: "n-1")))
+      ) {
+        $0.meeting?.transcript = "Ana: +1\nCI (bot): +1"
+        $0.meeting?.notes.append(
+          Note(author: "CI (bot)", text: "+1", speaker: "Person 1", id: "n-1"))
+      }
       await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1", id: "n-2")))) {
-        $0.meeting?.transcript = "Ana: +1\nAna: +1"
+        $0.meeting?.transcript = "Ana: +1\nCI (bot): +1\nAna: +1"
         $0.meeting?.notes.append(Note(author: "Ana", text: "+1", speaker: "Person 1", id: "n-2"))
       }
       await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1")))) {
-        $0.meeting?.transcript = "Ana: +1\nAna: +1\nAna: +1"
+        $0.meeting?.transcript = "Ana: +1\nCI (bot): +1\nAna: +1\nAna: +1"
         $0.meeting?.notes.append(Note(author: "Ana", text: "+1", speaker: "Person 1"))
       }
       await store.send(.meeting(.presented(.endMeetingButtonTapped))) {

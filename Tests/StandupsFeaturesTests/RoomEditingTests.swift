@@ -95,6 +95,11 @@ struct RoomEditingTests {
     await store.send(.destination(.presented(.edit(.binding(.set(\.$title, standup.title)))))) {
       $0.destination = .edit(StandupForm.State(standup: standup))
     }
+    // …but not spaces without end around it: the draft is kept and sent to everyone.
+    let spaces = String(repeating: " ", count: 150)
+    await store.send(
+      .destination(.presented(.edit(.binding(.set(\.$title, spaces + "Design" + spaces))))),
+      rejectedWith: .invalidValue("The title has 306 characters; it holds 100 at most."))
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$title, "Design\r\nReview"))))),
       rejectedWith: .invalidValue(

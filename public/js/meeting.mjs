@@ -5,7 +5,7 @@ import { arcPath, isolated, transcriptLines } from "./format.mjs";
 import { afterLateNote } from "./latenote.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey } from "./notekept.mjs";
-import { app, toast } from "./shell.mjs";
+import { app, keepSaying, toast } from "./shell.mjs";
 import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
 import { activitySentence, meetingFacts, whoAsked } from "./views.mjs";
 
@@ -128,17 +128,26 @@ function showTranscript(element, text) {
   }
 }
 
-/** Back after a drop that hid whether notes arrived: those the room's transcript has (a line
+/**
+ * Back after a drop that hid whether notes arrived: those the room's transcript has (a line
  * after those it had when the note was sent) are taken from the field, not sent twice; those
- * it surely lacks go again. */
-function notesArrived(view, input, transcript) {
+ * it surely lacks go again. Only after a resumed welcome, though: a `whole` state may be
+ * another meeting's (one ended and another began meanwhile), which the page cannot tell.
+ */
+function notesArrived(view, input, transcript, whole) {
   afterComposing(view, () => {
     if (!input.isConnected) return;
-    const { field, found, arrived, missing, unknown } = view.notesAhead.lookFor(input.value, transcript);
+    const looked = view.notesAhead.lookFor(input.value, transcript);
+    const { field, found, arrived } = looked;
+    const missing = whole ? [] : looked.missing;
+    const unknown = looked.unknown + (whole ? looked.missing.length : 0);
     keepNotesAhead(view);
-    // NB: a line like it may be someone else's (one name, one text): the room takes the id once.
-    for (const note of arrived.filter(({ id }) => id)) {
-      view.connection.send({ type: "meeting.noteSubmitted", text: note.text, id: note.id }).catch(() => {});
+    // NB: a line like it may be someone else's (one name, one text): the room takes the id
+    // once, and a note it refuses now is kept in a toast.
+    for (const note of whole ? [] : arrived.filter(({ id }) => id)) {
+      view.connection.send({ type: "meeting.noteSubmitted", text: note.text, id: note.id }).catch((error) => {
+        if (error.code !== "offline") keepSaying(`Your note “${note.text.trim()}” may not have reached the meeting: ${error.message}`);
+      });
     }
     if (found) {
       leaveInField(input, field);
@@ -279,11 +288,11 @@ export const meeting = {
 
   /** Back in the room after a drop (`welcome`): a note whose answer the drop hid is looked
    * for once a request is answered, after the patches a resumed welcome is followed by. */
-  backInTheRoom(view) {
+  backInTheRoom(view, { whole = false } = {}) {
     const input = app.querySelector("#note");
     if (!input || !view.notesAhead?.notes.some(({ state }) => state === "unsure")) return;
     view.connection.history(0, 1).then(
-      () => view.state.meeting && notesArrived(view, input, view.state.meeting.transcript),
+      () => view.state.meeting && notesArrived(view, input, view.state.meeting.transcript, whole),
       // NB: dropped again: the next welcome looks.
       () => {});
   },

@@ -280,7 +280,7 @@ class RoomView {
     this.sayIfUndoWent(previous, state, arrival);
     PARTS[mode].render(this, state);
     if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
-    if (arrival.welcome && mode === "meeting") meeting.backInTheRoom(this);
+    if (arrival.welcome && mode === "meeting") meeting.backInTheRoom(this, { whole: Boolean(arrival.whole) });
     // NB: typing brought back once the room is caught up (a late note kept through a sign-in
     // with it is looked for just below).
     if (this.caughtUp && this.whenCaughtUp) {

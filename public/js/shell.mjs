@@ -297,8 +297,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
 // the first typing until a close finds nothing to lose, as one makes a page one that some
 // browsers' back/forward cache will not keep.
 function askBeforeLosingTyping(event) {
-  const connected = current?.connection.socket?.readyState === WebSocket.OPEN;
-  if (lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage, connected).length) {
+  if (lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage).length) {
     event.preventDefault();
   } else {
     window.removeEventListener("beforeunload", askBeforeLosingTyping);

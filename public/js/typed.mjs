@@ -13,12 +13,11 @@ export function typedHere(typing) {
 
 /**
  * What closing the tab would lose, as lines: what only this tab keeps (`keptInTab`) and the
- * room's `typing` — but for its form's typing while `connected`: that goes to the room as the
- * page goes (`sendNow`).
+ * room's `typing`, its form's typing the room has not answered too (it is sent as the page
+ * goes, but not all of it can be: a field over its limit, a row the room has not made yet).
  */
-export function lostWithTheTab(typing, storage, connected) {
-  const here = typing && connected ? { ...typing, unsent: [] } : typing;
-  return [...typedHere(here), ...keptInTab(storage)];
+export function lostWithTheTab(typing, storage) {
+  return [...typedHere(typing), ...keptInTab(storage)];
 }
 
 /** Where the new-standup form's typing is kept in the tab until it is added (`lobby.mjs`). */

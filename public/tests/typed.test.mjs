@@ -63,16 +63,16 @@ test("what the tab keeps typed reads as lines: the new standup's, and the rooms'
   ]);
 });
 
-test("closing the tab loses what only the tab keeps, and the form's typing when offline", () => {
+test("closing the tab loses what only the tab keeps, and the form's typing not answered", () => {
   const storage = {
     "standups.left.r2": JSON.stringify([{ name: "Title", value: "Kept" }]),
     getItem(key) { return this[key] ?? null; },
   };
   const empty = { getItem: () => null };
   const typing = { room: "r1", unsent: [{ name: "Title", value: "Daily" }], note: "", late: null, by: "Ana" };
-  assert.deepEqual(lostWithTheTab(typing, empty, true), []);
-  assert.deepEqual(lostWithTheTab(typing, empty, false), ["“Daily” (Title)"]);
-  assert.deepEqual(lostWithTheTab({ ...typing, note: "Half a thought" }, empty, true), ["“Half a thought” (your note)"]);
-  assert.deepEqual(lostWithTheTab(null, storage, true), ["“Kept” (Title, in a room you left)"]);
-  assert.deepEqual(lostWithTheTab(null, empty, false), []);
+  assert.deepEqual(lostWithTheTab(typing, empty), ["“Daily” (Title)"]);
+  assert.deepEqual(lostWithTheTab({ ...typing, unsent: [] }, empty), []);
+  assert.deepEqual(lostWithTheTab({ ...typing, unsent: [], note: "Half a thought" }, empty), ["“Half a thought” (your note)"]);
+  assert.deepEqual(lostWithTheTab(null, storage), ["“Kept” (Title, in a room you left)"]);
+  assert.deepEqual(lostWithTheTab(null, empty), []);
 });
