@@ -15,10 +15,7 @@ extension RecordMeetingTests {
       let clock = TestClock()
       let standup = Standup.mock(attendees: 1, minutes: 1)
       let store = makeStore(standup, clock: clock)
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-      }
-      await store.receive(\.meeting.presented.started)
+      await startMeeting(store, standup)
       for second in 1...59 {
         await clock.advance(by: .seconds(1))
         await store.receive(\.meeting.presented.timerTick) {

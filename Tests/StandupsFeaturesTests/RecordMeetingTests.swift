@@ -26,15 +26,20 @@ struct RecordMeetingTests {
     }
   }
 
+  /// Starts `standup`'s meeting on `store` (its first: id 0), as Start meeting does.
+  func startMeeting(_ store: TestStore<Room>, _ standup: Standup) async {
+    await store.send(.startMeetingButtonTapped) {
+      $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+    }
+    await store.receive(\.meeting.presented.started)
+  }
+
   @Test func fiveMinutesWithSevenAttendeesEndsAt300OnTheLastSpeaker() async {
     await withMainSerialExecutor {
       let clock = TestClock()
       let standup = Standup.mock(attendees: 7, minutes: 5)
       let store = makeStore(standup, clock: clock)
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-      }
-      await store.receive(\.meeting.presented.started)
+      await startMeeting(store, standup)
       #expect(store.state.meeting?.secondsPerSpeaker == 42)
       for second in 1...299 {
         await clock.advance(by: .seconds(1))
@@ -69,10 +74,7 @@ struct RecordMeetingTests {
       let clock = TestClock()
       let standup = Standup.mock(attendees: 2, minutes: 5)
       let store = makeStore(standup, clock: clock)
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-      }
-      await store.receive(\.meeting.presented.started)
+      await startMeeting(store, standup)
       await store.send(.meeting(.presented(.nextButtonTapped(from: 0)))) {
         $0.meeting?.speakerIndex = 1
         $0.meeting?.secondsElapsed = 150
@@ -111,10 +113,7 @@ struct RecordMeetingTests {
       let clock = TestClock()
       let standup = Standup.mock()
       let store = makeStore(standup, clock: clock)
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-      }
-      await store.receive(\.meeting.presented.started)
+      await startMeeting(store, standup)
       await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "+1", id: "n-1")))) {
         $0.meeting?.transcript = "Ana: +1"
         $0.meeting?.notes = [Note(author: "Ana", text: "+1", speaker: "Person 1", id: "n-1")]
@@ -150,10 +149,7 @@ struct RecordMeetingTests {
       let clock = TestClock()
       let standup = Standup.mock()
       let store = makeStore(standup, clock: clock)
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-      }
-      await store.receive(\.meeting.presented.started)
+      await startMeeting(store, standup)
       await store.send(.meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped the API"))))
       {
         $0.meeting?.transcript = "Ana: Shipped the API"
@@ -352,10 +348,7 @@ struct RecordMeetingTests {
       let store = makeStore(standup, clock: clock)
       // No meeting: nothing to stop.
       await store.send(.roomMoving)
-      await store.send(.startMeetingButtonTapped) {
-        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-      }
-      await store.receive(\.meeting.presented.started)
+      await startMeeting(store, standup)
       await clock.advance(by: .seconds(1))
       await store.receive(\.meeting.presented.timerTick) {
         $0.meeting?.secondsElapsed = 1
@@ -395,10 +388,7 @@ struct RecordMeetingTests {
     await store.send(
       .meeting(.presented(.nextButtonTapped(from: nil))),
       rejectedWith: .invalidAction("No meeting is running."))
-    await store.send(.startMeetingButtonTapped) {
-      $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
-    }
-    await store.receive(\.meeting.presented.started)
+    await startMeeting(store, standup)
     await store.send(
       .startMeetingButtonTapped, rejectedWith: .invalidAction("A meeting is already running."))
     await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
