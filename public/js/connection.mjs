@@ -11,6 +11,16 @@ import { backoff, wireJSON } from "./format.mjs";
  * for good. (The browser tests shorten both through `window.standupsLiveness`.)
  */
 export const LIVENESS = { quietMs: 10000, answerMs: 5000, ...(globalThis.standupsLiveness ?? {}) };
+/** Quiet enough to ask, in a room whose meeting ticks every second. */
+export const TICKING_QUIET_MS = 3000;
+
+/** The limits for a connection whose room is in `state`: a meeting that runs ticks every
+ * second, so 3 s without a word is already quiet there. */
+export function livenessFor(state, limits = LIVENESS) {
+  const meeting = state?.meeting;
+  const ticking = meeting && !meeting.isPaused && !meeting.alert;
+  return ticking ? { ...limits, quietMs: Math.min(limits.quietMs, TICKING_QUIET_MS) } : limits;
+}
 
 /** What a connection last heard at `heardAt` (and pinged at `pingedAt`, or null) does now. */
 export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENESS) {
@@ -128,7 +138,7 @@ export class RoomConnection {
       return;
     }
     if (!this.welcomed) return;
-    switch (liveness(now, this.heardAt, this.pingedAt)) {
+    switch (liveness(now, this.heardAt, this.pingedAt, livenessFor(this.state))) {
       case "ping":
         this.pingedAt = now;
         socket.send(JSON.stringify({ type: "ping", ref: `p-${this.nextRef++}` }));

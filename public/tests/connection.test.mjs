@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LIVENESS, connectionURL, liveness, opening } from "../js/connection.mjs";
+import { LIVENESS, TICKING_QUIET_MS, connectionURL, liveness, livenessFor, opening } from "../js/connection.mjs";
 
 const limits = { quietMs: 10000, answerMs: 5000 };
 
@@ -285,4 +285,21 @@ test("a page that was in knocks again when the look for its standup does not ans
   }
   assert.equal(sockets.length, 5);
   assert.deepEqual(gone, []);
+});
+
+test("a running meeting is heard from every second: 3 s of quiet is already worth a ping", () => {
+  assert.equal(TICKING_QUIET_MS, 3000);
+  const ticking = livenessFor({ meeting: { isPaused: false, alert: null } }, limits);
+  assert.deepEqual(ticking, { quietMs: 3000, answerMs: 5000 });
+  // Paused, asked to end (ticks are not sent then), no meeting, the lobby: 10 s as anywhere.
+  for (const state of [{ meeting: { isPaused: true, alert: null } }, { meeting: { isPaused: false, alert: "endMeeting" } },
+    { meeting: null }, { standups: [] }, null]) {
+    assert.deepEqual(livenessFor(state, limits), limits, JSON.stringify(state));
+  }
+  // Shortened further by the browser tests, never lengthened.
+  assert.deepEqual(livenessFor({ meeting: { isPaused: false } }, { quietMs: 1500, answerMs: 1500 }), { quietMs: 1500, answerMs: 1500 });
+  assert.equal(liveness(2999, 0, null, ticking), "wait");
+  assert.equal(liveness(3000, 0, null, ticking), "ping");
+  assert.equal(liveness(7999, 0, 3000, ticking), "wait");
+  assert.equal(liveness(8000, 0, 3000, ticking), "lost");
 });
