@@ -25,11 +25,14 @@ for code in {1..31}; do
   printf -v unicode '\\u%04x' "$code"
   escaped=${escaped//"$char"/$unicode}
 done
-body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\"}"
-# A room between two servers of a cluster, restarting, or of a standup made a moment ago
-# answers 503 room_moving with Retry-After: 1: nothing happened, so the note is sent again,
-# up to 5 times. Any other answer is final — outcome_unknown above all (the note may be
-# there already: look before sending it again).
+# The note's id, new for this note: sent again, it is added once (docs/BOTS.md).
+id=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+body="{\"type\":\"meeting.noteSubmitted\",\"text\":\"$escaped\",\"id\":\"$id\"}"
+# Sent again, up to 4 times, a second apart, when nothing happened — a room between two
+# servers of a cluster, restarting, or of a standup made a moment ago answers 503 room_moving
+# — or when it cannot be known, which the id makes safe: outcome_unknown (a cluster node lost
+# its database as it saved), or a server that could not be reached (restarting). Any other
+# answer is final.
 for attempt in 1 2 3 4 5; do
   status=0
   # The token goes to curl on its standard input (printf is the shell's own): on curl's
@@ -37,8 +40,16 @@ for attempt in 1 2 3 4 5; do
   answer=$(printf 'Authorization: Bearer %s\n' "$token" | curl --silent --show-error \
     --fail-with-body -H @- -H "Content-Type: application/json" \
     --data "$body" "$url/api/rooms/$room/actions") || status=$?
-  [[ $status -ne 0 && $answer == *'"code":"room_moving"'* && $attempt -lt 5 ]] || break
-  echo "The room is moving between servers: trying again in 1 s ($attempt of 4)." >&2
+  [[ $attempt -lt 5 ]] || break
+  if [[ $status -ne 0 && $answer == *'"code":"room_moving"'* ]]; then
+    echo "The room is moving between servers: trying again in 1 s ($attempt of 4)." >&2
+  elif [[ $status -ne 0 && $answer == *'"code":"outcome_unknown"'* ]]; then
+    echo "The server could not tell whether the note was saved: sending it again in 1 s ($attempt of 4)." >&2
+  elif [[ $status -eq 7 ]]; then
+    echo "The server could not be reached: trying again in 1 s ($attempt of 4)." >&2
+  else
+    break
+  fi
   sleep 1
 done
 printf '%s\n' "$answer"

@@ -169,6 +169,15 @@ struct ExampleTests {
       #expect(pasted.status != 0)
       #expect(pasted.output.contains("\"code\":\"invalid_value\""), "\(pasted.output)")
     }
+    // Its note carried an id of its own (sending it again is safe), kept with the note.
+    try await ana.act("meeting.endMeetingButtonTapped")
+    try await ana.act("meeting.alert.saveAndEnd")
+    let saved = try httpResponse(
+      port: server.port, "GET", "/api/rooms/\(Standup.design.id.uuidString)/meetings?limit=1",
+      token: "ci-secret-0001")
+    let note = saved.json?["meetings"]?[0]?["notes"]?[0]
+    #expect(note?["text"] == "build \"1234\" is green", "\(saved.body)")
+    #expect(note?["id"]?.stringValue?.count == 32, "\(saved.body)")
     await server.stop()
   }
 }
