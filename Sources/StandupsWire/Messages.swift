@@ -160,7 +160,8 @@ public struct ClientMessage: Sendable {
       // NB: its `ref` is still answered where it can be read (a broken character in a
       // title): a client waits for the answer to what it sent.
       throw WireErrorWithRef(
-        ref(in: JSONValue.salvaging(bytes)), .badJSON, "The message is not valid JSON (\(error)).")
+        ref(in: JSONValue.salvaging(bytes)), .badJSON,
+        "The message is not valid JSON: at byte \(error.offset), \(error.reason).")
     }
     guard case .object(let members) = json else {
       throw WireErrorWithRef(nil, .badMessage, "A message must be a JSON object.")

@@ -11,26 +11,29 @@ struct MessageTests {
   static let badFrames: [(String, InboundMessage, String?, WireError.Code, String)] = [
     ("binary", .binary([1, 2]), nil, .badMessage, "Binary frames are not supported"),
     ("too large", .tooLarge(limit: 65536), nil, .tooLarge, "A message may be at most 64 KiB."),
-    ("not JSON", text("{"), nil, .badJSON, "The message is not valid JSON"),
+    (
+      "not JSON", text("{"), nil, .badJSON,
+      "The message is not valid JSON: at byte 1, expected a member name."
+    ),
     ("not an object", text("[]"), nil, .badMessage, "A message must be a JSON object."),
     // A value that cannot be read, in a frame whose ref can: the ref is answered (a client
     // waits for the answer to what it sent, a title's typing above all).
     (
       "a broken character", text(#"{"type":"action","ref":"s1","action":{"value":"a\ud83d"}}"#),
-      "s1", .badJSON, "The message is not valid JSON (Invalid JSON at byte 54: unpaired surrogate"
+      "s1", .badJSON, "The message is not valid JSON: at byte 54, unpaired surrogate."
     ),
     (
       "a number past a Double", text(#"{"ref":"s2","type":"action","action":{"seq":1e400}}"#),
-      "s2", .badJSON, "The message is not valid JSON"
+      "s2", .badJSON, "The message is not valid JSON: at byte 49, number out of range."
     ),
     (
       "a name twice", text(#"{"type":"action","ref":"s3","action":{"text":"x","text":"y"}}"#),
       "s3", .badJSON,
-      #"The message is not valid JSON (Invalid JSON at byte 49: the member name "text""#
+      #"The message is not valid JSON: at byte 49, the member name "text" appears twice."#
     ),
     (
       "a broken frame's ref is not guessed", text(#"{"ref":"s4","type":"action""#), nil, .badJSON,
-      "The message"
+      "The message is not valid JSON: at byte 27, unexpected end of input."
     ),
     ("ref not a string", text(#"{"type":"action","ref":5}"#), nil, .badMessage, "\"ref\" must be"),
     ("no type", text(#"{"ref":"r1"}"#), "r1", .badMessage, "A message needs a string \"type\""),
