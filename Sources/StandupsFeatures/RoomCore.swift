@@ -378,11 +378,25 @@ struct RoomCore: Reducer {
     state.standup.addMeeting(
       Meeting(
         id: meeting.id, date: now, transcript: meeting.transcript, seconds: meeting.secondsRun,
-        present: meeting.present, notes: meeting.notes))
+        present: meeting.presentPeople, notes: meeting.notes))
   }
 }
 
 extension RecordMeeting.State {
+  /// `present` as a saved meeting lists it: a name once for each sign-in that went by that
+  /// name alone (two people who both chose "Alex" were two people), and once where who was
+  /// there is not known (bots, an open server's people, a name from before the room opened
+  /// again).
+  var presentPeople: [String] {
+    present.flatMap { name in
+      let elsewhere = presentBy.reduce(into: Set<String>()) { signIns, entry in
+        if entry.key != name { signIns.formUnion(entry.value) }
+      }
+      let only = (presentBy[name] ?? []).subtracting(elsewhere).subtracting([""])
+      return Array(repeating: name, count: max(1, only.count))
+    }
+  }
+
   /// `participant` is in the room while the meeting runs: in `present`, by the name they go
   /// by (and by their sign-in, when they have one).
   fileprivate mutating func notePresent(_ participant: Participant) {

@@ -285,4 +285,56 @@ extension RecordMeetingTests {
       }
     }
   }
+
+  /// Two people who chose the same name are two people in the saved meeting (and in the
+  /// history's count); one person in two tabs, or renamed, is one.
+  @Test func twoPeopleWithOneNameArePresentTwiceInTheSavedMeeting() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let alex = Participant(id: "p1", name: "Alex", person: "k1")
+      let otherAlex = Participant(id: "p2", name: "Alex", person: "k2")
+      let alexAgain = Participant(id: "p3", name: "Alex", person: "k1")
+      let sam = Participant(id: "p4", name: "Sam", person: "k3")
+      await store.send(.participantJoined(alex)) { $0.participants = [alex] }
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Alex"]
+        $0.meeting?.presentBy = ["Alex": ["k1"]]
+      }
+      await store.receive(\.meeting.presented.started)
+      await store.send(.participantJoined(otherAlex)) {
+        $0.participants = [alex, otherAlex]
+        $0.meeting?.presentBy["Alex"] = ["k1", "k2"]
+      }
+      await store.send(.participantJoined(alexAgain)) {
+        $0.participants = [alex, otherAlex, alexAgain]
+      }
+      // Sam comes as "Sam", goes, and comes back as "Sam K": one Sam.
+      let samK = Participant(id: "p5", name: "Sam K", person: "k3")
+      await store.send(.participantJoined(sam)) {
+        $0.participants = [alex, otherAlex, alexAgain, sam]
+        $0.meeting?.present = ["Alex", "Sam"]
+        $0.meeting?.presentBy["Sam"] = ["k3"]
+      }
+      await store.send(.participantLeft(sam.id)) { $0.participants = [alex, otherAlex, alexAgain] }
+      await store.send(.participantJoined(samK)) {
+        $0.participants = [alex, otherAlex, alexAgain, samK]
+        $0.meeting?.present = ["Alex", "Sam K"]
+        $0.meeting?.presentBy = ["Alex": ["k1", "k2"], "Sam K": ["k3"]]
+      }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
+        $0.meeting = nil
+        $0.standup.meetings = [
+          Meeting(
+            id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
+            present: ["Alex", "Alex", "Sam K"])
+        ]
+      }
+    }
+  }
 }
