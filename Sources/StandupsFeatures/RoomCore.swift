@@ -93,7 +93,7 @@ struct RoomCore: Reducer {
           return .cancel(id: Room.CancelID.undoWindow)
         }
       case .participantJoined(let participant):
-        Self.renameInPresent(participant, in: &state)
+        state.meeting?.renameInPresent(participant)
         state.participants.append(participant)
         state.meeting?.notePresent(participant)
         // NB: a bot is not somebody back: its joining goes on with no meeting.
@@ -314,29 +314,6 @@ struct RoomCore: Reducer {
     }
   }
 
-  /// Someone who renamed themselves during the meeting (one sign-in, `person`, back under
-  /// another name): its "present" shows them once, by the name they go by now. A former name
-  /// is one only this sign-in was there under (not someone else's too, nor one present from
-  /// before the room opened again, whose people are not known).
-  private static func renameInPresent(_ joining: Participant, in state: inout State) {
-    guard let person = joining.person, let meeting = state.meeting else { return }
-    let name = joining.shownName
-    let former = meeting.present.filter { $0 != name && meeting.presentBy[$0] == [person] }
-    guard let first = former.first, let index = meeting.present.firstIndex(of: first) else {
-      return
-    }
-    if meeting.present.contains(name) {
-      state.meeting?.present.remove(at: index)
-    } else {
-      state.meeting?.present[index] = name
-    }
-    for old in former {
-      state.meeting?.presentBy[old] = nil
-      if old != first { state.meeting?.present.removeAll { $0 == old } }
-    }
-    state.meeting?.presentBy[name, default: []].insert(person)
-  }
-
   /// Focus stays only on a field of the open draft.
   private static func keepFocus(inDraftOf state: inout State) {
     let attendees = state.editForm?.attendees
@@ -379,36 +356,5 @@ struct RoomCore: Reducer {
       Meeting(
         id: meeting.id, date: now, transcript: meeting.transcript, seconds: meeting.secondsRun,
         present: meeting.presentPeople, notes: meeting.notes))
-  }
-}
-
-extension RecordMeeting.State {
-  /// `present` as a saved meeting lists it: a name once for each sign-in that went by that
-  /// name alone (two people who both chose "Alex" were two people), and once where who was
-  /// there is not known (bots, an open server's people, a name from before the room opened
-  /// again).
-  var presentPeople: [String] {
-    present.flatMap { name in
-      let elsewhere = presentBy.reduce(into: Set<String>()) { signIns, entry in
-        if entry.key != name { signIns.formUnion(entry.value) }
-      }
-      let only = (presentBy[name] ?? []).subtracting(elsewhere).subtracting([""])
-      return Array(repeating: name, count: max(1, only.count))
-    }
-  }
-
-  /// `participant` is in the room while the meeting runs: in `present`, by the name they go
-  /// by (and by their sign-in, when they have one).
-  fileprivate mutating func notePresent(_ participant: Participant) {
-    let name = participant.shownName
-    if !present.contains(name) {
-      present.append(name)
-    } else if participant.person != nil, presentBy[name] == nil {
-      // NB: present from before the room opened again: who was is not known ("").
-      presentBy[name] = [""]
-    }
-    if let person = participant.person {
-      presentBy[name, default: []].insert(person)
-    }
   }
 }
