@@ -12,6 +12,7 @@ extension RoomChannel {
     case .event(let event):
       await handle(event)
     case .closing(let saves, let before, let after):
+      closingIsQueued = false
       guard isRefusing == nil, !hasStopped else { return }
       // NB: nobody is told the standup is gone before storage says so.
       await savesDone()
@@ -75,6 +76,7 @@ extension RoomChannel {
       reply(result)
       // NB: the request is no longer on its way to the room before the room asks to go.
       hooks.onJoined(self)
+      guard !closingIsQueued else { return }
       await closeIfDeleted()
       await releaseIfUnused()
 
@@ -89,6 +91,8 @@ extension RoomChannel {
       // that takes the room on (the change is saved before the room gives up its lock).
       // NB: not after a change that could not be published: the store still holds it, and it
       // would be published and saved with this one.
+      // NB: so is what it must finish first (a deletion its people were told of).
+      if document.publishFailures == 0, let action = feature.stopping(core.state) { send(action) }
       if handingOn, document.publishFailures == 0, let action = feature.moving() { send(action) }
       _ = document.closeVersions()
       if code == .serviceRestart || code == .goingAway {
@@ -187,7 +191,7 @@ extension RoomChannel {
     case .failure(let error):
       outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
     }
-    await closeIfDeleted()
+    if !closingIsQueued { await closeIfDeleted() }
   }
 
   /// Sends a page of history, read off the shard: a read from storage must not hold up rooms,

@@ -112,6 +112,11 @@ public actor RoomChannel<Feature: RoomFeature> {
   /// Called once the room stopped, if it holds a cluster's lock.
   private var release: (@Sendable () async -> Void)?
   var saves = Saves()
+  /// A change closed the room (its standup was deleted) and `.closing` is queued: it closes
+  /// everyone once the change is saved. What is handled before it must not close the room
+  /// itself, nor release it: that would be before storage has the deletion (a room opened
+  /// anew meanwhile would read the standup back).
+  var closingIsQueued = false
 
   /// What the room tells its hub.
   struct Hooks: Sendable {
@@ -299,6 +304,7 @@ public actor RoomChannel<Feature: RoomFeature> {
       feature.stateDidChange(from: old, to: state, after: action, work: &work)
       start(work)
       if feature.closing(old) == nil && feature.closing(state) != nil {
+        closingIsQueued = true
         post(.closing(saves: first..<saves.count, before: old, after: state))
       }
     case .unchanged: break

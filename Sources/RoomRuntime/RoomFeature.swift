@@ -15,6 +15,9 @@ public protocol RoomFeature: Sendable {
   func left(_ participantID: String) -> R.Action?
   /// What the room reduces before it is handed on to another server, if anything.
   func moving() -> R.Action?
+  /// What the room must carry out before it closes under its people (it restarts, moves or
+  /// drains), or it would be forgotten: what they were told will happen, if anything.
+  func stopping(_ state: R.State) -> R.Action?
   /// The room closes everyone at once (it restarts, or moves to another server) without
   /// reducing their leaving: what `state` showed of them is over. Queue what that needs on
   /// `work` (it runs after the work changes queued before). Called before they are closed.
@@ -51,6 +54,8 @@ public protocol RoomFeature: Sendable {
 extension RoomFeature {
   /// Nothing to do before the room is handed on.
   public func moving() -> R.Action? { nil }
+  /// Nothing to carry out before the room closes.
+  public func stopping(_ state: R.State) -> R.Action? { nil }
   public func closingEveryone(_ state: R.State, work: inout RoomWork) {}
 
   public func history(_ page: ClientMessage.HistoryPage) async throws -> MeetingPage? { nil }

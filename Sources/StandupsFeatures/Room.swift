@@ -145,6 +145,9 @@ public struct Room: Reducer {
     Reduce { state, action in
       switch action {
       case .acted(let actor, let action):
+        // NB: actions queued behind the end of an undo window that deleted the standup: none
+        // may save it again.
+        if state.isDeleted { return .reject(.invalidAction("This standup was deleted.")) }
         return act(action, by: actor, state: &state)
       case .undoWindowEnded(let seq):
         guard let undo = state.undo, undo.activity.seq == seq else { return .none }

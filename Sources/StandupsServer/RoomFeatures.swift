@@ -37,6 +37,15 @@ struct StandupRoomFeature: RoomFeature {
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
   func moving() -> Room.Action? { .roomMoving }
 
+  /// A deletion waiting for its undo window is carried out: closed under it, the room would
+  /// forget a deletion it acknowledged and its people were told of (the standup would stay).
+  /// Undo goes with the room. (A drain lets the windows it finds end first; this is for one
+  /// confirmed after, and for a room moving to another node.)
+  func stopping(_ state: Room.State) -> Room.Action? {
+    guard state.deletionIsPending, let undo = state.undo else { return nil }
+    return .undoWindowEnded(seq: undo.activity.seq)
+  }
+
   /// The lobby shows nobody here any more (the room restarts or moves: its people come back
   /// through a join, here or on another node), and a meeting as it opens again: paused —
   /// unless another node has said it serves the room meanwhile (its word is the truth then).

@@ -252,6 +252,11 @@ struct RoomActivityTests {
         $0.undo = nil
         $0.isDeleted = true
       }
+      // What was queued behind the window's end is refused: nothing saves the standup again.
+      for action in [Room.Action.editButtonTapped, .startMeetingButtonTapped, .deleteButtonTapped] {
+        await store.send(
+          .acted(by: ben, action), rejectedWith: .invalidAction("This standup was deleted."))
+      }
       await store.finish()
     }
   }

@@ -111,6 +111,23 @@ struct EditingProtocolTests {
     server.client.shutdown()
   }
 
+  /// A room closed under a deletion waiting for its undo window (the server stopped at once, a
+  /// deletion confirmed while it drained after it looked for such, the room moved to another
+  /// node) carries the deletion out: the room forgot a deletion it had acknowledged, and the
+  /// standup came back.
+  @Test func aServerStoppedAtOnceCarriesOutADeletionWaitingForItsWindow() async throws {
+    let storage = StorageClient.inMemory([.design])
+    let server = try await TestServer.start(storage: storage) { $0.undoWindow = .seconds(60) }
+    let ana = try await server.room(name: "Ana")
+    try await ana.act("deleteButtonTapped")
+    #expect(try await ana.act("alert.confirmDeletion")["type"] == "ack")
+    _ = try await ana.waitForState { $0["undo"]?["kind"] == "deletedStandup" }
+    await server.server.shutdown()
+    #expect(try await ana.waitUntilClosed().reason == "The server is stopping.")
+    #expect(try await storage.loadStandup(Standup.design.id) == nil)
+    server.client.shutdown()
+  }
+
   @Test func aDeletionIsSaidToEveryoneCanBeUndoneAndOtherwiseClosesEveryoneWith4410() async throws {
     let server = try await TestServer.start { $0.undoWindow = .seconds(2) }
     let lobby = try await server.connect("/ws/lobby?name=Watcher")
