@@ -121,7 +121,11 @@ struct StorageContractTests {
     var renamed = Standup.design
     renamed.title = "Renamed"
     let told = Mutex(0)
-    hasty.whenAWriteGoesUnanswered { _ in told.withLock { $0 += 1 } }
+    let sessions = Mutex<[Int32?]>([])
+    hasty.whenAWriteGoesUnanswered { session in
+      told.withLock { $0 += 1 }
+      sessions.withLock { $0.append(session) }
+    }
     try await whileLocked("standup", in: storage.url) {
       // A reading given up changes nothing: it is only said.
       await #expect {
@@ -139,6 +143,19 @@ struct StorageContractTests {
           && "\(error)".contains("whether it was saved")
       }
       #expect(told.withLock { $0 } == 1)
+      // In a cluster, one that began while the node had no session ends none: not the
+      // session that began since.
+      hasty.fenceClocks { nil }
+      await #expect(throws: WriteOutcomeUnknown.self) {
+        try await hasty.storageClient.save(renamed)
+      }
+      #expect(told.withLock { $0 } == 1)
+      // One that began under a session ends that one.
+      hasty.fenceClocks { 42 }
+      await #expect(throws: WriteOutcomeUnknown.self) {
+        try await hasty.storageClient.save(renamed)
+      }
+      #expect(sessions.withLock { $0 } == [nil, 42])
     }
     try await hasty.storageClient.save(renamed)
     #expect(try await hasty.storageClient.loadStandup(renamed.id)?.title == "Renamed")
