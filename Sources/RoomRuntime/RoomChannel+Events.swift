@@ -152,9 +152,14 @@ extension RoomChannel {
       .roomMoving, "This standup's room is restarting. Try again in a moment.")
     switch event {
     case .message(let connection, let inbound):
-      // NB: said, so that the client does not wait for an answer the restart would not give.
-      let ref = (try? ClientMessage.parse(inbound))?.ref
-      outlet.send(ServerMessage.error(ref: ref, restarting), to: connection)
+      // NB: said, so that the client does not wait for an answer the restart would not give;
+      // a ping is answered as ever (it asks nothing of the room).
+      let message = try? ClientMessage.parse(inbound)
+      if let message, message.isPing {
+        outlet.send(ServerMessage.pong(ref: message.ref), to: connection)
+      } else {
+        outlet.send(ServerMessage.error(ref: message?.ref, restarting), to: connection)
+      }
     case .leave(let connection):
       _ = document.removePeer(connection)
     default:
@@ -241,10 +246,12 @@ extension RoomChannel {
       to: action, before: before, after: after, json: document.snapshot.state)
     let pieces = first..<saves.count
     guard document.publishFailures == failures else {
-      // The change could not be numbered or encoded: the room restarts without it.
+      // The change could not be numbered or encoded (or the room is no longer this node's):
+      // the room restarts without it, so nothing happened and it may be sent again.
       return .failure(
         WireError(
-          .storageUnavailable, "The room could not record this change and restarts: reconnect."))
+          .roomMoving,
+          "The room could not record this change and restarts: send it again once back."))
     }
     // NB: what the action changed is saved before it is acknowledged.
     await savesDone()

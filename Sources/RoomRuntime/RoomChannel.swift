@@ -309,7 +309,12 @@ public actor RoomChannel<Feature: RoomFeature> {
       }
     case .unchanged: break
     case .outOfVersions where !versions.fenceHolds:
-      post(.event(.restart(why: "it is no longer this node's to run", code: .serviceRestart)))
+      post(
+        .event(
+          .restart(
+            why: "it is no longer this node's to run", code: .serviceRestart,
+            tell: "This server lost its hold on this standup (its database session): reconnecting."
+          )))
     case .outOfVersions: post(.event(.restart(why: "it ran out of versions")))
     case .encodingFailed(let error):
       post(.event(.restart(why: "its state could not be encoded (\(error))")))

@@ -106,8 +106,7 @@ public final class PostgresStorage: Sendable {
     write: Bool = false, session: Int32? = nil, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
     // NB: an unfenced write (the lobby's) belongs to the session current as it starts: one
-    // given up after a new session began ends no later one, and one that began while the
-    // node had none (the database was away) ends none.
+    // given up after a new session began ends no later one; one begun with none ends none.
     let fence = write && session == nil ? clockFence.withLock { $0 } : nil
     let session = session ?? fence?.session()
     let unanswered = fence != nil && session == nil ? nil : unanswered.withLock { $0 }

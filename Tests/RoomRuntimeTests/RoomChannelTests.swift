@@ -187,10 +187,13 @@ import WebSocketTransport
     for ref in ["a1", "a2", "a3"] {
       harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: ref)))
     }
+    harness.room.enqueue(.message(ana, .text(Array(#"{"type":"ping","ref":"p1"}"#.utf8))))
     release.finish()
     #expect(try await answer(to: "a1", on: ana, in: harness).type == "ack")
-    #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "storage_unavailable")
+    #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "room_moving")
     #expect(try await answer(to: "a3", on: ana, in: harness)["code"] == "room_moving")
+    // A ping is answered as ever.
+    #expect(try await answer(to: "p1", on: ana, in: harness).type == "pong")
     try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
     #expect(saved.counts.withLock { $0 } == [1])
     let patches = harness.frames.received(by: ana).filter { $0.type == "patch" }.map(\.["ops"])
@@ -207,7 +210,7 @@ import WebSocketTransport
     harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a2")))
     harness.room.enqueue(.restart(why: "handed on", code: .serviceRestart, handingOn: true))
     release.finish()
-    #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "storage_unavailable")
+    #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "room_moving")
     try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
     #expect(saved.counts.withLock { $0 } == [1])
   }
