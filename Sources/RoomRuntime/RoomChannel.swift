@@ -292,6 +292,16 @@ public actor RoomChannel<Feature: RoomFeature> {
   /// Stops every effect (a room emptied, moving or draining).
   public func cancelAllEffects() { core.cancelAllEffects() }
 
+  /// Closes everyone in the room now, and stops its effects, even while the event being
+  /// handled waits on storage: its node lost the database, so nothing that event awaits can
+  /// be trusted, and its people are told at once, not when the write is given up (15 s later).
+  /// The `.restart` queued behind that event finishes the closing.
+  public func closeEveryoneNow(code: CloseCode, reason: String) {
+    guard !document.isClosed, !hasStopped else { return }
+    cancelAllEffects()
+    for peer in document.removeAllPeers() { outlet.close(peer, code: code, reason: reason) }
+  }
+
   /// Effects running now (tests).
   var runningEffectCount: Int { core.runningEffectCount }
 

@@ -147,11 +147,18 @@ extension RoomHub {
     // them from then on.
     remoteRooms.stoppedServingAll()
     let rooms = shared.withLock { Array($0.rooms.values) }
+    let tell = "This server lost its database connection: reconnecting."
     for room in rooms {
       room.enqueue(
-        .restart(
-          why: "the database session was lost", code: .serviceRestart,
-          tell: "This server lost its database connection: reconnecting."))
+        .restart(why: "the database session was lost", code: .serviceRestart, tell: tell))
+      // NB: a room whose event still waits on a write to the lost database half a second on
+      // would close only once the write is given up (15 s): its people would see a clock that
+      // stopped, as if nothing was wrong. (Not at once: a write whose connection went, which
+      // ended the session, is answered within that time, and its sender is told.)
+      Task {
+        try? await Task.sleep(for: .milliseconds(500))
+        await room.closeEveryoneNow(code: .serviceRestart, reason: tell)
+      }
     }
   }
 
