@@ -66,6 +66,13 @@ struct RoomCore: Reducer {
         let wasOn = state.meeting != nil
         state.meeting = RecordMeeting.State.restoring(
           before.meeting, undoing: after.meeting, since: state.meeting)
+        // A note it added to a meeting that ended since (its time ran out meanwhile) goes from
+        // the saved meeting too: its sender was told it was not taken, and would send it again.
+        if let was = before.meeting, let added = after.meeting, was.id == added.id,
+          state.meeting?.id != added.id
+        {
+          state.standup.meetings[id: added.id]?.takeBackNotes(addedFrom: was, to: added)
+        }
         return state.meeting != nil && !wasOn ? .send(.meeting(.presented(.started))) : .none
 
       case .undoButtonTapped(let seq):

@@ -192,6 +192,9 @@ extension RecordMeetingTests {
       await store.send(.saveFailed(before: before, after: after))
       #expect(store.state.meeting == nil)
       #expect(store.state.standup.meetings.map(\.id) == [ended?.id])
+      // Its sender was told it was not taken: it is not in the saved meeting either.
+      #expect(store.state.standup.meetings.first?.notes == [])
+      #expect(store.state.standup.meetings.first?.transcript == "")
       await clock.advance(by: .seconds(5))
       await store.skipReceivedActions()
       #expect(store.state.meeting == nil)
