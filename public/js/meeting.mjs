@@ -58,10 +58,13 @@ function noteWent(view, input, note) {
   });
 }
 
+/** The action that sends `note` (`{ text, id }`): the room takes an id once. */
+const noteSubmitted = (note) => ({ type: "meeting.noteSubmitted", text: note.text, id: note.id });
+
 /** Sends `note`; resolves with why it did not go (nothing once it reached the meeting). */
 async function sendNote(view, input, note) {
   try {
-    await view.connection.send({ type: "meeting.noteSubmitted", text: note.text, id: note.id });
+    await view.connection.send(noteSubmitted(note));
     noteWent(view, input, note);
     return null;
   } catch (error) {
@@ -145,7 +148,7 @@ function notesArrived(view, input, transcript, whole) {
     // NB: a line like it may be someone else's (one name, one text): the room takes the id
     // once, and a note it refuses now is kept in a toast.
     for (const note of whole ? [] : arrived.filter(({ id }) => id)) {
-      view.connection.send({ type: "meeting.noteSubmitted", text: note.text, id: note.id }).catch((error) => {
+      view.connection.send(noteSubmitted(note)).catch((error) => {
         if (error.code !== "offline") keepSaying(`Your note “${note.text.trim()}” may not have reached the meeting: ${error.message}`);
       });
     }
