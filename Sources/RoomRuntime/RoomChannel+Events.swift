@@ -12,7 +12,7 @@ extension RoomChannel {
     case .event(let event):
       await handle(event)
     case .closing(let saves, let before, let after):
-      closingIsQueued = false
+      closingsQueued -= 1
       guard isRefusing == nil, !hasStopped else { return }
       // NB: nobody is told the standup is gone before storage says so.
       await savesDone()
@@ -76,8 +76,8 @@ extension RoomChannel {
       reply(result)
       // NB: the request is no longer on its way to the room before the room asks to go.
       hooks.onJoined(self)
-      guard !closingIsQueued else { return }
-      await closeIfDeleted()
+      if closingsQueued == 0 { await closeIfDeleted() }
+      // NB: after every save (a deletion's too): a deletion refused leaves an idle room.
       await releaseIfUnused()
 
     case .snapshot(let reply):
@@ -196,7 +196,7 @@ extension RoomChannel {
     case .failure(let error):
       outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)
     }
-    if !closingIsQueued { await closeIfDeleted() }
+    if closingsQueued == 0 { await closeIfDeleted() }
   }
 
   /// Sends a page of history, read off the shard: a read from storage must not hold up rooms,

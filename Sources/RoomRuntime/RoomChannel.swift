@@ -112,11 +112,11 @@ public actor RoomChannel<Feature: RoomFeature> {
   /// Called once the room stopped, if it holds a cluster's lock.
   private var release: (@Sendable () async -> Void)?
   var saves = Saves()
-  /// A change closed the room (its standup was deleted) and `.closing` is queued: it closes
-  /// everyone once the change is saved. What is handled before it must not close the room
-  /// itself, nor release it: that would be before storage has the deletion (a room opened
-  /// anew meanwhile would read the standup back).
-  var closingIsQueued = false
+  /// How many `.closing` jobs are queued: a change closed the room (its standup was deleted),
+  /// and its `.closing` closes everyone once the change is saved. What is handled before it
+  /// must not close the room itself: that would be before storage has the deletion (a room
+  /// opened anew meanwhile would read the standup back).
+  var closingsQueued = 0
 
   /// What the room tells its hub.
   struct Hooks: Sendable {
@@ -314,7 +314,7 @@ public actor RoomChannel<Feature: RoomFeature> {
       feature.stateDidChange(from: old, to: state, after: action, work: &work)
       start(work)
       if feature.closing(old) == nil && feature.closing(state) != nil {
-        closingIsQueued = true
+        closingsQueued += 1
         post(.closing(saves: first..<saves.count, before: old, after: state))
       }
     case .unchanged: break
@@ -323,7 +323,7 @@ public actor RoomChannel<Feature: RoomFeature> {
         .event(
           .restart(
             why: "it is no longer this node's to run", code: .serviceRestart,
-            tell: "This server lost its hold on this standup (its database session): reconnecting."
+            tell: "This server lost its database connection: reconnecting."
           )))
     case .outOfVersions: post(.event(.restart(why: "it ran out of versions")))
     case .encodingFailed(let error):

@@ -68,10 +68,15 @@ struct RoomCore: Reducer {
           before.meeting, undoing: after.meeting, since: state.meeting)
         // A note it added to a meeting that ended since (its time ran out meanwhile) goes from
         // the saved meeting too: its sender was told it was not taken, and would send it again.
+        // (So does one in a meeting discarded since, from the copy Undo would bring back.)
         if let was = before.meeting, let added = after.meeting, was.id == added.id,
           state.meeting?.id != added.id
         {
           state.standup.meetings[id: added.id]?.takeBackNotes(addedFrom: was, to: added)
+          if case .meeting(var discarded)? = state.undo?.restore, discarded.id == added.id {
+            discarded.takeBackNotes(addedFrom: was, to: added)
+            state.undo?.restore = .meeting(discarded)
+          }
         }
         return state.meeting != nil && !wasOn ? .send(.meeting(.presented(.started))) : .none
 

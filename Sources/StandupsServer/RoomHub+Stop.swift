@@ -23,8 +23,8 @@ extension RoomHub {
   }
 
   /// Waits (for the undo window at most) until no room has a deletion waiting for its undo
-  /// window: closed under it, the room would forget a deletion it acknowledged (the standup
-  /// stays), and carrying it out at once would take Undo from whoever was about to press it.
+  /// window: closed under it, the room carries it out at once (`RoomFeature.stopping`), which
+  /// would take Undo from whoever was about to press it.
   /// Meanwhile its people may still undo it; no one new comes (the node is draining).
   func letPendingDeletionsEnd() async {
     let deadline = ContinuousClock.now + undoWindow + .seconds(1)

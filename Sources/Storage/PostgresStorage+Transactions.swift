@@ -4,8 +4,9 @@ import Synchronization
 extension PostgresStorage {
   /// What to do when a write goes unanswered (`said`): in a cluster, end the node's session.
   ///
-  /// `handler` is given the node session (its backend's pid) the write was fenced by, if any:
-  /// a write of a session that ended already ends no other.
+  /// `handler` is given the node session (its backend's pid) the write was fenced by, or that
+  /// was current as an unfenced one began (nil: none was, in a cluster): a write of a session
+  /// that ended already ends no other.
   public func whenAWriteGoesUnanswered(_ handler: @escaping @Sendable (Int32?) -> Void) {
     unanswered.withLock { $0 = Unanswered(run: handler) }
   }

@@ -105,18 +105,16 @@ public final class PostgresStorage: Sendable {
   public func said<T: Sendable>(
     write: Bool = false, session: Int32? = nil, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
-    // NB: an unfenced write (the lobby's) belongs to the session current as it starts: one
-    // given up after a new session began ends no later one; one begun with none ends none.
-    let fence = write && session == nil ? clockFence.withLock { $0 } : nil
-    let session = session ?? fence?.session()
-    let unanswered = fence != nil && session == nil ? nil : unanswered.withLock { $0 }
+    // NB: an unfenced write (the lobby's) belongs to the session current as it starts (nil:
+    // none was): one given up after a new session began ends no later one.
+    let session = session ?? (write ? clockFence.withLock { $0 }?.session() : nil)
     do {
       return try await Self.withTimeout(deadline, body)
     } catch let error as PSQLError {
       // NB: a write whose connection went (a failover, a reset, its backend ended) may have
       // committed as it went: as unknown as one left unanswered. One PostgreSQL refused did not.
       if write, Self.connectionWent(error) {
-        unanswered?.run(session)
+        unanswered.withLock { $0 }?.run(session)
         throw WriteOutcomeUnknown(
           "the connection to the database was lost during the write (\(Self.describe(error))): "
             + "whether it was saved will be known once the room opens again")
@@ -126,7 +124,7 @@ public final class PostgresStorage: Sendable {
       guard write else {
         throw StorageError("the database did not answer within \(error.limit)")
       }
-      unanswered?.run(session)
+      unanswered.withLock { $0 }?.run(session)
       throw WriteOutcomeUnknown(
         "the database did not answer within \(error.limit): whether it was saved will be known "
           + "once the room opens again")

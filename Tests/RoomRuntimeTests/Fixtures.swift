@@ -72,6 +72,10 @@ struct TallyRoom: RoomFeature {
   var encodable: @Sendable (Tally.State) -> Bool = { _ in true }
   /// What the room reduces before it is handed on.
   var movingAction: Tally.Action? = nil
+  /// The timer's second at which the room closes everyone (as a deleted standup's does), and
+  /// the save each second takes before that close.
+  var closesAtSecond: Int? = nil
+  var saveSeconds: @Sendable (Int) async throws -> Void = { _ in }
 
   var roomName: String { "tally" }
   func joined(_ sender: Sender) -> Tally.Action? { .joined(sender.participantID) }
@@ -88,6 +92,9 @@ struct TallyRoom: RoomFeature {
   func stateDidChange(
     from old: Tally.State, to new: Tally.State, after action: Tally.Action, work: inout RoomWork
   ) {
+    if old.seconds != new.seconds, closesAtSecond != nil {
+      work.enqueue { [saveSeconds, seconds = new.seconds] in try await saveSeconds(seconds) }
+    }
     guard old.count != new.count else { return }
     work.enqueue { [save, count = new.count] in try await save(count) }
   }
@@ -104,7 +111,10 @@ struct TallyRoom: RoomFeature {
     return try StateEncoding.whole(state, json: &json)
   }
   struct Unencodable: Error {}
-  func closing(_ state: Tally.State) -> (code: CloseCode, reason: String)? { nil }
+  func closing(_ state: Tally.State) -> (code: CloseCode, reason: String)? {
+    guard let closesAtSecond, state.seconds >= closesAtSecond else { return nil }
+    return (CloseCode(rawValue: 4410), "The tally was deleted.")
+  }
 }
 
 /// Where a test room's frames go: kept, per connection, as JSON.

@@ -183,21 +183,27 @@ import WebSocketTransport
   @Test func whatWasQueuedBehindAChangeThatCouldNotBePublishedIsRefused() async throws {
     let (harness, release, saved) = roomWhoseSecondCountCannotBePublished()
     harness.room.enqueue(.join(ana, person("ana"), since: nil))
-    // The first waits for its save; the other two queue behind it.
-    for ref in ["a1", "a2", "a3"] {
-      harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: ref)))
-    }
-    harness.room.enqueue(.message(ana, .text(Array(#"{"type":"ping","ref":"p1"}"#.utf8))))
+    // The first waits for its save; the other two queue behind it, and so do Ben, who comes
+    // in, and his ping (the room is busy: it has not answered pings for him yet).
+    harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a1")))
+    harness.room.enqueue(.join(ben, person("ben"), since: nil))
+    harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a2")))
+    harness.room.enqueue(.message(ben, .text(Array(#"{"type":"ping","ref":"p1"}"#.utf8))))
+    harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a3")))
     release.finish()
     #expect(try await answer(to: "a1", on: ana, in: harness).type == "ack")
     #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "room_moving")
     #expect(try await answer(to: "a3", on: ana, in: harness)["code"] == "room_moving")
     // A ping is answered as ever.
-    #expect(try await answer(to: "p1", on: ana, in: harness).type == "pong")
+    #expect(try await answer(to: "p1", on: ben, in: harness).type == "pong")
     try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
     #expect(saved.counts.withLock { $0 } == [1])
     let patches = harness.frames.received(by: ana).filter { $0.type == "patch" }.map(\.["ops"])
-    #expect(patches == [[["op": "replace", "path": "/count", "value": 1]]])
+    #expect(
+      patches == [
+        [["op": "replace", "path": "/count", "value": 1]],
+        [["op": "add", "path": "/people/1", "value": "ben"]],
+      ])
   }
 
   /// Nor does a hand-on queued before that restart reduce what a move asks on top of the
@@ -213,6 +219,37 @@ import WebSocketTransport
     #expect(try await answer(to: "a2", on: ana, in: harness)["code"] == "room_moving")
     try await eventually("the room never restarted") { harness.frames.closeCode(of: ana) != nil }
     #expect(saved.counts.withLock { $0 } == [1])
+  }
+
+  /// A change an effect makes that closes the room (a deletion's undo window ends) closes
+  /// nobody before it is saved, though actions queued before it are answered first: closed
+  /// sooner, the room could open anew and read the deleted standup back.
+  @Test func aCloseAnEffectAsksForWaitsForItsSaveBehindQueuedActions() async throws {
+    let clock = TestClock()
+    let (countOpened, releaseCount) = AsyncStream<Void>.makeStream()
+    let (secondsOpened, releaseSeconds) = AsyncStream<Void>.makeStream()
+    let harness = open(
+      TallyRoom(
+        save: { count in if count == 1 { for await _ in countOpened { break } } },
+        closesAtSecond: 1, saveSeconds: { _ in for await _ in secondsOpened { break } }),
+      clock: clock)
+    harness.room.enqueue(.join(ana, person("ana"), since: nil))
+    harness.room.enqueue(.message(ana, action("startButtonTapped", ref: "s1")))
+    #expect(try await answer(to: "s1", on: ana, in: harness).type == "ack")
+    // It waits for its save; meanwhile the timer's second closes the room, its close queued
+    // behind it.
+    harness.room.enqueue(.message(ana, action("incrementButtonTapped", ref: "a1")))
+    try await eventually("the timer never ticked") {
+      await clock.advance(by: .seconds(1))
+      return await harness.room.read(\.seconds) >= 1
+    }
+    releaseCount.finish()
+    #expect(try await answer(to: "a1", on: ana, in: harness).type == "ack")
+    #expect(harness.frames.closeCode(of: ana) == nil)
+    releaseSeconds.finish()
+    try await eventually("the room never closed") {
+      harness.frames.closeCode(of: ana) == CloseCode(rawValue: 4410)
+    }
   }
 
   @Test func aMeetingTimerTicksUntilTheLastPeerLeaves() async throws {

@@ -134,6 +134,29 @@ struct RoomActivityTests {
     }
   }
 
+  /// A note whose save failed after its meeting was discarded is not in the meeting Undo
+  /// brings back: its sender was told it was not taken.
+  @Test func aRefusedNoteIsNotInTheDiscardedMeetingUndoBringsBack() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let store = makeStore(clock: clock)
+      store.exhaustivity = .off
+      await store.send(.acted(by: ana, .startMeetingButtonTapped))
+      let before = store.state
+      await store.send(
+        .acted(by: ana, .meeting(.presented(.noteSubmitted(author: "Ana", text: "Lost")))))
+      let after = store.state
+      await store.send(.acted(by: ben, .meeting(.presented(.endMeetingButtonTapped))))
+      await store.send(.acted(by: ben, .meeting(.presented(.alert(.discard)))))
+      await store.send(.saveFailed(before: before, after: after))
+      let seq = try? #require(store.state.undo?.activity.seq)
+      await store.send(.acted(by: ben, .undoButtonTapped(seq: seq ?? 0)))
+      #expect(store.state.meeting?.notes == [])
+      #expect(store.state.meeting?.transcript == "")
+      await store.skipInFlightEffects()
+    }
+  }
+
   @Test func aNewMeetingTakesTheDiscardedOnesPlaceAndItsUndoGoes() async {
     await withMainSerialExecutor {
       let clock = TestClock()

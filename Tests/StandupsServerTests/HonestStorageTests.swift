@@ -180,6 +180,29 @@ struct HonestStorageTests {
     await server.stop()
   }
 
+  /// A bot's deletion storage refuses (nobody in the room: no undo window) leaves the standup
+  /// and an idle room, released as after any request.
+  @Test func aBotsDeletionStorageRefusesLeavesAnIdleRoomThatIsReleased() async throws {
+    let failing = Box(false)
+    let storage = Self.storage(failing)
+    let server = try await TestServer.start(storage: storage)
+    let id = Standup.design.id.uuidString
+    func post(_ action: String) throws -> Int {
+      try http(
+        port: server.port, "POST", "/api/rooms/\(id)/actions", token: "ci-secret-0001",
+        body: action
+      ).status
+    }
+    #expect(try post(#"{"type":"deleteButtonTapped"}"#) == 200)
+    failing.withLock { $0 = true }
+    #expect(try post(#"{"type":"alert.confirmDeletion"}"#) == 503)
+    try await eventually("The room stayed open after its deletion was refused.") {
+      server.server.openRoomCount == 0
+    }
+    #expect(try await storage.loadStandup(Standup.design.id) != nil)
+    await server.stop()
+  }
+
   /// The last one out of a room whose deletion waits carries it out; when storage refuses
   /// it, the standup stays, and the lobby still hears that they left (it showed them in the
   /// room for good, on every node).

@@ -298,6 +298,32 @@ struct WriteFenceTests {
     #expect(node.isConnected)
   }
 
+  /// A lobby write begun while the node has no session (the database was away), given up,
+  /// ends none — a session begun since would close its rooms a second time for it — and has
+  /// the node read the standups again, for what it may have saved.
+  @Test func aWriteBegunWithNoSessionEndsNoneAndHasTheStandupsReadAgain() async throws {
+    guard let storage = try await Self.database() else { return }
+    let hasty = try await PostgresStorage(
+      url: storage.url, logger: Logger(label: "test"), deadline: .seconds(1))
+    defer { hasty.close() }
+    let node = NodeSession(storage: hasty, logger: Logger(label: "test"))
+    let (lost, readAgain) = (Losses(), Losses())
+    node.attach(
+      lost: { lost.count.withLock { $0 += 1 } }, heard: { _ in }, listening: {},
+      readAgain: { readAgain.count.withLock { $0 += 1 } })
+    try await node.start()
+    await node.stop()
+    try await whileLocked("standup", in: storage.url) {
+      await #expect(throws: WriteOutcomeUnknown.self) {
+        try await hasty.storageClient.save(Standup(id: UUID(), title: "Made in the lobby"))
+      }
+      try await eventually("The standups were not read again.") {
+        readAgain.count.withLock { $0 } == 1
+      }
+    }
+    #expect(lost.count.withLock { $0 } == 0)
+  }
+
   /// A node session on `storage` that holds the design's room, the count of its sessions
   /// lost, and the room's storage.
   static func servingTheDesign(on storage: PostgresStorage) async throws -> (

@@ -30,7 +30,8 @@ extension RoomHub {
     session.attach(
       lost: { [weak self] in self?.sessionLost() },
       heard: { [weak self] notice in await self?.heard(notice) },
-      listening: { [weak self] in await self?.listening() })
+      listening: { [weak self] in await self?.listening() },
+      readAgain: { [weak self] in _ = await self?.catchUp() })
     // NB: the rooms of a node that died show nobody in them within two seconds; a notice of
     // this node's that could not be sent is sent again.
     remoteRooms.keep(
@@ -331,7 +332,7 @@ extension RoomHub {
       ContinuousClock.now - room.openedAt >= .seconds(2)
     else { return }
     // NB: not while a deletion waits for its undo window (10 s at most): handed on, it would
-    // be forgotten, or cut short. The other node asks again as people arrive there.
+    // be cut short. The other node asks again as people arrive there.
     guard !(await room.read({ $0.deletionIsPending })) else { return }
     await room.cancelAllEffects()
     await heartbeat.flush()

@@ -58,6 +58,9 @@ final class NodeSession: Sendable {
     /// changed while no notice could reach this node (before it listened, or between two
     /// sessions) is read then.
     var listening: @Sendable () async -> Void = {}
+    /// Called when what the database holds may differ from what this node read, with no
+    /// session to end for it: the standups are read again.
+    var readAgain: @Sendable () async -> Void = {}
   }
   private let handlers = Mutex(Handlers())
 
@@ -71,9 +74,12 @@ final class NodeSession: Sendable {
   /// Who is told when the session is lost and what the other nodes say (before `start`).
   func attach(
     lost: @escaping @Sendable () -> Void, heard: @escaping @Sendable (Notice) async -> Void,
-    listening: @escaping @Sendable () async -> Void
+    listening: @escaping @Sendable () async -> Void,
+    readAgain: @escaping @Sendable () async -> Void = {}
   ) {
-    handlers.withLock { $0 = Handlers(lost: lost, heard: heard, listening: listening) }
+    handlers.withLock {
+      $0 = Handlers(lost: lost, heard: heard, listening: listening, readAgain: readAgain)
+    }
   }
 
   private func lost() { handlers.withLock { $0.lost }() }
@@ -89,7 +95,14 @@ final class NodeSession: Sendable {
     // NB: a write whose outcome is unknown (it may still land) must not leave a room going on
     // as if it had failed: every room closes, and opens again once the database settled it.
     storage.whenAWriteGoesUnanswered { [weak self] session in
-      self?.abandon(
+      guard let self else { return }
+      // NB: a lobby write begun while the node had no session ends none (not the one begun
+      // since: its rooms would close a second time); what it may have saved is read again.
+      guard let session else {
+        Task { await self.handlers.withLock { $0.readAgain }() }
+        return
+      }
+      self.abandon(
         because:
           "a write went unanswered or lost its connection, so whether it landed is not known yet",
         ifSession: session)
