@@ -51,6 +51,8 @@ def test_an_undo_a_server_restart_took_is_said_to_be_gone(server, ana, ben):
     vanish without a word."""
     both_in_a_room(server, ana, ben)
     click(ana, ".start")
+    # The meeting, and its note field, come with the server's answer to Start.
+    text_in(ana, ".speaker", "Speaker 1 of 3: Blob")
     ana.find_element(By.ID, "note").send_keys("Keep this note\n")
     text_in(ben, ".transcript", "Ana: Keep this note")
     click(ana, ".end")
