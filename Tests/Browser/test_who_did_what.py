@@ -126,7 +126,8 @@ def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
     # Nothing to download before the first meeting is saved.
     assert not ana.find_element(By.CSS_SELECTOR, ".export").is_displayed()
     click(ana, ".start")
-    text_in(ben, ".speaker", "Speaker 1 of 3: Blob")
+    for driver in (ana, ben):
+        text_in(driver, ".speaker", "Speaker 1 of 3: Blob")
     ana.find_element(By.ID, "note").send_keys("Shipped, with \"quotes\"\n")
     text_in(ben, ".transcript", "Shipped")
     text_in(ben, ".elapsed", "0:02", timeout=6)  # it really runs two seconds
