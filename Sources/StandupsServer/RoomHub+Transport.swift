@@ -237,7 +237,9 @@ extension RoomHub {
       return
     }
     if request.path == "/api/session" {
-      SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper)
+      SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper) { [weak self] keys in
+        self?.credentialsChanged(Gatekeeper.Changes(signedOut: keys))
+      }
       return
     }
     BotAPI.handle(request, respond: respond, hub: self) { proxyChoseThisNode(for: $0, proxied) }

@@ -193,16 +193,30 @@ struct BotTests {
         && !"\($0)".contains("3f9c0e7a61d2")
     }
     #expect { try BotTokens(flags: ["CI=short"], environment: nil) } throws: {
-      "\($0)".contains("at least 8")
+      "\($0)"
+        == "The secret in --bot-token number 1 must be at least 8 characters (is it NAME=SECRET, in that order?)."
     }
     #expect { try BotTokens(flags: ["CI=long-enough"], environment: "ci:another-secret") } throws: {
-      "\($0)".contains("given twice")
+      "\($0)"
+        == "The bot in entry 1 of STANDUPS_BOT_TOKENS has the name of the one in --bot-token number 1: each bot needs a name of its own."
     }
     // Names that only read alike are said to, not to be one name given twice.
     #expect {
       try BotTokens(flags: ["C1=3f9c0e7a61d2", "Cl=3f9c0e7a61d3"], environment: nil)
     } throws: {
-      "\($0)" == "\"Cl\" reads like the name of the bot \"C1\": each bot needs a name of its own."
+      "\($0)"
+        == "The name in --bot-token number 2 reads like the one in --bot-token number 1: each bot needs a name of its own."
+    }
+    // An entry the wrong way round has its secret where the name goes: no error shows it.
+    for (flags, variable) in [(["3f9c0e7a61d2b4c8=CI"], nil), ([], "3f9c0e7a61d2b4c8:CI")] {
+      #expect { try BotTokens(flags: flags, environment: variable) } throws: {
+        "\($0)".contains("at least 8 characters") && !"\($0)".contains("3f9c0e7a")
+      }
+    }
+    let long = String(repeating: "3f9c0e7a", count: 6)
+    #expect { try BotTokens(flags: ["\(long)=CI-secret"], environment: nil) } throws: {
+      "\($0)"
+        == "The name in --bot-token number 1: a bot's name has 48 characters; it holds 40 at most."
     }
     let bots = try BotTokens(flags: ["CI=long-enough"], environment: "Bot:another-secret").bots
     #expect(bots.map(\.name) == ["CI", "Bot"])

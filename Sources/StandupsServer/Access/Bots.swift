@@ -79,6 +79,8 @@ public struct Bot: Sendable, Equatable {
 /// every standup.
 public struct BotTokens: Sendable, Equatable {
   public private(set) var bots: [Bot] = []
+  /// Where each of `bots` was given, for errors.
+  private var places: [String] = []
 
   /// A command line is anyone's to read on this machine (`ps`, `/proc/PID/cmdline`).
   public static let onTheCommandLine =
@@ -113,23 +115,30 @@ public struct BotTokens: Sendable, Equatable {
         "The bot token in \(place) must be NAME\(separator)SECRET\(mixedUp) (not shown: it may hold a secret)."
       )
     }
+    // NB: not even the name is shown: an entry given the wrong way round (SECRET=NAME) has
+    // the secret where the name goes.
     let name = String(entry[..<split]).trimmingWhitespace
     let secret = String(entry[entry.index(after: split)...])
     if let problem = Bot.problem(withName: name) {
-      throw BotTokenError("\(problem) (in \"\(name)\")")
+      throw BotTokenError("The name in \(place): \(problem.lowercasedFirst)")
     }
-    if let other = bots.first(where: { TextRules.readable($0.name) == TextRules.readable(name) }) {
+    if let other = bots.firstIndex(where: {
+      TextRules.readable($0.name) == TextRules.readable(name)
+    }) {
       throw BotTokenError(
-        other.name.lowercased() == name.lowercased()
-          ? "Bot \"\(name)\" is given twice: each bot needs a name of its own."
-          : "\"\(name)\" reads like the name of the bot \"\(other.name)\": each bot needs a name of its own."
+        bots[other].name.lowercased() == name.lowercased()
+          ? "The bot in \(place) has the name of the one in \(places[other]): each bot needs a name of its own."
+          : "The name in \(place) reads like the one in \(places[other]): each bot needs a name of its own."
       )
     }
     guard secret.utf8.count >= 8 else {
-      throw BotTokenError("The secret of bot \"\(name)\" must be at least 8 characters.")
+      throw BotTokenError(
+        "The secret in \(place) must be at least 8 characters (is it NAME\(separator)SECRET, in that order?)."
+      )
     }
     bots.append(
       Bot(name: name, tokenHash: Bot.hash(token: secret), scope: .admin, createdAt: Date()))
+    places.append(place)
   }
 }
 
@@ -139,6 +148,9 @@ public struct BotTokenError: Error, CustomStringConvertible {
 }
 
 extension String {
+  /// "A bot's name…" as "a bot's name…", to follow a colon.
+  var lowercasedFirst: String { prefix(1).lowercased() + dropFirst() }
+
   var trimmingWhitespace: String {
     String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
   }

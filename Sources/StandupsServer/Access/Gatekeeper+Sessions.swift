@@ -44,15 +44,27 @@ extension Gatekeeper {
     return !signedOut.isEmpty && signedOut.contains(session.signedOutKey)
   }
 
-  /// Signs out the valid session `request` carries, on every node: kept as signed out until
+  /// Signs out every valid session `request` carries, on every node: kept as signed out until
   /// it expires, refused here at once (every cookie of it, renamed or not), and its
-  /// connections (on every node) closed at the next reload. Returns its key, or nil if it
-  /// carried none.
-  func signOut(_ request: HTTPRequest) async throws -> String? {
-    guard let session = validSession(in: request) else { return nil }
-    try await storage.signOutSession(session.signedOutKey, session.expires)
-    credentials.withLock { _ = $0.signedOut.insert(session.signedOutKey) }
-    return session.signedOutKey
+  /// connections on other nodes closed at their next reload (this node's: by the caller, at
+  /// once). Returns their keys.
+  ///
+  /// NB: every one, not only the one `sessionCookie(in:)` reads: a neighbour on this host may
+  /// have planted a session of its own ahead of the person's, and Sign out must end the
+  /// person's too, not only clear their browser's copy.
+  func signOut(_ request: HTTPRequest) async throws -> Set<String> {
+    let name = cookieName
+    var sessions: [String: Date] = [:]
+    for cookie in Self.cookies(in: request.header("cookie")) where cookie.name == name {
+      if case .valid(let session) = session(from: cookie.value) {
+        sessions[session.signedOutKey] = session.expires
+      }
+    }
+    for (key, expires) in sessions.sorted(by: { $0.key < $1.key }) {
+      try await storage.signOutSession(key, expires)
+      credentials.withLock { _ = $0.signedOut.insert(key) }
+    }
+    return Set(sessions.keys)
   }
 
   /// The valid session `request` carries, if it carries one.

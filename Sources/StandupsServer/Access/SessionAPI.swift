@@ -15,7 +15,12 @@ import WebSocketTransport
 /// - `DELETE` → signs out: the cookie is cleared, and the session it held is refused from now
 ///   on, on every node, and its connections closed (4401), wherever a copy of it is used.
 enum SessionAPI {
-  static func handle(_ request: HTTPRequest, respond: HTTPResponder, gatekeeper: Gatekeeper) {
+  /// - Parameter signedOut: closes this node's connections of the sessions just signed out,
+  ///   before the answer says so (other nodes close theirs when they next read them).
+  static func handle(
+    _ request: HTTPRequest, respond: HTTPResponder, gatekeeper: Gatekeeper,
+    signedOut: @escaping @Sendable (Set<String>) -> Void
+  ) {
     switch request.method {
     case "GET": respond(read(request, gatekeeper))
     case "POST": respond(signIn(request, gatekeeper))
@@ -27,7 +32,7 @@ enum SessionAPI {
       }
       Task {
         do {
-          _ = try await gatekeeper.signOut(request)
+          signedOut(try await gatekeeper.signOut(request))
         } catch {
           // NB: the cookie stays, and says so: a sign-out that only cleared this browser's
           // copy would leave the session usable elsewhere.
