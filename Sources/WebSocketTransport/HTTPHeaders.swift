@@ -57,6 +57,7 @@ enum HTTPHeaders {
       (WSI_TOKEN_HTTP_TRANSFER_ENCODING, "transfer-encoding"),
       (WSI_TOKEN_HTTP_CONTENT_LENGTH, "content-length"),
       (WSI_TOKEN_HTTP_IF_NONE_MATCH, "if-none-match"),
+      (WSI_TOKEN_VERSION, "sec-websocket-version"),
     ]
     for (token, name) in wanted {
       if let value = copy(wsi, token) { headers[name] = value }

@@ -16,6 +16,14 @@ extension ServerEngine {
 
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
       let request = readRequest(wsi, path: readPath(wsi))
+      // NB: lws upgrades whatever version is asked for; RFC 6455 (4.4) answers any but 13
+      // with 426 and the version it speaks.
+      guard request.header("sec-websocket-version") == "13" else {
+        let refusal = HTTPResponse(
+          status: 426, text: "This server speaks WebSocket version 13 (RFC 6455) only.",
+          headers: [("sec-websocket-version:", "13")])
+        return write(refusal, to: wsi, ownStatusLine: true) < 0 ? -1 : 1
+      }
       switch delegate.shouldUpgrade(request) {
       case .accept(let context):
         acceptedUpgrades[wsi] = (request, context)

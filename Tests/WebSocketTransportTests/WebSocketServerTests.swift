@@ -147,6 +147,27 @@ struct WebSocketServerBehaviourTests {
     #expect(closed == .closed(code: 4410, reason: "Deleted"), "\(String(describing: closed))")
   }
 
+  /// RFC 6455 §4.4: an upgrade asking for another version than 13 (or none) is answered 426
+  /// with the version the server speaks, and no connection opens; lws alone would upgrade it.
+  @Test func anUpgradeForAnotherVersionIsAnswered426WithTheVersionSpoken() async throws {
+    let (server, delegate) = try startEchoServer()
+    defer { server.shutdown() }
+    let thirteen = "Sec-WebSocket-Version: 13\r\n"
+    for version in ["Sec-WebSocket-Version: 99\r\n", "Sec-WebSocket-Version: 8\r\n", ""] {
+      let socket = try RawSocket(port: server.port)
+      socket.write(RawSocket.upgrade("/ws").replacingOccurrences(of: thirteen, with: version))
+      let head = socket.readHead()
+      #expect(head.hasPrefix("HTTP/1.1 426"), "\(version): \(head)")
+      #expect(head.lowercased().contains("sec-websocket-version: 13\r\n"), "\(head)")
+    }
+    let socket = try RawSocket(port: server.port)
+    socket.write(RawSocket.upgrade("/ws"))
+    #expect(socket.readHead().hasPrefix("HTTP/1.1 101"))
+    func opened() -> Int { delegate.events.withLock { $0.filter { $0.hasPrefix("open ") }.count } }
+    while opened() == 0 { await Task.yield() }
+    #expect(opened() == 1, "only the version 13 upgrade opens a connection")
+  }
+
   /// RFC 6455 §7.1.1: after its close frame the server reads (and drops) what the peer still
   /// sends until the peer's answering close, and only then closes the TCP connection —
   /// cleanly, with nothing more sent. Hanging up at once would reset the connection over the
