@@ -938,6 +938,30 @@ def test_a_new_attendees_name_the_save_left_out_comes_back_in_a_new_row(server, 
     assert not any("Edit again" in toast for toast in toasts(ben))
 
 
+def test_a_name_typed_in_an_attendee_someone_removes_can_be_added_again(server, ana, ben):
+    """Ben's typing reached the room; then Ana removes that attendee: his name is not gone
+    without a word. He is told, and one press adds it again as a new attendee, for both."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    ben.find_elements(By.CSS_SELECTOR, ".attendees input")[2].send_keys(Keys.END, " the 3rd")
+    wait(ana, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+         == ["Blob", "Blob Jr", "Blob Sr the 3rd"])
+    ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
+    toast_says(ben, "The attendee you were typing in was removed: “Blob Sr the 3rd” is not in the draft.")
+    # Ana removed someone Ben never typed in: she is told nothing.
+    assert not any("you were typing in" in toast for toast in toasts(ana))
+    click(ben, ".toast .add-again")
+    for driver in (ana, ben):
+        wait(driver, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+             == ["Blob", "Blob Jr", "Blob Sr the 3rd"])
+    # The keyboard is back in the name, at its end; the toast, the only copy until then, goes.
+    assert ben.execute_script("return document.activeElement.value") == "Blob Sr the 3rd"
+    assert not any("you were typing in" in toast for toast in toasts(ben))
+    assert collect_console_errors(ben) == []
+
+
 def test_typing_in_an_attendee_someone_removes_is_said_and_the_keys_typed_on_change_nothing(server, ana, ben):
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")

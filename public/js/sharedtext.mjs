@@ -47,6 +47,9 @@ export class SharedText {
 
   /** Typing in a field (its `input` event, or a composition's end): sent after a pause. */
   typed(path, input, event) {
+    // NB: typed in during this form: a removal of the field by someone else is said (`removed`).
+    const typedIn = this.fields.get(path);
+    if (typedIn && event.type !== "answer") typedIn.typed = true;
     // NB: a composition's steps are not sent, nor a field over its limit (it says so): the
     // first when it ends, the second once it fits.
     if ((event.type === "input" && event.isComposing) || isOverLimit(input)) return;
@@ -229,17 +232,26 @@ export class SharedText {
     return [...fields, ...waiting];
   }
 
-  /** A field is gone (its attendee removed): forgets it; says typing it held that the room
-   * did not. */
+  /** A field is gone (its attendee removed by someone else): forgets it. Typing this person
+   * did in it, whether or not it reached the room, is said, with a way to add it again as a
+   * new attendee: a name someone was typing does not vanish without a word. */
   removed(path, input) {
     const field = this.fields.get(path);
     clearTimeout(this.pending.get(path)?.timer);
     this.pending.delete(path);
     this.fields.delete(path);
     this.roomValues.delete(path);
-    if (field && input.value !== field.shadow && input.value.trim()) {
-      keepSaying(`The attendee you were typing in was removed: “${input.value}” is not in the draft.`);
-    }
+    const value = input.value;
+    if (!field || !value.trim() || (!field.typed && value === field.shadow)) return;
+    const item = keepSaying(`The attendee you were typing in was removed: “${value}” is not in the draft.`,
+      { kind: "unsent" });
+    const again = document.createElement("button");
+    again.type = "button";
+    again.className = "add-again";
+    again.textContent = "Add it again";
+    const room = this.view.id;
+    again.onclick = () => editAgain(room, [newAttendeeTyping(value)], item);
+    offerInToast(item, again);
   }
 
   /** The form went (saved, cancelled, closed under this person): nothing of it goes any more. */
