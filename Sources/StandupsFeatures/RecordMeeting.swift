@@ -175,9 +175,15 @@ public struct RecordMeeting: Reducer {
         guard state.alert != nil else {
           return .reject(.invalidAction("The end-meeting alert is not showing."))
         }
-        if alertAction == .resume { state.alert = nil }
         // Saving and discarding end the presentation: the room does that.
-        return .none
+        guard alertAction == .resume else { return .none }
+        state.alert = nil
+        // NB: Resume resumes: a meeting paused under the alert (the server restarted, the
+        // room moved, everyone had left) goes on too, as everyone is told it did.
+        guard state.isPaused else { return .none }
+        state.pausedBecause = nil
+        state.emptiedAt = nil
+        return startTimer()
 
       case .roomEmptied:
         // NB: only a meeting this stopped goes on by itself when someone is back; one paused

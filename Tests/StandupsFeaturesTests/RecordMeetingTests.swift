@@ -341,6 +341,33 @@ struct RecordMeetingTests {
     }
   }
 
+  /// The end-meeting alert's Resume, on a meeting paused (here: the room moved), resumes it:
+  /// everyone is told that Ana resumed the meeting, and its clock goes on.
+  @Test func theAlertsResumeResumesAPausedMeeting() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      await startMeeting(store, standup)
+      await store.send(.roomMoving)
+      await store.receive(\.meeting.presented.roomMoving) { $0.meeting?.pausedBecause = .moved }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await clock.advance(by: .seconds(2))  // nothing ticks
+      await store.send(.meeting(.presented(.alert(.resume)))) {
+        $0.meeting?.alert = nil
+        $0.meeting?.pausedBecause = nil
+      }
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 1
+        $0.meeting?.secondsRun = 1
+      }
+      await discard(store)
+    }
+  }
+
   @Test func aMeetingHandedOnToAnotherServerStopsAndSaysWhy() async {
     await withMainSerialExecutor {
       let clock = TestClock()
