@@ -309,8 +309,9 @@ struct LobbyFeature: RoomFeature {
       if let wait = creations.retryAfter(sender.address) {
         throw WireError(
           .rateLimited,
-          "Too many tries at a new standup from your address (refused ones count too): at most \(creations.limit) a minute. "
-            + "Try again in \(wait) s.", retryAfter: wait)
+          "Too many new standups at once: at most \(creations.limit) a minute from one network, "
+            + "everyone on it together (refused tries count too). Try again in \(wait) s.",
+          retryAfter: wait)
       }
       creations.recordFailure(sender.address)
     }

@@ -452,9 +452,11 @@ struct LobbyProtocolTests {
     let refused = try await create(second, 10)
     refused.expectError("rate_limited")
     #expect(refused["ref"] == "new-10")
+    let message = refused["message"]?.stringValue ?? ""
     #expect(
-      refused["message"]?.stringValue?.hasPrefix(
-        "Too many tries at a new standup from your address (refused ones count too)") == true)
+      message.hasPrefix(
+        "Too many new standups at once: at most 10 a minute from one network, everyone on it together (refused tries count too). Try again in "
+      ) && message.hasSuffix(" s."), "\(message)")
     #expect(second.state?["standups"]?.arrayValue?.count == 11)  // Design, and ten new
     // Over HTTP too, with the wait in `Retry-After`, as every 429 has it.
     let overHTTP = try httpResponse(
