@@ -18,7 +18,7 @@ export const detail = {
           <div class="unsent" hidden>
             <label>Your note was not sent: it is kept here, in this tab, and goes into the
               meeting if someone brings it back, or else into the next one.
-              <textarea rows="2"></textarea></label>
+              <textarea rows="2" dir="auto"></textarea></label>
             <button type="button" class="forget-note">Forget this note</button>
           </div>
         </div>

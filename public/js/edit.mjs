@@ -44,7 +44,7 @@ export const edit = {
     return `
       <form class="edit-form panel" aria-label="Edit standup">
         <h2>Edit standup <span class="hint">everyone here sees this draft</span></h2>
-        <div class="field"><label>Title <input class="title" data-max-chars="100" autocomplete="off" data-focus="title" data-path="/title"></label>
+        <div class="field"><label>Title <input class="title" dir="auto" data-max-chars="100" autocomplete="off" data-focus="title" data-path="/title"></label>
           <ul class="chips" data-for="title" aria-label="Also in this field"></ul></div>
         <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
           <output class="duration-label"></output></span></label>
@@ -188,7 +188,7 @@ export const edit = {
       if (!row) {
         row = document.createElement("li");
         row.dataset.id = attendee.id;
-        row.innerHTML = `<input data-max-chars="40" data-focus="attendee:${attendee.id}"
+        row.innerHTML = `<input dir="auto" data-max-chars="40" data-focus="attendee:${attendee.id}"
           data-path="/attendees/${attendee.id}/name">
           <button type="button" class="icon">✕</button>
           <ul class="chips" aria-label="Also in this field"></ul>`;
@@ -219,7 +219,7 @@ async function addAttendee(view, form) {
   const list = form.querySelector(".attendees");
   const row = document.createElement("li");
   row.dataset.waiting = "";
-  row.innerHTML = `<input data-max-chars="40" autocomplete="off">
+  row.innerHTML = `<input dir="auto" data-max-chars="40" autocomplete="off">
     <button type="button" class="icon" disabled>✕</button>`;
   list.append(row);
   numberRow(row, list.children.length - 1);

@@ -141,7 +141,7 @@ export const lateNote = {
       <form class="late-note panel" hidden>
         <label for="late-note">Your note had not reached the meeting that ended: add it to that meeting.</label>
         <div class="late-note-row">
-          <input id="late-note" data-max-chars="1000" autocomplete="off" required>
+          <input id="late-note" dir="auto" data-max-chars="1000" autocomplete="off" required>
           <button class="primary add">Add to the meeting</button>
           <button type="button" class="set-aside">Not needed</button>
         </div>

@@ -14,7 +14,7 @@ export async function showLobby(screen) {
       </div>
       <form id="new-form" class="panel" hidden aria-labelledby="new-title">
         <h2 id="new-title">New standup</h2>
-        <label>Title <input name="title" data-max-chars="100" required autocomplete="off"></label>
+        <label>Title <input name="title" dir="auto" data-max-chars="100" required autocomplete="off"></label>
         <label>Length <span class="range"><input name="minutes" type="range" min="5" max="30" value="5">
           <output name="minutesLabel">5 min</output></span></label>
         <fieldset class="themes"><legend>Theme</legend>${themeSwatches("new-theme", "orange")}</fieldset>
@@ -102,7 +102,7 @@ function wireNewStandupForm(connection) {
   const list = form.querySelector(".new-attendees");
   const addRow = (value = "") => {
     const item = document.createElement("li");
-    item.innerHTML = `<input data-max-chars="40" value="${escapeHTML(value)}">
+    item.innerHTML = `<input dir="auto" data-max-chars="40" value="${escapeHTML(value)}">
       <button type="button" class="icon">✕</button>`;
     item.querySelector("button").onclick = () => {
       // NB: the keyboard was on the row's button, which goes: to the next row, or Add.

@@ -201,7 +201,7 @@ export const meeting = {
         </div>
         <form class="note-form">
           <label for="note">Add a note</label>
-          <input id="note" data-max-chars="1000" autocomplete="off" required>
+          <input id="note" dir="auto" data-max-chars="1000" autocomplete="off" required>
           <button>Add</button>
         </form>
         <dialog class="end-alert" aria-labelledby="end-title" aria-describedby="end-asked">

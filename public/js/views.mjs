@@ -129,11 +129,13 @@ export function themeSwatches(group, selected) {
     </label>`).join("");
 }
 
-/** Who is in a room, for its lobby card: "Ana, Ben and 3 more here", or a count. */
+/** Who is in a room, for its lobby card: "Ana, Ben and 3 more here", or a count. Names
+ * written right to left are kept apart (`isolated`): "سارة" and "محمد علي 2" side by side do
+ * not swap places, nor take the comma between them. */
 export function whoIsHere(live) {
   const people = live.people ?? [];
   if (people.length === 0) return live.participants > 0 ? `${live.participants} here` : "Nobody here";
-  const shown = people.slice(0, 3).join(", ");
+  const shown = people.slice(0, 3).map(isolated).join(", ");
   const more = people.length - 3;
   return more > 0 ? `${shown} and ${more} more here` : `${shown} here`;
 }
@@ -176,7 +178,7 @@ export function presenceItems(participants, you) {
     // NB: "×2" is read "times 2": a screen reader hears the words instead.
     const count = person.count > 1
       ? ` <span class="count" aria-hidden="true">×${person.count}</span><span class="visually-hidden">, on ${person.count} connections</span>` : "";
-    return `<li class="${classes.join(" ")}">${escapeHTML(person.name)}${person.isYou ? " (you)" : ""}`
+    return `<li class="${classes.join(" ")}"><bdi>${escapeHTML(person.name)}</bdi>${person.isYou ? " (you)" : ""}`
       + `${count}${person.isBot ? `<span class="badge">bot</span>` : ""}</li>`;
   }).join("");
 }
@@ -187,7 +189,7 @@ export function meetingFacts(meeting, standup) {
   const count = standup.attendees.length;
   const speaker = standup.attendees[meeting.speakerIndex]?.name ?? "—";
   return {
-    speakerLine: `Speaker ${meeting.speakerIndex + 1} of ${count}: ${speaker}`,
+    speakerLine: `Speaker ${meeting.speakerIndex + 1} of ${count}: ${isolated(speaker)}`,
     elapsed: clock(meeting.secondsElapsed),
     remaining: clock(duration - meeting.secondsElapsed),
     done: meeting.secondsElapsed / duration,
@@ -227,7 +229,7 @@ export function speakerTurn(meeting, standup) {
     turnLeft: clock(left),
     turnSecondsLeft: left,
     warning: left > 0 && left <= 15,
-    upNext: next ? `Up next: ${next}` : "Last speaker",
+    upNext: next ? `Up next: ${isolated(next)}` : "Last speaker",
     nextSpeaker: next,
   };
 }
