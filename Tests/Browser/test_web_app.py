@@ -204,6 +204,23 @@ def test_a_standup_opened_while_the_server_restarts_is_waited_for_not_given_up(s
             and "healthz" not in entry["message"]] == []
 
 
+def test_reconnect_now_skips_what_is_left_of_a_long_wait(server, ana):
+    """Away a while, the page waits longer between tries (up to about 10 s): once the server
+    is back, "Reconnect now" tries at once rather than leaving the person looking at it."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    assert not ana.find_element(By.ID, "reconnect-now").is_displayed()
+    server.process.kill()
+    server.process.wait(timeout=10)
+    # Five tries in: the wait before the next is 6 to 10 s.
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.attempt") >= 5, 30)
+    start_again(server)
+    click(ana, "#reconnect-now")
+    # Within less than what was left of that wait.
+    text_in(ana, "#status", "Live", timeout=3)
+    assert not ana.find_element(By.ID, "reconnect-now").is_displayed()
+
+
 def test_a_session_check_the_server_cannot_answer_is_no_sign_out(server, ana):
     """Ana's connection is refused again and again (the server is down) and the page asks
     whether her session ended: the answer is a 503 (a proxy with no server behind it). That

@@ -60,6 +60,21 @@ const lastKeys = new Map();
  * again anyway. */
 const REFUSAL_CHECK_MS = 5000;
 
+/** The connections open on this page, for `retryEveryConnectionNow`. */
+const connections = new Set();
+
+/** Every connection waiting out its backoff to try again tries now: the browser is back
+ * online, the tab is shown again, or its person pressed "Reconnect now". A failure after it
+ * still waits longer than the last. */
+export function retryEveryConnectionNow() {
+  for (const connection of connections) connection.retryNow();
+}
+
+globalThis.addEventListener?.("online", retryEveryConnectionNow);
+globalThis.document?.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") retryEveryConnectionNow();
+});
+
 export class RoomConnection {
   /**
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`
@@ -99,6 +114,9 @@ export class RoomConnection {
     this.attempt = 0;
     this.nextRef = 1;
     this.closed = false;
+    /** A retry waits out its backoff (`retry`). */
+    this.retrying = false;
+    connections.add(this);
     this.open();
     this.watch = setInterval(() => this.check(), Math.min(1000, LIVENESS.answerMs / 2));
   }
@@ -108,6 +126,7 @@ export class RoomConnection {
   }
 
   open() {
+    this.retrying = false;
     this.handlers.onStatus?.(this.attempt === 0 ? "connecting" : "reconnecting");
     const socket = new WebSocket(this.url());
     this.socket = socket;
@@ -312,8 +331,16 @@ export class RoomConnection {
 
   retry() {
     const delay = backoff(this.attempt++);
+    this.retrying = true;
     this.handlers.onStatus?.("reconnecting", delay);
     this.timer = setTimeout(() => this.open(), delay);
+  }
+
+  /** Tries again at once if a retry is waiting out its backoff (`retryEveryConnectionNow`). */
+  retryNow() {
+    if (this.closed || !this.retrying) return;
+    clearTimeout(this.timer);
+    this.open();
   }
 
   /** A connection never let in: closed for good if the server answers (`serverAnswers`: its
@@ -336,6 +363,7 @@ export class RoomConnection {
 
   close() {
     this.closed = true;
+    connections.delete(this);
     if (this.key !== null) lastKeys.set(this.path, this.key);
     clearInterval(this.watch);
     // A page put away keeps what it held, so that coming back (or reloading) resumes.

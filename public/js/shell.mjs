@@ -1,7 +1,7 @@
 // The page around every screen: status badge, who you are, connections, actions (and the
 // toasts of toasts.mjs, for the screens).
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
-import { RoomConnection } from "./connection.mjs";
+import { RoomConnection, retryEveryConnectionNow } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
 import {
@@ -12,6 +12,8 @@ export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToa
 
 export const app = document.getElementById("app");
 const statusBadge = document.getElementById("status");
+const reconnectNow = document.getElementById("reconnect-now");
+reconnectNow.onclick = retryEveryConnectionNow;
 /** The screen showing now: its connection and view. */
 let current = null;
 let router = () => {};
@@ -71,7 +73,6 @@ export function suspend() {
   current?.connection.suspend();
 }
 
-
 export function setStatus(status, delay) {
   const text = {
     connecting: "Connecting…",
@@ -85,6 +86,8 @@ export function setStatus(status, delay) {
   statusBadge.textContent = text;
   statusBadge.dataset.status = status;
   statusBadge.hidden = status === "none";
+  // NB: only for a wait worth skipping: a first retry comes within a second anyway.
+  reconnectNow.hidden = !(status === "reconnecting" && delay >= 2000);
   // NB: the page's live parts say they are as last heard while this is not "live" (app.css).
   document.body.dataset.connection = status;
 }
@@ -330,7 +333,6 @@ function showRename(reason) {
   app.querySelector(".rename").onclick = () => changeName(renamableName, false);
   app.querySelector("h1").focus();
 }
-
 
 export function connect(path, name, view) {
   const connection = new RoomConnection(path, name, {
