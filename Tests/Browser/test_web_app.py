@@ -221,6 +221,24 @@ def test_reconnect_now_skips_what_is_left_of_a_long_wait(server, ana):
     assert not ana.find_element(By.ID, "reconnect-now").is_displayed()
 
 
+def test_a_51st_attendee_is_refused_when_it_is_asked_for(server, ana):
+    """The new standup form says a standup holds 50 attendees when a 51st row is asked for,
+    by the button or by Enter, rather than only once the whole list is sent."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.execute_script("for (let i = 0; i < 49; i++) document.querySelector('#new-form .add-attendee').click()")
+    rows = lambda: len(ana.find_elements(By.CSS_SELECTOR, ".new-attendees input"))
+    assert rows() == 50
+    assert ana.find_element(By.CSS_SELECTOR, "#new-form .form-error").text == ""
+    click(ana, "#new-form .add-attendee")
+    text_in(ana, "#new-form .form-error", "A standup has at most 50 attendees.")
+    ana.find_elements(By.CSS_SELECTOR, ".new-attendees input")[-1].send_keys("Zed" + Keys.ENTER)
+    assert rows() == 50
+    # The keyboard stays in the last name, where it was.
+    assert ana.execute_script("return document.activeElement.value") == "Zed"
+
+
 def test_a_session_check_the_server_cannot_answer_is_no_sign_out(server, ana):
     """Ana's connection is refused again and again (the server is down) and the page asks
     whether her session ended: the answer is a 503 (a proxy with no server behind it). That

@@ -96,6 +96,9 @@ function keptNewStandup() {
 /** Said when an Add's answer went with the connection (and again after a reload). */
 const mayHaveBeenMade = "The connection dropped before the server answered: the standup may have been made. Look for it in the list before you create it again.";
 
+/** As the server holds (`StandupRules.attendeeCount`). */
+const MAX_ATTENDEES = 50;
+
 function wireNewStandupForm(connection) {
   const form = app.querySelector("#new-form");
   const toggle = app.querySelector("#new-standup");
@@ -167,12 +170,17 @@ function wireNewStandupForm(connection) {
     open(form.hidden);
     if (!form.hidden) form.querySelector("input[name=title]").focus();
   };
-  form.querySelector(".add-attendee").onclick = () => addRow().focus();
+  // NB: a 51st row is said to be one too many when it is asked for, not at Add standup.
+  const addAnother = () => {
+    if (list.children.length < MAX_ATTENDEES) return addRow().focus();
+    form.querySelector(".form-error").textContent = `A standup has at most ${MAX_ATTENDEES} attendees.`;
+  };
+  form.querySelector(".add-attendee").onclick = addAnother;
   // Enter in an attendee's name adds the next one; it never submits half a list.
   list.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.isComposing || !event.target.matches("input")) return;
     event.preventDefault();
-    if (!submitting) addRow().focus();
+    if (!submitting) addAnother();
   });
   form.querySelector(".cancel").onclick = () => {
     open(false);
