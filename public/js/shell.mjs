@@ -7,7 +7,6 @@ import { dismissToasts, toast } from "./toasts.mjs";
 import {
   answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
 } from "./typed.mjs";
-
 export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast } from "./toasts.mjs";
 
 export const app = document.getElementById("app");
@@ -130,7 +129,8 @@ export async function whoAmI() {
 function showMe(name, open) {
   const button = document.getElementById("me");
   button.hidden = false;
-  button.textContent = `${name} ✎`;
+  button.replaceChildren(Object.assign(document.createElement("span"), { className: "me-name", textContent: name }), "✎");
+  button.title = name;
   button.setAttribute("aria-label", open ? `${name}: change your name` : `${name}: change your name or sign out`);
   button.onclick = () => changeName(name, open);
   return name;

@@ -178,7 +178,8 @@ export function presenceItems(participants, you) {
     // NB: "×2" is read "times 2": a screen reader hears the words instead.
     const count = person.count > 1
       ? ` <span class="count" aria-hidden="true">×${person.count}</span><span class="visually-hidden">, on ${person.count} connections</span>` : "";
-    return `<li class="${classes.join(" ")}"><bdi>${escapeHTML(person.name)}</bdi>${person.isYou ? " (you)" : ""}`
+    // NB: a name written right to left is kept apart from " (you)" (`isolated`).
+    return `<li class="${classes.join(" ")}">${escapeHTML(isolated(person.name))}${person.isYou ? " (you)" : ""}`
       + `${count}${person.isBot ? `<span class="badge">bot</span>` : ""}</li>`;
   }).join("");
 }
