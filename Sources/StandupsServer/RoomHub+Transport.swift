@@ -17,13 +17,21 @@ extension RoomHub {
     let proxied = request
     let request = request.fromClient(trusting: admission.limits)
     if let refusal = admission.refusal(for: request) { return .refuse(refusal) }
+    guard gatekeeper.answersTo(request) else {
+      return .refuse(
+        HTTPResponse(
+          status: 403,
+          text:
+            "This server does not answer to that host name: open it at its own address. "
+            + "(Behind a proxy, start it with --public-url.)"))
+    }
     guard gatekeeper.originAllowed(request) else {
       return .refuse(
         HTTPResponse(
           status: 403,
           text:
-            "Pages from \(request.header("origin") ?? request.header("host") ?? "another site") may not use "
-            + "this server. (Behind a proxy, start it with --public-url; to allow another site, --allowed-origin.)"
+            "Pages from \(request.header("origin") ?? "another site") may not use this server. "
+            + "(Behind a proxy, start it with --public-url; to allow another site, --allowed-origin.)"
         ))
     }
     let room: UUID?

@@ -646,7 +646,13 @@ struct AccessTests {
       "GET /ws/lobby?name=Eve HTTP/1.1\r\nHost: evil.example:\(server.port)\r\n"
       + "Origin: http://evil.example:\(server.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
       + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-    #expect(try httpStatus(port: server.port, rebound) == 403)
+    let refused = parseHTTP(try exchange(port: server.port, rebound))
+    #expect(refused.status == 403)
+    // It says what is wrong: the name it was reached by, not the page.
+    #expect(
+      refused.body
+        == "This server does not answer to that host name: open it at its own address. (Behind a proxy, start it with --public-url.)"
+    )
     // Nor read a standup's history, which an open server gives without a credential.
     let id = Standup.design.id.uuidString
     for path in ["history.md", "history.csv", "meetings?limit=1"] {

@@ -347,7 +347,7 @@ public final class Gatekeeper: Sendable {
   /// An `--open` server also wants a `Host` it knows: a page whose name was re-pointed at
   /// this machine (DNS rebinding) sends a matching `Origin` and `Host`, but not one of ours.
   func originAllowed(_ request: HTTPRequest) -> Bool {
-    if mode == .open && !hostAllowed(request.header("host")) { return false }
+    if !answersTo(request) { return false }
     guard let origin = request.header("origin") else { return true }
     let normalized = Self.normalizedOrigin(origin)
     if allowedOrigins.contains(normalized) { return true }
@@ -367,6 +367,12 @@ public final class Gatekeeper: Sendable {
       // NB: a link-local IPv6 address carries its interface (`fe80::1%eth0`); a Host has none.
       String(name.prefix { $0 != "%" }).lowercased()
     }
+  }
+
+  /// Whether the host name `request` was sent to is one this server answers to: any, but on
+  /// an open server, which a page re-pointed at it by DNS rebinding could otherwise use.
+  func answersTo(_ request: HTTPRequest) -> Bool {
+    mode != .open || hostAllowed(request.header("host"))
   }
 
   private func hostAllowed(_ header: String?) -> Bool {
