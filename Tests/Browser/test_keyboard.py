@@ -63,8 +63,8 @@ def test_everything_works_from_the_keyboard(server, ana):
     tab_to(ana, ".undo-bar .undo")
     press(ana, Keys.ENTER)
     text_in(ana, ".speaker", "Speaker 2 of 2: Ben")
-    # The bar went with the button pressed: the keyboard is at the heading.
-    assert ana.execute_script("return document.activeElement.classList.contains('room-title')")
+    # The bar went with the button pressed: the keyboard is in the meeting that came back.
+    assert ana.execute_script("return document.activeElement.id") == "note"
     tab_to(ana, ".end")
     press(ana, Keys.ENTER)
     tab_to(ana, ".end-alert .save")

@@ -104,6 +104,8 @@ def test_a_cancelled_draft_comes_back_with_what_was_typed(server, ana, ben):
     click(ana, ".undo-bar .undo")
     for driver in (ana, ben):
         wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Design sync")
+    # The keyboard, on Undo, goes into the draft that came back, not to the page's heading.
+    assert ana.execute_script("return document.activeElement.classList.contains('title')")
     click(ana, ".save-edit")
     for driver in (ana, ben):
         text_in(driver, ".room-title", "Design sync")

@@ -322,9 +322,12 @@ class RoomView {
     const bar = app.querySelector(".undo-bar");
     const undo = state.undo;
     // NB: the bar goes with the keyboard on its button (Undo pressed): the keyboard goes to
-    // the room's heading, not to nowhere.
+    // what came back — the draft's title, the meeting's note — or else the room's heading,
+    // not to nowhere.
     if (!undo && !bar.hidden && bar.contains(document.activeElement)) {
-      app.querySelector(".room-title").focus({ preventScroll: true });
+      const back = (state.destination?.edit && app.querySelector(".edit-form .title"))
+        || (state.meeting && app.querySelector("#note")) || app.querySelector(".room-title");
+      back.focus({ preventScroll: true });
     }
     bar.hidden = !undo;
     if (!undo) return;
