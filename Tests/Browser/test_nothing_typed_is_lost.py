@@ -959,6 +959,17 @@ def test_a_name_typed_in_an_attendee_someone_removes_can_be_added_again(server, 
     # The keyboard is back in the name, at its end; the toast, the only copy until then, goes.
     assert ben.execute_script("return document.activeElement.value") == "Blob Sr the 3rd"
     assert not any("you were typing in" in toast for toast in toasts(ben))
+    # Ben types on in it, then removes it himself: that is no news to him.
+    ben.switch_to.active_element.send_keys(" Jr")
+    wait(ana, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+         == ["Blob", "Blob Jr", "Blob Sr the 3rd Jr"])
+    ben.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
+    for driver in (ana, ben):
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
+    # Anything he was told would be up by the time his Save's answer comes.
+    click(ben, ".save-edit")
+    text_in(ana, ".toasts", "Ben saved the changes.")
+    assert not any("you were typing in" in toast for toast in toasts(ben))
     assert collect_console_errors(ben) == []
 
 

@@ -196,7 +196,11 @@ export const edit = {
         input.addEventListener("input", (event) => text.typed(`/attendees/${attendee.id}/name`, input, event));
         row.querySelector("button").onclick = () => {
           text.flushAll();
-          view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] });
+          // NB: removed by this person: its row going is no news to them (`removed`).
+          const path = `/attendees/${attendee.id}/name`;
+          text.removingHere.add(path);
+          view.send({ type: "edit.deleteAttendeesTapped", ids: [attendee.id] })
+            .finally(() => text.removingHere.delete(path));
         };
       }
       if (list.children[index] !== row) list.insertBefore(row, list.children[index] ?? null);

@@ -24,6 +24,8 @@ export class SharedText {
      * value, arrived }`); `arrived`: its patch came.
      */
     this.fields = new Map();
+    /** Fields whose removal this person asked for (their attendee's ✕), until answered. */
+    this.removingHere = new Set();
     /** The input an input method is composing in (most typing on a phone): not written into. */
     this.composing = null;
     /** This person cancelled: what they typed is thrown away, not "left out". */
@@ -47,9 +49,10 @@ export class SharedText {
 
   /** Typing in a field (its `input` event, or a composition's end): sent after a pause. */
   typed(path, input, event) {
-    // NB: typed in during this form: a removal of the field by someone else is said (`removed`).
+    // NB: typed in during this form: a removal of the field by someone else is said
+    // (`removed`). Not others' typing taking it over its limit (an event of the page's own).
     const typedIn = this.fields.get(path);
-    if (typedIn && event.type !== "answer") typedIn.typed = true;
+    if (typedIn && event.isTrusted) typedIn.typed = true;
     // NB: a composition's steps are not sent, nor a field over its limit (it says so): the
     // first when it ends, the second once it fits.
     if ((event.type === "input" && event.isComposing) || isOverLimit(input)) return;
@@ -242,6 +245,7 @@ export class SharedText {
     this.fields.delete(path);
     this.roomValues.delete(path);
     const value = input.value;
+    if (this.removingHere.has(path)) return;
     if (!field || !value.trim() || (!field.typed && value === field.shadow)) return;
     const item = keepSaying(`The attendee you were typing in was removed: “${value}” is not in the draft.`,
       { kind: "unsent" });
