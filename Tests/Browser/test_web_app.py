@@ -230,13 +230,22 @@ def test_a_51st_attendee_is_refused_when_it_is_asked_for(server, ana):
     ana.execute_script("for (let i = 0; i < 49; i++) document.querySelector('#new-form .add-attendee').click()")
     rows = lambda: len(ana.find_elements(By.CSS_SELECTOR, ".new-attendees input"))
     assert rows() == 50
-    assert ana.find_element(By.CSS_SELECTOR, "#new-form .form-error").text == ""
+    cap = ana.find_element(By.CSS_SELECTOR, "#new-form .attendee-cap")
+    assert not cap.is_displayed()
     click(ana, "#new-form .add-attendee")
-    text_in(ana, "#new-form .form-error", "A standup has at most 50 attendees.")
+    wait(ana, lambda d: cap.is_displayed())
+    assert cap.text == "A standup has at most 50 attendees."
     ana.find_elements(By.CSS_SELECTOR, ".new-attendees input")[-1].send_keys("Zed" + Keys.ENTER)
     assert rows() == 50
     # The keyboard stays in the last name, where it was.
     assert ana.execute_script("return document.activeElement.value") == "Zed"
+    # It says so only while it holds: one row fewer, and another can be added.
+    ana.find_elements(By.CSS_SELECTOR, ".new-attendees li button")[0].click()
+    assert not cap.is_displayed()
+    click(ana, "#new-form .add-attendee")
+    assert rows() == 50 and not cap.is_displayed()
+    # The form's own error line is left to what the server says.
+    assert ana.find_element(By.CSS_SELECTOR, "#new-form .form-error").text == ""
 
 
 def test_a_session_check_the_server_cannot_answer_is_no_sign_out(server, ana):

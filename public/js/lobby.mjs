@@ -21,6 +21,7 @@ export async function showLobby(screen) {
         <fieldset><legend>Attendees</legend>
           <ul class="new-attendees"></ul>
           <button type="button" class="add-attendee">Add attendee</button>
+          <p class="attendee-cap" role="alert" hidden>A standup has at most 50 attendees.</p>
         </fieldset>
         <p class="form-error" role="alert"></p>
         <div class="actions">
@@ -96,7 +97,7 @@ function keptNewStandup() {
 /** Said when an Add's answer went with the connection (and again after a reload). */
 const mayHaveBeenMade = "The connection dropped before the server answered: the standup may have been made. Look for it in the list before you create it again.";
 
-/** As the server holds (`StandupRules.attendeeCount`). */
+/** As the server holds (`StandupRules.attendeeCount`), and `.attendee-cap` says. */
 const MAX_ATTENDEES = 50;
 
 function wireNewStandupForm(connection) {
@@ -111,6 +112,7 @@ function wireNewStandupForm(connection) {
       // NB: the keyboard was on the row's button, which goes: to the next row, or Add.
       const next = item.nextElementSibling?.querySelector("input") ?? form.querySelector(".add-attendee");
       item.remove();
+      form.querySelector(".attendee-cap").hidden = true;
       [...list.children].forEach(numberRow);
       keep();
       next.focus();
@@ -140,6 +142,7 @@ function wireNewStandupForm(connection) {
     addRow();
     form.querySelector("output").value = "5 min";
     form.querySelector(".form-error").textContent = "";
+    form.querySelector(".attendee-cap").hidden = true;
     delete form.dataset.maybeMade;
     sessionStorage.removeItem(newStandupKey);
   };
@@ -173,7 +176,7 @@ function wireNewStandupForm(connection) {
   // NB: a 51st row is said to be one too many when it is asked for, not at Add standup.
   const addAnother = () => {
     if (list.children.length < MAX_ATTENDEES) return addRow().focus();
-    form.querySelector(".form-error").textContent = `A standup has at most ${MAX_ATTENDEES} attendees.`;
+    form.querySelector(".attendee-cap").hidden = false;
   };
   form.querySelector(".add-attendee").onclick = addAnother;
   // Enter in an attendee's name adds the next one; it never submits half a list.
