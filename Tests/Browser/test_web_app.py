@@ -208,17 +208,24 @@ def test_reconnect_now_skips_what_is_left_of_a_long_wait(server, ana):
     """Away a while, the page waits longer between tries (up to about 10 s): once the server
     is back, "Reconnect now" tries at once rather than leaving the person looking at it."""
     ana.get(server)
+    resize(ana, "small phone")
     text_in(ana, "#status", "Live")
     assert not ana.find_element(By.ID, "reconnect-now").is_displayed()
     server.process.kill()
     server.process.wait(timeout=10)
     # Five tries in: the wait before the next is 6 to 10 s.
     wait(ana, lambda d: d.execute_script("return window.standupsConnection.attempt") >= 5, 30)
+    # The button and the status fit a phone's top bar.
+    wait(ana, lambda d: d.find_element(By.ID, "reconnect-now").is_displayed())
+    assert ana.execute_script(
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth") == 0
     start_again(server)
     click(ana, "#reconnect-now")
     # Within less than what was left of that wait.
     text_in(ana, "#status", "Live", timeout=3)
     assert not ana.find_element(By.ID, "reconnect-now").is_displayed()
+    # The button went as it was pressed: the keyboard is at the heading, not lost on the page.
+    assert ana.execute_script("return document.activeElement.tagName") == "H1"
 
 
 def test_a_51st_attendee_is_refused_when_it_is_asked_for(server, ana):

@@ -63,16 +63,20 @@ const REFUSAL_CHECK_MS = 5000;
 /** The connections open on this page, for `retryEveryConnectionNow`. */
 const connections = new Set();
 
-/** Every connection waiting out its backoff to try again tries now: the browser is back
- * online, the tab is shown again, or its person pressed "Reconnect now". A failure after it
- * still waits longer than the last. */
-export function retryEveryConnectionNow() {
-  for (const connection of connections) connection.retryNow();
+/** Every connection waiting out its backoff to try again tries now: its person pressed
+ * "Reconnect now", or — within a second, `spread` at random, so that a whole office's pages
+ * do not all knock in the same instant — the browser is back online or the tab is shown
+ * again. A failure after it still waits longer than the last. */
+export function retryEveryConnectionNow({ spread = false } = {}) {
+  for (const connection of connections) {
+    if (spread) setTimeout(() => connection.retryNow(), Math.random() * 1000);
+    else connection.retryNow();
+  }
 }
 
-globalThis.addEventListener?.("online", retryEveryConnectionNow);
+globalThis.addEventListener?.("online", () => retryEveryConnectionNow({ spread: true }));
 globalThis.document?.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "visible") retryEveryConnectionNow();
+  if (document.visibilityState === "visible") retryEveryConnectionNow({ spread: true });
 });
 
 export class RoomConnection {

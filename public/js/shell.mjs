@@ -12,7 +12,8 @@ export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToa
 export const app = document.getElementById("app");
 const statusBadge = document.getElementById("status");
 const reconnectNow = document.getElementById("reconnect-now");
-reconnectNow.onclick = retryEveryConnectionNow;
+// NB: the button goes as it is pressed (a try starts): the keyboard goes to the heading.
+reconnectNow.onclick = () => { app.querySelector("h1")?.focus({ preventScroll: true }); retryEveryConnectionNow(); };
 /** The screen showing now: its connection and view. */
 let current = null;
 let router = () => {};
@@ -85,8 +86,7 @@ export function setStatus(status, delay) {
   statusBadge.textContent = text;
   statusBadge.dataset.status = status;
   statusBadge.hidden = status === "none";
-  // NB: only for a wait worth skipping: a first retry comes within a second anyway.
-  reconnectNow.hidden = !(status === "reconnecting" && delay >= 2000);
+  reconnectNow.hidden = !(status === "reconnecting" && delay >= 2000); // a wait worth skipping
   // NB: the page's live parts say they are as last heard while this is not "live" (app.css).
   document.body.dataset.connection = status;
 }
