@@ -245,8 +245,8 @@ extension RoomHub {
       return
     }
     if request.path == "/api/session" {
-      SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper) { [weak self] keys in
-        self?.credentialsChanged(Gatekeeper.Changes(signedOut: keys))
+      SessionAPI.handle(request, respond: respond, gatekeeper: gatekeeper) { [weak self] key in
+        self?.credentialsChanged(Gatekeeper.Changes(signedOut: [key]))
       }
       return
     }

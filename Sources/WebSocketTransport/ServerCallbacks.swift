@@ -16,11 +16,16 @@ extension ServerEngine {
 
     case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
       let request = readRequest(wsi, path: readPath(wsi))
-      // NB: lws upgrades whatever version is asked for; RFC 6455 (4.4) answers any but 13
-      // with 426 and the version it speaks.
-      guard request.header("sec-websocket-version") == "13" else {
+      // NB: lws upgrades a WebSocket whatever version it asks for: RFC 6455 answers one with
+      // none 400 (4.2.1) and one with another than 13 426 (4.4), with the version it speaks.
+      let upgrade = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+      let version = request.header("sec-websocket-version")
+      if upgrade?.lowercased() == "websocket", version != "13" {
         let refusal = HTTPResponse(
-          status: 426, text: "This server speaks WebSocket version 13 (RFC 6455) only.",
+          status: version == nil ? 400 : 426,
+          text: version == nil
+            ? "A WebSocket upgrade needs Sec-WebSocket-Version: 13."
+            : "This server speaks WebSocket version 13 (RFC 6455) only.",
           headers: [("sec-websocket-version:", "13")])
         return write(refusal, to: wsi, ownStatusLine: true) < 0 ? -1 : 1
       }

@@ -213,6 +213,12 @@ struct BotTests {
         "\($0)".contains("at least 8 characters") && !"\($0)".contains("3f9c0e7a")
       }
     }
+    // An entry is named by its place as written, empty ones counted.
+    #expect { try BotTokens(flags: [], environment: "A:aaaaaaaa,,B:x") } throws: {
+      "\($0)"
+        == "The secret in entry 3 of STANDUPS_BOT_TOKENS must be at least 8 characters (is it NAME:SECRET, in that order?)."
+    }
+    #expect(try BotTokens(flags: [], environment: "A:aaaaaaaa,, ,").bots.map(\.name) == ["A"])
     let long = String(repeating: "3f9c0e7a", count: 6)
     #expect { try BotTokens(flags: ["\(long)=CI-secret"], environment: nil) } throws: {
       "\($0)"

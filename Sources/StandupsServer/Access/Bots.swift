@@ -95,10 +95,13 @@ public struct BotTokens: Sendable, Equatable {
     for (index, flag) in flags.enumerated() {
       try add(flag, separator: "=", where: "--bot-token number \(index + 1)")
     }
-    for (index, entry) in (environment ?? "").split(separator: ",").enumerated() {
-      try add(
-        String(entry).trimmingWhitespace, separator: ":",
-        where: "entry \(index + 1) of STANDUPS_BOT_TOKENS")
+    // NB: empty entries (",,", a trailing comma) are skipped but counted, so that an entry
+    // is named by its place as it is written.
+    let entries = (environment ?? "").split(separator: ",", omittingEmptySubsequences: false)
+    for (index, entry) in entries.enumerated() {
+      let entry = String(entry).trimmingWhitespace
+      if entry.isEmpty { continue }
+      try add(entry, separator: ":", where: "entry \(index + 1) of STANDUPS_BOT_TOKENS")
     }
   }
 

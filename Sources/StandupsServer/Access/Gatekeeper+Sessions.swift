@@ -46,16 +46,19 @@ extension Gatekeeper {
 
   /// Signs out every valid session `request` carries, on every node: kept as signed out until
   /// it expires, refused here at once (every cookie of it, renamed or not), and its
-  /// connections on other nodes closed at their next reload (this node's: by the caller, at
-  /// once). Returns their keys.
+  /// connections on other nodes closed at their next reload. `signedOut` is called with each
+  /// as soon as it is saved, to close this node's connections of it at once — also when a
+  /// later one cannot be saved and this throws. Returns how many were signed out.
   ///
   /// NB: every one, not only the one `sessionCookie(in:)` reads: a neighbour on this host may
   /// have planted a session of its own ahead of the person's, and Sign out must end the
-  /// person's too, not only clear their browser's copy.
-  func signOut(_ request: HTTPRequest) async throws -> Set<String> {
+  /// person's too, not only clear their browser's copy. At most a few: each is a write.
+  @discardableResult
+  func signOut(_ request: HTTPRequest, signedOut: (String) -> Void = { _ in }) async throws -> Int {
     let name = cookieName
     var sessions: [String: Date] = [:]
-    for cookie in Self.cookies(in: request.header("cookie")) where cookie.name == name {
+    for cookie in Self.cookies(in: request.header("cookie")).prefix(Self.cookiesReadAtSignOut)
+    where cookie.name == name {
       if case .valid(let session) = session(from: cookie.value) {
         sessions[session.signedOutKey] = session.expires
       }
@@ -63,9 +66,13 @@ extension Gatekeeper {
     for (key, expires) in sessions.sorted(by: { $0.key < $1.key }) {
       try await storage.signOutSession(key, expires)
       credentials.withLock { _ = $0.signedOut.insert(key) }
+      signedOut(key)
     }
-    return Set(sessions.keys)
+    return sessions.count
   }
+
+  /// The most cookies a sign-out reads (a `Cookie` header holds far fewer of ours).
+  static let cookiesReadAtSignOut = 16
 
   /// The valid session `request` carries, if it carries one.
   func validSession(in request: HTTPRequest) -> Session? {

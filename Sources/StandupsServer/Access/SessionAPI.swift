@@ -15,11 +15,11 @@ import WebSocketTransport
 /// - `DELETE` → signs out: the cookie is cleared, and the session it held is refused from now
 ///   on, on every node, and its connections closed (4401), wherever a copy of it is used.
 enum SessionAPI {
-  /// - Parameter signedOut: closes this node's connections of the sessions just signed out,
+  /// - Parameter signedOut: closes this node's connections of a session just signed out,
   ///   before the answer says so (other nodes close theirs when they next read them).
   static func handle(
     _ request: HTTPRequest, respond: HTTPResponder, gatekeeper: Gatekeeper,
-    signedOut: @escaping @Sendable (Set<String>) -> Void
+    signedOut: @escaping @Sendable (String) -> Void
   ) {
     switch request.method {
     case "GET": respond(read(request, gatekeeper))
@@ -32,7 +32,7 @@ enum SessionAPI {
       }
       Task {
         do {
-          signedOut(try await gatekeeper.signOut(request))
+          try await gatekeeper.signOut(request, signedOut: signedOut)
         } catch {
           // NB: the cookie stays, and says so: a sign-out that only cleared this browser's
           // copy would leave the session usable elsewhere.
