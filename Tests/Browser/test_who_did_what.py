@@ -2,6 +2,7 @@
 import csv
 import io
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -66,6 +67,25 @@ def test_an_undo_a_server_restart_took_is_said_to_be_gone(server, ana, ben):
                 "The room was reopened while you were away: the discarded meeting can no longer be brought back.")
         assert not driver.find_element(By.CSS_SELECTOR, ".undo-bar").is_displayed()
         text_in(driver, "#status", "Live")
+
+
+def test_a_double_click_on_next_is_one_press(server, ana, ben):
+    """Next double-clicked skips one speaker, and says nothing of a second press refused."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3: Blob")
+    # Past the first second of Blob's turn, when a press is taken for one meant for the last.
+    text_in(ana, ".elapsed", "0:02", timeout=6)
+    ActionChains(ana).double_click(ana.find_element(By.CSS_SELECTOR, ".next")).perform()
+    for driver in (ana, ben):
+        text_in(driver, ".speaker", "Speaker 2 of 3: Blob Jr")
+    # Ben's page heard of it after Ana's answers came: anything Ana was told is up by now.
+    text_in(ben, ".toasts", "Ana skipped to Blob Jr.")
+    assert "already changed" not in ana.find_element(By.CSS_SELECTOR, ".toasts").text
+    assert ana.find_element(By.CSS_SELECTOR, ".speaker").text == "Speaker 2 of 3: Blob Jr"
+    # A press after the answer is another press: it skips again.
+    click(ana, ".next")
+    text_in(ben, ".speaker", "Speaker 3 of 3: Blob Sr")
 
 
 def test_next_pressed_just_as_someone_else_moved_on_asks_again(server, ana, ben):
@@ -347,22 +367,31 @@ def test_two_people_who_chose_one_name_show_as_two_and_only_one_is_you(server, b
     assert collect_console_errors(ben) == []
 
 
-def test_a_notice_on_a_small_phone_leaves_the_meetings_buttons_in_sight(server, ana, ben):
-    """At the bottom of a small phone's screen a notice would lie over Next speaker and End
-    meeting for the seconds it shows: it shows at the top there."""
+def test_a_notice_leaves_the_meetings_buttons_and_note_field_in_sight(server, ana, ben):
+    """At the bottom of the screen a notice would lie over Next speaker and End meeting (on a
+    small phone) or over the note field people type in (on a laptop) for the seconds it shows,
+    and a note set aside for good: it shows at the top."""
     both_in_a_room(server, ana, ben)
+    overlapping = """
+        const toast = document.querySelector('.toast').getBoundingClientRect();
+        return [...document.querySelectorAll('.meeting button, #note')].filter((element) => {
+          const box = element.getBoundingClientRect();
+          return box.bottom > 0 && box.top < innerHeight && box.left < toast.right
+            && box.right > toast.left && box.top < toast.bottom && box.bottom > toast.top;
+        }).map((element) => element.textContent || element.id);"""
+    resize(ana, "desktop")
     resize(ben, "small phone")
     try:
         click(ana, ".start")
+        for driver in (ana, ben):
+            wait(driver, EC.visibility_of_element_located((By.ID, "note")))
         text_in(ben, ".toasts", "Ana started the meeting.")
-        overlapping = ben.execute_script("""
-            const toast = document.querySelector('.toast').getBoundingClientRect();
-            return [...document.querySelectorAll('.meeting button, #note')].filter((element) => {
-              const box = element.getBoundingClientRect();
-              return box.bottom > 0 && box.top < innerHeight && box.left < toast.right
-                && box.right > toast.left && box.top < toast.bottom && box.bottom > toast.top;
-            }).map((element) => element.textContent || element.id);""")
-        assert overlapping == []
+        assert ben.execute_script(overlapping) == []
+        click(ben, ".next")
+        text_in(ana, ".toasts", "Ben skipped to Blob Jr.")
+        # The note field is in sight there (else nothing would be over it to find).
+        assert ana.execute_script("return document.querySelector('#note').getBoundingClientRect().top < innerHeight")
+        assert ana.execute_script(overlapping) == []
     finally:
         resize(ben, "desktop")
 

@@ -185,7 +185,7 @@ export const meeting = {
           <div class="ring-center">
             <p class="speaker" aria-live="polite"></p>
             <p class="turn"><span class="turn-left"></span> left for this speaker</p>
-            <p class="times"><span class="elapsed"></span> elapsed · <span class="remaining"></span> left</p>
+            <p class="times"><span class="elapsed"></span> on the clock · <span class="remaining"></span> left</p>
             <p class="up-next"></p>
           </div>
         </div>
@@ -234,7 +234,14 @@ export const meeting = {
           : `${isolated(speaker)} just came up: press Next again to skip them.`, { kind: "next" });
         return;
       }
-      send({ type: "meeting.nextButtonTapped", from: view.state.meeting.speakerIndex });
+      // NB: a double click is one press: while this page's Next for this speaker is on its
+      // way, another would only be refused ("the speaker already changed").
+      const from = view.state.meeting.speakerIndex;
+      if (view.nextFrom === from) return;
+      view.nextFrom = from;
+      send({ type: "meeting.nextButtonTapped", from }).finally(() => {
+        if (view.nextFrom === from) view.nextFrom = null;
+      });
     });
     on(".end", "click", () => send({ type: "meeting.endMeetingButtonTapped" }));
     on(".save", "click", () => send({ type: "meeting.alert.saveAndEnd" }));
