@@ -43,6 +43,9 @@ def both_in_a_room(server, ana, ben):
     """Ana makes a standup; both open its room and see each other. Returns its address."""
     room = create_standup(ana, server)
     ana.get(room)
+    # NB: Ana is in before Ben comes, so that the room has them in that order (a meeting's
+    # "present" lists people in the order they came).
+    text_in(ana, ".presence", "Ana (you)")
     ben.get(room)
     for driver in (ana, ben):
         text_in(driver, ".presence", "Ana")

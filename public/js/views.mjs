@@ -104,7 +104,11 @@ export function historyItem(meeting, locale = undefined) {
   const length = meetingLength(meeting.seconds);
   const present = meeting.present ?? [];
   const groups = notesBySpeaker(meeting);
-  const people = present.length === 1 ? "1 person" : `${present.length} people`;
+  // NB: bots (present as "CI (bot)") are counted apart: "2 people and a bot" were there.
+  const bots = present.filter((name) => name.endsWith(" (bot)")).length;
+  const humans = present.length - bots;
+  const people = [humans === 1 ? "1 person" : humans ? `${humans} people` : null,
+    bots === 1 ? "a bot" : bots ? `${bots} bots` : null].filter(Boolean).join(" and ");
   const summary = [meetingDate(meeting.date, locale), length, present.length ? people : null]
     .filter(Boolean).map(escapeHTML).join(" · ");
   // NB: notes under no speaker (a late note a bot sent without one) beside notes under one get

@@ -271,3 +271,12 @@ test("a name written right to left is kept apart from the sentence and the note 
     notes: [{ author: "سارة", text: "12 tickets closed", speaker: "" }] }, "en-GB");
   assert.match(html, /<strong><bdi>سارة<\/bdi><\/strong>: <bdi>12 tickets closed<\/bdi>/);
 });
+
+test("a past meeting counts its people and its bots apart", () => {
+  const summary = (present) => historyItem({ date: "2026-11-22T09:00:00Z", transcript: "", seconds: 60, present, notes: [] }, "en-GB");
+  assert.match(summary(["Ana", "Ben", "CI (bot)"]), /· 2 people and a bot</);
+  assert.match(summary(["Ana", "CI (bot)", "Deploy (bot)"]), /· 1 person and 2 bots</);
+  assert.match(summary(["CI (bot)"]), /· a bot</);
+  assert.match(summary(["Ana", "Ben"]), /· 2 people</);
+  assert.doesNotMatch(summary([]), /people|person|bot/);
+});
