@@ -1,4 +1,4 @@
-// Toasts: short notices at the bottom of the page (at the top on a phone), each for a few
+// Toasts: short notices at the top of the page, under its bar (over it on a phone), each for a few
 // seconds, at most three — but for those that hold the only copy of something typed, which
 // stay until the person is done with them.
 const toasts = document.getElementById("toasts");
