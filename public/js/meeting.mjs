@@ -222,7 +222,9 @@ export const meeting = {
   wire(view) {
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
     const send = (action) => view.send(action);
-    on(".next", "click", () => {
+    on(".next", "click", (event) => {
+      // NB: a double click is one press: its second click (`detail` 2) skips nobody more.
+      if (event.detail > 1) return;
       // NB: within a second of the speaker changing (someone else pressed Next, the time ran
       // out), a press was most likely meant for the speaker before: it would skip the one who
       // just came up. It asks for another press instead.
@@ -234,8 +236,8 @@ export const meeting = {
           : `${isolated(speaker)} just came up: press Next again to skip them.`, { kind: "next" });
         return;
       }
-      // NB: a double click is one press: while this page's Next for this speaker is on its
-      // way, another would only be refused ("the speaker already changed").
+      // NB: nor a second press while this page's Next for this speaker is on its way: it
+      // would only be refused ("the speaker already changed").
       const from = view.state.meeting.speakerIndex;
       if (view.nextFrom === from) return;
       view.nextFrom = from;
