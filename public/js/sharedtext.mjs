@@ -247,15 +247,8 @@ export class SharedText {
     const value = input.value;
     if (this.removingHere.has(path)) return;
     if (!field || !value.trim() || (!field.typed && value === field.shadow)) return;
-    const item = keepSaying(`The attendee you were typing in was removed: “${value}” is not in the draft.`,
-      { kind: "unsent" });
-    const again = document.createElement("button");
-    again.type = "button";
-    again.className = "add-again";
-    again.textContent = "Add it again";
-    const room = this.view.id;
-    again.onclick = () => editAgain(room, [newAttendeeTyping(value)], item);
-    offerInToast(item, again);
+    offerTyping(this.view, `The attendee you were typing in was removed: “${value}” is not in the draft.`,
+      [newAttendeeTyping(value)], { label: "Add it again", className: "add-again" });
   }
 
   /** The form went (saved, cancelled, closed under this person): nothing of it goes any more. */
@@ -292,15 +285,22 @@ export function takeEditAgainOnArrival(room) {
  */
 export function sayUnsentTyping(view, unsent, lead = "The form closed before your typing reached it", { editNow = false } = {}) {
   const what = unsent.map(({ name, value }) => `“${value}” (${name})`).join(", ");
-  const item = keepSaying(`${lead}: ${what}.`, { kind: "unsent" });
+  const item = offerTyping(view, `${lead}: ${what}.`, unsent, { label: "Edit again with it", className: "edit-again" });
+  if (editNow) editAgain(view.id, unsent, item);
+}
+
+/** Says `message` in a toast that holds `unsent` (its only copy), with a button that puts it
+ * back in the room's form (`editAgain`); returns the toast. */
+function offerTyping(view, message, unsent, { label, className }) {
+  const item = keepSaying(message, { kind: "unsent" });
   const again = document.createElement("button");
   again.type = "button";
-  again.className = "edit-again";
-  again.textContent = "Edit again with it";
+  again.className = className;
+  again.textContent = label;
   const room = view.id;
   again.onclick = () => editAgain(room, unsent, item);
   offerInToast(item, again);
-  if (editNow) editAgain(room, unsent, item);
+  return item;
 }
 
 /** Opens `room`'s form again with `unsent` in it; the toast `item`, which holds the only
