@@ -271,6 +271,37 @@ def test_a_person_signs_out_and_the_room_sees_them_go(server, ana, ben):
     assert collect_console_errors(ana) == []
 
 
+def test_a_sign_out_is_said_as_one_even_when_the_rooms_close_comes_first(server, ana, ben):
+    """The server closes a signed-out session's sockets (4401) before it answers the sign-out.
+    Here its answer reaches the page 0.3 s after that close, and any session check takes
+    0.6 s: the page still says Ana signed out, not that some session ended (the race a CI
+    run lost once)."""
+    from test_web_app import both_in_a_room, click
+    both_in_a_room(server, ana, ben)
+    ana.execute_script("""
+        const fetch = window.fetch;
+        window.signOutFetches = { pending: 0, sessionChecks: 0 };
+        window.fetch = (url, options = {}) => {
+          if (!String(url).includes('/api/session')) return fetch(url, options);
+          const method = options.method ?? 'GET';
+          if (method === 'GET') window.signOutFetches.sessionChecks += 1;
+          window.signOutFetches.pending += 1;
+          const late = new Promise((resolve) => setTimeout(resolve, method === 'DELETE' ? 300 : 600));
+          const answer = fetch(url, options).then((response) => late.then(() => response));
+          // Counted as done only once what awaited the answer has run.
+          answer.finally(() => setTimeout(() => { window.signOutFetches.pending -= 1; }, 50));
+          return answer;
+        };""")
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    WebDriverWait(ana, 10).until(lambda d: d.execute_script(
+        "return window.signOutFetches.pending === 0 && document.querySelector('.signin') !== null"))
+    assert "You signed out of this browser." in ana.find_element(By.CSS_SELECTOR, ".signin").text
+    assert ana.find_element(By.ID, "status").text == "Signed out"
+    WebDriverWait(ben, 10).until(lambda d: "Ana" not in d.find_element(By.CSS_SELECTOR, ".presence").text)
+    assert collect_console_errors(ana) == []
+
+
 def test_signing_out_over_a_note_being_typed_names_it_first(server, ana, ben):
     """A sign-out keeps nothing for the next person: a note the room never got is named, and
     only a second press signs out."""

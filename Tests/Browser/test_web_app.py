@@ -231,6 +231,24 @@ def test_reconnect_now_skips_what_is_left_of_a_long_wait(server, ana):
     assert ana.execute_script("return document.activeElement.tagName") == "H1"
 
 
+def test_a_browser_back_online_tries_again_without_waiting_out_its_backoff(server, ana):
+    """Away a while (the server gone, as when the network is), the page waits up to about
+    10 s between tries. The browser saying it is online again (`online`: Wi-Fi back) makes
+    it try within a second, at random, rather than after what is left of that wait."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    server.process.kill()
+    server.process.wait(timeout=10)
+    # Five tries in: the wait before the next is 6 to 10 s.
+    wait(ana, lambda d: d.execute_script("return window.standupsConnection.attempt") >= 5, 30)
+    wait(ana, lambda d: d.find_element(By.ID, "reconnect-now").is_displayed())
+    start_again(server)
+    ana.execute_script("window.dispatchEvent(new Event('online'))")
+    # Within a second and a try's answer: well before the 6 s the wait had at least.
+    text_in(ana, "#status", "Live", timeout=4)
+    assert not ana.find_element(By.ID, "reconnect-now").is_displayed()
+
+
 def test_a_51st_attendee_is_refused_when_it_is_asked_for(server, ana):
     """The new standup form says a standup holds 50 attendees when a 51st row is asked for,
     by the button or by Enter, rather than only once the whole list is sent."""

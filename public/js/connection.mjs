@@ -79,6 +79,15 @@ globalThis.document?.addEventListener("visibilitychange", () => {
   if (document.visibilityState === "visible") retryEveryConnectionNow({ spread: true });
 });
 
+/** Whether the server says the standup of a room's socket (`/ws/rooms/{id}`) is not there:
+ * its `/api/rooms/{id}` answers 404. */
+export async function standupIsMissing(path) {
+  if (!path.startsWith("/ws/rooms/")) return false;
+  const room = path.replace("/ws/rooms/", "/api/rooms/");
+  return fetch(`${room}/meetings?limit=1`, { credentials: "same-origin" })
+    .then((response) => response.status === 404, () => false);
+}
+
 export class RoomConnection {
   /**
    * @param {string} path `/ws/lobby` or `/ws/rooms/{id}`

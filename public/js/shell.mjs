@@ -1,7 +1,7 @@
 // The page around every screen: status badge, who you are, connections, actions (and the
 // toasts of toasts.mjs, for the screens).
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
-import { RoomConnection, retryEveryConnectionNow } from "./connection.mjs";
+import { RoomConnection, retryEveryConnectionNow, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
 import {
@@ -94,6 +94,8 @@ export function setStatus(status, delay) {
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
 answerOtherTabs(() => [...typedHere(current?.view?.typingToKeep?.()), ...keptInTab(sessionStorage)]);
 
+/** This tab's sign-out on its way: the server closes the room (4401) before it answers. */
+let signingOut = null;
 /** Why the last `whoAmI` found nobody signed in, for the sign-in page. */
 let signInReason = "";
 /** The name of a session a bot's name took since, which may choose another; else null. */
@@ -174,8 +176,9 @@ function changeName(name, open) {
     // NB: marked before the server ends the session: another tab whose room closes under it
     // then keeps nothing for whoever signs in next, whichever hears of it first.
     forgetKept();
-    const response = await fetch("/api/session", { method: "DELETE", credentials: "same-origin" })
-      .catch(() => null);
+    signingOut = fetch("/api/session", { method: "DELETE", credentials: "same-origin" }).catch(() => null);
+    const response = await signingOut;
+    signingOut = null;
     if (!response?.ok) {
       signOutFailed();
       const answer = await response?.json().catch(() => ({}));
@@ -349,11 +352,14 @@ export function connect(path, name, view) {
         showSignIn();
         return false;
       }
-      return path.startsWith("/ws/rooms/") && standupIsMissing(path.replace("/ws/rooms/", "/api/rooms/"));
+      return standupIsMissing(path);
     },
     onGone: async (code, reason) => {
       setStatus("closed");
       sessionStorage.removeItem(`standups.resume:${path}`);
+      // NB: this tab's own sign-out, not the room's close, says what happened (a bare "This
+      // session was signed out" could come after its "You signed out").
+      if (code === 4401 && signingOut && (await signingOut)?.ok) return;
       // Ended (4401) or never let in: maybe the session is over.
       if ((code === 4401 || code === 0) && (await whoAmI()) === null) {
         showSignIn(code === 4401 ? reason : "");
@@ -361,8 +367,7 @@ export function connect(path, name, view) {
       }
       // NB: a browser reports a refused upgrade as a bare close: asked over HTTP, a standup
       // that does not exist answers 404, and there is nothing to reconnect to.
-      if (code === 0 && path.startsWith("/ws/rooms/")
-          && (await standupIsMissing(path.replace("/ws/rooms/", "/api/rooms/")))) {
+      if (code === 0 && (await standupIsMissing(path))) {
         setStatus("none");
         view.gone?.("missing", "");
         return;
@@ -377,15 +382,6 @@ export function connect(path, name, view) {
   current = { connection, view };
   window.standupsConnection = connection; // for the browser tests
   return connection;
-}
-
-/** Whether the server says there is no standup at `room` (`/api/rooms/{id}`). */
-async function standupIsMissing(room) {
-  try {
-    return (await fetch(`${room}/meetings?limit=1`, { credentials: "same-origin" })).status === 404;
-  } catch {
-    return false;
-  }
 }
 
 /** Sends an action; shows the server's refusal as a toast (not once the page closed the
