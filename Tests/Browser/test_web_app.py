@@ -460,35 +460,44 @@ def test_a_refused_save_takes_the_person_to_the_field_to_fix(server, ana):
     title = wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
     title.click()
     title.send_keys(Keys.CONTROL, "a", Keys.DELETE)
-    # Saved from the bottom of the form, where the notice also shows: the title is where to look.
+    # Saved from the bottom of the form: the title is where to look, and says why.
     click(ana, ".save-edit")
-    text_in(ana, ".toast", "A standup needs a title.")
+    text_in(ana, ".edit-form .field .field-error", "A standup needs a title.")
     wait(ana, lambda d: d.switch_to.active_element == title)
     assert title.get_attribute("aria-invalid") == "true"
+    # What a screen reader says of the field as the keyboard lands there.
+    assert ana.execute_script(
+        "return document.getElementById(arguments[0].getAttribute('aria-describedby')).textContent",
+        title) == "A standup needs a title."
+    # Said once, beside the field: no notice says it again at the top.
+    assert ana.find_elements(By.CSS_SELECTOR, ".toast") == []
     title.send_keys("Design")
     assert title.get_attribute("aria-invalid") is None
-    # Fixed: the notice about it goes.
-    wait(ana, lambda d: d.find_elements(By.CSS_SELECTOR, ".toast") == [])
+    assert title.get_attribute("aria-describedby") is None
+    # Fixed: what it said goes.
+    assert ana.find_elements(By.CSS_SELECTOR, ".field-error") == []
     # Two attendees of one name: the second one is the one to change.
     names = ana.find_elements(By.CSS_SELECTOR, ".attendees input")
     names[2].send_keys(Keys.CONTROL, "a", Keys.DELETE)
     names[2].send_keys("blob")
     click(ana, ".save-edit")
-    wait(ana, lambda d: any("Two attendees are called \"blob\"" in toast.text
-                            for toast in d.find_elements(By.CSS_SELECTOR, ".toast")))
     wait(ana, lambda d: d.switch_to.active_element == names[2])
+    rows = ana.find_elements(By.CSS_SELECTOR, ".attendees li")
+    assert 'Two attendees are called "blob"' in rows[2].find_element(By.CSS_SELECTOR, ".field-error").text
+    assert len(ana.find_elements(By.CSS_SELECTOR, ".field-error")) == 1
     assert names[2].get_attribute("aria-invalid") == "true"
     assert names[0].get_attribute("aria-invalid") is None
-    # On a phone too, the field is in sight, clear of the notice (at the top there).
+    # On a phone too, the field and why are in sight, the reason on a line of its own under it.
     resize(ana, "phone")
     click(ana, ".save-edit")
     wait(ana, lambda d: d.switch_to.active_element == names[2])
-    field, notice = ana.execute_script(
-        "return [arguments[0].getBoundingClientRect(), document.querySelector('.toast').getBoundingClientRect()]",
+    field, reason = ana.execute_script(
+        "return [arguments[0].getBoundingClientRect(), document.querySelector('.field-error').getBoundingClientRect()]",
         names[2])
     height = ana.execute_script("return innerHeight")
-    assert 0 <= field["top"] and field["bottom"] <= height
-    assert field["bottom"] <= notice["top"] or notice["bottom"] <= field["top"]
+    assert 0 <= field["top"] and reason["bottom"] <= height
+    assert field["bottom"] <= reason["top"]
+    assert len(ana.find_elements(By.CSS_SELECTOR, ".field-error")) == 1
     screenshot(ana, "save-refused")
     names[2].send_keys(Keys.CONTROL, "a", Keys.DELETE)
     names[2].send_keys("Blob Sr")
@@ -507,13 +516,13 @@ def test_a_refused_field_is_no_longer_marked_once_someone_else_fixes_it(server, 
     fields[ben].send_keys(Keys.CONTROL, "a", Keys.DELETE)
     wait(ana, lambda d: fields[ana].get_attribute("value") == "")
     click(ana, ".save-edit")
-    text_in(ana, ".toast", "A standup needs a title.")
+    text_in(ana, ".edit-form .field-error", "A standup needs a title.")
     assert fields[ana].get_attribute("aria-invalid") == "true"
-    # Ben types a title: Ana's field is no longer marked, and the notice about it goes.
+    # Ben types a title: Ana's field is no longer marked, and what it said goes.
     fields[ben].send_keys("Design daily")
     wait(ana, lambda d: fields[ana].get_attribute("value") == "Design daily")
     wait(ana, lambda d: fields[ana].get_attribute("aria-invalid") is None)
-    wait(ana, lambda d: "needs a title" not in d.find_element(By.CSS_SELECTOR, ".toasts").text)
+    assert ana.find_elements(By.CSS_SELECTOR, ".field-error") == []
     assert collect_console_errors(ana) == []
 
 

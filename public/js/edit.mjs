@@ -1,24 +1,31 @@
 // The shared edit form: everyone in the room sees one draft, with chips for who is where.
 import { escapeHTML } from "./format.mjs";
-import { app, dismissToast, toast } from "./shell.mjs";
+import { app, toast } from "./shell.mjs";
 import { SharedText, newAttendeeTyping, sayUnsentTyping } from "./sharedtext.mjs";
 import { numberRow, themeSwatches } from "./views.mjs";
 
-/** Saves the draft; a refusal says why, and takes the person to the field it names. */
+/** Saves the draft; a refusal says why: under the field it names (which gets the keyboard),
+ * else in a notice. */
 async function save(view, form) {
   try {
     await view.connection.send({ type: "saveEditButtonTapped" });
   } catch (error) {
     if (view.connection.closed) return;
-    // NB: one at a time: the next refusal replaces the last, which is about its own field.
-    const notice = toast(error.message, { kind: "save-refused" });
     const field = error.field && form.querySelector(`[data-focus="${CSS.escape(error.field)}"]`);
-    if (!field) return;
+    if (!field) return toast(error.message, { kind: "save-refused" });
+    // NB: one at a time: the next refusal replaces the last, which is about its own field.
+    if (view.refusal) clearRefusal(view, view.refusal);
+    // NB: beside the field, not in a notice that goes in 5 s while the field stays marked;
+    // and what a screen reader says of the field, as the keyboard lands there.
+    const line = Object.assign(document.createElement("p"), {
+      className: "field-error", id: "edit-refusal", textContent: error.message,
+    });
+    (field.closest(".field") ?? field.closest("li")).append(line);
     field.setAttribute("aria-invalid", "true");
-    const refusal = { field, notice, message: error.message, about: refusedPart(view.state, error.field) };
+    field.setAttribute("aria-describedby", line.id);
+    const refusal = { field, line, about: refusedPart(view.state, error.field) };
     view.refusal = refusal;
     field.addEventListener("input", () => clearRefusal(view, refusal), { once: true });
-    // In the middle of the screen: not under the notice (at the bottom, or a phone's top).
     field.focus({ preventScroll: true });
     field.scrollIntoView({ block: "center" });
   }
@@ -35,7 +42,8 @@ function refusedPart(state, field) {
 /** The refused field is changed (here, or by someone else in the room): no longer marked. */
 function clearRefusal(view, refusal) {
   refusal.field.removeAttribute("aria-invalid");
-  dismissToast(refusal.notice, refusal.message);
+  refusal.field.removeAttribute("aria-describedby");
+  refusal.line.remove();
   if (view.refusal === refusal) view.refusal = null;
 }
 
