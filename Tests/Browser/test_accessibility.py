@@ -1,6 +1,7 @@
 """axe-core (axe-selenium-python) on every screen: no serious or critical violations."""
 from axe_selenium_python import Axe
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import chromium, screenshot
@@ -37,6 +38,11 @@ def axe_on_every_screen(server, ana, ben, shots=None):
     click(ana, ".edit")
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
     found["edit"] = violations(ana)
+    # A save refused for a field: the reason under it reads, in light and dark alike.
+    ana.find_element(By.CSS_SELECTOR, ".edit-form .title").send_keys(Keys.CONTROL, "a", Keys.DELETE)
+    click(ana, ".save-edit")
+    text_in(ana, ".edit-form .field-error", "A standup needs a title.")
+    found["edit refused"] = violations(ana)
     click(ana, ".cancel-edit")
     click(ana, ".start")
     text_in(ana, ".speaker", "Speaker 1 of 3")
