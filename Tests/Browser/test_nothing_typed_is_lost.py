@@ -230,6 +230,21 @@ def ana_types_a_late_note(server, ana, ben):
     wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
 
 
+def test_a_past_meeting_being_read_stays_open_as_the_history_changes(server, ana, ben):
+    """Ben reads the meeting just saved, the keyboard on it, while Ana adds her late note to
+    it: it stays open, with the note in it, and keeps the keyboard."""
+    ana_types_a_late_note(server, ana, ben)
+    summary = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".history summary")))
+    summary.click()
+    is_open = "return [...document.querySelectorAll('.history > li > details')].map((item) => item.open)"
+    on_summary = "return document.activeElement === document.querySelectorAll('.history summary')[arguments[0]]"
+    assert ben.execute_script(is_open) == [True] and ben.execute_script(on_summary, 0)
+    ana.find_element(By.ID, "late-note").send_keys(Keys.ENTER)
+    text_in(ben, ".history .notes", "Ana: Half a thought")
+    assert ben.execute_script(is_open) == [True] and ben.execute_script(on_summary, 0)
+    assert collect_console_errors(ben) == []
+
+
 def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server, ana, ben):
     """Ben saves and ends the meeting while Ana types a note: her keys go on into the note,
     now offered for the meeting just saved; a reload keeps it; Enter adds it to the meeting,

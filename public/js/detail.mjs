@@ -104,7 +104,7 @@ export const detail = {
     if (view.olderCount !== undefined && view.olderCount !== count) view.older = [];
     view.olderCount = count;
     const older = view.older ?? [];
-    drawn(app.querySelector(".history.older"), older.map((meeting) => historyItem(meeting)).join(""));
+    drawnHistory(app.querySelector(".history.older"), older, "");
     app.querySelector(".show-older").hidden = older.length >= (view.state?.standup.olderMeetingCount ?? 0);
   },
 
@@ -147,9 +147,7 @@ export const detail = {
     drawn(app.querySelector(".attendee-list"), standup.attendees
       .map((attendee) => `<li>${escapeHTML(attendee.name)}</li>`).join(""));
     detail.renderOlder(view);
-    drawn(app.querySelector(".history"), standup.meetings.length
-      ? standup.meetings.map((meeting) => historyItem(meeting)).join("")
-      : `<li class="empty">No meetings yet.</li>`);
+    drawnHistory(app.querySelector(".history"), standup.meetings, `<li class="empty">No meetings yet.</li>`);
     // NB: nothing to download before the first meeting is saved.
     app.querySelector(".export").hidden = standup.meetings.length === 0;
     const alert = app.querySelector(".delete-alert");
@@ -198,6 +196,36 @@ function drawn(element, html) {
   if (element.drawnHTML === html) return;
   element.innerHTML = html;
   element.drawnHTML = html;
+}
+
+/** Draws past meetings in `list` one by one (`empty` when there are none): a meeting that
+ * changed (a late note came) is drawn again, still open if it was, the keyboard still on it;
+ * a meeting saved is added above the others; the rest are left as they are — open, and with
+ * the keyboard on them. */
+function drawnHistory(list, meetings, empty) {
+  if (meetings.length === 0) return drawn(list, empty);
+  list.drawnHTML = null;
+  const items = new Map([...list.children].map((item) => [item.dataset.id, item]));
+  meetings.forEach((meeting, index) => {
+    const html = historyItem(meeting);
+    let item = items.get(meeting.id);
+    items.delete(meeting.id);
+    if (item?.drawnHTML !== html) {
+      const holder = document.createElement("template");
+      holder.innerHTML = html.trim();
+      const fresh = holder.content.firstElementChild;
+      Object.assign(fresh, { drawnHTML: html });
+      fresh.dataset.id = meeting.id;
+      const focused = item?.contains(document.activeElement);
+      if (item?.querySelector("details").open) fresh.querySelector("details").open = true;
+      if (item) item.replaceWith(fresh);
+      if (focused) fresh.querySelector("summary").focus({ preventScroll: true });
+      item = fresh;
+    }
+    // NB: only a new one moves in: a row moved in the page loses the keyboard.
+    if (list.children[index] !== item) list.insertBefore(item, list.children[index] ?? null);
+  });
+  for (const item of items.values()) item.remove();
 }
 
 function keepDiscardedNote(view, text) {
