@@ -213,6 +213,15 @@ struct BotTests {
         "\($0)".contains("at least 8 characters") && !"\($0)".contains("3f9c0e7a")
       }
     }
+    // A token the server made (`bots add`), given the wrong way round, is no bot's name.
+    let token = Bot.makeToken()
+    #expect { try BotTokens(flags: ["\(token)=ci-nightly"], environment: nil) } throws: {
+      "\($0)"
+        == "The name in --bot-token number 1 starts with \"stb_\" as a token does: is it NAME=SECRET, in that order?"
+    }
+    #expect { try BotTokens(flags: [], environment: "stb_abc:ci-nightly") } throws: {
+      "\($0)".hasSuffix("is it NAME:SECRET, in that order?") && !"\($0)".contains("stb_abc")
+    }
     // An entry is named by its place as written, empty ones counted.
     #expect { try BotTokens(flags: [], environment: "A:aaaaaaaa,,B:x") } throws: {
       "\($0)"

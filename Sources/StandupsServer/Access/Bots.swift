@@ -122,6 +122,13 @@ public struct BotTokens: Sendable, Equatable {
     // the secret where the name goes.
     let name = String(entry[..<split]).trimmingWhitespace
     let secret = String(entry[entry.index(after: split)...])
+    // NB: a token `bots add` made, given where the name goes, would be a bot's name — shown to
+    // everyone in its rooms — and its name the secret.
+    guard !name.hasPrefix("stb_") else {
+      throw BotTokenError(
+        "The name in \(place) starts with \"stb_\" as a token does: is it NAME\(separator)SECRET, in that order?"
+      )
+    }
     if let problem = Bot.problem(withName: name) {
       throw BotTokenError("The name in \(place): \(problem.lowercasedFirst)")
     }
