@@ -338,6 +338,8 @@ function showRename(reason) {
 }
 
 export function connect(path, name, view) {
+  // NB: what a close finds out over HTTP may come after the person went elsewhere: not drawn then.
+  const elsewhere = () => current?.connection !== connection;
   const connection = new RoomConnection(path, name, {
     onState: (state, you, arrival) => view.render(state, you, arrival),
     onStatus: setStatus,
@@ -349,7 +351,7 @@ export function connect(path, name, view) {
     // the standup was deleted (its room answers 404 over HTTP too).
     onRefused: async () => {
       if ((await whoAmI()) === null) {
-        showSignIn();
+        if (!elsewhere()) showSignIn();
         return false;
       }
       return standupIsMissing(path);
@@ -362,12 +364,14 @@ export function connect(path, name, view) {
       if (code === 4401 && signingOut && (await signingOut)?.ok) return;
       // Ended (4401) or never let in: maybe the session is over.
       if ((code === 4401 || code === 0) && (await whoAmI()) === null) {
-        showSignIn(code === 4401 ? reason : "");
+        if (!elsewhere()) showSignIn(code === 4401 ? reason : "");
         return;
       }
       // NB: a browser reports a refused upgrade as a bare close: asked over HTTP, a standup
       // that does not exist answers 404, and there is nothing to reconnect to.
-      if (code === 0 && (await standupIsMissing(path))) {
+      const missing = code === 0 && (await standupIsMissing(path));
+      if (elsewhere()) return;
+      if (missing) {
         setStatus("none");
         view.gone?.("missing", "");
         return;
