@@ -165,6 +165,21 @@ def sign_in(driver, server):
     WebDriverWait(driver, 10).until(EC.url_to_be(server))
 
 
+# Every notice a page shows, in order, for `said`: a notice goes after 5 s, which a test
+# waiting on other things first may take on a busy machine.
+TOAST_LOG = """
+    window.standupsToastLog = [];
+    addEventListener("DOMContentLoaded", () => {
+      const toasts = document.getElementById("toasts");
+      if (!toasts) return;
+      new MutationObserver(() => {
+        for (const toast of toasts.children) {
+          if (!window.standupsToastLog.includes(toast.textContent)) window.standupsToastLog.push(toast.textContent);
+        }
+      }).observe(toasts, { subtree: true, childList: true, characterData: true });
+    });"""
+
+
 def chromium(name):
     options = Options()
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage"):
@@ -175,6 +190,7 @@ def chromium(name):
     driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument",
         {"source": f"localStorage.setItem('standups.name', {name!r});"})
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TOAST_LOG})
     resize(driver, "desktop")
     driver.console_errors = []
     return driver

@@ -995,6 +995,7 @@ def test_typing_in_an_attendee_someone_removes_is_said_and_the_keys_typed_on_cha
     ben.execute_script(HOLD_TYPING)
     ben.find_elements(By.CSS_SELECTOR, ".attendees input")[2].send_keys(Keys.END, " the 3rd")
     wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
+    wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees li button")) == 3)
     ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
     toast_says(ben, "The attendee you were typing in was removed: “Blob Sr the 3rd” is not in the draft.")
@@ -1017,6 +1018,7 @@ def test_someone_removing_an_attendee_above_leaves_the_keyboard_where_it_is(serv
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
     sr = ben.find_elements(By.CSS_SELECTOR, ".attendees input")[2]
     sr.send_keys(Keys.END, " the")
+    wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees li button")) == 3)
     ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[0].click()
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
     # As a person types: to whatever has the keyboard.
@@ -1147,7 +1149,8 @@ def test_the_length_slider_follows_the_room_while_it_has_the_keyboard(server, an
     # One step on from there, not from where Ana's slider had been: Ben's change stays made.
     slider.send_keys(Keys.ARROW_RIGHT)
     wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".duration-label").text == "9 min")
-    assert ana.execute_script("return window.standupsConnection.state.destination.edit.draft.duration") == 540
+    wait(ana, lambda d: d.execute_script(
+        "return window.standupsConnection.state.destination.edit.draft.duration") == 540)
 
 
 def test_a_note_whose_answer_the_drop_lost_is_not_offered_again(server, ana, ben):
