@@ -203,7 +203,7 @@ struct RoomCore: Reducer {
         return .none
 
       case .editButtonTapped:
-        if let problem = cannotOpen(state) { return .reject(problem) }
+        if let problem = cannotOpen(state, theForm: true) { return .reject(problem) }
         state.destination = .edit(StandupForm.State(standup: state.standup))
         return .none
 
@@ -301,8 +301,8 @@ struct RoomCore: Reducer {
     return form.attendees
   }
 
-  /// Why the detail's Edit, Delete and Start are not possible now, if they are not.
-  private func cannotOpen(_ state: State) -> Rejection? {
+  /// Why the detail's Edit (`theForm`), Delete and Start are not possible now, if they are not.
+  private func cannotOpen(_ state: State, theForm: Bool = false) -> Rejection? {
     if state.undo?.restore == .deletion {
       return .invalidAction("This standup is being deleted: Undo keeps it.")
     }
@@ -313,10 +313,15 @@ struct RoomCore: Reducer {
     let last = state.activity
     switch state.destination {
     case .edit:
+      // NB: "edit together" answers only an Edit: a Start or a Delete waits for the form.
+      guard last?.kind == .startedEditing else {
+        return .invalidAction("The edit form is open: save or cancel it first.")
+      }
+      let name = last?.by.name ?? "Someone"
       return .invalidAction(
-        last?.kind == .startedEditing
-          ? "\(last?.by.name ?? "Someone") opened the edit form: it is open for everyone, edit together."
-          : "The edit form is open: save or cancel it first.")
+        theForm
+          ? "\(name) opened the edit form: it is open for everyone, edit together."
+          : "\(name) opened the edit form: save or cancel it first.")
     case .alert:
       return .invalidAction(
         "\(last?.kind == .askedToDelete ? last?.by.name ?? "Someone" : "Someone") asked to delete this standup: keep it or delete it first."

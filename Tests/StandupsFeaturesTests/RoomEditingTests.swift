@@ -153,10 +153,13 @@ struct RoomEditingTests {
       .acted(by: benActor, .editButtonTapped),
       rejectedWith: .invalidAction(
         "Ana opened the edit form: it is open for everyone, edit together."))
+    // A Start or a Delete (a bot's, or pressed as the form opened) waits for the form.
     await store.send(
       .acted(by: benActor, .deleteButtonTapped),
-      rejectedWith: .invalidAction(
-        "Ana opened the edit form: it is open for everyone, edit together."))
+      rejectedWith: .invalidAction("Ana opened the edit form: save or cancel it first."))
+    await store.send(
+      .acted(by: benActor, .startMeetingButtonTapped),
+      rejectedWith: .invalidAction("Ana opened the edit form: save or cancel it first."))
     await store.send(.acted(by: anaActor, .saveEditButtonTapped)) {
       $0.destination = nil
       $0.activity = Activity(seq: 2, kind: .savedChanges, by: anaActor)
