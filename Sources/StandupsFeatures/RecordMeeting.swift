@@ -31,10 +31,11 @@ public struct RecordMeeting: Reducer {
     /// renames themselves is present once. Bots and an open server's people have no sign-in
     /// (a bot's name is its own). Not sent, not saved.
     public var presentBy: [String: Set<String>] = [:]
-    /// When the room emptied, while it stays empty and the meeting paused for it: someone
-    /// back within `returnGrace` (a reload, a tab closed by mistake) resumes the meeting. Not
-    /// on the wire; kept in its checkpoint, so that a room released once empty (a cluster's)
-    /// resumes the same way wherever it opens again.
+    /// When the room emptied, while it stays empty and the meeting paused for it (or when the
+    /// room was handed on to another node, `moved`): someone back within `returnGrace` (a
+    /// reload, a tab closed by mistake, people sent on to the next node) resumes the meeting.
+    /// Not on the wire; kept in its checkpoint, so that a room released once empty (a
+    /// cluster's) resumes the same way wherever it opens again.
     public var emptiedAt: Date?
 
     public enum Alert: String, Equatable, Sendable, Encodable {
@@ -48,7 +49,8 @@ public struct RecordMeeting: Reducer {
       /// The server stopped (or crashed) while it ran; it came back from its checkpoint.
       case serverRestarted
       /// Its room moved to another server of a cluster (handed on in a restart, or back to
-      /// the node the proxy picks again): it came back from where it was handed on.
+      /// the node the proxy picks again): it came back from where it was handed on, and goes
+      /// on by itself when someone is back within `returnGrace` of the move.
       case moved
     }
 
@@ -186,8 +188,10 @@ public struct RecordMeeting: Reducer {
         return startTimer()
 
       case .roomEmptied:
-        // NB: only a meeting this stopped goes on by itself when someone is back; one paused
-        // already (the server restarted, the room moved) keeps saying why it stopped.
+        // NB: only a meeting this stopped goes on by itself when someone is back, or one a
+        // move stopped, which keeps when; one paused already (the server restarted) keeps
+        // saying why it stopped.
+        guard state.pausedBecause != .moved else { return .cancel(id: CancelID.timer) }
         state.emptiedAt = state.isPaused ? nil : now
         if !state.isPaused { state.pausedBecause = .everyoneLeft }
         return .cancel(id: CancelID.timer)
@@ -195,7 +199,7 @@ public struct RecordMeeting: Reducer {
       case .someoneReturned:
         guard let emptiedAt = state.emptiedAt else { return .none }
         state.emptiedAt = nil
-        guard state.pausedBecause == .everyoneLeft,
+        guard state.pausedBecause == .everyoneLeft || state.pausedBecause == .moved,
           now.timeIntervalSince(emptiedAt) <= Self.returnGrace
         else { return .none }
         state.pausedBecause = nil
@@ -203,7 +207,11 @@ public struct RecordMeeting: Reducer {
 
       case .roomMoving:
         // NB: a meeting paused already keeps its reason: it was not stopped by the move.
-        if !state.isPaused { state.pausedBecause = .moved }
+        guard !state.isPaused else { return .cancel(id: CancelID.timer) }
+        state.pausedBecause = .moved
+        // Nobody chose to stop it: its people, sent on to the next node, find it going on
+        // there by itself when they are back within moments, as after a reload.
+        state.emptiedAt = now
         return .cancel(id: CancelID.timer)
 
       case .resumeButtonTapped:

@@ -162,9 +162,10 @@ extension RecordMeeting.State {
     present = checkpoint.present
     secondsRun = checkpoint.secondsRun
     pausedBecause = checkpoint.pausedBecause ?? .serverRestarted
-    // NB: a room released once it emptied (a cluster's) opens again for whoever comes back:
-    // within moments of it emptying, the meeting goes on by itself, as it would have there.
-    emptiedAt = pausedBecause == .everyoneLeft ? checkpoint.emptiedAt : nil
+    // NB: a room released once it emptied (a cluster's), or handed on to another node, opens
+    // again for whoever comes back: within moments, the meeting goes on by itself, as it
+    // would have there.
+    emptiedAt = pausedBecause == .serverRestarted ? nil : checkpoint.emptiedAt
   }
 }
 

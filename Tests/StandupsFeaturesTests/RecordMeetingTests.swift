@@ -321,22 +321,87 @@ struct RecordMeetingTests {
     }
   }
 
-  /// A meeting that was paused before the room emptied (the server restarted, the room
-  /// moved) waits for a Resume, and keeps saying why it stopped: nobody chose to run it
-  /// since, and it was not everyone leaving that stopped it.
+  /// A meeting that was paused before the room emptied (the server restarted) waits for a
+  /// Resume, and keeps saying why it stopped: nobody chose to run it since, and it was not
+  /// everyone leaving that stopped it.
   @Test func aMeetingPausedBeforeTheRoomEmptiedWaitsForAResume() async {
     await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      // Running when its server stopped: back paused, "the server restarted".
+      let checkpoint = MeetingCheckpoint(
+        standupID: standup.id, meetingID: UUID(7), secondsElapsed: 7, speakerIndex: 0,
+        transcript: "", present: ["Ana"], secondsRun: 7, pausedBecause: nil,
+        emptiedAt: Self.start)
+      var opened = Room.State(standup: standup)
+      opened.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+      #expect(opened.meeting?.pausedBecause == .serverRestarted)
+      let store = TestStore(initialState: opened) {
+        Room()
+      } withDependencies: {
+        $0.continuousClock = clock
+        $0.uuid = .incrementing
+        $0.date = .constant(Self.start)
+      }
+      let ana = Participant(id: "p1", name: "Ana")
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.send(.participantLeft("p1")) { $0.participants = [] }
+      await store.receive(\.meeting.presented.roomEmptied)
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await clock.advance(by: .seconds(3))  // nothing ticks
+      await discard(store)
+    }
+  }
+
+  /// A room handed on to another node (a rolling restart, the proxy's pick back) pauses its
+  /// meeting as it goes; its people, sent on to the next node, find it going on there by
+  /// itself when they are back within moments — nobody chose to stop it. Later, it waits
+  /// for a Resume, saying it moved.
+  @Test func aMeetingHandedOnGoesOnWhenItsPeopleAreBackInMoments() async throws {
+    try await withMainSerialExecutor {
       let clock = TestClock()
       let standup = Standup.mock()
       let store = makeStore(standup, clock: clock)
       let ana = Participant(id: "p1", name: "Ana")
       await joinAndStart(store, standup: standup, with: ana)
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 1
+        $0.meeting?.secondsRun = 1
+      }
       await store.send(.roomMoving)
-      await store.receive(\.meeting.presented.roomMoving) { $0.meeting?.pausedBecause = .moved }
+      await store.receive(\.meeting.presented.roomMoving) {
+        $0.meeting?.pausedBecause = .moved
+        $0.meeting?.emptiedAt = Self.start
+      }
+      // Its people leaving as the node lets them go keep the moment of the move.
       await store.send(.participantLeft("p1")) { $0.participants = [] }
       await store.receive(\.meeting.presented.roomEmptied)
-      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
       await clock.advance(by: .seconds(3))  // nothing ticks
+      let checkpoint = try #require(store.state.meeting).checkpoint(standupID: standup.id)
+      #expect(checkpoint.pausedBecause == .moved && checkpoint.emptiedAt == Self.start)
+
+      // The next node opens the room from the checkpoint as Ana is back, 2 s on: it goes on.
+      for (late, goesOn) in [(2.0, true), (RecordMeeting.returnGrace + 1, false)] {
+        var opened = Room.State(standup: standup)
+        opened.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+        let next = TestStore(initialState: opened) {
+          Room()
+        } withDependencies: {
+          $0.continuousClock = clock
+          $0.uuid = .incrementing
+          $0.date = .constant(Self.start.addingTimeInterval(late))
+        }
+        await next.send(.participantJoined(ana)) { $0.participants = [ana] }
+        if goesOn {
+          await goesOnByItself(next, clock: clock, to: 2)
+        } else {
+          await next.receive(\.meeting.presented.someoneReturned) { $0.meeting?.emptiedAt = nil }
+          await clock.advance(by: .seconds(2))  // nothing ticks: it says it moved
+          #expect(next.state.meeting?.pausedBecause == .moved)
+        }
+        await discard(next)
+      }
       await discard(store)
     }
   }
@@ -350,7 +415,10 @@ struct RecordMeetingTests {
       let store = makeStore(standup, clock: clock)
       await startMeeting(store, standup)
       await store.send(.roomMoving)
-      await store.receive(\.meeting.presented.roomMoving) { $0.meeting?.pausedBecause = .moved }
+      await store.receive(\.meeting.presented.roomMoving) {
+        $0.meeting?.pausedBecause = .moved
+        $0.meeting?.emptiedAt = Self.start
+      }
       await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
         $0.meeting?.alert = .endMeeting
       }
@@ -358,6 +426,7 @@ struct RecordMeetingTests {
       await store.send(.meeting(.presented(.alert(.resume)))) {
         $0.meeting?.alert = nil
         $0.meeting?.pausedBecause = nil
+        $0.meeting?.emptiedAt = nil
       }
       await clock.advance(by: .seconds(1))
       await store.receive(\.meeting.presented.timerTick) {
@@ -384,11 +453,13 @@ struct RecordMeetingTests {
       await store.send(.roomMoving)
       await store.receive(\.meeting.presented.roomMoving) {
         $0.meeting?.pausedBecause = .moved
+        $0.meeting?.emptiedAt = Self.start
       }
       await clock.advance(by: .seconds(10))  // nothing ticks
       // One paused already keeps its reason: the move did not stop it.
       await store.send(.meeting(.presented(.resumeButtonTapped))) {
         $0.meeting?.pausedBecause = nil
+        $0.meeting?.emptiedAt = nil
       }
       await store.send(.participantJoined(Participant(id: "p1", name: "Ana"))) {
         $0.participants = [Participant(id: "p1", name: "Ana")]
