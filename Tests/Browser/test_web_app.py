@@ -361,6 +361,34 @@ def test_a_connection_gone_silent_says_reconnecting_and_comes_back(server, ana):
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".presence").text.count("Ana") == 1)
 
 
+def test_a_meetings_clock_that_stops_is_not_shown_live(server, ana):
+    """A running meeting ticks every second: with no word for 3 s (here the server frozen, as a
+    node a cluster has not yet given up on), the page asks, and meanwhile says so, the ring
+    and who is here as last seen, rather than "Live" over a clock that stands still."""
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    click(ana, ".start")
+    clock_reaches(ana, ".elapsed", lambda elapsed: elapsed >= 1, timeout=6)
+    ring = "return getComputedStyle(document.querySelector('.ring-wrap')).opacity"
+    assert ana.execute_script(ring) == "1"
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        # NB: the page's first word, before it gives the connection up (5 s more).
+        text_in(ana, "#status", "No word from the server", timeout=6)
+        assert float(ana.execute_script(ring)) < 1
+        assert "as last seen" in ana.execute_script(
+            "return getComputedStyle(document.querySelector('.presence'), '::after').content")
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    # Woken in time, the server answers: live again, and ticking.
+    text_in(ana, "#status", "Live", timeout=10)
+    shown = seconds(ana.find_element(By.CSS_SELECTOR, ".elapsed").text)
+    clock_reaches(ana, ".elapsed", lambda elapsed: elapsed > shown)
+    assert ana.execute_script(ring) == "1"
+    assert collect_console_errors(ana) == []
+
+
 def ids_of(driver, room, name):
     """The participant ids under `name` in the room as `driver`'s page last held it (the state
     it keeps to resume from)."""

@@ -2,41 +2,7 @@
 // with backoff that resume from the last version held.
 import { applyPatch } from "./jsonpatch.mjs";
 import { backoff, wireJSON } from "./format.mjs";
-
-/**
- * How long a connection may stay quiet before the page asks whether it still reaches the
- * server (a `ping`, answered with `pong`), and how long the answer may take before the
- * connection counts as lost. A page cannot see WebSocket pings: a network that went silent
- * without closing anything (a Wi-Fi switch, a VPN that dropped) would otherwise read "Live"
- * for good. (The browser tests shorten both through `window.standupsLiveness`.)
- */
-export const LIVENESS = { quietMs: 10000, answerMs: 5000, ...(globalThis.standupsLiveness ?? {}) };
-/** Quiet enough to ask, in a room whose meeting ticks every second. */
-export const TICKING_QUIET_MS = 3000;
-
-/** The limits for a connection whose room is in `state`: a meeting that runs ticks every
- * second, so 3 s without a word is already quiet there. */
-export function livenessFor(state, limits = LIVENESS) {
-  const meeting = state?.meeting;
-  const ticking = meeting && !meeting.isPaused && !meeting.alert;
-  return ticking ? { ...limits, quietMs: Math.min(limits.quietMs, TICKING_QUIET_MS) } : limits;
-}
-
-/** What a connection last heard at `heardAt` (and pinged at `pingedAt`, or null) does now. */
-export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENESS) {
-  if (pingedAt !== null) return now - pingedAt >= answerMs ? "lost" : "wait";
-  return now - heardAt >= quietMs ? "ping" : "wait";
-}
-
-/**
- * Whether an opening that began at `openedAt`, its handshake not finished, is given up: after
- * as long as a quiet connection is given in all (10 s, then 5 s for the answer). A network
- * that came back half-way (a laptop waking, a VPN half up) may swallow the opening handshake
- * without closing anything, and the browser would wait minutes before it said so.
- */
-export function opening(now, openedAt, { quietMs, answerMs } = LIVENESS) {
-  return now - openedAt >= quietMs + answerMs ? "lost" : "wait";
-}
+import { LIVENESS, liveness, livenessFor, opening, ticking } from "./liveness.mjs";
 
 /**
  * The WebSocket address of `path` on the page's server: `since`, the last version held, to
@@ -146,9 +112,12 @@ export class RoomConnection {
     this.welcomed = false;
     this.heardAt = performance.now();
     this.pingedAt = null;
+    this.quiet = false;
     socket.onmessage = (event) => {
       this.heardAt = performance.now();
       this.pingedAt = null;
+      if (this.quiet) this.handlers.onStatus?.("live");
+      this.quiet = false;
       this.receive(JSON.parse(event.data));
     };
     socket.onclose = (event) => this.lost(event);
@@ -174,6 +143,10 @@ export class RoomConnection {
       case "ping":
         this.pingedAt = now;
         socket.send(JSON.stringify({ type: "ping", ref: `p-${this.nextRef++}` }));
+        // NB: a clock that stopped (a frozen server, a silent network) is not shown as live
+        // while the page waits for the answer; a quiet room with no clock is only asked.
+        this.quiet = ticking(this.state);
+        if (this.quiet) this.handlers.onStatus?.("quiet");
         break;
       case "lost":
         this.giveUp(socket, "The connection stopped answering.");

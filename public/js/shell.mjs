@@ -24,9 +24,7 @@ export function setRouter(route) {
 }
 
 /** Draws the screen for the address again (a Reconnect button). */
-export function reroute() {
-  router();
-}
+export const reroute = () => router();
 
 /** Counts screens, so that one whose `await` finishes after the next began does nothing. */
 let screens = 0;
@@ -77,6 +75,7 @@ export function setStatus(status, delay) {
   const text = {
     connecting: "Connecting…",
     live: "Live",
+    quiet: "No word from the server…", // a ticking room's clock stopped: asked whether it is there
     reconnecting: delay ? `Reconnecting in ${Math.ceil(delay / 1000)} s…` : "Reconnecting…",
     closed: "Disconnected",
     "signed-out": "Signed out",

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { LIVENESS, TICKING_QUIET_MS, connectionURL, liveness, livenessFor, opening } from "../js/connection.mjs";
+import { connectionURL } from "../js/connection.mjs";
+import { LIVENESS, TICKING_QUIET_MS, liveness, livenessFor, opening, ticking } from "../js/liveness.mjs";
 
 const limits = { quietMs: 10000, answerMs: 5000 };
 
@@ -289,17 +290,50 @@ test("a page that was in knocks again when the look for its standup does not ans
 
 test("a running meeting is heard from every second: 3 s of quiet is already worth a ping", () => {
   assert.equal(TICKING_QUIET_MS, 3000);
-  const ticking = livenessFor({ meeting: { isPaused: false, alert: null } }, limits);
-  assert.deepEqual(ticking, { quietMs: 3000, answerMs: 5000 });
+  const running = { meeting: { isPaused: false, alert: null } };
+  assert.equal(ticking(running), true);
+  const tickingLimits = livenessFor(running, limits);
+  assert.deepEqual(tickingLimits, { quietMs: 3000, answerMs: 5000 });
   // Paused, asked to end (ticks are not sent then), no meeting, the lobby: 10 s as anywhere.
   for (const state of [{ meeting: { isPaused: true, alert: null } }, { meeting: { isPaused: false, alert: "endMeeting" } },
     { meeting: null }, { standups: [] }, null]) {
     assert.deepEqual(livenessFor(state, limits), limits, JSON.stringify(state));
+    assert.equal(ticking(state), false, JSON.stringify(state));
   }
   // Shortened further by the browser tests, never lengthened.
   assert.deepEqual(livenessFor({ meeting: { isPaused: false } }, { quietMs: 1500, answerMs: 1500 }), { quietMs: 1500, answerMs: 1500 });
-  assert.equal(liveness(2999, 0, null, ticking), "wait");
-  assert.equal(liveness(3000, 0, null, ticking), "ping");
-  assert.equal(liveness(7999, 0, 3000, ticking), "wait");
-  assert.equal(liveness(8000, 0, 3000, ticking), "lost");
+  assert.equal(liveness(2999, 0, null, tickingLimits), "wait");
+  assert.equal(liveness(3000, 0, null, tickingLimits), "ping");
+  assert.equal(liveness(7999, 0, 3000, tickingLimits), "wait");
+  assert.equal(liveness(8000, 0, 3000, tickingLimits), "lost");
+});
+
+test("a running meeting's clock that stops is not shown live while the page asks; a quiet room is only asked", async (t) => {
+  const { RoomConnection } = await import("../js/connection.mjs");
+  t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+  let now = 0;
+  t.mock.method(performance, "now", () => now);
+  const sockets = fakePage();
+  const statuses = [];
+  const connection = new RoomConnection("/ws/rooms/G7", "Ana", { onStatus: (status) => statuses.push(status) });
+  t.after(() => connection.close());
+  const running = { seconds: 4, meeting: { isPaused: false, alert: null } };
+  sockets[0].hear({ type: "welcome", room: "G7", you: "u1", key: "k1", version: 4, state: running });
+  assert.deepEqual(statuses, ["connecting", "live"]);
+  // No tick for 3 s (a frozen server, a silent network): asked, and not "Live" meanwhile.
+  now = 3000;
+  t.mock.timers.tick(1000);
+  assert.equal(sockets[0].sent.at(-1).type, "ping");
+  assert.deepEqual(statuses.slice(2), ["quiet"]);
+  // The answer (or the next tick): live again.
+  sockets[0].hear({ type: "pong", ref: sockets[0].sent.at(-1).ref });
+  assert.deepEqual(statuses.slice(2), ["quiet", "live"]);
+  sockets[0].hear(tickPatch(5));
+  assert.deepEqual(statuses.slice(2), ["quiet", "live"]);
+  // Paused: quiet for 10 s is asked about, with nothing said (no clock has stopped).
+  sockets[0].hear({ type: "patch", version: 6, ops: [{ op: "replace", path: "/meeting/isPaused", value: true }] });
+  now += 10000;
+  t.mock.timers.tick(1000);
+  assert.equal(sockets[0].sent.at(-1).type, "ping");
+  assert.deepEqual(statuses.slice(2), ["quiet", "live"]);
 });
