@@ -261,13 +261,7 @@ extension RecordMeetingTests {
       restored.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
       restored.meeting?.present = ["Ana", "Ben"]
       restored.meeting?.pausedBecause = .serverRestarted
-      let store = TestStore(initialState: restored) {
-        Room()
-      } withDependencies: {
-        $0.continuousClock = clock
-        $0.uuid = .incrementing
-        $0.date = .constant(Self.start)
-      }
+      let store = makeStore(opened: restored, clock: clock)
       let ben = Participant(id: "p0", name: "Ben", person: "k2")
       await store.send(.participantJoined(ben)) {
         $0.participants = [ben]

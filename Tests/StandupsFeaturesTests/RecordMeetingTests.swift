@@ -26,6 +26,20 @@ struct RecordMeetingTests {
     }
   }
 
+  /// A store for a room opened as `state` (from a checkpoint, a restart), its date fixed at
+  /// `date`.
+  func makeStore(opened state: Room.State, clock: TestClock<Duration>, at date: Date = start)
+    -> TestStore<Room>
+  {
+    TestStore(initialState: state) {
+      Room()
+    } withDependencies: {
+      $0.continuousClock = clock
+      $0.uuid = .incrementing
+      $0.date = .constant(date)
+    }
+  }
+
   /// Starts `standup`'s meeting on `store` (its first: id 0), as Start meeting does.
   func startMeeting(_ store: TestStore<Room>, _ standup: Standup) async {
     await store.send(.startMeetingButtonTapped) {
@@ -307,13 +321,7 @@ struct RecordMeetingTests {
       running.pausedBecause = nil
       #expect(RecordMeeting.State(restoring: running, standup: standup).emptiedAt == nil)
 
-      let store = TestStore(initialState: opened) {
-        Room()
-      } withDependencies: {
-        $0.continuousClock = clock
-        $0.uuid = .incrementing
-        $0.date = .constant(Self.start.addingTimeInterval(3))
-      }
+      let store = makeStore(opened: opened, clock: clock, at: Self.start.addingTimeInterval(3))
       let ana = Participant(id: "p1", name: "Ana")
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
       await goesOnByItself(store, clock: clock, to: 8)
@@ -336,13 +344,7 @@ struct RecordMeetingTests {
       var opened = Room.State(standup: standup)
       opened.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
       #expect(opened.meeting?.pausedBecause == .serverRestarted)
-      let store = TestStore(initialState: opened) {
-        Room()
-      } withDependencies: {
-        $0.continuousClock = clock
-        $0.uuid = .incrementing
-        $0.date = .constant(Self.start)
-      }
+      let store = makeStore(opened: opened, clock: clock)
       let ana = Participant(id: "p1", name: "Ana")
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
       await store.send(.participantLeft("p1")) { $0.participants = [] }
@@ -385,13 +387,7 @@ struct RecordMeetingTests {
       for (late, goesOn) in [(2.0, true), (RecordMeeting.returnGrace + 1, false)] {
         var opened = Room.State(standup: standup)
         opened.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
-        let next = TestStore(initialState: opened) {
-          Room()
-        } withDependencies: {
-          $0.continuousClock = clock
-          $0.uuid = .incrementing
-          $0.date = .constant(Self.start.addingTimeInterval(late))
-        }
+        let next = makeStore(opened: opened, clock: clock, at: Self.start.addingTimeInterval(late))
         await next.send(.participantJoined(ana)) { $0.participants = [ana] }
         if goesOn {
           await goesOnByItself(next, clock: clock, to: 2)
