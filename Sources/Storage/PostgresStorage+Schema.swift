@@ -91,7 +91,8 @@ extension PostgresStorage {
     ),
     (
       "v4: when a room emptied",
-      // With `paused_because` `everyoneLeft`: someone back soon after finds it going on.
+      // With `paused_because` `everyoneLeft` (or `moved`: when it was handed on): someone
+      // back soon after finds it going on.
       ["ALTER TABLE checkpoint ADD COLUMN emptied_at timestamptz"]
     ),
     (

@@ -160,7 +160,8 @@ public final class SQLiteStorage: Sendable {
       }
     }
     migrator.registerMigration("v9: when a room emptied") { db in
-      // With `pausedBecause` `everyoneLeft`: someone back soon after finds it going on.
+      // With `pausedBecause` `everyoneLeft` (or `moved`: when it was handed on): someone
+      // back soon after finds it going on.
       try db.alter(table: "checkpoint") { table in
         table.add(column: "emptiedAt", .datetime)
       }

@@ -525,6 +525,17 @@ def test_a_refused_save_takes_the_person_to_the_field_to_fix(server, ana):
     assert title.get_attribute("aria-describedby") is None
     # Fixed: what it said goes.
     assert ana.find_elements(By.CSS_SELECTOR, ".field-error") == []
+    # Emptied again and saved by Enter, the keyboard still in it: it gets the keyboard anew,
+    # so that a screen reader says the field, and why, again.
+    ana.execute_script("""window.titleFocused = 0;
+        arguments[0].addEventListener('focus', () => window.titleFocused++);""", title)
+    title.send_keys(Keys.CONTROL, "a", Keys.DELETE)
+    title.send_keys(Keys.ENTER)
+    text_in(ana, ".edit-form .field .field-error", "A standup needs a title.")
+    wait(ana, lambda d: d.execute_script("return window.titleFocused") == 1)
+    assert ana.switch_to.active_element == title
+    title.send_keys("Design")
+    assert ana.find_elements(By.CSS_SELECTOR, ".field-error") == []
     # Two attendees of one name: the second one is the one to change.
     names = ana.find_elements(By.CSS_SELECTOR, ".attendees input")
     names[2].send_keys(Keys.CONTROL, "a", Keys.DELETE)

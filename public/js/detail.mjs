@@ -205,6 +205,9 @@ function drawn(element, html) {
 function drawnHistory(list, meetings, empty) {
   if (meetings.length === 0) return drawn(list, empty);
   list.drawnHTML = null;
+  // NB: those gone go first, so that the ones after them need not move.
+  const kept = new Set(meetings.map((meeting) => meeting.id));
+  for (const item of [...list.children]) if (!kept.has(item.dataset.id)) item.remove();
   const items = new Map([...list.children].map((item) => [item.dataset.id, item]));
   meetings.forEach((meeting, index) => {
     const html = historyItem(meeting);
@@ -225,7 +228,6 @@ function drawnHistory(list, meetings, empty) {
     // NB: only a new one moves in: a row moved in the page loses the keyboard.
     if (list.children[index] !== item) list.insertBefore(item, list.children[index] ?? null);
   });
-  for (const item of items.values()) item.remove();
 }
 
 function keepDiscardedNote(view, text) {

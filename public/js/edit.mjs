@@ -23,9 +23,12 @@ async function save(view, form) {
     (field.closest(".field") ?? field.closest("li")).append(line);
     field.setAttribute("aria-invalid", "true");
     field.setAttribute("aria-describedby", line.id);
-    const refusal = { field, line, about: refusedPart(view.state, error.field) };
+    const refusal = { field, line, about: refusedPart(view.state, error.field), typed: new AbortController() };
     view.refusal = refusal;
-    field.addEventListener("input", () => clearRefusal(view, refusal), { once: true });
+    field.addEventListener("input", () => clearRefusal(view, refusal), { once: true, signal: refusal.typed.signal });
+    // NB: the keyboard lands on the field, which says why — also when it was there already
+    // (Enter in the title saves): a screen reader says a field as it gets the keyboard.
+    if (document.activeElement === field) field.blur();
     field.focus({ preventScroll: true });
     field.scrollIntoView({ block: "center" });
   }
@@ -44,6 +47,7 @@ function clearRefusal(view, refusal) {
   refusal.field.removeAttribute("aria-invalid");
   refusal.field.removeAttribute("aria-describedby");
   refusal.line.remove();
+  refusal.typed.abort();
   if (view.refusal === refusal) view.refusal = null;
 }
 
@@ -73,6 +77,7 @@ export const edit = {
     // it (sharedtext.mjs).
     const text = new SharedText(view, form);
     view.text = text;
+    view.refusal = null; // one of a form closed since went with it
     const focus = (field) => sayFocus(view, field);
     const title = form.querySelector(".title");
     title.addEventListener("input", (event) => text.typed("/title", title, event));

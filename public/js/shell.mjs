@@ -2,7 +2,7 @@
 // toasts of toasts.mjs, for the screens).
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
 import { RoomConnection, retryEveryConnectionNow, standupIsMissing } from "./connection.mjs";
-import { BLANK_NAME, escapeHTML, wireJSON } from "./format.mjs";
+import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
 import {
   answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
@@ -274,6 +274,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   if (!kept) forgetTyping(sessionStorage);
   // Nobody is signed in here now: no name to change, and what the room said is over.
   document.getElementById("me").hidden = true;
+  if (document.getElementById("name-dialog").open) document.getElementById("name-dialog").close();
   if (!kept) dismissToasts({ typing: true });
   setStatus("none");
   // NB: whoever asked last (`whoAmI`) found a session that only needs another name.
@@ -359,8 +360,8 @@ export function connect(path, name, view) {
       setStatus("closed");
       sessionStorage.removeItem(`standups.resume:${path}`);
       // NB: this tab's own sign-out, not the room's close, says what happened (a bare "This
-      // session was signed out" could come after its "You signed out").
-      if (code === 4401 && signingOut && (await signingOut)?.ok) return;
+      // session was signed out" could come after its "You signed out"), if it answers in 5 s.
+      if (code === 4401 && (await within(signingOut, 5000))?.ok) return;
       // Ended (4401) or never let in: maybe the session is over.
       if ((code === 4401 || code === 0) && (await whoAmI()) === null) {
         if (!elsewhere()) showSignIn(code === 4401 ? reason : "");

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON } from "../js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON, within } from "../js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");
@@ -75,4 +75,19 @@ test("a transcript's lines keep each author and note apart, escaped", () => {
   ]);
   assert.equal(isolated("עדי"), "\u2068עדי\u2069");
   assert.equal(isolated("Ana 🌮"), "Ana 🌮");
+});
+
+test("an answer is waited for a while, then no longer; no question, no wait", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const answered = within(Promise.resolve({ ok: true }), 5000);
+  assert.deepEqual(await answered, { ok: true });
+  const stalled = within(new Promise(() => {}), 5000);
+  let settled = false;
+  stalled.then(() => (settled = true));
+  t.mock.timers.tick(4999);
+  await Promise.resolve();
+  assert.equal(settled, false);
+  t.mock.timers.tick(1);
+  assert.equal(await stalled, undefined);
+  assert.equal(within(null, 5000), null);
 });
