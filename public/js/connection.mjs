@@ -1,7 +1,7 @@
 // One live room (or the lobby): welcome + patches → state, actions → acks, and reconnects
 // with backoff that resume from the last version held.
 import { applyPatch } from "./jsonpatch.mjs";
-import { backoff, wireJSON } from "./format.mjs";
+import { backoff, wireJSON, within } from "./format.mjs";
 import { LIVENESS, liveness, livenessFor, opening, ticking } from "./liveness.mjs";
 
 /**
@@ -301,10 +301,7 @@ export class RoomConnection {
    * connect to (`onRefused` answers true), tried again otherwise. */
   async refusedAfterBeingIn() {
     // NB: an answer that does not come in time (a stalled request) is no reason to stop trying.
-    const gone = await Promise.race([
-      Promise.resolve(this.handlers.onRefused?.() ?? false).catch(() => false),
-      new Promise((resolve) => setTimeout(() => resolve(false), REFUSAL_CHECK_MS)),
-    ]);
+    const gone = await within(Promise.resolve(this.handlers.onRefused?.() ?? false).catch(() => false), REFUSAL_CHECK_MS);
     if (this.closed) return;
     if (gone) {
       // NB: this page was in it, so it was there: deleted since, as a 4410 would have said.

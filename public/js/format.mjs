@@ -151,13 +151,13 @@ export function wireJSON(value) {
     typeof item === "string" ? wellFormed(item) : item);
 }
 
-/** Backoff before reconnect attempt `n` (0-based): 0.5 s doubling to 10 s, with jitter. */
 /** What `promise` (if any) settles with, or undefined after `ms`: an answer that stalls (a
  * proxy holding it, a half-dead network) is waited for no longer. */
 export function within(promise, ms) {
   return promise && Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms))]);
 }
 
+/** Backoff before reconnect attempt `n` (0-based): 0.5 s doubling to 10 s, with jitter. */
 export function backoff(attempt, random = Math.random) {
   const base = Math.min(10000, 500 * 2 ** attempt);
   return Math.round(base * (0.75 + random() * 0.5));
