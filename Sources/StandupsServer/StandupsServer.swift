@@ -35,8 +35,8 @@ public struct ServerConfiguration: Sendable {
   public var undoWindow: Duration = .seconds(10)
   /// How long a person's session lasts (tests make it short).
   var sessionLifetime: Duration = .seconds(30 * 24 * 3600)
-  /// On SIGTERM, how long `/healthz` says "draining" before the rooms move (HAProxy stops
-  /// sending people to a node at its next check).
+  /// On SIGTERM, how long a cluster node's `/healthz` says "draining" before the rooms move
+  /// (HAProxy stops sending people to a node at its next check). A single server does not wait.
   public var drainGrace: Duration = .seconds(2)
 
   public init() {}
@@ -307,8 +307,10 @@ public final class StandupsServer: Sendable {
   /// opens here any more; every room stops its timers, records where its meeting is, closes
   /// its people with 1012 (they reconnect, to another node) and gives up its lock; then the
   /// node shuts down.
+  /// A single server (no database) has no other node for a proxy to send people to, so it
+  /// does not wait the grace: its people are asked to reconnect at once.
   public func drain() async {
-    await hub.drain(grace: drainGrace)
+    await hub.drain(grace: hub.cluster == nil ? .zero : drainGrace)
     await shutdown()
   }
 

@@ -111,6 +111,17 @@ struct EditingProtocolTests {
     server.client.shutdown()
   }
 
+  /// A single server (no database) has no other node for a proxy to send people to: its drain
+  /// does not wait the grace a cluster node gives HAProxy, and asks its people to reconnect at
+  /// once (with an hour's grace, a drain that waited would never end here).
+  @Test func aSingleServerThatDrainsAsksItsPeopleToReconnectWithoutAGrace() async throws {
+    let server = try await TestServer.start { $0.drainGrace = .seconds(3600) }
+    let ana = try await server.room(name: "Ana")
+    await server.server.drain()
+    #expect(try await ana.waitUntilClosed().reason == "The server is restarting: reconnecting.")
+    server.client.shutdown()
+  }
+
   /// A room closed under a deletion waiting for its undo window (the server stopped at once, a
   /// deletion confirmed while it drained after it looked for such, the room moved to another
   /// node) carries the deletion out: the room forgot a deletion it had acknowledged, and the
