@@ -219,7 +219,7 @@ public enum StandupRules {
   /// The end of the sentence that refuses text which is not plain.
   public static let notPlain =
     "cannot contain control characters (such as line breaks), invisible direction marks, "
-    + "or more than \(scalarsPerCharacter) marks stacked on one character."
+    + "or more than \(scalarsPerCharacter - 1) marks stacked on one character."
 
   public static func validateDuration(seconds: Int) -> String? {
     durationSeconds.contains(seconds) && seconds % 60 == 0

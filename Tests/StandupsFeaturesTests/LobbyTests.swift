@@ -54,12 +54,12 @@ struct LobbyTests {
       await store.send(
         new(title: bad),
         rejectedWith: .invalidValue(
-          "The title cannot contain control characters (such as line breaks), invisible direction marks, or more than 16 marks stacked on one character."
+          "The title cannot contain control characters (such as line breaks), invisible direction marks, or more than 15 marks stacked on one character."
         ))
       await store.send(
         new(names: ["Ana", bad]),
         rejectedWith: .invalidValue(
-          "An attendee's name cannot contain control characters (such as line breaks), invisible direction marks, or more than 16 marks stacked on one character."
+          "An attendee's name cannot contain control characters (such as line breaks), invisible direction marks, or more than 15 marks stacked on one character."
         ))
     }
     for seconds in [240, 330, 1860] {
@@ -95,6 +95,8 @@ struct LobbyTests {
     for text in ["👩🏽‍❤️‍💋‍👨🏻", "🏴󠁧󠁢󠁳󠁣󠁴󠁿", "Zoë", "e\u{301}\u{302}", "नमस्ते"] {
       #expect(StandupRules.isPlainText(text), "\(text)")
     }
+    // A character of 16 code points is the most: a letter and 15 marks, as the refusal says.
+    #expect(StandupRules.isPlainText("e" + String(repeating: "\u{301}", count: 15)))
     #expect(!StandupRules.isPlainText("e" + String(repeating: "\u{301}", count: 16)))
   }
 

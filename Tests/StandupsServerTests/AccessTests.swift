@@ -448,7 +448,8 @@ struct AccessTests {
     #expect(shadowed.status == 401)
     // The refusal says why (not "unknown token"), and counts no guess: the token is the team's.
     #expect(
-      shadowed.json?["message"]?.stringValue?.contains("--bot-token gives a bot that name") == true)
+      shadowed.json?["message"]?.stringValue?.contains(
+        "--bot-token or STANDUPS_BOT_TOKENS has that name") == true)
     #expect(try httpResponse(port: server.port, "GET", api, token: "ci-secret-0001").status == 200)
     let cookie = try signIn(server, name: "Later")
 
@@ -898,6 +899,10 @@ struct AccessUnitTests {
           == "A bot's name cannot end in \"(bot)\": it is shown with one already.", "\(posing)")
     }
     #expect(Bot.problem(withName: "Robot") == nil)
+    // A name that starts as a token does may be one pasted in the wrong place: never shown.
+    #expect(
+      Bot.problem(withName: "stb_abc")
+        == "A bot's name cannot start with \"stb_\" as its tokens do: a name is shown to everyone.")
     #expect(
       Bot.problem(withName: String(repeating: "x", count: 41))
         == "A bot's name has 41 characters; it holds 40 at most.")

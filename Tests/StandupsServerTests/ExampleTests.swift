@@ -3,6 +3,7 @@ import Foundation
 import JSONPatch
 import StandupsFeatures
 import StandupsServer
+import StandupsWire
 import Synchronization
 import Testing
 
@@ -100,6 +101,46 @@ struct ExampleTests {
       printed.contains("Could not reach http://127.0.0.1:1 (")
     }
     #expect(printed.contains("trying again in"))
+  }
+
+  /// The bot stops for good when reconnecting cannot help, and its exit status says whether a
+  /// person must act: a revoked token is a failure (1), as a refused join is; a deleted
+  /// standup ends the bot's work (0).
+  @Test func theSpeakerBotFailsWhenRevokedAndEndsCleanlyWhenItsStandupIsDeleted() async throws {
+    let access = AccessStorage.inMemory(bots: [
+      Bot(
+        name: "Speaker", tokenHash: Bot.hash(token: "stb_speaker"), scope: .notes, createdAt: Date()
+      ),
+      Bot(
+        name: "Second", tokenHash: Bot.hash(token: "stb_second"), scope: .notes, createdAt: Date()),
+      Bot(name: "Admin", tokenHash: Bot.hash(token: "stb_admin"), scope: .admin, createdAt: Date()),
+    ])
+    let server = try await TestServer.start(access: access) {
+      $0.access = .team
+      $0.undoWindow = .milliseconds(200)
+    }
+    let room = ["--url", "http://127.0.0.1:\(server.port)", "--room", Standup.design.id.uuidString]
+    let revoked = try SpeakerBotRun(room, environment: ["STANDUPS_TOKEN": "stb_speaker"])
+    defer { revoked.stop() }
+    try await eventually("the bot never joined") { revoked.printed.contains("Joined room") }
+    #expect(try await access.revokeBot("Speaker"))
+    try await eventually("the revoked bot went on") { !revoked.process.isRunning }
+    #expect(revoked.printed.contains("Closed (4401)"))
+    #expect(revoked.process.terminationStatus == 1)
+
+    let deleted = try SpeakerBotRun(room, environment: ["STANDUPS_TOKEN": "stb_second"])
+    defer { deleted.stop() }
+    try await eventually("the bot never joined") { deleted.printed.contains("Joined room") }
+    for action in ["deleteButtonTapped", "alert.confirmDeletion"] {
+      let answer = try httpResponse(
+        port: server.port, "POST", "/api/rooms/\(Standup.design.id)/actions", token: "stb_admin",
+        body: #"{"type":"\#(action)"}"#)
+      #expect(answer.status == 200, "\(action): \(answer.status)")
+    }
+    try await eventually("the bot of a deleted standup went on") { !deleted.process.isRunning }
+    #expect(deleted.printed.contains("Closed (4410)"))
+    #expect(deleted.process.terminationStatus == 0)
+    await server.stop()
   }
 
   /// A token the server refuses ends the bot at once, saying so: tried again and again, it

@@ -62,8 +62,9 @@ struct SpeakerBot: AsyncParsableCommand {
     404: "there is no such standup: check --room.",
   ]
 
-  /// Closes after which reconnecting cannot help: the standup was deleted (4410), the token
-  /// revoked (4401), or the bot broke a rule (1008).
+  /// Closes after which reconnecting cannot help: the standup was deleted (4410: its work is
+  /// over, the bot ends with 0), the token revoked (4401) or the bot broke a rule (1008): a
+  /// person must act, as on a refused join, so the bot ends with 1 (a supervisor sees a failure).
   static let final: Set<Int> = [4410, 4401, 1008]
 
   /// `?since=…&replaces=…` for a reconnect, nothing for a first connection.
@@ -182,7 +183,10 @@ struct SpeakerBot: AsyncParsableCommand {
         connection.send(text: note.encodedString)
         say("Now speaking: \(name)")
       }
-      if let code = closedWith, Self.final.contains(code) { return }
+      if let code = closedWith, Self.final.contains(code) {
+        if code == 4410 { return }
+        throw ExitCode.failure
+      }
       try await Task.sleep(for: Self.backoff(attempt))
       attempt += 1
     }

@@ -70,6 +70,12 @@ public struct Bot: Sendable, Equatable {
     guard TextRules.isPlain(name) else {
       return "A bot's name cannot contain control or direction-changing characters."
     }
+    // NB: a token pasted where the name goes (`bots add stb_…`) would be shown to everyone in
+    // the bot's rooms.
+    guard !name.hasPrefix("stb_") else {
+      return
+        "A bot's name cannot start with \"stb_\" as its tokens do: a name is shown to everyone."
+    }
     return nil
   }
 }

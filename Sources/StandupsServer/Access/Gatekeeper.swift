@@ -146,7 +146,7 @@ public final class Gatekeeper: Sendable {
   private static func warn(about clashing: [String: String], logger: Logger) {
     for name in clashing.values.sorted() {
       logger.error(
-        "The bot \"\(name)\" added with `bots add` is not let in: a --bot-token bot has that name. Revoke one of them (`standups-server bots revoke \(name)`, or drop the flag)."
+        "The bot \"\(name)\" added with `bots add` is not let in: a bot of the server's --bot-token or STANDUPS_BOT_TOKENS has that name. Revoke one of them (`standups-server bots revoke \(name)`, or drop that entry)."
       )
     }
   }
@@ -252,7 +252,7 @@ public final class Gatekeeper: Sendable {
       guard let bot = legacyBots[hash] ?? credentials.withLock({ $0.bots[hash] }) else {
         if let name = credentials.withLock({ $0.clashingTokens[hash] }) {
           return refuse(
-            "The bot \"\(name)\" is not let in: the server's --bot-token gives a bot that name. Revoke one of them.",
+            "The bot \"\(name)\" is not let in: a bot of the server's --bot-token or STANDUPS_BOT_TOKENS has that name. Revoke one of them.",
             guess: false)
         }
         return refuse(
