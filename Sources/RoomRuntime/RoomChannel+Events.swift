@@ -191,7 +191,9 @@ extension RoomChannel {
     switch result {
     case .success(let answer):
       if let ref = message.ref {
-        outlet.send(ServerMessage.ack(ref: ref, version: answer.version), to: connection)
+        outlet.send(
+          ServerMessage.ack(ref: ref, version: answer.version, details: answer.details),
+          to: connection)
       }
     case .failure(let error):
       outlet.send(ServerMessage.error(ref: message.ref, error), to: connection)

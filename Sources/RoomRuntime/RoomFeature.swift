@@ -32,7 +32,7 @@ public protocol RoomFeature: Sendable {
   /// it; `after`: right after it, before anything else changed the state), keeping what a
   /// person typed.
   func rollback(to before: R.State, from after: R.State) -> R.Action
-  /// What the answer to a request from outside (HTTP) says of `action` besides its version,
+  /// What the answer to an action (its ack, or its HTTP answer) says besides its version,
   /// read the moment it was reduced: `json` is `after`'s encoding. Nothing, unless a feature
   /// says (the lobby names the standup an action made).
   func answer(to action: R.Action, before: R.State, after: R.State, json: JSONValue)

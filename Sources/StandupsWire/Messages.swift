@@ -262,9 +262,14 @@ public enum ServerMessage {
       JSONValue.object(["type": "pong", "ref": ref.map(JSONValue.string) ?? .null]).encoded)
   }
 
-  public static func ack(ref: String, version: Int) -> OutboundMessage {
-    OutboundMessage(
-      JSONValue.object(["type": "ack", "ref": .string(ref), "version": .int(version)]).encoded)
+  /// `details`: what the answer says besides the version (the lobby's names the standup an
+  /// `addStandupSubmitted` made), as the HTTP API's answer does.
+  public static func ack(
+    ref: String, version: Int, details: [String: JSONValue] = [:]
+  ) -> OutboundMessage {
+    let ack: [String: JSONValue] = ["type": "ack", "ref": .string(ref), "version": .int(version)]
+    return OutboundMessage(
+      JSONValue.object(details.merging(ack) { _, answer in answer }).encoded)
   }
 
   public static func error(ref: String?, _ error: WireError) -> OutboundMessage {

@@ -397,6 +397,8 @@ struct LobbyProtocolTests {
     #expect(ack["type"] == "ack")
     let listed = try await ben.waitForState { $0["standups"]?.arrayValue?.count == 1 }
     let standup = try #require(listed["standups"]?[0])
+    // The ack names the standup made, as the lobby lists it (its id is its room's).
+    #expect(ack["standup"] == standup)
     #expect(standup["title"] == "Design")
     #expect(standup["attendeeCount"] == 2)
     #expect(standup["duration"] == 600)

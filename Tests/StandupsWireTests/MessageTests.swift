@@ -100,6 +100,12 @@ struct MessageTests {
     #expect(
       try JSONValue(parsing: ServerMessage.ack(ref: "c-1", version: 7).bytes)
         == ["type": "ack", "ref": "c-1", "version": 7])
+    // What an answer says besides its version goes beside it, never over its own members.
+    #expect(
+      try JSONValue(
+        parsing: ServerMessage.ack(
+          ref: "c-2", version: 8, details: ["standup": ["id": "S"], "version": 1]
+        ).bytes) == ["type": "ack", "ref": "c-2", "version": 8, "standup": ["id": "S"]])
     #expect(
       try JSONValue(
         parsing: ServerMessage.error(
