@@ -82,12 +82,14 @@ test: deps lint $(VENV)/bin/kosoku
 	  scripts/in-scratch scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
-	# NB: the browser tests beside the others (scripts/side-by-side); each run keeps no cache.
+	# NB: the browser tests beside the others (scripts/side-by-side), then the fuzzing, whose
+	# builds take one core (FUZZ_JOBS): the browser tests, mostly waiting, are the longest.
+	# Each run keeps no cache.
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 scripts/in-scratch scripts/side-by-side \
 	  "$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Browser" \
-	  "$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Contract Tests/Integration Tests/Cluster"
-	$(MAKE) fuzz FUZZ_LIMIT="-seed=1 -runs=150000" FUZZ_WIRE_LIMIT="-seed=1 -runs=8000" \
-	  FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
+	  "$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Contract Tests/Integration Tests/Cluster \
+	   && $(MAKE) --no-print-directory fuzz FUZZ_JOBS=1 FUZZ_LIMIT='-seed=1 -runs=150000' \
+	     FUZZ_WIRE_LIMIT='-seed=1 -runs=8000' FUZZ_HTTP_LIMIT='-seed=1 -max_total_time=20'"
 
 # libFuzzer (in the toolchain), with AddressSanitizer, over four targets:
 # - json, patch: the JSON parser and JSON Patch. Fuzz/ is a package of its own, built into
@@ -106,6 +108,8 @@ FUZZ_SECONDS ?= 60
 FUZZ_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
 FUZZ_WIRE_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
 FUZZ_HTTP_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
+# How many compile jobs the fuzzers' builds run at once (empty: one per core).
+FUZZ_JOBS ?=
 # NB: Swift's crash reporter can hang under libFuzzer, which reports crashes itself. The
 # suppressions are for Swift's weak-reference side tables (see the file).
 FUZZ_ENV = SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp
@@ -120,12 +124,13 @@ define run-fuzz
 endef
 fuzz:
 	mkdir -p build/fuzz
-	cd Fuzz && $(SWIFT) build --scratch-path ../.build-fuzz \
+	cd Fuzz && $(SWIFT) build $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS)) --scratch-path ../.build-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > ../build/fuzz/build.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" ../build/fuzz/build.log; exit 1; }
-	STANDUPS_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz-main --product wire-fuzz \
-	  > build/fuzz/build-main.log 2>&1 \
-	  && STANDUPS_FUZZ=1 $(SWIFT) build --scratch-path .build-fuzz-main --product http-fuzz \
+	STANDUPS_FUZZ=1 $(SWIFT) build $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS)) --scratch-path .build-fuzz-main \
+	  --product wire-fuzz > build/fuzz/build-main.log 2>&1 \
+	  && STANDUPS_FUZZ=1 $(SWIFT) build $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS)) \
+	  --scratch-path .build-fuzz-main --product http-fuzz \
 	  >> build/fuzz/build-main.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" build/fuzz/build-main.log; exit 1; }
 	$(call run-fuzz,json,.build-fuzz/debug/json-fuzz,$(FUZZ_LIMIT),-dict=Fuzz/json.dict -max_len=4096 -timeout=5)
