@@ -269,7 +269,8 @@ public enum ServerMessage {
   ) -> OutboundMessage {
     let ack: [String: JSONValue] = ["type": "ack", "ref": .string(ref), "version": .int(version)]
     return OutboundMessage(
-      JSONValue.object(details.merging(ack) { _, answer in answer }).encoded)
+      JSONValue.object(details.isEmpty ? ack : details.merging(ack) { _, answer in answer }).encoded
+    )
   }
 
   public static func error(ref: String?, _ error: WireError) -> OutboundMessage {
