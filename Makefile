@@ -23,7 +23,7 @@ PYTHON ?= python3
 VENV = .venv
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build run cluster test lint fuzz bench clean
+.PHONY: all deps build run cluster test test-browser test-services lint fuzz bench clean
 
 all: build
 
@@ -82,14 +82,21 @@ test: deps lint $(VENV)/bin/kosoku
 	  scripts/in-scratch scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
-	# NB: the browser tests beside the others (scripts/side-by-side), then the fuzzing, whose
-	# builds take one core (FUZZ_JOBS): the browser tests, mostly waiting, are the longest.
-	# Each run keeps no cache.
-	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 scripts/in-scratch scripts/side-by-side \
-	  "$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Browser" \
-	  "$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Contract Tests/Integration Tests/Cluster \
-	   && $(MAKE) --no-print-directory fuzz FUZZ_JOBS=1 FUZZ_LIMIT='-seed=1 -runs=150000' \
-	     FUZZ_WIRE_LIMIT='-seed=1 -runs=8000' FUZZ_HTTP_LIMIT='-seed=1 -max_total_time=20'"
+	# NB: the browser tests beside the others (scripts/side-by-side): the browser tests, mostly
+	# waiting, are the longest. (Two targets, so that `make -n test` runs neither.)
+	scripts/in-scratch scripts/side-by-side \
+	  "$(MAKE) --no-print-directory test-browser" "$(MAKE) --no-print-directory test-services"
+
+# Each run keeps no cache. The contract tests read the frames the Swift tests wrote.
+test-browser:
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Browser
+
+# The fuzzing's builds take one core (FUZZ_JOBS), beside the browser tests.
+test-services:
+	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
+	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Contract Tests/Integration Tests/Cluster
+	$(MAKE) --no-print-directory fuzz FUZZ_JOBS=1 FUZZ_LIMIT="-seed=1 -runs=150000" \
+	  FUZZ_WIRE_LIMIT="-seed=1 -runs=8000" FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
 
 # libFuzzer (in the toolchain), with AddressSanitizer, over four targets:
 # - json, patch: the JSON parser and JSON Patch. Fuzz/ is a package of its own, built into
@@ -98,7 +105,7 @@ test: deps lint $(VENV)/bin/kosoku
 #   http: bytes on a connection to the transport's HTTP server. These are targets of the main
 #   package that exist only with STANDUPS_FUZZ=1, built into .build-fuzz-main with the
 #   project's own modules instrumented (not the packages they use, nor macros).
-# Each target runs on a copy of its seed corpus (Fuzz/corpus/…) under build/fuzz/; a failure
+# Each target runs on a fresh copy of its seed corpus (Fuzz/corpus/…) under build/fuzz/; a failure
 # (a crash, a hang past -timeout, a leak) keeps the input that caused it there (crash-…,
 # timeout-…, leak-…) and fails. `make test` runs a fixed seed and number of runs (10 to 25 s
 # each; the http target, whose server is threads, a fixed time), so that it is the same run
@@ -115,7 +122,7 @@ FUZZ_JOBS ?=
 FUZZ_ENV = SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp
 # $(call run-fuzz,target,binary,limit,options)
 define run-fuzz
-	@mkdir -p build/fuzz/$(1) && cp Fuzz/corpus/$(1)/* build/fuzz/$(1)/
+	@rm -rf build/fuzz/$(1) && mkdir -p build/fuzz/$(1) && cp Fuzz/corpus/$(1)/* build/fuzz/$(1)/
 	@echo "Fuzzing $(1) ($(3))"
 	@$(FUZZ_ENV) $(2) build/fuzz/$(1) $(3) $(4) -rss_limit_mb=2048 -artifact_prefix=build/fuzz/ \
 	  > build/fuzz/$(1).log 2>&1; \

@@ -6,9 +6,10 @@ import WebSocketTransport
 /// How a hub stops: draining (a rolling restart), closing its rooms as a restart does, and
 /// the shutdown after the transport closed.
 extension RoomHub {
-  /// Stops taking rooms and hands the open ones on (`closeRooms`, 1012) after `grace`: how
-  /// long the rooms keep going after `/healthz` turned to 404 "draining", so that the proxy stops
-  /// sending people here before they are asked to move.
+  /// Stops taking rooms (on a cluster node; a single server takes them until it closes them)
+  /// and hands the open ones on (`closeRooms`, 1012) after `grace`: how long the rooms keep
+  /// going after `/healthz` turned to 404 "draining", so that the proxy stops sending people
+  /// here before they are asked to move (none on a single server: there is nowhere else).
   func drain(grace: Duration) async {
     draining.set(true)
     try? await Task.sleep(for: grace)
@@ -25,7 +26,7 @@ extension RoomHub {
   /// Waits (for the undo window at most) until no room has a deletion waiting for its undo
   /// window: closed under it, the room carries it out at once (`RoomFeature.stopping`), which
   /// would take Undo from whoever was about to press it.
-  /// Meanwhile its people may still undo it; no one new comes (the node is draining).
+  /// Meanwhile its people may still undo it; on a cluster node no one new comes (it drains).
   func letPendingDeletionsEnd() async {
     let deadline = ContinuousClock.now + undoWindow + .seconds(1)
     let rooms = shared.withLock { Array($0.rooms.values) }

@@ -63,8 +63,9 @@ struct SpeakerBot: AsyncParsableCommand {
   ]
 
   /// Closes after which reconnecting cannot help: the standup was deleted (4410: its work is
-  /// over, the bot ends with 0), the token revoked (4401) or the bot broke a rule (1008): a
-  /// person must act, as on a refused join, so the bot ends with 1 (a supervisor sees a failure).
+  /// over, the bot ends with 0 — but for a standup it was never in: its --room is wrong), the
+  /// token revoked (4401) or the bot broke a rule (1008): a person must act, as on a refused
+  /// join, so the bot ends with 1 (a supervisor sees a failure).
   static let final: Set<Int> = [4410, 4401, 1008]
 
   /// `?since=…&replaces=…` for a reconnect, nothing for a first connection.
@@ -98,6 +99,12 @@ struct SpeakerBot: AsyncParsableCommand {
         // NB: a refusal that trying again cannot change ends the bot (a wrong token tried
         // again and again would count as failed sign-ins against every bot at this address).
         if let status = (error as? WebSocketConnectError)?.status, let why = Self.refusals[status] {
+          // NB: a standup the bot was in, gone while it was away (a restart, a drop): deleted,
+          // its work is over — as a 4410 says to a bot that is in the room.
+          if status == 404, version != nil {
+            say("The standup was deleted while the bot was away.")
+            return
+          }
           say("\(place) refused the bot (HTTP \(status)): \(why)")
           throw ExitCode.failure
         }
@@ -184,7 +191,10 @@ struct SpeakerBot: AsyncParsableCommand {
         say("Now speaking: \(name)")
       }
       if let code = closedWith, Self.final.contains(code) {
-        if code == 4410 { return }
+        // NB: a 4410 before any welcome is a cluster's answer to an id it has no standup for
+        // (a node lets such a room be asked for, in case another node just made it): --room.
+        if code == 4410, version == nil { say("There is no such standup: check --room.") }
+        if code == 4410, version != nil { return }
         throw ExitCode.failure
       }
       try await Task.sleep(for: Self.backoff(attempt))
