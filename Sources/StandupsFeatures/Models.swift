@@ -209,6 +209,8 @@ public enum StandupRules {
 
   /// The most code points one character may stack (the longest emoji sequences take 10).
   public static let scalarsPerCharacter = 16
+  /// The same, as a person counts: marks stacked on one letter.
+  public static let marksPerCharacter = scalarsPerCharacter - 1
 
   /// The sentence that refuses text over its limit: "The title has 101 characters; it holds
   /// 100 at most." (`count` in characters, as every length here.)
@@ -219,7 +221,7 @@ public enum StandupRules {
   /// The end of the sentence that refuses text which is not plain.
   public static let notPlain =
     "cannot contain control characters (such as line breaks), invisible direction marks, "
-    + "or more than \(scalarsPerCharacter - 1) marks stacked on one character."
+    + "or more than \(marksPerCharacter) marks stacked on one character."
 
   public static func validateDuration(seconds: Int) -> String? {
     durationSeconds.contains(seconds) && seconds % 60 == 0

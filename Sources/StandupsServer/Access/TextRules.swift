@@ -15,7 +15,7 @@ enum TextRules {
     }
     guard isPlain(name) else {
       return "Your name cannot contain control or direction-changing characters, "
-        + "or more than \(StandupRules.scalarsPerCharacter - 1) marks on one character."
+        + "or more than \(StandupRules.marksPerCharacter) marks on one character."
     }
     let readable = readable(name)
     if let bot = botNames.first(where: { Self.readable($0) == readable }) {
