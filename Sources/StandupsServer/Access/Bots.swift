@@ -44,9 +44,12 @@ public struct Bot: Sendable, Equatable {
     return standups.isEmpty || standups.contains(standup)
   }
 
+  /// How every token `bots add` makes starts: no bot's name may (one pasted in the wrong place).
+  public static let tokenPrefix = "stb_"
+
   /// A new token: `stb_` and 43 characters of base64url (256 random bits).
   public static func makeToken() -> String {
-    "stb_" + Base64URL.encode(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
+    tokenPrefix + Base64URL.encode(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
   }
 
   public static func hash(token: String) -> String {
@@ -72,7 +75,7 @@ public struct Bot: Sendable, Equatable {
     }
     // NB: a token pasted where the name goes (`bots add stb_…`) would be shown to everyone in
     // the bot's rooms.
-    guard !name.hasPrefix("stb_") else {
+    guard !name.hasPrefix(tokenPrefix) else {
       return
         "A bot's name cannot start with \"stb_\" as its tokens do: a name is shown to everyone."
     }
@@ -130,7 +133,7 @@ public struct BotTokens: Sendable, Equatable {
     let secret = String(entry[entry.index(after: split)...])
     // NB: a token `bots add` made, given where the name goes, would be a bot's name — shown to
     // everyone in its rooms — and its name the secret.
-    guard !name.hasPrefix("stb_") else {
+    guard !name.hasPrefix(Bot.tokenPrefix) else {
       throw BotTokenError(
         "The name in \(place) starts with \"stb_\" as a token does: is it NAME\(separator)SECRET, in that order?"
       )
