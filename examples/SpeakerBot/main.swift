@@ -191,10 +191,13 @@ struct SpeakerBot: AsyncParsableCommand {
         say("Now speaking: \(name)")
       }
       if let code = closedWith, Self.final.contains(code) {
-        // NB: a 4410 before any welcome is a cluster's answer to an id it has no standup for
-        // (a node lets such a room be asked for, in case another node just made it): --room.
-        if code == 4410, version == nil { say("There is no such standup: check --room.") }
-        if code == 4410, version != nil { return }
+        if code == 4410 {
+          // The standup it was in was deleted: its work is over.
+          guard version == nil else { return }
+          // NB: before any welcome, a cluster's answer to an id it has no standup for (a node
+          // lets such a room be asked for, in case another node just made it).
+          say("There is no such standup: check --room.")
+        }
         throw ExitCode.failure
       }
       try await Task.sleep(for: Self.backoff(attempt))
