@@ -117,6 +117,7 @@ FUZZ_WIRE_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
 FUZZ_HTTP_LIMIT ?= -max_total_time=$(FUZZ_SECONDS)
 # How many compile jobs the fuzzers' builds run at once (empty: one per core).
 FUZZ_JOBS ?=
+FUZZ_BUILD = $(SWIFT) build $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS))
 # NB: Swift's crash reporter can hang under libFuzzer, which reports crashes itself. The
 # suppressions are for Swift's weak-reference side tables (see the file).
 FUZZ_ENV = SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan.supp
@@ -131,13 +132,12 @@ define run-fuzz
 endef
 fuzz:
 	mkdir -p build/fuzz
-	cd Fuzz && $(SWIFT) build $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS)) --scratch-path ../.build-fuzz \
+	cd Fuzz && $(FUZZ_BUILD) --scratch-path ../.build-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > ../build/fuzz/build.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" ../build/fuzz/build.log; exit 1; }
-	STANDUPS_FUZZ=1 $(SWIFT) build $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS)) --scratch-path .build-fuzz-main \
-	  --product wire-fuzz > build/fuzz/build-main.log 2>&1 \
-	  && STANDUPS_FUZZ=1 $(SWIFT) build $(if $(FUZZ_JOBS),-j $(FUZZ_JOBS)) \
-	  --scratch-path .build-fuzz-main --product http-fuzz \
+	STANDUPS_FUZZ=1 $(FUZZ_BUILD) --scratch-path .build-fuzz-main --product wire-fuzz \
+	  > build/fuzz/build-main.log 2>&1 \
+	  && STANDUPS_FUZZ=1 $(FUZZ_BUILD) --scratch-path .build-fuzz-main --product http-fuzz \
 	  >> build/fuzz/build-main.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" build/fuzz/build-main.log; exit 1; }
 	$(call run-fuzz,json,.build-fuzz/debug/json-fuzz,$(FUZZ_LIMIT),-dict=Fuzz/json.dict -max_len=4096 -timeout=5)
