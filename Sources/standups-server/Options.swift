@@ -67,7 +67,9 @@ struct DataOptions: ParsableArguments {
 struct AddressOptions: ParsableArguments {
   @Option(name: .customLong("host"), help: "Address to listen on (default 127.0.0.1).")
   var givenHost: String?
-  @Option(name: .customLong("port"), help: "Port to listen on (0 picks a free one; default 8080).")
+  @Option(
+    name: .customLong("port"), parsing: .unconditional,
+    help: "Port to listen on (0 picks a free one; default 8080).")
   var givenPort: Int?
   @Option(
     help:
@@ -88,7 +90,7 @@ struct AddressOptions: ParsableArguments {
 struct LinkAddressOptions: ParsableArguments {
   @Option(help: "The host name or address people open (default: the server's last one).")
   var host: String?
-  @Option(help: "The port people open (default: the server's last one).")
+  @Option(parsing: .unconditional, help: "The port people open (default: the server's last one).")
   var port: Int?
   @Option(
     help:

@@ -60,15 +60,19 @@ struct Serve: AsyncParsableCommand {
   )
   var allowedOrigins: [String] = []
 
-  @Option(help: "WebSockets open at once; more get 503.")
+  // NB: numbers are read `.unconditional`ly, so that `--max-connections -1` is refused for its
+  // number, where the parser took it for an option and said the value was missing.
+  @Option(parsing: .unconditional, help: "WebSockets open at once; more get 503.")
   var maxConnections = Int(env("MAX_CONNECTIONS") ?? "") ?? ServerLimits().maxConnections
-  @Option(help: "WebSockets open at once from one address.")
+  @Option(parsing: .unconditional, help: "WebSockets open at once from one address.")
   var maxConnectionsPerAddress =
     Int(env("MAX_CONNECTIONS_PER_ADDRESS") ?? "") ?? ServerLimits().maxConnectionsPerAddress
-  @Option(help: "Messages a connection may send per second (bursts of twice that).")
+  @Option(
+    parsing: .unconditional,
+    help: "Messages a connection may send per second (bursts of twice that).")
   var messagesPerSecond =
     Double(env("MESSAGES_PER_SECOND") ?? "") ?? ServerLimits().messagesPerSecond
-  @Option(help: "New standups one address may create per minute.")
+  @Option(parsing: .unconditional, help: "New standups one address may create per minute.")
   var creationsPerMinute =
     Int(env("CREATIONS_PER_MINUTE") ?? "")
     ?? ServerLimits().standupsPerMinutePerAddress

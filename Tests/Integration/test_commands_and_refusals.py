@@ -159,6 +159,12 @@ def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start
             ([], {"STANDUPS_MAX_CONNECTIONS": "-1"},
              "--max-connections (STANDUPS_MAX_CONNECTIONS) must be more than 0 (it is -1)"),
             (["--messages-per-second=0.0"], {}, "--messages-per-second (STANDUPS_MESSAGES_PER_SECOND) must be more than 0 (it is 0)"),
+            # A negative number is the option's value, not an option of its own.
+            (["--messages-per-second", "-1"], {},
+             "--messages-per-second (STANDUPS_MESSAGES_PER_SECOND) must be more than 0 (it is -1)"),
+            (["--creations-per-minute", "-5"], {},
+             "--creations-per-minute (STANDUPS_CREATIONS_PER_MINUTE) must be more than 0 (it is -5)"),
+            (["--port", "-1"], {}, "--port must be 0 to 65535."),
             (["--host", "10.99.99.99", "--port", "0"], {}, "Cannot listen on 10.99.99.99:0"),
     ]:
         started = subprocess.run(
@@ -232,9 +238,10 @@ def test_a_link_is_not_made_of_an_address_the_server_would_refuse(data, server):
 
 
 def test_a_link_is_not_made_for_port_0(data, server):
-    printed = command("invite", "--port", "0", data=data)
-    assert printed.returncode != 0
-    assert "A link needs the port people open" in printed.stderr
+    for port in ["0", "-1"]:
+        printed = command("invite", "--port", port, data=data)
+        assert printed.returncode != 0
+        assert "A link needs the port people open" in printed.stderr, printed.stderr
 
 
 def test_a_stop_asked_for_the_moment_the_server_listens_is_a_clean_stop(data):
