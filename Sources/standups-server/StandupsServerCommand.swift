@@ -381,24 +381,3 @@ extension SQLiteStorage: CommandStorage {
 extension PostgresStorage: CommandStorage {
   func standupExists(_ id: UUID) async throws -> Bool { try await loadStandup(id) != nil }
 }
-
-/// A command that could not do its work (not a mistake in how it was called): said without
-/// the usage.
-struct CommandFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}
-
-func env(_ name: String) -> String? {
-  ProcessInfo.processInfo.environment["STANDUPS_" + name]
-}
-
-// swift-format-ignore: AvoidRetroactiveConformances
-// NB: swift-log's levels as option values; neither package declares it.
-extension Logger.Level: @retroactive ExpressibleByArgument {}
-extension Bot.Scope: ExpressibleByArgument {}
-
-/// How the server writes its logs.
-enum LogFormat: String, ExpressibleByArgument, CaseIterable {
-  case text, json
-}
