@@ -148,6 +148,47 @@ struct ExampleTests {
     await server.stop()
   }
 
+  /// A standup gone while the bot was away (here: the server it was in replaced, on the same
+  /// port, by one whose data never had it) ends the bot's work as a deletion seen in the room
+  /// does (0), where the same 404 before it ever joined is a wrong `--room` (1).
+  @Test func theSpeakerBotEndsCleanlyWhenItsStandupIsGoneAsItComesBack() async throws {
+    let token = ["--bot-token", "Speaker=speaker-secret-1"]
+    let first = try ChildServer(dataDirectory: temporaryDirectory(), arguments: token)
+    defer { first.kill() }
+    let made = try httpResponse(
+      port: first.port, "POST", "/api/standups", token: "speaker-secret-1",
+      body:
+        #"{"type":"addStandupSubmitted","standup":{"title":"Gone","duration":300,"theme":"teal","attendees":[{"name":"A"}]}}"#
+    )
+    let id = try #require(made.json?["standup"]?["id"]?.stringValue, "\(made.status)")
+    let bot = try SpeakerBotRun(
+      ["--url", "http://127.0.0.1:\(first.port)", "--room", id],
+      environment: ["STANDUPS_TOKEN": "speaker-secret-1"])
+    defer { bot.stop() }
+    try await eventually("the bot never joined") { bot.printed.contains("Joined room") }
+    first.kill()
+    let second = try ChildServer(
+      dataDirectory: temporaryDirectory(), arguments: token + ["--port", "\(first.port)"])
+    defer { second.kill() }
+    // NB: what it printed is read on another queue: looked for first, then its exit.
+    try await eventually("the bot did not notice its standup was gone", timeout: .seconds(30)) {
+      bot.printed.contains("The standup was deleted while the bot was away.")
+    }
+    try await eventually("the bot of a standup gone went on") { !bot.process.isRunning }
+    #expect(bot.process.terminationStatus == 0)
+
+    // The same answer to a bot that was never in: the room it was given is not there.
+    let lost = try SpeakerBotRun(
+      ["--url", "http://127.0.0.1:\(second.port)", "--room", id],
+      environment: ["STANDUPS_TOKEN": "speaker-secret-1"])
+    defer { lost.stop() }
+    try await eventually("the bot given no room did not say so") {
+      lost.printed.contains("refused the bot (HTTP 404)")
+    }
+    try await eventually("the bot given no room went on") { !lost.process.isRunning }
+    #expect(lost.process.terminationStatus == 1)
+  }
+
   /// A token the server refuses ends the bot at once, saying so: tried again and again, it
   /// counted as failed sign-ins until every bot at the address was refused (429).
   @Test func theSpeakerBotStopsWhenItsTokenIsRefused() async throws {

@@ -119,7 +119,6 @@ struct SpeakerBot: AsyncParsableCommand {
         attempt += 1
         continue
       }
-      say(attempt == 0 ? "Joined room \(room)." : "Joined room \(room) again.")
       var closedWith: Int?
       // A network that goes silent closes nothing: after a quiet spell the bot asks (`ping`),
       // and a connection that says nothing for as long again is closed and tried again.
@@ -149,6 +148,9 @@ struct SpeakerBot: AsyncParsableCommand {
         }
         switch message["type"]?.stringValue {
         case "welcome":
+          // NB: said here, not as the connection opens: a server that stops before its welcome
+          // (or a cluster's 4410 for an id it has no standup for) was never joined.
+          say(version == nil ? "Joined room \(room)." : "Joined room \(room) again.")
           attempt = 0
           if message["resumed"] != .bool(true) { state = message["state"] ?? .null }
           version = message["version"]?.intValue
