@@ -1296,3 +1296,40 @@ def test_an_invite_printed_for_a_cluster_without_its_address_says_so(cluster):
     assert given.returncode == 0, given.stderr
     assert given.stdout.strip().startswith(f"{cluster.url}/join#"), given.stdout
     assert given.stderr == ""
+
+
+def test_the_example_bot_ends_cleanly_when_its_standup_is_deleted_and_fails_on_a_wrong_room(cluster):
+    """examples/SpeakerBot through the proxy. A node upgrades a room it has no standup for (another
+    node may just have made it) and then closes with 4410 before any welcome: to a bot never in,
+    that is a wrong --room (1). A 4410 after a welcome is its standup deleted: its work is done (0)."""
+    import subprocess
+    from cluster import ROOT
+    added = cluster.command("bots", "add", "Speaker", "--can", "notes")
+    assert added.returncode == 0, added.stderr
+    token = added.stdout.strip().splitlines()[-1]
+    call = admin_bot(cluster, "Deleter")
+
+    def speaker_bot(room):
+        return subprocess.Popen(
+            [str(ROOT / ".build/debug/speaker-bot"), "--url", cluster.url, "--room", room],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env={"STANDUPS_TOKEN": token})
+
+    wrong = speaker_bot("5eed0000-0000-4000-8000-00000000dead")
+    printed, _ = wrong.communicate(timeout=30)
+    assert wrong.returncode == 1, printed
+    assert "There is no such standup: check --room." in printed, printed
+    assert "Joined" not in printed, printed
+
+    standup = asyncio.run(create_standup(cluster.url, "Announced, then deleted"))
+    bot = speaker_bot(standup)
+    try:
+        wait_until(lambda: len(call(f"/api/rooms/{standup}")["state"]["participants"]) == 1,
+                   timeout=15, what="the bot in its room")
+        call(f"/api/rooms/{standup}/actions", {"type": "deleteButtonTapped"})
+        call(f"/api/rooms/{standup}/actions", {"type": "alert.confirmDeletion"})
+        printed, _ = bot.communicate(timeout=30)
+    finally:
+        bot.kill()
+    assert bot.returncode == 0, printed
+    assert f"Joined room {standup}." in printed and "Closed (4410)" in printed, printed
