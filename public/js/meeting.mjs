@@ -313,7 +313,7 @@ export const meeting = {
     // NB: only someone among the attendees is ever up: the others are offered no notice.
     app.querySelector(".notify-toggle").hidden = !globalThis.Notification
       || !state.standup.attendees.some(({ name }) => isMe(name));
-    const facts = meetingFacts(state.meeting, state.standup);
+    const facts = meetingFacts(state.meeting, state.standup, state.participants);
     const speakerLine = app.querySelector(".speaker");
     if (speakerLine.textContent !== facts.speakerLine) {
       speakerLine.textContent = facts.speakerLine;

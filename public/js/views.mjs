@@ -189,7 +189,7 @@ export function presenceItems(participants, you) {
 }
 
 /** A running meeting as the meeting screen shows it. */
-export function meetingFacts(meeting, standup) {
+export function meetingFacts(meeting, standup, participants = []) {
   const duration = standup.duration;
   const count = standup.attendees.length;
   const speaker = standup.attendees[meeting.speakerIndex]?.name ?? "—";
@@ -204,18 +204,22 @@ export function meetingFacts(meeting, standup) {
         : slice.index === meeting.speakerIndex ? "speaking" : "waiting",
     })),
     nextLabel: meeting.speakerIndex >= count - 1 ? "Finish" : "Next speaker",
-    paused: meeting.isPaused ? pauseText(meeting.pausedBecause) : null,
+    paused: meeting.isPaused
+      ? pauseText(meeting.pausedBecause, participants.some(({ isBot }) => isBot)) : null,
     transcript: meeting.transcript || "No notes yet.",
     ...speakerTurn(meeting, standup),
   };
 }
 
-/** Why a meeting is paused, as the page says it. */
-export function pauseText(reason) {
+/** Why a meeting is paused, as the page says it; with a bot in the room, that its being there
+ * did not keep the meeting going (the server stops the clock when the last person leaves). */
+export function pauseText(reason, botHere = false) {
   switch (reason) {
     case "serverRestarted": return "Paused: the server restarted.";
     case "moved": return "Paused: the meeting moved to another server.";
-    case "everyoneLeft": return "Paused: everyone had left.";
+    case "everyoneLeft":
+      return botHere ? "Paused: every person had left (a bot does not keep a meeting going)."
+        : "Paused: everyone had left.";
     default: return "Paused.";
   }
 }

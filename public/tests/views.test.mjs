@@ -106,6 +106,13 @@ test("a paused meeting says why", () => {
   assert.equal(meetingFacts({ ...meeting, isPaused: false, pausedBecause: null }, standup).paused, null);
   assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "everyoneLeft" }, standup).paused,
     "Paused: everyone had left.");
+  // A bot that stayed is no one to say "everyone" of: the clock stops for people.
+  const bot = { id: "b", name: "CI", isBot: true };
+  assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "everyoneLeft" }, standup,
+    [bot, { id: "p", name: "Ana", isBot: false }]).paused,
+  "Paused: every person had left (a bot does not keep a meeting going).");
+  assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "everyoneLeft" }, standup,
+    [{ id: "p", name: "Ana", isBot: false }]).paused, "Paused: everyone had left.");
   assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "serverRestarted" }, standup).paused,
     "Paused: the server restarted.");
   assert.equal(meetingFacts({ ...meeting, isPaused: true, pausedBecause: "moved" }, standup).paused,
