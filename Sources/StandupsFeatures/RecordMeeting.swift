@@ -29,7 +29,7 @@ public struct RecordMeeting: Reducer {
     /// For each name in `present`, the sign-ins (`Participant.person`) that were in the room
     /// under it ("": someone from before the room opened again, not known): someone who
     /// renames themselves is present once. Bots and an open server's people have no sign-in
-    /// (a bot's name is its own). Not sent, not saved.
+    /// (a bot's name is its own). Not sent; kept in its checkpoint.
     public var presentBy: [String: Set<String>] = [:]
     /// When the room emptied, while it stays empty and the meeting paused for it (or when the
     /// room was handed on to another node, `moved`): someone back within `returnGrace` (a

@@ -116,6 +116,9 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
   public var transcript: String
   public var notes: [Note]
   public var present: [String]
+  /// Who was present under each name, by sign-in (`RecordMeeting.State.presentBy`): someone
+  /// who renames themselves after the meeting came back is still present once.
+  public var presentBy: [String: Set<String>]
   /// Seconds it really ran (its length in the history).
   public var secondsRun: Int
   /// Why it was paused, if it was (everyone left); a meeting that was running comes back
@@ -127,7 +130,8 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
 
   public init(
     standupID: Standup.ID, meetingID: UUID, secondsElapsed: Int, speakerIndex: Int,
-    transcript: String, notes: [Note] = [], present: [String] = [], secondsRun: Int = 0,
+    transcript: String, notes: [Note] = [], present: [String] = [],
+    presentBy: [String: Set<String>] = [:], secondsRun: Int = 0,
     pausedBecause: RecordMeeting.State.PauseReason? = nil, emptiedAt: Date? = nil
   ) {
     self.standupID = standupID
@@ -137,6 +141,7 @@ public struct MeetingCheckpoint: Codable, Equatable, Sendable {
     self.transcript = transcript
     self.notes = notes
     self.present = present
+    self.presentBy = presentBy
     self.secondsRun = secondsRun
     self.pausedBecause = pausedBecause
     self.emptiedAt = emptiedAt
@@ -149,7 +154,8 @@ extension RecordMeeting.State {
     MeetingCheckpoint(
       standupID: standupID, meetingID: id, secondsElapsed: secondsElapsed,
       speakerIndex: speakerIndex, transcript: transcript, notes: notes, present: present,
-      secondsRun: secondsRun, pausedBecause: pausedBecause, emptiedAt: emptiedAt)
+      presentBy: presentBy, secondsRun: secondsRun, pausedBecause: pausedBecause,
+      emptiedAt: emptiedAt)
   }
 
   /// A meeting brought back from a checkpoint, paused until someone resumes it.
@@ -160,6 +166,9 @@ extension RecordMeeting.State {
     transcript = checkpoint.transcript
     notes = checkpoint.notes
     present = checkpoint.present
+    // NB: a checkpoint from before sign-ins were kept has none: its names' people are not
+    // known ("" where a sign-in comes back under one of them, as `notePresent` says).
+    presentBy = checkpoint.presentBy
     secondsRun = checkpoint.secondsRun
     pausedBecause = checkpoint.pausedBecause ?? .serverRestarted
     // NB: a room released once it emptied (a cluster's), or handed on to another node, opens

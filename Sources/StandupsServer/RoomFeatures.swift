@@ -233,13 +233,14 @@ struct StandupRoomFeature: RoomFeature {
     var transcript: String
     var isPaused: Bool
     var present: [String]
+    var presentBy: [String: Set<String>]
   }
 
   static func checkpointMoment(_ meeting: RecordMeeting.State?) -> CheckpointMoment? {
     meeting.map {
       CheckpointMoment(
         meetingID: $0.id, speakerIndex: $0.speakerIndex, transcript: $0.transcript,
-        isPaused: $0.isPaused, present: $0.present)
+        isPaused: $0.isPaused, present: $0.present, presentBy: $0.presentBy)
     }
   }
 

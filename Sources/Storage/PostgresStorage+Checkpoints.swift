@@ -5,7 +5,9 @@ import StandupsFeatures
 /// Meetings in progress: their checkpoints (the clocks are written in PostgresStorage, behind
 /// its fence).
 extension PostgresStorage {
-  typealias CheckpointRow = (UUID, UUID, Int, Int, String, String, String, Int, String?, Double?)
+  typealias CheckpointRow = (
+    UUID, UUID, Int, Int, String, String, String, String, Int, String?, Double?
+  )
 
   func checkpoints(only id: UUID? = nil) async throws -> [MeetingCheckpoint] {
     // NB: when a room emptied is kept by the database's clock, and read as how long ago, on
@@ -18,16 +20,17 @@ extension PostgresStorage {
     for try await row in try await client.query(
       """
       SELECT standup_id, meeting_id, seconds_elapsed, speaker_index, transcript, notes, present,
-        seconds_run, paused_because, EXTRACT(EPOCH FROM clock_timestamp() - emptied_at)::float8
+        present_by, seconds_run, paused_because, EXTRACT(EPOCH FROM clock_timestamp() - emptied_at)::float8
       FROM checkpoint WHERE \(id)::uuid IS NULL OR standup_id = \(id)::uuid
       """, logger: logger
     ).decode(CheckpointRow.self) {
       let checkpoint = MeetingCheckpoint(
         standupID: row.0, meetingID: row.1, secondsElapsed: row.2, speakerIndex: row.3,
         transcript: row.4, notes: Self.decoded([Note].self, from: row.5) ?? [],
-        present: Self.decoded([String].self, from: row.6) ?? [], secondsRun: row.7,
-        pausedBecause: row.8.flatMap(RecordMeeting.State.PauseReason.init(rawValue:)))
-      checkpoints.append((checkpoint, row.9))
+        present: Self.decoded([String].self, from: row.6) ?? [],
+        presentBy: Self.decoded([String: Set<String>].self, from: row.7) ?? [:], secondsRun: row.8,
+        pausedBecause: row.9.flatMap(RecordMeeting.State.PauseReason.init(rawValue:)))
+      checkpoints.append((checkpoint, row.10))
     }
     let now = clock()
     return checkpoints.map { checkpoint, ago in
@@ -55,6 +58,7 @@ extension PostgresStorage {
     }
     let notes = try Self.json(checkpoint.notes)
     let present = try Self.json(checkpoint.present)
+    let presentBy = try Self.json(checkpoint.presentBy)
     // NB: only for a standup that still exists (a delete may have won the race).
     try await write(fence) { connection in
       // NB: how long ago by this node's clock now, as the row is written by the database's.
@@ -62,16 +66,16 @@ extension PostgresStorage {
       try await connection.query(
         """
         INSERT INTO checkpoint (standup_id, meeting_id, seconds_elapsed, speaker_index, transcript,
-          notes, present, seconds_run, paused_because, emptied_at)
+          notes, present, present_by, seconds_run, paused_because, emptied_at)
         SELECT \(standupID), \(checkpoint.meetingID), \(checkpoint.secondsElapsed), \(checkpoint.speakerIndex),
-          \(checkpoint.transcript), \(notes), \(present), \(checkpoint.secondsRun),
+          \(checkpoint.transcript), \(notes), \(present), \(presentBy), \(checkpoint.secondsRun),
           \(checkpoint.pausedBecause?.rawValue)::text,
           clock_timestamp() - make_interval(secs => \(emptiedAgo)::float8)
         WHERE EXISTS (SELECT 1 FROM standup WHERE id = \(standupID))
         ON CONFLICT (standup_id) DO UPDATE SET meeting_id = excluded.meeting_id,
           seconds_elapsed = excluded.seconds_elapsed, speaker_index = excluded.speaker_index,
           transcript = excluded.transcript, notes = excluded.notes, present = excluded.present,
-          seconds_run = excluded.seconds_run, paused_because = excluded.paused_because,
+          present_by = excluded.present_by, seconds_run = excluded.seconds_run, paused_because = excluded.paused_because,
           emptied_at = excluded.emptied_at
         """, logger: logger)
     }

@@ -102,6 +102,12 @@ extension PostgresStorage {
         "CREATE TABLE signed_out_session (token_hash text PRIMARY KEY, expires timestamptz NOT NULL)"
       ]
     ),
+    (
+      "v6: who was present, by sign-in",
+      // A running meeting's `presentBy` as JSON (name: sign-ins): someone who renames after
+      // the meeting came back is present once in its history.
+      ["ALTER TABLE checkpoint ADD COLUMN present_by text NOT NULL DEFAULT '{}'"]
+    ),
   ]
 
   /// Applies the migrations this database has not had, all in one transaction; nodes

@@ -24,6 +24,7 @@ extension SQLiteStorage {
           speakerIndex: row["speakerIndex"], transcript: row["transcript"],
           notes: Self.decoded([Note].self, from: row["notes"]) ?? [],
           present: Self.decoded([String].self, from: row["present"]) ?? [],
+          presentBy: Self.decoded([String: Set<String>].self, from: row["presentBy"]) ?? [:],
           secondsRun: row["secondsRun"],
           pausedBecause: (row["pausedBecause"] as String?).flatMap(
             RecordMeeting.State.PauseReason.init(rawValue:)),
@@ -45,12 +46,14 @@ extension SQLiteStorage {
         sql:
           "INSERT OR REPLACE INTO checkpoint "
           + "(standupId, meetingId, secondsElapsed, speakerIndex, transcript, notes, present, "
-          + "secondsRun, pausedBecause, emptiedAt) "
-          + "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
+          + "presentBy, secondsRun, pausedBecause, emptiedAt) "
+          + "SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? "
+          + "WHERE EXISTS (SELECT 1 FROM standup WHERE id = ?)",
         arguments: [
           standupID.uuidString, checkpoint.meetingID.uuidString, checkpoint.secondsElapsed,
           checkpoint.speakerIndex, checkpoint.transcript, try Self.json(checkpoint.notes),
-          try Self.json(checkpoint.present), checkpoint.secondsRun,
+          try Self.json(checkpoint.present), try Self.json(checkpoint.presentBy),
+          checkpoint.secondsRun,
           checkpoint.pausedBecause?.rawValue, checkpoint.emptiedAt, standupID.uuidString,
         ])
     }

@@ -173,6 +173,13 @@ public final class SQLiteStorage: Sendable {
         table.column("expires", .datetime).notNull()
       }
     }
+    migrator.registerMigration("v11: who was present, by sign-in") { db in
+      // A running meeting's `presentBy` as JSON (name: sign-ins): someone who renames after the
+      // meeting came back is present once in its history.
+      try db.alter(table: "checkpoint") { table in
+        table.add(column: "presentBy", .text).notNull().defaults(to: "{}")
+      }
+    }
     return migrator
   }
 

@@ -283,6 +283,29 @@ extension RecordMeetingTests {
     }
   }
 
+  /// The sign-ins behind each name are in the meeting's checkpoint: after a restart, someone
+  /// who renames themselves is still present once, by the name they go by now.
+  @Test func someoneWhoRenamesAfterTheMeetingCameBackIsPresentOnce() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      var running = RecordMeeting.State(id: UUID(0), standup: standup)
+      running.present = ["Ana", "Ben"]
+      running.presentBy = ["Ana": ["k1"], "Ben": ["k2"]]
+      var restored = Room.State(standup: standup)
+      restored.meeting = RecordMeeting.State(
+        restoring: running.checkpoint(standupID: standup.id), standup: standup)
+      #expect(restored.meeting?.presentBy == running.presentBy)
+      let store = makeStore(opened: restored, clock: clock)
+      let ben = Participant(id: "p0", name: "Benjamin", person: "k2")
+      await store.send(.participantJoined(ben)) {
+        $0.participants = [ben]
+        $0.meeting?.present = ["Ana", "Benjamin"]
+        $0.meeting?.presentBy = ["Ana": ["k1"], "Benjamin": ["k2"]]
+      }
+    }
+  }
+
   /// Two people who chose the same name are two people in the saved meeting (and in the
   /// history's count); one person in two tabs, or renamed, is one.
   @Test func twoPeopleWithOneNameArePresentTwiceInTheSavedMeeting() async {

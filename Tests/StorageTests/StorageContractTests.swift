@@ -232,7 +232,8 @@ struct StorageContractTests {
     let checkpoint = MeetingCheckpoint(
       standupID: id, meetingID: UUID(), secondsElapsed: 120, speakerIndex: 1,
       transcript: "Ana: hi", notes: [Note(author: "Ana", text: "hi", speaker: "Blob")],
-      present: ["Ana"], secondsRun: 120)
+      present: ["Ana", "Ben"], presentBy: ["Ana": ["p-ana", "p-ana-2"], "Ben": [""]],
+      secondsRun: 120)
     var paused = checkpoint
     paused.pausedBecause = .everyoneLeft
     // NB: whole seconds: SQLite keeps milliseconds, PostgreSQL microseconds.
