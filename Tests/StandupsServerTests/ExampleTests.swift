@@ -25,6 +25,16 @@ struct ExampleTests {
     return bot
   }
 
+  /// A standup of one attendee made over HTTP by the speaker's admin token on `port`: its id.
+  func standupMade(port: Int, title: String) throws -> String {
+    let made = try httpResponse(
+      port: port, "POST", "/api/standups", token: "speaker-secret-1",
+      body:
+        #"{"type":"addStandupSubmitted","standup":{"title":"\#(title)","duration":300,"theme":"teal","attendees":[{"name":"A"}]}}"#
+    )
+    return try #require(made.json?["standup"]?["id"]?.stringValue, "\(made.status)")
+  }
+
   @Test func theSpeakerBotAnnouncesEachNewSpeaker() async throws {
     let server = try await TestServer.start()
     let bot = try speakerBot(port: server.port)
@@ -66,12 +76,7 @@ struct ExampleTests {
     let server = try ChildServer(
       dataDirectory: temporaryDirectory(), arguments: ["--bot-token", "Speaker=speaker-secret-1"])
     defer { server.kill() }
-    let made = try httpResponse(
-      port: server.port, "POST", "/api/standups", token: "speaker-secret-1",
-      body:
-        #"{"type":"addStandupSubmitted","standup":{"title":"Quiet","duration":300,"theme":"teal","attendees":[{"name":"A"}]}}"#
-    )
-    let id = try #require(made.json?["standup"]?["id"]?.stringValue, "\(made.status)")
+    let id = try standupMade(port: server.port, title: "Quiet")
     let bot = try SpeakerBotRun(
       ["--url", "http://127.0.0.1:\(server.port)", "--room", id, "--quiet-seconds", "1"],
       environment: ["STANDUPS_TOKEN": "speaker-secret-1"])
@@ -155,12 +160,7 @@ struct ExampleTests {
     let token = ["--bot-token", "Speaker=speaker-secret-1"]
     let first = try ChildServer(dataDirectory: temporaryDirectory(), arguments: token)
     defer { first.kill() }
-    let made = try httpResponse(
-      port: first.port, "POST", "/api/standups", token: "speaker-secret-1",
-      body:
-        #"{"type":"addStandupSubmitted","standup":{"title":"Gone","duration":300,"theme":"teal","attendees":[{"name":"A"}]}}"#
-    )
-    let id = try #require(made.json?["standup"]?["id"]?.stringValue, "\(made.status)")
+    let id = try standupMade(port: first.port, title: "Gone")
     let bot = try SpeakerBotRun(
       ["--url", "http://127.0.0.1:\(first.port)", "--room", id],
       environment: ["STANDUPS_TOKEN": "speaker-secret-1"])
