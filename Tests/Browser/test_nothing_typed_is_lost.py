@@ -13,7 +13,9 @@ from test_web_app import both_in_a_room, click, text_in, wait
 
 
 def toasts(driver):
-    return [toast.text for toast in driver.find_elements(By.CSS_SELECTOR, ".toast")]
+    # NB: read in one script: a toast that times out between finding it and reading it would
+    # be a stale element, which a wait does not try again.
+    return driver.execute_script("return [...document.querySelectorAll('.toast')].map((toast) => toast.innerText)")
 
 
 def toast_says(driver, text):
@@ -360,6 +362,10 @@ def test_a_note_typed_as_the_meeting_is_discarded_keeps_the_keyboard(server, ana
     wait(ana, lambda d: d.find_element(By.ID, "note").get_attribute("value") == "Half a thought!")
     text_in(ana, "#toasts", "Your note from the discarded meeting is in the note field")
     assert note.get_attribute("value") == "Half a thought!"
+    # The discarded meeting's Undo went with the new meeting: said to both, not in silence.
+    text_in(ana, "#toasts", "Ben started the meeting: the discarded meeting can no longer be brought back.")
+    text_in(ben, "#toasts", "You started the meeting: the discarded meeting can no longer be brought back.")
+    assert not ana.find_element(By.CSS_SELECTOR, ".undo-bar").is_displayed()
 
 
 def test_a_discarded_meetings_note_stays_through_a_reload_until_used_or_forgotten(server, ana, ben):
@@ -927,6 +933,57 @@ def test_putting_typing_back_after_a_cancel_undoes_it_keeping_the_others_changes
         assert found["theme"] == "navy", found
         assert [a["name"] for a in found["attendees"]] == ["Blob", "Blob Jr", "Blob Sr", "Eve"], found
     assert collect_console_errors(ben) == []
+
+
+def test_typing_that_reached_a_form_someone_else_cancelled_is_offered_back(server, ana, ben):
+    """Ben's typing reached the draft; Ana cancels. Her Undo would bring it back for a few
+    seconds; Ben is also offered his typing for good. Put back while the Undo still can, the
+    cancel is undone (his text once, not twice); after Ana opened the form again (which takes
+    her Undo's place, as both are told), it goes into her new form."""
+    ana_title, ben_title = both_editing(server, ana, ben)
+    ben_title.send_keys(Keys.END, " B")
+    wait(ana, lambda d: ana_title.get_attribute("value") == "Design B")
+    click(ana, ".cancel-edit")
+    toast_says(ben, "Ana cancelled editing, with your typing in it: “Design B” (Title).")
+    click(ben, ".toast .edit-again")
+    draft = "return window.standupsConnection.state.destination?.edit?.draft"
+    for driver in (ana, ben):
+        wait(driver, lambda d: (d.execute_script(draft) or {}).get("title") == "Design B")
+    # Again, and now Ana opens a new form before Ben puts his typing back.
+    ben_title = wait(ben, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
+    ben_title.send_keys(Keys.END, "en")
+    wait(ana, lambda d: (d.execute_script(draft) or {}).get("title") == "Design Ben")
+    click(ana, ".cancel-edit")
+    toast_says(ben, "Ana cancelled editing, with your typing in it: “Design Ben” (Title).")
+    click(ana, ".edit")
+    toast_says(ben, "Ana started editing: the cancelled changes can no longer be brought back.")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form")))
+    click(ben, ".toast .edit-again")
+    for driver in (ana, ben):
+        wait(driver, lambda d: (d.execute_script(draft) or {}).get("title") == "Design Ben")
+    assert collect_console_errors(ben) == []
+
+
+def test_a_removed_attendees_name_added_again_after_a_cancel_goes_back_into_its_row(server, ana, ben):
+    """Ana removes the attendee Ben was typing in, then cancels the form and opens it again:
+    the attendee is there again (the removal was never saved), and "Add it again" puts Ben's
+    name into that row rather than into a second one beside it."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    ben.find_elements(By.CSS_SELECTOR, ".attendees input")[2].send_keys(Keys.END, " the 3rd")
+    wait(ana, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+         == ["Blob", "Blob Jr", "Blob Sr the 3rd"])
+    ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
+    toast_says(ben, "The attendee you were typing in was removed: “Blob Sr the 3rd” is not in the draft.")
+    click(ana, ".cancel-edit")
+    wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
+    click(ana, ".edit")
+    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
+    click(ben, ".toast .add-again")
+    for driver in (ana, ben):
+        wait(driver, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
+             == ["Blob", "Blob Jr", "Blob Sr the 3rd"])
 
 
 def test_a_new_attendees_name_the_save_left_out_comes_back_in_a_new_row(server, ana, ben):

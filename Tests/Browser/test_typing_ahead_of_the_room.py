@@ -318,3 +318,21 @@ def test_a_new_standup_whose_answer_a_drop_lost_is_still_said_maybe_made_after_a
     text_in(ana, "#new-form .form-error", "may have been made")
     assert ana.find_element(By.NAME, "title").get_attribute("value") == "Planning"
     assert collect_console_errors(ana) == []
+
+
+def test_a_note_entered_while_offline_stays_and_says_how_to_send_it(server, ana, ben):
+    """Enter while the page is reconnecting: the note never left. It stays in its field, and
+    the page says so and what to do (not only "try again"); Enter once Live adds it, once."""
+    note = in_a_meeting(server, ana, ben)
+    ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
+    text_in(ana, "#status", "Reconnecting")
+    note.send_keys("typed offline" + Keys.ENTER)
+    toast_says(ana, "Not connected: your note stays in its field. Press Enter again once the page says Live.")
+    assert note.get_attribute("value").strip() == "typed offline"
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    note.send_keys(Keys.END, Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: typed offline")
+    wait(ana, lambda d: d.find_element(By.ID, "note").get_attribute("value") == "")
+    assert ben.find_element(By.CSS_SELECTOR, ".transcript").text.count("typed offline") == 1

@@ -644,5 +644,8 @@ def test_the_lobby_shows_who_is_in_each_room(server, ana, ben):
     text_in(ana, ".presence", "Ana")
     ben.get(server)
     text_in(ben, ".card .live", "Ana here")
+    # The dot before it is for the eye: the card's name, as a screen reader reads it, is words.
+    named = ben.find_element(By.CSS_SELECTOR, ".card:has(.live)").accessible_name
+    assert "Ana here" in named and "●" not in named, named
     ana.get(server)
     wait(ben, lambda d: not d.find_elements(By.CSS_SELECTOR, ".card .live"))

@@ -80,7 +80,8 @@ function renderLobby(state) {
 /** What a standup's card shows: its title, attendees and length, who is in its room. */
 function cardInside(standup) {
   const live = standup.live
-    ? `<span class="live">● ${escapeHTML(whoIsHere(standup.live))}${meetingNote(standup.live)}</span>`
+    // NB: the dot is for the eye: a screen reader reads the card's link without it.
+    ? `<span class="live"><span aria-hidden="true">●</span> ${escapeHTML(whoIsHere(standup.live))}${meetingNote(standup.live)}</span>`
     : "";
   return `<span class="card-title">${escapeHTML(standup.title)}</span>
       <span class="card-meta">${standup.attendeeCount} ${standup.attendeeCount === 1 ? "attendee" : "attendees"} · ${standup.duration / 60} min</span>${live}`;

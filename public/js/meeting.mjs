@@ -73,6 +73,11 @@ async function sendNote(view, input, note) {
     if (error.code === "offline" && error.sent !== false) view.notesAhead.unsure(note);
     else view.notesAhead.refused(note);
     keepNotesAhead(view);
+    // NB: one that never left waits in the field for the next Enter: said, so that the person
+    // does not take it for sent.
+    if (error.code === "offline" && error.sent === false) {
+      return "Not connected: your note stays in its field. Press Enter again once the page says Live.";
+    }
     return error.message;
   }
 }

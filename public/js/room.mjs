@@ -13,7 +13,7 @@ import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
   whoAmI,
 } from "./shell.mjs";
-import { activitySentence, presenceItems, themeStyle, undoGoneNotice } from "./views.mjs";
+import { activitySentence, presenceItems, themeStyle, undoGoneNotice, undoTakenSentence } from "./views.mjs";
 
 const PARTS = { detail, edit, meeting };
 
@@ -201,7 +201,16 @@ class RoomView {
     if (mode !== this.mode) {
       // NB: read before the form goes: what this person typed that the room never got — not
       // typing whose answer a drop hid that the standup saved holds (it did get it).
-      const unsent = this.mode === "edit" ? whatTheRoomLacks(this.text?.unsent() ?? [], state) : [];
+      // NB: when someone else's Cancel closed it, what this person typed in it, whether or not
+      // it reached the draft: it went with it (the Undo brings it back for a few seconds; this
+      // toast, for good).
+      const cancelled = this.mode === "edit" && state.activity?.kind === "cancelledEditing"
+        && state.activity.by.id !== you && state.activity.seq > (previous?.activity?.seq ?? 0);
+      const thrownAway = cancelled ? whatTheRoomLacks(this.text?.typedIn(state.standup) ?? [], state) : [];
+      const unsent = this.mode === "edit"
+        ? whatTheRoomLacks(this.text?.unsent() ?? [], state)
+          .filter(({ path }) => !thrownAway.some((typing) => typing.path === path))
+        : [];
       // NB: and before the detail goes: a note kept from a discarded meeting.
       const discarded = this.mode === "detail" ? detail.discardedNote() : "";
       if (this.mode === "meeting" && previous?.meeting) {
@@ -267,6 +276,9 @@ class RoomView {
           { kind: "discarded-note" });
       }
       if (unsent.length) sayUnsentTyping(this, unsent);
+      if (thrownAway.length) {
+        sayUnsentTyping(this, thrownAway, `${activitySentence(state.activity, you)}, with your typing in it`);
+      }
       if (!previous) this.bringBackTyping();
     }
     this.restoreLateNote();
@@ -309,10 +321,14 @@ class RoomView {
     const seen = this.seenSeq ?? 0;
     this.seenSeq = Math.max(seen, activity?.seq ?? 0);
     if (!previous || !activity || activity.seq <= seen) return;
-    if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
     // NB: one toast a person: what they did last overtakes what they did before it ("Ben
     // asked to delete" goes once Ben deleted it).
     const kind = `activity:${activity.by.id}`;
+    // NB: an Undo bar that went because of it is said to go, to the one who did it too: a
+    // discarded meeting's notes were in it.
+    const taken = undoTakenSentence(previous.undo, state.undo, activity, you);
+    if (taken) return toast(taken, { kind });
+    if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
     if (state.undo?.seq === activity.seq) return dismissToastOfKind(kind); // the undo bar says it
     toast(`${activitySentence(activity, you)}.`, { kind });
   }

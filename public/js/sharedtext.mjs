@@ -4,7 +4,7 @@
 // else's typing comes into the field the same way, around this person's own, while they
 // type (`textmerge.mjs`, the same merge). PROTOCOL.md, "Typing together".
 import { fieldName, isOverLimit } from "./limits.mjs";
-import { keepLeftTyping, takeLeftTyping } from "./comeback.mjs";
+import { keepLeftTyping, takeLeftTyping, whatTheRoomLacks } from "./comeback.mjs";
 import { currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 import { holds, mergeText } from "./textmerge.mjs";
 
@@ -235,6 +235,22 @@ export class SharedText {
     return [...fields, ...waiting];
   }
 
+  /** The fields this person typed in during this form whose draft text had changed, as they
+   * stand, each built on the saved standup's text (`saved`, the room's as the form closed):
+   * someone else's Cancel threw the draft away, with whatever of theirs had reached it. (A
+   * field whose typing never reached the draft is `unsent`'s.) */
+  typedIn(saved) {
+    if (this.discarding) return [];
+    return [...this.fields].flatMap(([path, field]) => {
+      const input = this.inputFor(path);
+      if (!input || !field.typed) return [];
+      const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+      const base = attendee ? saved.attendees.find(({ id }) => id === attendee)?.name ?? ""
+        : path === "/title" ? saved.title : "";
+      return field.shadow === base ? [] : [{ path, base, value: input.value, name: fieldName(input) ?? "a field" }];
+    });
+  }
+
   /** A field is gone (its attendee removed by someone else): forgets it. Typing this person
    * did in it, whether or not it reached the room, is said, with a way to add it again as a
    * new attendee: a name someone was typing does not vanish without a word. */
@@ -247,8 +263,12 @@ export class SharedText {
     const value = input.value;
     if (this.removingHere.has(path)) return;
     if (!field || !value.trim() || (!field.typed && value === field.shadow)) return;
+    // NB: by the row's id, built on its saved name: should the removal go (the form cancelled,
+    // a removal undone), the typing goes back into that row, not into a second one beside it.
+    const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+    const saved = this.view.state?.standup.attendees.find(({ id }) => id === attendee)?.name ?? "";
     offerTyping(this.view, `The attendee you were typing in was removed: “${value}” is not in the draft.`,
-      [newAttendeeTyping(value)], { label: "Add it again", className: "add-again" });
+      [{ path, base: saved, value, name: "a removed attendee" }], { label: "Add it again", className: "add-again" });
   }
 
   /** The form went (saved, cancelled, closed under this person): nothing of it goes any more. */
@@ -331,7 +351,14 @@ async function editAgain(room, unsent, item) {
         ? { type: "undoButtonTapped", seq: undo.seq } : { type: "editButtonTapped" });
     }
     let last = null;
-    for (const { path, base, value } of unsent) {
+    // NB: typing the draft holds already (a Cancel undone brought it back) is not sent again.
+    const lacking = whatTheRoomLacks(unsent, { destination: { edit: { draft: draft() } } });
+    for (const typing of unsent) {
+      const { path, base, value } = typing;
+      if (!lacking.includes(typing)) {
+        last = path;
+        continue;
+      }
       const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
       if (attendee && !draft().attendees.some(({ id }) => id === attendee)) {
         // NB: a new attendee whose name never came was dropped by the save: a new row.

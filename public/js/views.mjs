@@ -44,6 +44,19 @@ export function undoGoneSentence(undo) {
   }
 }
 
+/** What someone did that took the place of a loss others could still undo (a meeting started
+ * over a discarded one, a form opened over cancelled changes: the room keeps one of each),
+ * said with what can no longer be brought back; null for anything else. */
+export function undoTakenSentence(gone, undo, activity, you) {
+  if (!gone || undo || !activity || activity.seq <= gone.seq) return null;
+  const lost = {
+    discardedMeeting: "the discarded meeting can no longer be brought back",
+    cancelledEditing: "the cancelled changes can no longer be brought back",
+  }[gone.kind];
+  const tookItsPlace = ["startedMeeting", "startedEditing"].includes(activity.kind);
+  return lost && tookItsPlace ? `${activitySentence(activity, you)}: ${lost}.` : null;
+}
+
 /** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
 export function activitySentence(activity, you) {
   const isYou = activity.by.id === you;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../js/views.mjs";
+import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
 
 const standup = {
@@ -286,4 +286,22 @@ test("a past meeting counts its people and its bots apart", () => {
   assert.match(summary(["CI (bot)"]), /· a bot</);
   assert.match(summary(["Ana", "Ben"]), /· 2 people</);
   assert.doesNotMatch(summary([]), /people|person|bot/);
+});
+
+test("an Undo that a new meeting or form took the place of is said to go, with what it held", () => {
+  const discarded = { seq: 4, kind: "discardedMeeting", by: { id: "a", name: "Ana" } };
+  const started = { seq: 5, kind: "startedMeeting", by: { id: "b", name: "Ben" } };
+  assert.equal(undoTakenSentence(discarded, null, started, "c"),
+    "Ben started the meeting: the discarded meeting can no longer be brought back.");
+  assert.equal(undoTakenSentence(discarded, null, started, "b"),
+    "You started the meeting: the discarded meeting can no longer be brought back.");
+  const cancelled = { seq: 7, kind: "cancelledEditing", by: { id: "a", name: "Ana" } };
+  assert.equal(undoTakenSentence(cancelled, null, { ...started, seq: 8, kind: "startedEditing" }, "c"),
+    "Ben started editing: the cancelled changes can no longer be brought back.");
+  // Not for the undo itself, nor for one still showing, nor for anything else done meanwhile.
+  assert.equal(undoTakenSentence(discarded, null, { ...started, kind: "restoredMeeting" }, "c"), null);
+  assert.equal(undoTakenSentence(discarded, discarded, started, "c"), null);
+  assert.equal(undoTakenSentence(discarded, null, discarded, "c"), null);
+  assert.equal(undoTakenSentence(null, null, started, "c"), null);
+  assert.equal(undoTakenSentence({ ...discarded, kind: "deletedStandup" }, null, started, "c"), null);
 });
