@@ -8,7 +8,8 @@ import StoreRuntime
 import Testing
 
 /// A bot in the room (a notes bot, a CI job) is not someone at the meeting: it neither keeps
-/// a meeting ticking once the people left, nor brings one back by joining.
+/// a meeting ticking once the people left, nor brings one back by joining (but for one a move
+/// stopped, which it was sent on from with everyone).
 extension RecordMeetingTests {
   @Test func aBotLeftAloneInTheRoomDoesNotKeepTheMeetingTicking() async {
     await withMainSerialExecutor {
@@ -45,6 +46,33 @@ extension RecordMeetingTests {
       await store.send(.participantJoined(ana)) { $0.participants = [ana] }
       await goesOnByItself(store, clock: clock, to: 1)
       await discard(store)
+    }
+  }
+
+  /// A move sends everyone on, bots too: a meeting a bot runs goes on when the bot is back
+  /// within moments, as a person's does.
+  @Test func aMeetingABotRunsGoesOnWhenTheBotIsBackAfterAMove() async throws {
+    try await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let deploy = Participant(id: "b1", name: "Deploy", isBot: true)
+      await joinAndStart(store, standup: standup, with: deploy)
+      await store.send(.roomMoving)
+      await store.receive(\.meeting.presented.roomMoving) {
+        $0.meeting?.pausedBecause = .moved
+        $0.meeting?.emptiedAt = Self.start
+      }
+      await store.send(.participantLeft(deploy.id)) { $0.participants = [] }
+      let checkpoint = try #require(store.state.meeting).checkpoint(standupID: standup.id)
+      await discard(store)
+
+      var opened = Room.State(standup: standup)
+      opened.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
+      let next = makeStore(opened: opened, clock: clock, at: Self.start.addingTimeInterval(2))
+      await next.send(.participantJoined(deploy)) { $0.participants = [deploy] }
+      await goesOnByItself(next, clock: clock, to: 1)
+      await discard(next)
     }
   }
 
