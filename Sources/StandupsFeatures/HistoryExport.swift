@@ -1,14 +1,15 @@
 import Foundation
 
 /// A standup's meeting history as a file a team keeps: Markdown to read, CSV for a
-/// spreadsheet. Newest meeting first, as the app shows them; times in UTC.
+/// spreadsheet. Newest meeting first, as the app shows them; the Markdown's times in the
+/// time zone asked for (the web app asks for its own; else UTC), the CSV's as ISO 8601 UTC.
 public enum HistoryExport {
-  public static func markdown(_ standup: Standup) -> String {
+  public static func markdown(_ standup: Standup, timeZone: TimeZone = .gmt) -> String {
     var lines = ["# \(escaped(standup.title)): meeting history", ""]
     if standup.meetings.isEmpty { lines += ["No meetings yet.", ""] }
     for meeting in standup.meetings {
       lines.append(
-        "## \(dateText(meeting.date))"
+        "## \(dateText(meeting.date, timeZone: timeZone))"
           + (meeting.seconds > 0 ? " · \(lengthText(meeting.seconds))" : ""))
       lines.append("")
       if !meeting.present.isEmpty {
@@ -97,9 +98,9 @@ public enum HistoryExport {
   }
 
   /// "Sunday 22 November 2026, 09:00 UTC" (the same on every server, whatever its locale).
-  static func dateText(_ date: Date) -> String {
+  static func dateText(_ date: Date, timeZone: TimeZone = .gmt) -> String {
     var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = .gmt
+    calendar.timeZone = timeZone
     let parts = calendar.dateComponents(
       [.weekday, .day, .month, .year, .hour, .minute], from: date)
     let weekdays = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
@@ -110,7 +111,9 @@ public enum HistoryExport {
     let weekday = weekdays[((parts.weekday ?? 1) - 1) % 7]
     let month = months[((parts.month ?? 1) - 1) % 12]
     let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-    return "\(weekday) \(parts.day ?? 1) \(month) \(parts.year ?? 1970), \(time) UTC"
+    let universal = ["UTC", "GMT", "Etc/UTC", "Etc/GMT", "Universal", "Zulu"]
+    let zone = universal.contains(timeZone.identifier) ? "UTC" : "(\(timeZone.identifier))"
+    return "\(weekday) \(parts.day ?? 1) \(month) \(parts.year ?? 1970), \(time) \(zone)"
   }
 
   static func iso8601(_ date: Date) -> String {

@@ -133,6 +133,15 @@ enum BotAPI {
         return respond(methodNotAllowed(request, allowed: "GET"))
       }
       guard let roomID else { return respond(notFound(parts[2])) }
+      // NB: `?tz=Europe/Paris`: the Markdown's times where its reader is (the web app's own).
+      let zone = request.queryValue("tz").map { TimeZone(identifier: $0) } ?? .gmt
+      guard let zone else {
+        return respond(
+          response(
+            for: WireError(
+              .invalidValue, "tz must be a time zone's name, such as Europe/Paris or UTC."),
+            ref: nil, status: 400))
+      }
       Task { [storage = hub.storage] in
         do {
           guard var standup = try await knownStandup(roomID, hub: hub) else {
@@ -142,7 +151,7 @@ enum BotAPI {
           let all = try await storage.loadMeetings(roomID, 0, Int.max)
           standup.meetings = IdentifiedArray(uniqueElements: all.meetings)
           standup.olderMeetingCount = 0
-          respond(format.response(for: standup))
+          respond(format.response(for: standup, timeZone: zone))
         } catch {
           respond(response(for: storageUnavailable, ref: nil))
         }
@@ -242,10 +251,11 @@ enum BotAPI {
     case markdown = "history.md"
     case csv = "history.csv"
 
-    func response(for standup: Standup) -> HTTPResponse {
+    func response(for standup: Standup, timeZone: TimeZone) -> HTTPResponse {
       let (type, text) =
         switch self {
-        case .markdown: ("text/markdown; charset=utf-8", HistoryExport.markdown(standup))
+        case .markdown:
+          ("text/markdown; charset=utf-8", HistoryExport.markdown(standup, timeZone: timeZone))
         case .csv: ("text/csv; charset=utf-8; header=present", HistoryExport.csv(standup))
         }
       return HTTPResponse(

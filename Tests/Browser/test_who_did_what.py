@@ -149,6 +149,8 @@ def download(driver, selector):
 
 
 def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
+    # Ana's browser is in Paris: the Markdown gives its times there, as the page does.
+    ana.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Europe/Paris"})
     both_in_a_room(server, ana, ben)
     # Nothing to download before the first meeting is saved.
     assert not ana.find_element(By.CSS_SELECTOR, ".export").is_displayed()
@@ -174,6 +176,7 @@ def test_the_history_downloads_as_markdown_and_csv(server, ana, ben):
     lines = markdown["text"].splitlines()
     assert lines[0] == "# Design: meeting history"
     assert "Present: Ana, Ben" in lines
+    assert [line for line in lines if line.startswith("## ")][0].split(" · ")[0].endswith(" (Europe/Paris)"), lines
     assert lines.index("### Blob") < lines.index('- **Ana**: Shipped, with "quotes"') < lines.index("### Blob Jr")
     assert "- **Ben**: =cmd\\|' /C calc'!A0" in lines  # shown literally (| escaped)
 

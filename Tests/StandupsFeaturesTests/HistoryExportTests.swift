@@ -87,6 +87,21 @@ struct HistoryExportTests {
       ])
   }
 
+  /// Asked for a time zone (the web app asks for its reader's), the headings' times are there,
+  /// named by it: 09:00 UTC is 10:00 in Paris in November, and the day may change with it.
+  @Test func markdownTimesAreInTheTimeZoneAskedFor() throws {
+    let paris = try #require(TimeZone(identifier: "Europe/Paris"))
+    let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+    let shown = HistoryExport.markdown(standup, timeZone: paris)
+    #expect(shown.contains("## Sunday 22 November 2026, 10:00 (Europe/Paris) · 12 min 5 s\n"))
+    #expect(
+      HistoryExport.markdown(standup, timeZone: tokyo).contains(
+        "## Sunday 22 November 2026, 18:00 (Asia/Tokyo)"))
+    #expect(!shown.contains("UTC"))
+    let utc = try #require(TimeZone(identifier: "Etc/UTC"))
+    #expect(HistoryExport.markdown(standup, timeZone: utc) == HistoryExport.markdown(standup))
+  }
+
   @Test func markdownShowsTextLiterally() {
     var standup = Standup.mock()
     standup.title = "*y* <b>"

@@ -64,6 +64,18 @@ struct HistoryTests {
       port: server.port, "GET", "/api/rooms/\(id)/history.md", token: "bot-secret-0002")
     #expect(markdown.body.contains("- **Ana**: day 0\n"))
     #expect(markdown.body.contains("- **Ana**: day 12\n"))
+    #expect(markdown.body.contains(" UTC"))
+    // In the reader's time zone when asked (the web app asks for its own); a name that is
+    // none is refused, saying what it takes.
+    let paris = try httpResponse(
+      port: server.port, "GET", "/api/rooms/\(id)/history.md?tz=Europe%2FParis",
+      token: "bot-secret-0002")
+    #expect(paris.status == 200 && paris.body.contains(" (Europe/Paris)"))
+    #expect(!paris.body.contains(" UTC"))
+    let nowhere = try httpResponse(
+      port: server.port, "GET", "/api/rooms/\(id)/history.md?tz=Mars%2FOlympus",
+      token: "bot-secret-0002")
+    #expect(nowhere.status == 400 && nowhere.json?["code"] == "invalid_value")
 
     // A new meeting: the room keeps 10, one more is older, nothing is lost.
     try await ana.act("startMeetingButtonTapped")

@@ -47,7 +47,9 @@ export const detail = {
   },
 
   wire(view) {
-    app.querySelector(".export-md").href = `/api/rooms/${view.id}/history.md`;
+    // NB: the times in the Markdown where the reader is, as the page shows them.
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    app.querySelector(".export-md").href = `/api/rooms/${view.id}/history.md${zone ? `?tz=${encodeURIComponent(zone)}` : ""}`;
     app.querySelector(".export-csv").href = `/api/rooms/${view.id}/history.csv`;
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
     view.older = [];
