@@ -171,7 +171,8 @@ export function meetingNote(live) {
  * The people in a room as list items: you, bots marked, names escaped. A sign-in here on
  * more than one connection (the same person in two tabs) shows once, with how many: a room
  * does not look fuller than it is. Two sign-ins that chose one name show apart, and only
- * yours says "(you)": a room does not fold two people into one either.
+ * yours says "(you)": a room does not fold two people into one either. In an order that
+ * nobody's reconnecting changes: you, the others by name, then the bots.
  */
 export function presenceItems(participants, you) {
   const people = [];
@@ -190,6 +191,10 @@ export function presenceItems(participants, you) {
       people.push({ key, name: person.name, isBot: person.isBot, isYou: person.id === you, count: 1 });
     }
   }
+  // NB: not the room's order (who came when): a reload or a dropped connection would move
+  // someone to the end. Sorted stably: two of one name keep the room's order.
+  const rank = (person) => (person.isYou ? 0 : person.isBot ? 2 : 1);
+  people.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name, undefined, { sensitivity: "base" }));
   return people.map((person) => {
     const classes = ["person", person.isBot ? "bot" : "", person.isYou ? "me" : ""].filter(Boolean);
     // NB: "×2" is read "times 2": a screen reader hears the words instead.

@@ -76,6 +76,18 @@ test("one sign-in's tabs are one person; two sign-ins of one name are two, and o
   assert.match(theirs, /<li class="person me">Ben \(you\)<\/li>/);
 });
 
+test("presence keeps one order whoever reconnects: you, the others by name, then the bots", () => {
+  const order = (participants, you) => [...presenceItems(participants, you).matchAll(/<li[^>]*>([^<(]+)/g)]
+    .map(([, name]) => name.trim());
+  const cy = { id: "c", name: "cy", isBot: false };
+  const ana = { id: "a", name: "Ana", isBot: false };
+  const ci = { id: "b", name: "CI", isBot: true };
+  const ben = { id: "n", name: "Ben", isBot: false };
+  assert.deepEqual(order([cy, ci, ana, ben], "n"), ["Ben", "Ana", "cy", "CI"]);
+  // Ana's page reloaded (she is last in the room's list now): nothing moves.
+  assert.deepEqual(order([cy, ci, ben, { ...ana, id: "a2" }], "n"), ["Ben", "Ana", "cy", "CI"]);
+});
+
 test("themes set the colour pair; unknown themes fall back", () => {
   assert.match(themeStyle("navy"), /^--theme:#1c2c5b;--on-theme:#ffffff;--ring:#1c2c5b;--ring-dark:#[0-9a-f]{6}$/);
   assert.doesNotMatch(themeStyle("navy"), /--ring-dark:#1c2c5b/);
