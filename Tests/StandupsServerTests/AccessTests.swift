@@ -590,6 +590,10 @@ struct AccessTests {
     _ = try signIn(server, name: "Ana")
     let bot = try await join(server, "\(room)?token=ci-secret-0001", headers: [:])
     bot.close()
+    // An empty one is none: a signed-in person's upgrade goes by the cookie.
+    let cookie = try signIn(server, name: "Ben")
+    let ben = try await join(server, "\(room)?token=", headers: ["Cookie": cookie])
+    ben.close()
     await server.stop()
   }
 

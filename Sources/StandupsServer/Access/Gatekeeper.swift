@@ -316,7 +316,9 @@ public final class Gatekeeper: Sendable {
     {
       return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
     }
-    return isUpgrade ? request.queryValue("token") : nil
+    // NB: an empty `?token=` (a client's `?token=${token ?? ""}`) is no token: a signed-in
+    // person's cookie is read then, not refused as an unknown bot.
+    return isUpgrade ? request.queryValue("token").flatMap { $0.isEmpty ? nil : $0 } : nil
   }
 
   /// A refusal for an invite that is wrong (counted as a failed guess), or nil.
