@@ -81,7 +81,7 @@ test: deps lint $(VENV)/bin/kosoku
 	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_REQUIRE_POSTGRES=1 STANDUPS_FRAMES=build/frames.jsonl \
 	  scripts/in-scratch scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
-	STANDUPS_REQUIRE_CAPTURE=1 node --test public/tests/
+	STANDUPS_REQUIRE_CAPTURE=1 node --test Tests/Web/
 	# NB: the browser tests beside the others (scripts/side-by-side): the browser tests, mostly
 	# waiting, are the longest. (Two targets, so that `make -n test` runs neither.)
 	scripts/in-scratch scripts/side-by-side \

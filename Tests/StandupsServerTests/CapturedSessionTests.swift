@@ -8,7 +8,7 @@ import Testing
 
 /// Records what a real server sends during a session with edits, a meeting and notes, and
 /// writes it to build/fixtures/captured-session.json: the web app's JSON Patch module is
-/// tested on it (public/tests/jsonpatch.test.mjs).
+/// tested on it (Tests/Web/jsonpatch.test.mjs).
 @Suite(.serialized)
 struct CapturedSessionTests {
   @Test func captureASessionForTheWebAppsTests() async throws {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { compositionGuard } from "../js/composing.mjs";
+import { compositionGuard } from "../../public/js/composing.mjs";
 
 test("a step runs at once when no input method composes", () => {
   const guard = compositionGuard(new EventTarget());

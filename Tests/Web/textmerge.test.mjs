@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { holds, mergeText } from "../js/textmerge.mjs";
+import { holds, mergeText } from "../../public/js/textmerge.mjs";
 
 // The same table as the server's (Tests/StandupsFeaturesTests/TypingTogetherTests.swift): the
 // page shows what the room will hold.

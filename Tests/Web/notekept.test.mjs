@@ -7,8 +7,8 @@ globalThis.sessionStorage = {
   setItem: (key, value) => items.set(key, String(value)),
   removeItem: (key) => items.delete(key),
 };
-const { keepNoteFor, keptForRoom, lateNoteKey, noteDraftKey, noteFromAway, notesAheadKey } = await import("../js/notekept.mjs");
-const { typedHere } = await import("../js/typed.mjs");
+const { keepNoteFor, keptForRoom, lateNoteKey, noteDraftKey, noteFromAway, notesAheadKey } = await import("../../public/js/notekept.mjs");
+const { typedHere } = await import("../../public/js/typed.mjs");
 
 const room = "9DC560BB-B249-46DE-9F06-F13A87678816";
 const attendees = [{ id: "1", name: "Blob" }, { id: "2", name: "Blob Jr" }];

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, existsSync } from "node:fs";
-import { applyPatch, PatchError, parsePointer } from "../js/jsonpatch.mjs";
+import { applyPatch, PatchError, parsePointer } from "../../public/js/jsonpatch.mjs";
 
 // RFC 6902, appendix A.
 const appendix = [

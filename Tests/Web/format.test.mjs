@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON, within } from "../js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON, within } from "../../public/js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
   forgetTyping, keptInTab, lostWithTheTab, newStandupKey, newStandupTyped, typedHere, typedList,
-} from "../js/typed.mjs";
+} from "../../public/js/typed.mjs";
 
 test("typing a room never got reads as a line per field, note and late note", () => {
   assert.deepEqual(typedHere(null), []);

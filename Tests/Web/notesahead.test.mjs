@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { NotesAhead, reached } from "../js/notesahead.mjs";
+import { NotesAhead, reached } from "../../public/js/notesahead.mjs";
 
 test("Enter sends what follows the notes on their way, and nothing twice", () => {
   const ahead = new NotesAhead();

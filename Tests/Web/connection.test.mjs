@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { connectionURL } from "../js/connection.mjs";
-import { LIVENESS, TICKING_QUIET_MS, liveness, livenessFor, opening, ticking } from "../js/liveness.mjs";
+import { connectionURL } from "../../public/js/connection.mjs";
+import { LIVENESS, TICKING_QUIET_MS, liveness, livenessFor, opening, ticking } from "../../public/js/liveness.mjs";
 
 const limits = { quietMs: 10000, answerMs: 5000 };
 
@@ -74,7 +74,7 @@ function tickPatch(version) {
 
 /** A connection to room `id` on a fake page, welcomed at version 4; what it tells its view. */
 async function welcomedConnection(t, id) {
-  const { RoomConnection } = await import("../js/connection.mjs");
+  const { RoomConnection } = await import("../../public/js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakePage();
   const arrivals = [];
@@ -147,7 +147,7 @@ test("a drop in the middle of a replay whose next welcome has nothing more to re
 });
 
 test("a page never let in gives up only once the server answers: one restarting is waited for", async (t) => {
-  const { RoomConnection } = await import("../js/connection.mjs");
+  const { RoomConnection } = await import("../../public/js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakePage();
   let serverUp = false;
@@ -176,7 +176,7 @@ test("a page never let in gives up only once the server answers: one restarting 
 });
 
 test("a page the server lets in once it is back is in", async (t) => {
-  const { RoomConnection } = await import("../js/connection.mjs");
+  const { RoomConnection } = await import("../../public/js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakePage();
   const gone = [];
@@ -198,7 +198,7 @@ test("a page the server lets in once it is back is in", async (t) => {
 });
 
 test("an opening the network swallows is given up and tried again, never taken for a refusal", async (t) => {
-  const { RoomConnection } = await import("../js/connection.mjs");
+  const { RoomConnection } = await import("../../public/js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   let now = 0;
   t.mock.method(performance, "now", () => now);
@@ -236,7 +236,7 @@ test("an opening the network swallows is given up and tried again, never taken f
 });
 
 test("a page that was in, refused again and again, closes once its standup is gone, not before", async (t) => {
-  const { RoomConnection } = await import("../js/connection.mjs");
+  const { RoomConnection } = await import("../../public/js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakePage();
   let missing = false;
@@ -267,7 +267,7 @@ test("a page that was in, refused again and again, closes once its standup is go
 });
 
 test("a page that was in knocks again when the look for its standup does not answer in time", async (t) => {
-  const { RoomConnection } = await import("../js/connection.mjs");
+  const { RoomConnection } = await import("../../public/js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   const sockets = fakePage();
   const gone = [];
@@ -309,7 +309,7 @@ test("a running meeting is heard from every second: 3 s of quiet is already wort
 });
 
 test("a running meeting's clock that stops is not shown live while the page asks; a quiet room is only asked", async (t) => {
-  const { RoomConnection } = await import("../js/connection.mjs");
+  const { RoomConnection } = await import("../../public/js/connection.mjs");
   t.mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
   let now = 0;
   t.mock.method(performance, "now", () => now);

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../js/views.mjs";
-import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../js/format.mjs";
+import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../../public/js/views.mjs";
+import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../../public/js/format.mjs";
 
 const standup = {
   duration: 300,
@@ -225,7 +225,7 @@ test("the ring's arcs stand out from the track they lie on, and the page, at 3:1
     assert.ok(contrast(waiting, track) >= 3 && contrast(waiting, page) >= 3);
   }
   // app.css paints what these were computed for: --line and --ring-waiting, light then dark.
-  const css = readFileSync(new URL("../app.css", import.meta.url), "utf8");
+  const css = readFileSync(new URL("../../public/app.css", import.meta.url), "utf8");
   const values = (name) => [...css.matchAll(new RegExp(`--${name}: (#[0-9a-f]{6});`, "g"))].map((m) => m[1]);
   assert.deepEqual(values("line"), [LIGHT_TRACK, DARK_TRACK]);
   assert.deepEqual(values("ring-waiting"), [RING_WAITING.light, RING_WAITING.dark]);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { characterCount, overflowAfter, limitMessage, overLimitMessage } from "../js/limits.mjs";
+import { characterCount, overflowAfter, limitMessage, overLimitMessage } from "../../public/js/limits.mjs";
 
 const x = (count) => "x".repeat(count);
 

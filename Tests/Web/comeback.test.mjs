@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { addressAfterSignIn, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed, signedIn, takeLeftTyping, takeTyping, whatTheRoomLacks } from "../js/comeback.mjs";
+import { addressAfterSignIn, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed, signedIn, takeLeftTyping, takeTyping, whatTheRoomLacks } from "../../public/js/comeback.mjs";
 
 /** `localStorage`'s calls, in memory. */
 function storage() {
