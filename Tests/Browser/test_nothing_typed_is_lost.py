@@ -964,10 +964,9 @@ def test_typing_that_reached_a_form_someone_else_cancelled_is_offered_back(serve
     assert collect_console_errors(ben) == []
 
 
-def test_a_removed_attendees_name_added_again_after_a_cancel_goes_back_into_its_row(server, ana, ben):
-    """Ana removes the attendee Ben was typing in, then cancels the form and opens it again:
-    the attendee is there again (the removal was never saved), and "Add it again" puts Ben's
-    name into that row rather than into a second one beside it."""
+def ana_removes_the_attendee_ben_typed_in(server, ana, ben):
+    """In the edit form, Ben's " the 3rd" after the third attendee's name reaches the room;
+    then Ana removes that attendee."""
     both_in_a_room(server, ana, ben)
     click(ana, ".edit")
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
@@ -975,6 +974,13 @@ def test_a_removed_attendees_name_added_again_after_a_cancel_goes_back_into_its_
     wait(ana, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
          == ["Blob", "Blob Jr", "Blob Sr the 3rd"])
     ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
+
+
+def test_a_removed_attendees_name_added_again_after_a_cancel_goes_back_into_its_row(server, ana, ben):
+    """Ana removes the attendee Ben was typing in, then cancels the form and opens it again:
+    the attendee is there again (the removal was never saved), and "Add it again" puts Ben's
+    name into that row rather than into a second one beside it."""
+    ana_removes_the_attendee_ben_typed_in(server, ana, ben)
     toast_says(ben, "The attendee you were typing in was removed: “Blob Sr the 3rd” is not in the draft.")
     click(ana, ".cancel-edit")
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))
@@ -1013,13 +1019,7 @@ def test_a_new_attendees_name_the_save_left_out_comes_back_in_a_new_row(server, 
 def test_a_name_typed_in_an_attendee_someone_removes_can_be_added_again(server, ana, ben):
     """Ben's typing reached the room; then Ana removes that attendee: his name is not gone
     without a word. He is told, and one press adds it again as a new attendee, for both."""
-    both_in_a_room(server, ana, ben)
-    click(ana, ".edit")
-    wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 3)
-    ben.find_elements(By.CSS_SELECTOR, ".attendees input")[2].send_keys(Keys.END, " the 3rd")
-    wait(ana, lambda d: [i.get_attribute("value") for i in d.find_elements(By.CSS_SELECTOR, ".attendees input")]
-         == ["Blob", "Blob Jr", "Blob Sr the 3rd"])
-    ana.find_elements(By.CSS_SELECTOR, ".attendees li button")[2].click()
+    ana_removes_the_attendee_ben_typed_in(server, ana, ben)
     wait(ben, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".attendees input")) == 2)
     toast_says(ben, "The attendee you were typing in was removed: “Blob Sr the 3rd” is not in the draft.")
     # Ana removed someone Ben never typed in: she is told nothing.
