@@ -45,7 +45,7 @@ ENV STANDUPS_HOST=0.0.0.0 \
 # A cluster node (docs/DEPLOY.md): STANDUPS_DATABASE_URL=postgres://USER@HOST:PORT/DB,
 # STANDUPS_TRUSTED_PROXIES=<HAProxy's address>, and STANDUPS_LOG_FORMAT=json for a log
 # collector. `docker stop` sends SIGTERM: the node drains (its people move to other nodes)
-# and exits in about 3 s, or up to 10 s later while a deletion waits for its undo window:
+# and exits in about 2-4 s, or up to 10 s later while a deletion waits for its undo window:
 # `docker stop -t 20` (Compose: stop_grace_period: 20s).
 EXPOSE 8080
 VOLUME ["/srv/data"]

@@ -108,12 +108,8 @@ struct RoomCore: Reducer {
         state.meeting?.renameInPresent(participant)
         state.participants.append(participant)
         state.meeting?.notePresent(participant)
-        // NB: a bot is not somebody back: its joining goes on with no meeting — but for one a
-        // move stopped, which everyone in the room, bots too, was sent on from (a meeting a
-        // bot runs goes on as a person's does).
-        guard let meeting = state.meeting, meeting.emptiedAt != nil,
-          !participant.isBot || meeting.pausedBecause == .moved
-        else { return .none }
+        // NB: a bot is not somebody back: its joining goes on with no meeting.
+        guard !participant.isBot, state.meeting?.emptiedAt != nil else { return .none }
         return .send(.meeting(.presented(.someoneReturned)))
 
       case .participantLeft(let id):

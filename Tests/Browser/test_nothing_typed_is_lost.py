@@ -964,6 +964,26 @@ def test_typing_that_reached_a_form_someone_else_cancelled_is_offered_back(serve
     assert collect_console_errors(ben) == []
 
 
+def test_typing_half_in_a_form_someone_else_cancelled_goes_back_once(server, ana, ben):
+    """Ben's " sync" reached the draft, his " notes" was still on its way when Ana cancelled.
+    Put back while the cancel can be undone, the draft it brings back holds " sync" already:
+    his typing goes onto it once ("Design sync notes"), not twice."""
+    ana_title, ben_title = both_editing(server, ana, ben)
+    ben_title.send_keys(Keys.END, " sync")
+    wait(ana, lambda d: ana_title.get_attribute("value") == "Design sync")
+    ben.execute_script(HOLD_TYPING)
+    ben_title.send_keys(" notes")
+    wait(ben, lambda d: d.execute_script("return window.heldTyping.length") > 0)
+    click(ana, ".cancel-edit")
+    toast_says(ben, "Ana cancelled editing, with your typing in it: “Design sync notes” (Title).")
+    assert not any("reached it" in toast for toast in toasts(ben)), toasts(ben)
+    ben.execute_script("window.sendTyping()")
+    click(ben, ".toast .edit-again")
+    draft = "return window.standupsConnection.state.destination?.edit?.draft"
+    for driver in (ana, ben):
+        wait(driver, lambda d: (d.execute_script(draft) or {}).get("title") == "Design sync notes")
+
+
 def ana_removes_the_attendee_ben_typed_in(server, ana, ben):
     """In the edit form, Ben's " the 3rd" after the third attendee's name reaches the room;
     then Ana removes that attendee."""

@@ -84,13 +84,16 @@ def test_a_call_whose_node_goes_away_as_it_answers_is_said_in_json_as_maybe_done
     proxy = subprocess.Popen(["haproxy", "-db", "-f", str(HAPROXY_CONFIG)], env=environment,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        for path in ["/api/rooms/5eed0000-0000-4000-8000-00000000dead/actions", "/api/standups"]:
+        for path in ["/api/rooms/5eed0000-0000-4000-8000-00000000dead/actions"]:
             status, headers, text = wait_until(
                 lambda: (lambda got: got if got[0] == 502 else None)(
                     answer(f"http://127.0.0.1:{port}{path}", b'{"type":"meeting.noteSubmitted"}')),
                 15, f"HAProxy answers for {path}")
             assert headers["content-type"] == "application/json", headers
             assert json.loads(text)["code"] == "outcome_unknown", text
+        # A page a browser opens keeps HAProxy's own page, not JSON meant for a program.
+        status, headers, _ = answer(f"http://127.0.0.1:{port}/")
+        assert status == 502 and headers["content-type"].startswith("text/html"), (status, headers)
     finally:
         proxy.terminate()
         proxy.wait(timeout=10)

@@ -8,8 +8,7 @@ import StoreRuntime
 import Testing
 
 /// A bot in the room (a notes bot, a CI job) is not someone at the meeting: it neither keeps
-/// a meeting ticking once the people left, nor brings one back by joining (but for one a move
-/// stopped, which it was sent on from with everyone).
+/// a meeting ticking once the people left, nor brings one back by joining (after a move too).
 extension RecordMeetingTests {
   @Test func aBotLeftAloneInTheRoomDoesNotKeepTheMeetingTicking() async {
     await withMainSerialExecutor {
@@ -49,9 +48,10 @@ extension RecordMeetingTests {
     }
   }
 
-  /// A move sends everyone on, bots too: a meeting a bot runs goes on when the bot is back
-  /// within moments, as a person's does.
-  @Test func aMeetingABotRunsGoesOnWhenTheBotIsBackAfterAMove() async throws {
+  /// A bot back after a move brings nothing back either: a person who did not come back in
+  /// time (a laptop asleep) must not find the meeting run through without them. A meeting
+  /// only a bot was in waits for it to resume it.
+  @Test func aMeetingABotRunsWaitsForItsResumeAfterAMove() async throws {
     try await withMainSerialExecutor {
       let clock = TestClock()
       let standup = Standup.mock()
@@ -71,7 +71,16 @@ extension RecordMeetingTests {
       opened.meeting = RecordMeeting.State(restoring: checkpoint, standup: standup)
       let next = makeStore(opened: opened, clock: clock, at: Self.start.addingTimeInterval(2))
       await next.send(.participantJoined(deploy)) { $0.participants = [deploy] }
-      await goesOnByItself(next, clock: clock, to: 1)
+      await clock.advance(by: .seconds(2))  // nothing ticks
+      await next.send(.meeting(.presented(.resumeButtonTapped))) {
+        $0.meeting?.pausedBecause = nil
+        $0.meeting?.emptiedAt = nil
+      }
+      await clock.advance(by: .seconds(1))
+      await next.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 1
+        $0.meeting?.secondsRun = 1
+      }
       await discard(next)
     }
   }

@@ -590,10 +590,14 @@ struct AccessTests {
     _ = try signIn(server, name: "Ana")
     let bot = try await join(server, "\(room)?token=ci-secret-0001", headers: [:])
     bot.close()
-    // An empty one is none: a signed-in person's upgrade goes by the cookie.
+    // An empty one is none: a signed-in person's upgrade goes by the cookie, and one with
+    // no cookie is asked to sign in (not told ?token= is for upgrades: this is one).
     let cookie = try signIn(server, name: "Ben")
     let ben = try await join(server, "\(room)?token=", headers: ["Cookie": cookie])
     ben.close()
+    let bare = parseHTTP(try exchange(port: server.port, upgradeRequest("\(room)?token=")))
+    #expect(bare.statusLine == "HTTP/1.1 401 Unauthorized")
+    #expect(bare.body.contains("Sign in first"), "\(bare.body)")
     await server.stop()
   }
 

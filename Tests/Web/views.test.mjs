@@ -86,6 +86,11 @@ test("presence keeps one order whoever reconnects: you, the others by name, then
   assert.deepEqual(order([cy, ci, ana, ben], "n"), ["Ben", "Ana", "cy", "CI"]);
   // Ana's page reloaded (she is last in the room's list now): nothing moves.
   assert.deepEqual(order([cy, ci, ben, { ...ana, id: "a2" }], "n"), ["Ben", "Ana", "cy", "CI"]);
+  // Two people of one name keep theirs too, by who they are.
+  const alex = { id: "x1", name: "Alex", person: "k1", isBot: false };
+  const otherAlex = { id: "x2", name: "alex", person: "k2", isBot: false };
+  const html = (participants) => presenceItems(participants, "n");
+  assert.equal(html([otherAlex, alex, ben]), html([alex, ben, { ...otherAlex, id: "x3" }]));
 });
 
 test("themes set the colour pair; unknown themes fall back", () => {
@@ -310,6 +315,8 @@ test("an Undo that a new meeting or form took the place of is said to go, with w
   const cancelled = { seq: 7, kind: "cancelledEditing", by: { id: "a", name: "Ana" } };
   assert.equal(undoTakenSentence(cancelled, null, { ...started, seq: 8, kind: "startedEditing" }, "c"),
     "Ben started editing: the cancelled changes can no longer be brought back.");
+  assert.equal(undoTakenSentence(discarded, null, { ...started, kind: "askedToDelete" }, "c"),
+    "Ben asked to delete this standup: the discarded meeting can no longer be brought back.");
   // Not for the undo itself, nor for one still showing, nor for anything else done meanwhile.
   assert.equal(undoTakenSentence(discarded, null, { ...started, kind: "restoredMeeting" }, "c"), null);
   assert.equal(undoTakenSentence(discarded, discarded, started, "c"), null);

@@ -205,7 +205,8 @@ class RoomView {
       // it reached the draft: it went with it (the Undo brings it back for a few seconds; this
       // toast, for good).
       const cancelled = this.mode === "edit" && state.activity?.kind === "cancelledEditing"
-        && state.activity.by.id !== you && state.activity.seq > (previous?.activity?.seq ?? 0);
+        && state.activity.by.id !== you
+        && (arrival.whole || state.activity.seq > (previous?.activity?.seq ?? 0));
       const thrownAway = cancelled ? whatTheRoomLacks(this.text?.typedIn(state.standup) ?? [], state) : [];
       const unsent = this.mode === "edit"
         ? whatTheRoomLacks(this.text?.unsent() ?? [], state)

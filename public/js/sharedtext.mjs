@@ -134,6 +134,9 @@ export class SharedText {
     try {
       await answer;
       field.inflight = null;
+      // NB: this person's typing is in the room's draft: a Cancel by someone else throws it
+      // away (`typedIn`).
+      if (value !== base) field.tookPart = true;
       // The room holds `value` merged with others' typing: what was typed since goes onto it.
       this.rebase(input, field, value, this.roomValues.get(path) ?? value);
       if (input.value !== field.shadow) this.typed(path, input, { type: "answer" });
@@ -235,19 +238,21 @@ export class SharedText {
     return [...fields, ...waiting];
   }
 
-  /** The fields this person typed in during this form whose draft text had changed, as they
-   * stand, each built on the saved standup's text (`saved`, the room's as the form closed):
-   * someone else's Cancel threw the draft away, with whatever of theirs had reached it. (A
+  /** The fields whose draft text holds typing of this person's (the room took a change of
+   * theirs, and the text is not the saved one), as they stand, built on the saved standup's
+   * text (`saved`, the room's as the form closed), and on the draft's as last seen
+   * (`shadow`): someone else's Cancel threw the draft away, with their typing in it. (A
    * field whose typing never reached the draft is `unsent`'s.) */
   typedIn(saved) {
     if (this.discarding) return [];
     return [...this.fields].flatMap(([path, field]) => {
       const input = this.inputFor(path);
-      if (!input || !field.typed) return [];
+      if (!input || !field.tookPart) return [];
       const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
       const base = attendee ? saved.attendees.find(({ id }) => id === attendee)?.name ?? ""
         : path === "/title" ? saved.title : "";
-      return field.shadow === base ? [] : [{ path, base, value: input.value, name: fieldName(input) ?? "a field" }];
+      return field.shadow === base ? []
+        : [{ path, base, value: input.value, shadow: field.shadow, name: fieldName(input) ?? "a field" }];
     });
   }
 
@@ -268,7 +273,8 @@ export class SharedText {
     const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
     const saved = this.view.state?.standup.attendees.find(({ id }) => id === attendee)?.name ?? "";
     offerTyping(this.view, `The attendee you were typing in was removed: “${value}” is not in the draft.`,
-      [{ path, base: saved, value, name: "a removed attendee" }], { label: "Add it again", className: "add-again" });
+      [{ path, base: saved, value, shadow: field.shadow, name: "a removed attendee" }],
+      { label: "Add it again", className: "add-again" });
   }
 
   /** The form went (saved, cancelled, closed under this person): nothing of it goes any more. */
@@ -282,6 +288,18 @@ export class SharedText {
     this.pending.forEach((waiting) => clearTimeout(waiting.timer));
     this.pending.clear();
   }
+}
+
+/** The text `typing` goes onto `draft` from: the draft's text it was typed on (`shadow`) when
+ * the draft holds that (a Cancel undone brought it back, with part of the typing in it), else
+ * the text it names as its base (the saved one): its change is then not made twice. */
+function builtOn(typing, draft) {
+  const { path, base, shadow } = typing;
+  if (shadow === undefined) return base;
+  const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+  const text = attendee ? draft.attendees.find(({ id }) => id === attendee)?.name
+    : path === "/title" ? draft.title : undefined;
+  return text !== undefined && holds(base ?? "", shadow, text) ? shadow : base;
 }
 
 /** Typing for an attendee the room has not made (yet): "Edit again with it" adds one for it. */
@@ -354,7 +372,8 @@ async function editAgain(room, unsent, item) {
     // NB: typing the draft holds already (a Cancel undone brought it back) is not sent again.
     const lacking = whatTheRoomLacks(unsent, { destination: { edit: { draft: draft() } } });
     for (const typing of unsent) {
-      const { path, base, value } = typing;
+      const { path, value } = typing;
+      const base = builtOn(typing, draft());
       if (!lacking.includes(typing)) {
         last = path;
         continue;

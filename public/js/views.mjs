@@ -45,7 +45,7 @@ export function undoGoneSentence(undo) {
 }
 
 /** What someone did that took the place of a loss others could still undo (a meeting started
- * over a discarded one, a form opened over cancelled changes: the room keeps one of each),
+ * over a discarded one, a form or the delete question opened over cancelled changes),
  * said with what can no longer be brought back; null for anything else. */
 export function undoTakenSentence(gone, undo, activity, you) {
   if (!gone || undo || !activity || activity.seq <= gone.seq) return null;
@@ -53,7 +53,9 @@ export function undoTakenSentence(gone, undo, activity, you) {
     discardedMeeting: "the discarded meeting can no longer be brought back",
     cancelledEditing: "the cancelled changes can no longer be brought back",
   }[gone.kind];
-  const tookItsPlace = ["startedMeeting", "startedEditing"].includes(activity.kind);
+  // NB: what opens the room's one place for a meeting, a form or a question (the delete
+  // question too: kept or not, the Undo went as it opened).
+  const tookItsPlace = ["startedMeeting", "startedEditing", "askedToDelete"].includes(activity.kind);
   return lost && tookItsPlace ? `${activitySentence(activity, you)}: ${lost}.` : null;
 }
 
@@ -194,7 +196,10 @@ export function presenceItems(participants, you) {
   // NB: not the room's order (who came when): a reload or a dropped connection would move
   // someone to the end. Sorted stably: two of one name keep the room's order.
   const rank = (person) => (person.isYou ? 0 : person.isBot ? 2 : 1);
-  people.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name, undefined, { sensitivity: "base" }));
+  // NB: names alike but for case or accents ("Ana", "ana"), or one name of two people, by
+  // their key: who they are, not when they came.
+  people.sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name, undefined, { sensitivity: "base" })
+    || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return people.map((person) => {
     const classes = ["person", person.isBot ? "bot" : "", person.isYou ? "me" : ""].filter(Boolean);
     // NB: "×2" is read "times 2": a screen reader hears the words instead.

@@ -264,7 +264,7 @@ public final class Gatekeeper: Sendable {
     if mode == .open { return .success(.person(name: nil)) }
     guard let cookie = sessionCookie(in: request) else {
       // NB: a bot's token in the query of plain HTTP is not read (see `bearerToken`): say so.
-      if request.queryValue("token") != nil {
+      if let token = request.queryValue("token"), !token.isEmpty {
         return refuse(
           "Send the bot's token as \"Authorization: Bearer <token>\": ?token= is read on WebSocket upgrades only.",
           guess: false)
