@@ -168,3 +168,21 @@ test("typing kept on leaving is offered back only where the room does not hold i
   assert.deepEqual(whatTheRoomLacks([kept[1]], { standup: { title: "Design", attendees: [] } }), [kept[1]]);
   assert.deepEqual(whatTheRoomLacks(null, { standup }), []);
 });
+
+test("typing a cancel threw away goes onto a draft from the text it was typed on when the draft holds it", async () => {
+  const { builtOn } = await import("../../public/js/comeback.mjs");
+  const { mergeText } = await import("../../public/js/textmerge.mjs");
+  // Saved "Daily"; " sync" reached the draft, " notes" had not when the form was cancelled.
+  const typing = { path: "/title", base: "Daily", value: "Daily sync notes", shadow: "Daily sync" };
+  // The Undo brought the draft back with " sync" in it: from there, once.
+  const restored = { title: "Daily sync", attendees: [] };
+  assert.equal(builtOn(typing, restored), "Daily sync");
+  assert.equal(mergeText(builtOn(typing, restored), typing.value, restored.title).value, "Daily sync notes");
+  // A new form from the saved standup: from the saved text.
+  const fresh = { title: "Daily", attendees: [] };
+  assert.equal(mergeText(builtOn(typing, fresh), typing.value, fresh.title).value, "Daily sync notes");
+  // An attendee's name, and typing that names no draft text (left unsent): its own base.
+  const name = { path: "/attendees/a1/name", base: "", value: "Dana", shadow: "Dan" };
+  assert.equal(builtOn(name, { title: "x", attendees: [{ id: "a1", name: "Dan" }] }), "Dan");
+  assert.equal(builtOn({ path: "/title", base: "Daily s", value: "Daily sy" }, restored), "Daily s");
+});

@@ -131,6 +131,18 @@ export function whatTheRoomLacks(unsent, state) {
   return (unsent ?? []).filter((typing) => !holders.some((standup) => has(standup, typing)));
 }
 
+/** The text `typing` goes onto `draft` from: the draft's text it was typed on (`shadow`) when
+ * the draft holds that (a Cancel undone brought it back, with part of the typing in it), else
+ * the text it names as its base (the saved one): its change is then not made twice. */
+export function builtOn(typing, draft) {
+  const { path, base, shadow } = typing;
+  if (shadow === undefined) return base;
+  const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+  const text = attendee ? draft.attendees.find(({ id }) => id === attendee)?.name
+    : path === "/title" ? draft.title : undefined;
+  return text !== undefined && holds(base ?? "", shadow, text) ? shadow : base;
+}
+
 /** The typing kept when this tab left `room`, once (the next to ask gets null). */
 export function takeLeftTyping(room, storage = sessionStorage) {
   const key = leftKey(room);

@@ -4,7 +4,7 @@
 // else's typing comes into the field the same way, around this person's own, while they
 // type (`textmerge.mjs`, the same merge). PROTOCOL.md, "Typing together".
 import { fieldName, isOverLimit } from "./limits.mjs";
-import { keepLeftTyping, takeLeftTyping, whatTheRoomLacks } from "./comeback.mjs";
+import { builtOn, keepLeftTyping, takeLeftTyping, whatTheRoomLacks } from "./comeback.mjs";
 import { currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 import { holds, mergeText } from "./textmerge.mjs";
 
@@ -288,18 +288,6 @@ export class SharedText {
     this.pending.forEach((waiting) => clearTimeout(waiting.timer));
     this.pending.clear();
   }
-}
-
-/** The text `typing` goes onto `draft` from: the draft's text it was typed on (`shadow`) when
- * the draft holds that (a Cancel undone brought it back, with part of the typing in it), else
- * the text it names as its base (the saved one): its change is then not made twice. */
-function builtOn(typing, draft) {
-  const { path, base, shadow } = typing;
-  if (shadow === undefined) return base;
-  const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
-  const text = attendee ? draft.attendees.find(({ id }) => id === attendee)?.name
-    : path === "/title" ? draft.title : undefined;
-  return text !== undefined && holds(base ?? "", shadow, text) ? shadow : base;
 }
 
 /** Typing for an attendee the room has not made (yet): "Edit again with it" adds one for it. */
