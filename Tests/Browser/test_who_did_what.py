@@ -343,13 +343,13 @@ def test_a_person_in_two_tabs_shows_once_with_how_many(server, ana, ben):
     ana.switch_to.new_window("tab")
     ana.get(room)
     chips = "return [...document.querySelectorAll('.presence .person')].map((chip) => chip.textContent);"
-    # NB: "×2" on screen, ", on 2 connections" for a screen reader.
-    wait(ben, lambda d: d.execute_script(chips) == ["Ana ×2, on 2 connections", "Ben (you)"])
+    # NB: "×2" on screen, ", on 2 connections" for a screen reader; you first, then the others.
+    wait(ben, lambda d: d.execute_script(chips) == ["Ben (you)", "Ana ×2, on 2 connections"])
     wait(ana, lambda d: d.execute_script(chips) == ["Ana (you) ×2, on 2 connections", "Ben"])
     # One tab closed: one Ana, as before.
     ana.close()
     ana.switch_to.window(first)
-    wait(ben, lambda d: d.execute_script(chips) == ["Ana", "Ben (you)"])
+    wait(ben, lambda d: d.execute_script(chips) == ["Ben (you)", "Ana"])
     assert collect_console_errors(ben) == []
 
 
@@ -364,7 +364,7 @@ def test_two_people_who_chose_one_name_show_as_two_and_only_one_is_you(server, b
         sign_in(other, server)
         other.get(room)
         wait(ben, lambda d: d.execute_script(chips) == ["Ben (you)", "Ben"])
-        wait(other, lambda d: d.execute_script(chips) == ["Ben", "Ben (you)"])
+        wait(other, lambda d: d.execute_script(chips) == ["Ben (you)", "Ben"])
         # One of them in a second tab is still one person, with how many.
         other.switch_to.new_window("tab")
         other.get(room)
