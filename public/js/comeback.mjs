@@ -122,9 +122,7 @@ export function whatTheRoomLacks(unsent, state) {
   const holders = [state?.destination?.edit?.draft, state?.standup].filter(Boolean);
   const has = (standup, { path, base, value }) => {
     if (path === "/attendees/new/name") return standup.attendees.some(({ name }) => name === value);
-    const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
-    const text = attendee ? standup.attendees.find(({ id }) => id === attendee)?.name
-      : path === "/title" ? standup.title : undefined;
+    const text = textAt(standup, path);
     // NB: held too when others typed on since: the room's text has the change in it.
     return text !== undefined && holds(base ?? "", value, text);
   };
@@ -137,10 +135,16 @@ export function whatTheRoomLacks(unsent, state) {
 export function builtOn(typing, draft) {
   const { path, base, shadow } = typing;
   if (shadow === undefined) return base;
-  const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
-  const text = attendee ? draft.attendees.find(({ id }) => id === attendee)?.name
-    : path === "/title" ? draft.title : undefined;
+  const text = textAt(draft, path);
   return text !== undefined && holds(base ?? "", shadow, text) ? shadow : base;
+}
+
+/** A text field's text in `standup` (a draft, or the saved one) by its path (`/title`,
+ * `/attendees/{id}/name`); undefined for an attendee it has not. */
+export function textAt(standup, path) {
+  const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
+  return attendee ? standup.attendees.find(({ id }) => id === attendee)?.name
+    : path === "/title" ? standup.title : undefined;
 }
 
 /** The typing kept when this tab left `room`, once (the next to ask gets null). */

@@ -4,7 +4,7 @@
 // else's typing comes into the field the same way, around this person's own, while they
 // type (`textmerge.mjs`, the same merge). PROTOCOL.md, "Typing together".
 import { fieldName, isOverLimit } from "./limits.mjs";
-import { builtOn, keepLeftTyping, takeLeftTyping, whatTheRoomLacks } from "./comeback.mjs";
+import { builtOn, keepLeftTyping, takeLeftTyping, textAt, whatTheRoomLacks } from "./comeback.mjs";
 import { currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 import { holds, mergeText } from "./textmerge.mjs";
 
@@ -248,9 +248,7 @@ export class SharedText {
     return [...this.fields].flatMap(([path, field]) => {
       const input = this.inputFor(path);
       if (!input || !field.tookPart) return [];
-      const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
-      const base = attendee ? saved.attendees.find(({ id }) => id === attendee)?.name ?? ""
-        : path === "/title" ? saved.title : "";
+      const base = textAt(saved, path) ?? "";
       return field.shadow === base ? []
         : [{ path, base, value: input.value, shadow: field.shadow, name: fieldName(input) ?? "a field" }];
     });
@@ -270,8 +268,7 @@ export class SharedText {
     if (!field || !value.trim() || (!field.typed && value === field.shadow)) return;
     // NB: by the row's id, built on its saved name: should the removal go (the form cancelled,
     // a removal undone), the typing goes back into that row, not into a second one beside it.
-    const attendee = /^\/attendees\/([^/]+)\/name$/.exec(path)?.[1];
-    const saved = this.view.state?.standup.attendees.find(({ id }) => id === attendee)?.name ?? "";
+    const saved = (this.view.state && textAt(this.view.state.standup, path)) ?? "";
     offerTyping(this.view, `The attendee you were typing in was removed: “${value}” is not in the draft.`,
       [{ path, base: saved, value, shadow: field.shadow, name: "a removed attendee" }],
       { label: "Add it again", className: "add-again" });
