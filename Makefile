@@ -71,40 +71,50 @@ lint:
 	  | xargs wc -l | awk '$$2 != "total" && $$1 > 400 { print "  " $$2 " (" $$1 " lines)" }'); \
 	if [ -n "$$long" ]; then echo "Source files over 400 lines:"; echo "$$long"; exit 1; fi
 
-# NB: --no-parallel: the store tests take over the process-wide main serial executor.
-# The Swift tests run first: one of them captures a real session for the web app's tests.
+# Once built, the tests run in two lanes side by side (scripts/side-by-side), as most of their
+# time is waiting (pages, timers, restarts), not CPU:
+# - test-browser: the browser tests, the longest;
+# - test-services: the Swift tests, the web app's own (node), the contract, integration and
+#   cluster tests, the fuzzers' fixed runs, and then the browser tests the first lane has not
+#   begun yet: the lanes share them (STANDUPS_BROWSER_TURNS, Tests/Browser/conftest.py), the first
+#   from the top, the second from the end, so that the two end together.
+# (Two targets, so that `make -n test` runs neither.)
 # scripts/in-scratch: what the tests write to TMPDIR (servers' data, PostgreSQL, Chromium's
 # profiles) goes to a folder of the run's own, removed after it unless it failed.
 test: deps lint $(VENV)/bin/kosoku
 	$(SWIFT) build --build-tests
-	mkdir -p build
-	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_REQUIRE_POSTGRES=1 STANDUPS_FRAMES=build/frames.jsonl \
-	  scripts/in-scratch scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
-	STANDUPS_REQUIRE_CAPTURE=1 node --test Tests/Web/
-	# NB: the browser tests beside the others (scripts/side-by-side): the browser tests, mostly
-	# waiting, are the longest. (Two targets, so that `make -n test` runs neither.)
-	scripts/in-scratch scripts/side-by-side \
+	rm -rf build/browser-turns && mkdir -p build/browser-turns
+	STANDUPS_BROWSER_TURNS=build/browser-turns scripts/in-scratch scripts/side-by-side \
 	  "$(MAKE) --no-print-directory test-browser" "$(MAKE) --no-print-directory test-services"
 
-# Each run keeps no cache. The contract tests read the frames the Swift tests wrote.
+# Each run keeps no cache.
 test-browser:
 	$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Browser
 
-# The fuzzing's builds take one core (FUZZ_JOBS), beside the browser tests.
+# NB: --no-parallel: the store tests take over the process-wide main serial executor. The Swift
+# tests run first: one of them captures a real session for the web app's tests, and the contract
+# tests read the frames they wrote. The fuzzing's builds take one core (FUZZ_JOBS).
 test-services:
+	mkdir -p build
+	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_REQUIRE_POSTGRES=1 STANDUPS_FRAMES=build/frames.jsonl \
+	  scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
+	STANDUPS_REQUIRE_CAPTURE=1 node --test Tests/Web/
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Contract Tests/Integration Tests/Cluster
 	$(MAKE) --no-print-directory fuzz FUZZ_JOBS=1 FUZZ_LIMIT="-seed=1 -runs=150000" \
 	  FUZZ_WIRE_LIMIT="-seed=1 -runs=8000" FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
+	$(if $(STANDUPS_BROWSER_TURNS),STANDUPS_BROWSER_FROM_THE_END=1 $(MAKE) --no-print-directory test-browser)
 
 # libFuzzer (in the toolchain), with AddressSanitizer, over four targets:
 # - json, patch: the JSON parser and JSON Patch. Fuzz/ is a package of its own, built into
 #   .build-fuzz, so that the sanitizers reach only that code.
 # - wire: frames through parsing, action decoding and the room's and lobby's reducers;
 #   http: bytes on a connection to the transport's HTTP server. These are targets of the main
-#   package that exist only with STANDUPS_FUZZ=1, built into .build-fuzz-main with the
-#   project's own modules instrumented (not the packages they use, nor macros).
+#   package that exist only with STANDUPS_FUZZ=1, with the project's own modules instrumented
+#   (not the packages they use, nor macros). They are built in .build, beside the others: only
+#   the project's own modules compile anew (a minute, not the seven a scratch path of their own
+#   took on one core), and the next plain build compiles them back (half a minute).
 # Each target runs on a fresh copy of its seed corpus (Fuzz/corpus/…) under build/fuzz/; a failure
 # (a crash, a hang past -timeout, a leak) keeps the input that caused it there (crash-…,
 # timeout-…, leak-…) and fails. `make test` runs a fixed seed and number of runs (10 to 25 s
@@ -135,15 +145,15 @@ fuzz:
 	cd Fuzz && $(FUZZ_BUILD) --scratch-path ../.build-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > ../build/fuzz/build.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" ../build/fuzz/build.log; exit 1; }
-	STANDUPS_FUZZ=1 $(FUZZ_BUILD) --scratch-path .build-fuzz-main --product wire-fuzz \
+	STANDUPS_FUZZ=1 $(FUZZ_BUILD) --product wire-fuzz \
 	  > build/fuzz/build-main.log 2>&1 \
-	  && STANDUPS_FUZZ=1 $(FUZZ_BUILD) --scratch-path .build-fuzz-main --product http-fuzz \
+	  && STANDUPS_FUZZ=1 $(FUZZ_BUILD) --product http-fuzz \
 	  >> build/fuzz/build-main.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" build/fuzz/build-main.log; exit 1; }
 	$(call run-fuzz,json,.build-fuzz/debug/json-fuzz,$(FUZZ_LIMIT),-dict=Fuzz/json.dict -max_len=4096 -timeout=5)
 	$(call run-fuzz,patch,.build-fuzz/debug/patch-fuzz,$(FUZZ_LIMIT),-dict=Fuzz/json.dict -max_len=4096 -timeout=5)
-	$(call run-fuzz,wire,.build-fuzz-main/debug/wire-fuzz,$(FUZZ_WIRE_LIMIT),-dict=Fuzz/wire.dict -max_len=4096 -timeout=10)
-	$(call run-fuzz,http,.build-fuzz-main/debug/http-fuzz,$(FUZZ_HTTP_LIMIT),-max_len=8192 -timeout=30)
+	$(call run-fuzz,wire,.build/debug/wire-fuzz,$(FUZZ_WIRE_LIMIT),-dict=Fuzz/wire.dict -max_len=4096 -timeout=10)
+	$(call run-fuzz,http,.build/debug/http-fuzz,$(FUZZ_HTTP_LIMIT),-max_len=8192 -timeout=30)
 
 # From PyPI, in a git-ignored virtualenv: the browser tests' driver, Python's websockets (a
 # strict third-party client), jsonschema and PyYAML (the contract in docs/asyncapi.yaml), axe-core

@@ -1,9 +1,9 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// `make fuzz` builds with STANDUPS_FUZZ=1 (into .build-fuzz-main): the project's own modules are
-/// then instrumented for libFuzzer and AddressSanitizer — not the packages they use, nor their
-/// macros — and the fuzz targets over the wire protocol and the HTTP path exist
+/// `make fuzz` builds with STANDUPS_FUZZ=1 (in .build, beside the rest): the project's own
+/// modules are then instrumented for libFuzzer and AddressSanitizer — not the packages they use,
+/// nor their macros — and the fuzz targets over the wire protocol and the HTTP path exist
 /// (`Fuzz/Targets`). The JSON parser and JSON Patch have a package of their own (`Fuzz/`).
 let fuzzing = Context.environment["STANDUPS_FUZZ"] == "1"
 let fuzzSettings: [SwiftSetting] = fuzzing ? [.unsafeFlags(["-sanitize=fuzzer,address"])] : []

@@ -1,4 +1,5 @@
 """Fixtures for the browser tests: a real standups-server and headless Chromium sessions."""
+import hashlib
 import os
 import re
 import select
@@ -20,6 +21,48 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / ".build/debug/standups-server"
 SCREENSHOTS = ROOT / "build" / "screenshots"
 SIZES = {"desktop": (1280, 800), "phone": (390, 844), "small phone": (375, 667)}
+
+
+# `make test` runs these tests in both of its lanes (see the Makefile): each test is run by the
+# lane that takes it first, by making its file in STANDUPS_BROWSER_TURNS (O_EXCL: one wins).
+# The first lane goes from the top, the second, once its own work is done, from the end.
+TURNS = os.environ.get("STANDUPS_BROWSER_TURNS")
+
+
+def taken(folder, item):
+    """Whether this run takes `item`, which no other run has taken yet."""
+    name = hashlib.sha256(item.nodeid.encode()).hexdigest()
+    try:
+        os.close(os.open(os.path.join(folder, name), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return False
+    return True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """pytest's own loop (_pytest/main.py), over the tests this lane takes."""
+    if not TURNS or session.config.option.collectonly:
+        return None
+    if session.testsfailed and not session.config.option.continue_on_collection_errors:
+        raise session.Interrupted(f"{session.testsfailed} errors during collection")
+    items = session.items[::-1] if os.environ.get("STANDUPS_BROWSER_FROM_THE_END") else session.items
+    ran = 0
+    for index, item in enumerate(items):
+        if not taken(TURNS, item):
+            continue
+        ran += 1
+        nextitem = items[index + 1] if index + 1 < len(items) else None
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        if session.shouldfail:
+            raise session.Failed(session.shouldfail)
+        if session.shouldstop:
+            raise session.Interrupted(session.shouldstop)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    reporter.ensure_newline()
+    reporter.write_line(
+        f"{ran} of the {len(items)} browser tests ran in this lane, the others in the other.")
+    return True
 
 
 class Server(str):

@@ -53,7 +53,7 @@ def axe_on_every_screen(server, ana, ben, shots=None):
     found["end alert"] = violations(ana)
     click(ana, ".end-alert .save")
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
-    ana.find_element(By.CSS_SELECTOR, ".history summary").click()
+    click(ana, ".history summary")
     found["history"] = violations(ana)
     if shots:
         screenshot(ana, f"{shots}-room")

@@ -1347,7 +1347,7 @@ def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered
     late = wait(ana, EC.visibility_of_element_located((By.ID, "late-note")))
     assert late.get_attribute("value") == "typed before leaving"
     click(ana, ".late-note .add")
-    ben.find_element(By.CSS_SELECTOR, ".history summary").click()
+    click(ben, ".history summary")
     text_in(ben, ".history .notes", "Ana: typed before leaving")
 
     ana_leaves_typing_and_ben_ends("for a discarded one", ".discard")

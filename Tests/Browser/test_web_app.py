@@ -2,6 +2,7 @@
 import os
 import signal
 
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
@@ -25,7 +26,18 @@ def said(driver, text, timeout=10):
 
 
 def click(driver, selector):
-    wait(driver, EC.element_to_be_clickable((By.CSS_SELECTOR, selector))).click()
+    """Clicks `selector` once it can be clicked. A patch may render it anew between finding it and
+    clicking it (a room's history does, as a note is added to it): then it is found again."""
+    def clicked(d):
+        element = EC.element_to_be_clickable((By.CSS_SELECTOR, selector))(d)
+        if not element:
+            return False
+        try:
+            element.click()
+        except StaleElementReferenceException:
+            return False
+        return True
+    wait(driver, clicked)
 
 
 def seconds(clock):
@@ -113,7 +125,7 @@ def test_two_people_run_a_standup_together(server, ana, ben):
         assert len(driver.find_elements(By.CSS_SELECTOR, ".history details")) == 1
     # Ben hears who ended it; the history shows how long it ran, who was there, notes by speaker.
     text_in(ben, ".ended", "Ana ended the meeting — saved.")
-    ben.find_element(By.CSS_SELECTOR, ".history summary").click()
+    click(ben, ".history summary")
     text_in(ben, ".history summary", "2 people")
     text_in(ben, ".history .present", "Present: Ana, Ben")
     text_in(ben, ".history h4", "Blob Jr")

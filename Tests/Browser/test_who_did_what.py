@@ -419,7 +419,7 @@ def test_someone_renaming_themselves_in_a_meeting_is_present_once(server, ana, b
     click(ben, ".end")
     click(ben, ".end-alert .save")
     wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
-    ana.find_element(By.CSS_SELECTOR, ".history summary").click()
+    click(ana, ".history summary")
     text_in(ana, ".history summary", "2 people")
     text_in(ana, ".history .present", "Present: Ana C, Ben")
     assert collect_console_errors(ana) == []
