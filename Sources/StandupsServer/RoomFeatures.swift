@@ -273,17 +273,22 @@ struct StandupRoomFeature: RoomFeature {
 
   /// Who is in the room, each once: a sign-in's tabs are one person, and two people who
   /// chose one name are two (a name without a session, once). A bot's name says so, as its
-  /// notes are signed: "CI (bot)".
+  /// notes are signed: "CI (bot)". People by name, then bots: an order nobody's reconnecting
+  /// changes, so that a lobby card names the same people, and sends no patch, when someone's
+  /// connection drops and comes back.
   static func presentPeople(_ participants: IdentifiedArrayOf<Participant>) -> [String] {
     var seen: Set<String> = []
-    return participants.compactMap { person in
+    let present = participants.filter { person in
       // NB: a bot and a person of one name are two (the bot's is shown as a bot's).
-      guard
-        seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.isBot):\(person.name)")
-          .inserted
-      else { return nil }
-      return person.shownName
+      seen.insert(person.person.map { "person:\($0)" } ?? "name:\(person.isBot):\(person.name)")
+        .inserted
     }
+    return present.sorted { a, b in
+      if a.isBot != b.isBot { return b.isBot }
+      let order = a.name.compare(b.name, options: [.caseInsensitive, .diacriticInsensitive])
+      return order == .orderedSame ? a.name < b.name : order == .orderedAscending
+    }
+    .map(\.shownName)
   }
 }
 

@@ -315,6 +315,21 @@ struct PresentPeopleTests {
       Participant(id: "p3", name: "Ana"), Participant(id: "p4", name: "Ben", person: "k1"),
       Participant(id: "p5", name: "Ben", person: "k1"),
     ])
-    #expect(people == ["Ana", "Ana (bot)", "Ben"])
+    #expect(people == ["Ana", "Ben", "Ana (bot)"])
+  }
+
+  /// People by name, then bots, whoever came first: a lobby card names the same three when
+  /// someone's connection drops and comes back.
+  @Test func peopleAreListedByNameThenBotsWhoeverCameFirst() {
+    let arrivals: [Participant] = [
+      Participant(id: "p1", name: "CI", isBot: true), Participant(id: "p2", name: "zoe"),
+      Participant(id: "p3", name: "Émile"), Participant(id: "p4", name: "Ben", person: "k1"),
+      Participant(id: "p5", name: "ana"), Participant(id: "p6", name: "Ana", person: "k2"),
+    ]
+    let expected = ["Ana", "ana", "Ben", "Émile", "zoe", "CI (bot)"]
+    #expect(StandupRoomFeature.presentPeople(IdentifiedArray(uniqueElements: arrivals)) == expected)
+    #expect(
+      StandupRoomFeature.presentPeople(IdentifiedArray(uniqueElements: arrivals.reversed()))
+        == expected)
   }
 }
