@@ -1,7 +1,7 @@
 """The speaking timer in real Chromium: the turn, who is next, the chime (muted and remembered)."""
 from selenium.webdriver.common.by import By
 
-from conftest import collect_console_errors, screenshot
+from conftest import collect_console_errors, resize, screenshot
 from test_web_app import both_in_a_room, click, clock_reaches, text_in, wait
 
 
@@ -93,3 +93,34 @@ def test_only_attendees_are_offered_a_notice_and_a_blocked_one_says_so(server, a
     assert ana.find_element(By.CSS_SELECTOR, ".notify-toggle").get_attribute("aria-pressed") == "false"
     for driver in (ana, ben):
         assert collect_console_errors(driver) == []
+
+
+def test_a_speaker_s_long_name_is_cut_short_with_an_ellipsis_in_the_ring(server, ana):
+    """The longest name an attendee may have, at phone width: the speaker's line takes two
+    lines of the ring at most, cut short with an ellipsis, not in the middle of a word with
+    nothing to say so; the whole line shows on hover."""
+    name = "Blob One offline-Bartholomew-Maximilian-"
+    assert len(name) == 40
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Design")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys(name)
+    click(ana, "#new-form button.primary")
+    ana.get(wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".card")).get_attribute("href"))
+    resize(ana, "phone")
+    click(ana, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 1: Blob One")
+    line = ana.execute_script("""
+        const speaker = document.querySelector('.speaker');
+        const style = getComputedStyle(speaker);
+        const ring = document.querySelector('.ring-center').getBoundingClientRect();
+        const box = speaker.getBoundingClientRect();
+        return { title: speaker.title, clamp: style.webkitLineClamp,
+                 lines: Math.round(speaker.clientHeight / parseFloat(style.lineHeight)),
+                 cut: speaker.scrollHeight > speaker.clientHeight,
+                 inRing: box.top >= ring.top && box.bottom <= ring.bottom };""")
+    assert line == {"title": f"Speaker 1 of 1: {name}", "clamp": "2", "lines": 2, "cut": True, "inRing": True}
+    screenshot(ana, "long-speaker-name")
+    resize(ana, "desktop")
+    assert collect_console_errors(ana) == []

@@ -264,6 +264,44 @@ def test_reconnect_now_skips_what_is_left_of_a_long_wait(server, ana):
     assert ana.execute_script("return document.activeElement.tagName") == "H1"
 
 
+def test_a_reconnect_s_wait_counts_down_and_the_top_bar_keeps_its_height(server, ana):
+    """While the server is away, the status counts each wait down to its next try, second by
+    second ("Retrying in 4 s…" on a phone, where it fits), and the top bar keeps one height
+    from try to try: the page does not jump. A screen reader hears each wait once."""
+    ana.get(server)
+    resize(ana, "phone")
+    text_in(ana, "#status", "Live")
+    server.process.kill()
+    server.process.wait(timeout=10)
+    text_in(ana, "#status", "Retrying")
+    # Sampled in the page, every 100 ms for 9 s: the tries come after 1, 2, 3 to 5, … s.
+    samples = ana.execute_async_script("""
+        const done = arguments[0], samples = [];
+        const timer = setInterval(() => {
+          const status = document.getElementById('status');
+          samples.push({ height: document.querySelector('header.top').getBoundingClientRect().height,
+                         shown: status.querySelector('[aria-hidden]')?.innerText ?? status.innerText,
+                         heard: status.querySelector('.visually-hidden')?.textContent ?? status.textContent });
+        }, 100);
+        setTimeout(() => { clearInterval(timer); done(samples); }, 9000);""")
+    assert {sample["height"] for sample in samples} == {samples[0]["height"]}, samples
+    # Each wait counts down by the second, from what the screen reader heard as it began.
+    waits, shown = {}, []
+    for sample in samples:
+        if sample["shown"] != (shown[-1] if shown else None):
+            shown.append(sample["shown"])
+        if sample["heard"].startswith("Reconnecting in "):
+            waits.setdefault(sample["heard"], []).append(int(sample["shown"].split(" in ")[1].split(" ")[0]))
+    longest = max(waits.items(), key=lambda wait: len(set(wait[1])))
+    heard, seconds = longest[0], list(dict.fromkeys(longest[1]))
+    assert len(seconds) >= 3, (waits, shown)
+    assert seconds == list(range(seconds[0], seconds[0] - len(seconds), -1)), seconds
+    assert heard == f"Reconnecting in {seconds[0]} s", (heard, seconds)
+    assert all(text.startswith("Retrying in ") or text == "Reconnecting…" for text in shown), shown
+    resize(ana, "desktop")
+    text_in(ana, "#status", "Reconnecting in")
+
+
 def test_a_browser_back_online_tries_again_without_waiting_out_its_backoff(server, ana):
     """Away a while (the server gone, as when the network is), the page waits up to about
     10 s between tries. The browser saying it is online again (`online`: Wi-Fi back) makes

@@ -1,19 +1,17 @@
 // The page around every screen: status badge, who you are, connections, actions (and the
 // toasts of toasts.mjs, for the screens).
 import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
-import { RoomConnection, retryEveryConnectionNow, standupIsMissing } from "./connection.mjs";
+import { RoomConnection, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
+import { setStatus } from "./status.mjs";
 import { dismissToasts, toast } from "./toasts.mjs";
 import {
   answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
 } from "./typed.mjs";
+export { setStatus } from "./status.mjs";
 export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast } from "./toasts.mjs";
 
 export const app = document.getElementById("app");
-const statusBadge = document.getElementById("status");
-const reconnectNow = document.getElementById("reconnect-now");
-// NB: the button goes as it is pressed (a try starts): the keyboard goes to the heading.
-reconnectNow.onclick = () => { app.querySelector("h1")?.focus({ preventScroll: true }); retryEveryConnectionNow(); };
 /** The screen showing now: its connection and view. */
 let current = null;
 let router = () => {};
@@ -69,25 +67,6 @@ export function isShowing(screen) {
 export function suspend() {
   sendPendingTyping();
   current?.connection.suspend();
-}
-
-export function setStatus(status, delay) {
-  const text = {
-    connecting: "Connecting…",
-    live: "Live",
-    quiet: "No word from the server…", // a ticking room's clock stopped: asked whether it is there
-    reconnecting: delay ? `Reconnecting in ${Math.ceil(delay / 1000)} s…` : "Reconnecting…",
-    closed: "Disconnected",
-    "signed-out": "Signed out",
-    // A page with nothing to connect to (a standup deleted or not found, signing in).
-    none: "",
-  }[status];
-  statusBadge.textContent = text;
-  statusBadge.dataset.status = status;
-  statusBadge.hidden = status === "none";
-  reconnectNow.hidden = !(status === "reconnecting" && delay >= 2000); // a wait worth skipping
-  // NB: the page's live parts say they are as last heard while this is not "live" (app.css).
-  document.body.dataset.connection = status;
 }
 
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
