@@ -555,7 +555,8 @@ def test_someone_asking_to_delete_waits_for_a_late_note_being_typed(server, ana,
     ben_ends_as_ana_types(server, ana, ben, "Half a", ".save")
     wait(ana, EC.element_to_be_clickable((By.ID, "late-note"))).click()
     click(ben, ".delete")
-    toast_says(ana, "Ben asked to delete")
+    toast_says(ana, "Ben asked to delete this standup. Your note is still being typed: "
+                    "Enter adds it to its meeting, then you are asked too.")
     ActionChains(ana).send_keys(Keys.END, " thought").perform()
     facts = ana.execute_script("""
         const late = document.getElementById('late-note');
@@ -962,6 +963,38 @@ def test_typing_that_reached_a_form_someone_else_cancelled_is_offered_back(serve
     for driver in (ana, ben):
         wait(driver, lambda d: (d.execute_script(draft) or {}).get("title") == "Design Ben")
     assert collect_console_errors(ben) == []
+
+
+def test_typing_offered_back_goes_from_its_toast_once_the_room_holds_it(server, ana, ben):
+    """Ben's typing is offered back after Ana's Cancel; Ana's Undo brings the form back with it
+    in, and Ana saves: the toast that held it goes by itself, not left to say, for good, that
+    something is missing that is not."""
+    ana_title, ben_title = both_editing(server, ana, ben)
+    ben_title.send_keys(Keys.END, " weekly")
+    wait(ana, lambda d: ana_title.get_attribute("value") == "Design weekly")
+    click(ana, ".cancel-edit")
+    toast_says(ben, "Ana cancelled editing, with your typing in it: “Design weekly” (Title).")
+    click(ana, ".undo-bar .undo")
+    wait(ben, lambda d: not any("with your typing in it" in toast for toast in toasts(d)))
+    click(ana, ".save-edit")
+    text_in(ben, ".room-title", "Design weekly")
+    assert not any("your typing" in toast for toast in toasts(ben)), toasts(ben)
+    assert collect_console_errors(ben) == []
+
+
+def test_a_discarded_meetings_note_shown_in_a_toast_goes_from_it_once_back_in_its_box(server, ana, ben):
+    """Ben discards the meeting as Ana types, and opens the edit form: the box that keeps her
+    note goes with the detail, so a toast holds it meanwhile. Ben cancels: the box is back with
+    the note, and the toast goes."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a thought", ".discard")
+    text_in(ana, ".ended", "Meeting discarded.")
+    click(ben, ".edit")
+    toast_says(ana, "Your note from the discarded meeting: “Half a thought”.")
+    click(ben, ".cancel-edit")
+    box = wait(ana, EC.visibility_of_element_located((By.CSS_SELECTOR, ".ended textarea")))
+    assert box.get_attribute("value") == "Half a thought"
+    wait(ana, lambda d: not any("Half a thought" in toast for toast in toasts(d)))
+    assert collect_console_errors(ana) == []
 
 
 def test_typing_half_in_a_form_someone_else_cancelled_goes_back_once(server, ana, ben):
@@ -1421,6 +1454,29 @@ def test_a_meeting_whose_save_failed_goes_on_with_the_note_back_in_its_field(ser
         const alert = document.querySelector('.end-alert');
         return [document.activeElement.id, alert.open, alert.matches(':modal')];""") == ["note", True, False]
     assert collect_console_errors(ben) == []
+
+
+def test_a_new_standup_not_sent_for_want_of_a_connection_says_so_until_the_lobby_is_live(server, ana):
+    """Add standup with the server away: the form says it was not sent and keeps what was
+    typed; once the lobby is live again, that is past (not left under the form), and the
+    same Add makes it."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Planning")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Zoe")
+    server.process.kill()
+    server.process.wait(timeout=10)
+    text_in(ana, "#status", "Reconnecting")
+    click(ana, "#new-form button.primary")
+    text_in(ana, "#new-form .form-error", "Not connected: try again in a moment.")
+    start_again(server)
+    text_in(ana, "#status", "Live", timeout=15)
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, "#new-form .form-error").text == "")
+    assert ana.find_element(By.NAME, "title").get_attribute("value") == "Planning"
+    click(ana, "#new-form button.primary")
+    text_in(ana, ".card", "Planning")
+    assert collect_console_errors(ana) == []
 
 
 def test_the_new_standup_form_keeps_its_typing_through_a_reload_and_escape(server, ana):

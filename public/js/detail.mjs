@@ -184,7 +184,7 @@ function showOnceNotTyping(alert, asked, stillAsked) {
   const input = document.activeElement;
   if (input?.id !== "late-note" || !input.value.trim()) return alert.showModal();
   alert.dataset.waiting = "";
-  toast(`${asked} Your note is still being typed: the question opens once it is added.`);
+  toast(`${asked} Your note is still being typed: Enter adds it to its meeting, then you are asked too.`);
   afterLateNote(input, alert, () => {
     delete alert.dataset.waiting;
     if (stillAsked() && !alert.open && alert.isConnected) alert.showModal();

@@ -51,6 +51,12 @@ export async function showLobby(screen) {
 function renderLobby(state) {
   const cards = app.querySelector(".cards");
   if (!cards) return;
+  // The lobby is live again: "Not connected" under the new standup form is past.
+  const form = app.querySelector("#new-form");
+  if (form && "notSent" in form.dataset) {
+    form.querySelector(".form-error").textContent = "";
+    delete form.dataset.notSent;
+  }
   // NB: each card is kept, and changed in place only where it changed: the keyboard (and a
   // screen reader's place) stays on a card while people come and go in any room.
   // NB: the cards gone go first: the others then move only if their order changed.
@@ -145,6 +151,7 @@ function wireNewStandupForm(connection) {
     form.querySelector(".form-error").textContent = "";
     form.querySelector(".attendee-cap").hidden = true;
     delete form.dataset.maybeMade;
+    delete form.dataset.notSent;
     sessionStorage.removeItem(newStandupKey);
   };
   const open = (isOpen) => {
@@ -230,6 +237,8 @@ function wireNewStandupForm(connection) {
       // after a reload).
       const maybeMade = error.code === "offline" && error.sent !== false;
       if (maybeMade) form.dataset.maybeMade = "";
+      // NB: not sent for want of a connection: said until the lobby is live again.
+      if (error.code === "offline" && !maybeMade) form.dataset.notSent = "";
       form.querySelector(".form-error").textContent = maybeMade ? mayHaveBeenMade : error.message;
       keep();
     } finally {

@@ -10,8 +10,7 @@ import { meeting, unsentNote } from "./meeting.mjs";
 import { forgetNote, keepNoteFor, keptForRoom, noteDraftKey, noteFromAway } from "./notekept.mjs";
 import { sayUnsentTyping, takeEditAgainOnArrival } from "./sharedtext.mjs";
 import {
-  act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast,
-  whoAmI,
+  act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast, whoAmI,
 } from "./shell.mjs";
 import { activitySentence, presenceItems, themeStyle, undoGoneNotice, undoTakenSentence } from "./views.mjs";
 
@@ -237,7 +236,8 @@ class RoomView {
           keepSaying("Your note from the discarded meeting is in the note field: add it to this one, or clear it.");
         }
       } else if (discarded) {
-        keepSaying(`Your note from the discarded meeting: “${discarded}”.`, { kind: "discarded-note" });
+        keepSaying(`Your note from the discarded meeting: “${discarded}”.`,
+          { kind: "discarded-note", room: this.id, moot: () => detail.discardedNote() === discarded });
       }
       // NB: a meeting that ended saved came back (its save failed, and was undone): the note
       // offered for it goes back into its field.

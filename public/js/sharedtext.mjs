@@ -315,7 +315,8 @@ export function sayUnsentTyping(view, unsent, lead = "The form closed before you
 /** Says `message` in a toast that holds `unsent` (its only copy), with a button that puts it
  * back in the room's form (`editAgain`); returns the toast. */
 function offerTyping(view, message, unsent, { label, className }) {
-  const item = keepSaying(message, { kind: "unsent" });
+  // NB: it goes by itself once the room holds the typing (an Undo of the Cancel brought it back).
+  const item = keepSaying(message, { kind: "unsent", room: view.id, moot: (state) => !whatTheRoomLacks(unsent, state).length });
   const again = document.createElement("button");
   again.type = "button";
   again.className = className;

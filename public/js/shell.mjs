@@ -4,7 +4,7 @@ import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed
 import { RoomConnection, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
 import { setStatus } from "./status.mjs";
-import { dismissToasts, toast } from "./toasts.mjs";
+import { dismissToasts, toast, withdrawMoot } from "./toasts.mjs";
 import {
   answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
 } from "./typed.mjs";
@@ -320,7 +320,10 @@ export function connect(path, name, view) {
   // NB: what a close finds out over HTTP may come after the person went elsewhere: not drawn then.
   const elsewhere = () => current?.connection !== connection;
   const connection = new RoomConnection(path, name, {
-    onState: (state, you, arrival) => view.render(state, you, arrival),
+    onState: (state, you, arrival) => {
+      view.render(state, you, arrival);
+      withdrawMoot(view.id, state);
+    },
     onStatus: setStatus,
     onError: (error) => toast(error.message),
     // NB: a server restarting refuses nothing: it is not there. Nor is one draining (404) or

@@ -40,11 +40,26 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
   return item;
 }
 
+/** What makes a toast that holds typing moot, by toast: its room's id, and `moot(state)`. */
+const mootWhen = new WeakMap();
+
 /** A toast that holds the only copy of something typed (a note set aside, typing the form
  * closed under): it stays until dismissed (or its action is taken), and no other toast
- * takes its place or pushes it out. */
-export function keepSaying(message, options = {}) {
-  return toast(message, { ...options, holdsTyping: true });
+ * takes its place or pushes it out — or, given `room` and `moot`, until a state of that room
+ * holds what it holds (`withdrawMoot`: the typing reached the room after all, an Undo brought
+ * it back, the note is shown again where it was typed). */
+export function keepSaying(message, { room, moot, ...options } = {}) {
+  const item = toast(message, { ...options, holdsTyping: true });
+  if (room && moot) mootWhen.set(item, { room, moot });
+  return item;
+}
+
+/** Takes down the toasts holding typing that `state`, `room`'s, makes moot. */
+export function withdrawMoot(room, state) {
+  for (const item of [...toasts.children]) {
+    const when = mootWhen.get(item);
+    if (when && when.room === room && when.moot(state)) takeDown(item);
+  }
 }
 
 /** Adds `button`, what can be done with the typing, to `item` (`keepSaying`'s), before its
