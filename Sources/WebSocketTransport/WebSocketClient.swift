@@ -28,10 +28,15 @@ public final class WebSocketClient: Sendable {
 
   /// - Parameter subprotocols: the subprotocols its connections may ask for (lws needs each
   ///   one declared up front).
-  public init(subprotocols: [String] = [], logger: Logger = Logger(label: "websocket.client"))
-    throws
-  {
-    engine = try ClientEngine(subprotocols: subprotocols, logger: logger)
+  /// - Parameter handshakeSeconds: how long a connection may take to be opened, its TCP
+  ///   connect and the server's answer to its upgrade together (a server that accepts and
+  ///   never answers, frozen or half-up): then `connect` throws.
+  public init(
+    subprotocols: [String] = [], handshakeSeconds: Int = 10,
+    logger: Logger = Logger(label: "websocket.client")
+  ) throws {
+    engine = try ClientEngine(
+      subprotocols: subprotocols, handshakeSeconds: handshakeSeconds, logger: logger)
     engine.start()
   }
 
@@ -138,7 +143,7 @@ final class ClientEngine: @unchecked Sendable {
   private let pending = Mutex(Shared())
   private let finished = DispatchSemaphore(value: 0)
 
-  init(subprotocols: [String], logger: Logger) throws {
+  init(subprotocols: [String], handshakeSeconds: Int, logger: Logger) throws {
     self.logger = logger
     protocolNames = (["client"] + subprotocols).compactMap { strdup($0) }
     LWSLog.install(logger: logger)
@@ -160,6 +165,10 @@ final class ClientEngine: @unchecked Sendable {
     info.protocols = UnsafePointer(protocols)
     info.gid = -1
     info.uid = -1
+    // NB: lws's timeouts for network round trips, the client's handshake among them (its
+    // default is 20 s).
+    info.timeout_secs = UInt32(max(1, handshakeSeconds))
+    info.connect_timeout_secs = UInt32(max(1, handshakeSeconds))
     info.user = Unmanaged.passUnretained(self).toOpaque()
     info.foreign_loops = loop.foreignLoops
     guard let context = lws_create_context(&info) else {
@@ -296,9 +305,19 @@ final class ClientEngine: @unchecked Sendable {
       // The answer to our close ends it (nonzero: no echo); otherwise lws answers in kind.
       return connection.closeSent ? 1 : 0
 
-    case LWS_CALLBACK_CLIENT_CLOSED:
+    // NB: every connection ends in one of these: an open one with CLIENT_CLOSED; one that
+    // never opened with CLIENT_CONNECTION_ERROR (above) or, when lws's handshake timeout
+    // closes it (a server that took the connection and never answered), with no callback but
+    // its destruction: the `connect` waiting for it then fails, or it would wait for ever.
+    case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WSI_DESTROY:
       guard let connection = connections.removeValue(forKey: id) else { return 0 }
       queues.remove(id)
+      guard connection.isOpen else {
+        connection.pending.connected.resume(
+          throwing: WebSocketConnectError(
+            status: nil, message: "The server did not answer the connection's handshake."))
+        return 0
+      }
       connection.pending.handler(
         .closed(code: connection.closeCode, reason: connection.closeReason))
       return 0

@@ -65,6 +65,40 @@ struct WebSocketServerBehaviourTests {
     }
   }
 
+  /// A server that takes the connection and never answers its upgrade (frozen, or half-up):
+  /// `connect` throws once the handshake's time is up, rather than waiting for ever (a bot
+  /// reconnecting to a frozen server hung so).
+  @Test(.timeLimit(.minutes(1)))
+  func aHandshakeTheServerNeverAnswersFailsAfterItsTime() async throws {
+    let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #expect(listener >= 0)
+    defer { close(listener) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    #expect(bound == 0)
+    #expect(listen(listener, 4) == 0)
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        getsockname(listener, $0, &length)
+      }
+    }
+    let port = Int(UInt16(bigEndian: address.sin_port))
+    let client = try WebSocketClient(handshakeSeconds: 1)
+    defer { client.shutdown() }
+    await #expect {
+      _ = try await client.connect(port: port, path: "/ws/lobby")
+    } throws: { error in
+      (error as? WebSocketConnectError)?.status == nil
+    }
+  }
+
   @Test func reportsBinaryAndOversizedMessagesAndKeepsTheConnection() async throws {
     let (server, _) = try startEchoServer { $0.maxMessageBytes = 1024 }
     defer { server.shutdown() }
