@@ -151,6 +151,12 @@ public struct RecordMeeting: Reducer {
         return .none
 
       case .nextButtonTapped(let from):
+        // NB: a `from` no speaker has is a mistake, not a speaker that changed meanwhile.
+        if let from, !(0...state.lastSpeakerIndex).contains(from) {
+          return .reject(
+            .invalidValue(
+              "\"from\" is the speaker's index in the meeting: 0 to \(state.lastSpeakerIndex)."))
+        }
         if let from, from != state.speakerIndex {
           // NB: by name: a number here would be read as 1-based by people, 0-based by bots
           // (which read `speakerIndex` in the state).

@@ -97,6 +97,12 @@ struct RecordMeetingTests {
       await store.send(
         .meeting(.presented(.nextButtonTapped(from: 0))),
         rejectedWith: .stale("The speaker already changed: Person 2 is talking now."))
+      // One for a speaker the meeting has not is a mistake, not a speaker that changed.
+      for from in [-1, 2, Int.max] {
+        await store.send(
+          .meeting(.presented(.nextButtonTapped(from: from))),
+          rejectedWith: .invalidValue("\"from\" is the speaker's index in the meeting: 0 to 1."))
+      }
       await store.send(.meeting(.presented(.nextButtonTapped(from: 1)))) {
         $0.meeting?.alert = .endMeeting
       }
