@@ -35,12 +35,13 @@ public enum HistoryExport {
   public static let otherNotes = "Other notes"
 
   /// Text as Markdown shows it literally: the punctuation Markdown reads inside a line
-  /// (emphasis, code, links, HTML, tables, entities) is backslash-escaped. (Lines here
-  /// start with the export's own markers, so line-start syntax cannot come from the text.)
+  /// (emphasis, code, links, HTML, tables, entities, and a heading's closing #s) is
+  /// backslash-escaped. (Lines here start with the export's own markers, so line-start
+  /// syntax cannot come from the text.)
   static func escaped(_ text: String) -> String {
     var result = ""
     for character in text {
-      if "\\`*_[]<>|~&".contains(character) { result.append("\\") }
+      if "\\`*_[]<>|~&#".contains(character) { result.append("\\") }
       result.append(character)
     }
     return result

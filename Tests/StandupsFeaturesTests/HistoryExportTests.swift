@@ -108,11 +108,17 @@ struct HistoryExportTests {
     standup.meetings = [
       Meeting(
         id: UUID(3), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
-        notes: [Note(author: "Ana_B", text: "see [x](y) `z` | a & b", speaker: "P")])
+        notes: [
+          Note(author: "Ana_B", text: "see [x](y) `z` | a & b", speaker: "P ##"),
+          Note(author: "Cy", text: "#1 done", speaker: "Q"),
+        ])
     ]
     let markdown = HistoryExport.markdown(standup)
     #expect(markdown.hasPrefix("# \\*y\\* \\<b\\>: meeting history\n"))
     #expect(markdown.contains("- **Ana\\_B**: see \\[x\\](y) \\`z\\` \\| a \\& b\n"))
+    // A heading's closing #s would be eaten: a speaker's "P ##" is shown whole.
+    #expect(markdown.contains("### P \\#\\#\n"))
+    #expect(markdown.contains("- **Cy**: \\#1 done\n"))
   }
 
   @Test func lengths() {
