@@ -328,6 +328,11 @@ struct Bots: AsyncParsableCommand {
       }
       print("Added the bot \(name) (\(scope.rawValue)). Its token, shown only this once:")
       print(token)
+      // NB: said on stderr: a script takes the token from the last line of stdout.
+      FileHandle.standardError.write(
+        Data(
+          ("Anyone signed in as \(name) leaves their rooms and is asked to choose another "
+            + "name: a name is one bot's or one person's.\n").utf8))
     }
   }
 
