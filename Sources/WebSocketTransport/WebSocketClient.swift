@@ -28,9 +28,9 @@ public final class WebSocketClient: Sendable {
 
   /// - Parameter subprotocols: the subprotocols its connections may ask for (lws needs each
   ///   one declared up front).
-  /// - Parameter handshakeSeconds: how long a connection may take to be opened, its TCP
-  ///   connect and the server's answer to its upgrade together (a server that accepts and
-  ///   never answers, frozen or half-up): then `connect` throws.
+  /// - Parameter handshakeSeconds: how long each step of opening a connection may take: its
+  ///   TCP connect, then the server's answer to its upgrade (a server that accepts and never
+  ///   answers, frozen or half-up). Past either, `connect` throws.
   public init(
     subprotocols: [String] = [], handshakeSeconds: Int = 10,
     logger: Logger = Logger(label: "websocket.client")
