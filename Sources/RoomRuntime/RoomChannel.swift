@@ -312,11 +312,13 @@ public actor RoomChannel<Feature: RoomFeature> {
       let first = saves.count
       var work = RoomWork()
       feature.stateDidChange(from: old, to: state, after: action, work: &work)
-      start(work)
+      // NB: the closing is posted before its work starts: anything that comes once that work
+      // is under way (a request sent when storage began deleting) is queued behind it.
       if feature.closing(old) == nil && feature.closing(state) != nil {
         closingsQueued += 1
-        post(.closing(saves: first..<saves.count, before: old, after: state))
+        post(.closing(saves: first..<first + work.pieces.count, before: old, after: state))
       }
+      start(work)
     case .unchanged: break
     case .outOfVersions where !versions.fenceHolds:
       post(
