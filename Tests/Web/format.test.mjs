@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON, within } from "../../public/js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON, within, meetingEnded } from "../../public/js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");
@@ -90,4 +90,21 @@ test("an answer is waited for a while, then no longer; no question, no wait", as
   t.mock.timers.tick(1);
   assert.equal(await stalled, undefined);
   assert.equal(within(null, 5000), null);
+});
+
+test("a meeting is named by when it ended: the time today, the day too before, seconds when two share a minute", () => {
+  const local = (day, hour, minute, second) => new Date(2026, 10, day, hour, minute, second).toISOString();
+  const now = new Date(2026, 10, 30, 18, 0, 0);
+  const meetings = [
+    { id: "a", date: local(30, 15, 48, 12) },
+    { id: "b", date: local(30, 16, 5, 0) },
+    { id: "c", date: local(30, 16, 5, 41) },
+    { id: "d", date: local(29, 9, 30, 0) },
+  ];
+  assert.match(meetingEnded(meetings, "a", now, "en-US"), /^at 3:48\sPM$/u);
+  assert.match(meetingEnded(meetings, "b", now, "en-US"), /^at 4:05:00\sPM$/u);
+  assert.match(meetingEnded(meetings, "c", now, "en-US"), /^at 4:05:41\sPM$/u);
+  assert.match(meetingEnded(meetings, "d", now, "en-US"), /^on Nov 29, 2026, at 9:30\sAM$/u);
+  assert.equal(meetingEnded(meetings, "gone", now, "en-US"), undefined);
+  assert.equal(meetingEnded([{ id: "x", date: "not a date" }], "x", now, "en-US"), undefined);
 });

@@ -79,6 +79,22 @@ export function meetingDate(iso, locale = undefined) {
 }
 
 /**
+ * When the meeting `id` of `meetings` ended, as a sentence names it among the others: its
+ * time ("at 3:48 PM"), with its day when that is not `now`'s ("on Nov 29, 2026, at 3:48 PM"),
+ * and to the second when another ended in the same minute. Undefined for a meeting not listed.
+ */
+export function meetingEnded(meetings, id, now = new Date(), locale = undefined) {
+  const meeting = meetings.find((candidate) => candidate.id === id);
+  const date = meeting && new Date(meeting.date);
+  if (!date || Number.isNaN(date.getTime())) return undefined;
+  const minute = (when) => Math.floor(when.getTime() / 60000);
+  const sameMinute = meetings.some((other) => other.id !== id && minute(new Date(other.date)) === minute(date));
+  const time = date.toLocaleTimeString(locale, { hour: "numeric", minute: "2-digit", second: sameMinute ? "2-digit" : undefined });
+  if (date.toDateString() === now.toDateString()) return `at ${time}`;
+  return `on ${date.toLocaleDateString(locale, { dateStyle: "medium" })}, at ${time}`;
+}
+
+/**
  * The slices of a meeting's ring, one per speaker, as fractions of the whole:
  * equal slices, the last also gets the remainder (as the server counts).
  */

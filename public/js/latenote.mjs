@@ -2,6 +2,7 @@
 // ran out): offered for the meeting just saved (`history.noteSubmitted`), above whatever the
 // room shows next — the detail, the edit form, a new meeting — until it is added or set aside.
 import { compositionGuard } from "./composing.mjs";
+import { meetingEnded } from "./format.mjs";
 import { lateNoteKey } from "./notekept.mjs";
 import { app, currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
 
@@ -41,10 +42,8 @@ function kept(view) {
 
 /** Which meeting the note is for, as people tell meetings apart: when it ended. */
 function meetingName(view, id) {
-  const meeting = view.state?.standup.meetings.find((candidate) => candidate.id === id);
-  if (!meeting) return "a meeting that ended earlier";
-  const time = new Date(meeting.date).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
-  return `the meeting that ended at ${time}`;
+  const ended = meetingEnded(view.state?.standup.meetings ?? [], id);
+  return ended ? `the meeting that ended ${ended}` : "a meeting that ended earlier";
 }
 
 /** Shows `view.lateNote` in the form. */
