@@ -18,7 +18,8 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
       components.scheme == "postgres" || components.scheme == "postgresql"
     else {
       throw DatabaseURLError(
-        "\(Self.redacted(text)) is not a PostgreSQL URL: use postgres://USER@HOST:PORT/DATABASE.")
+        "\(Self.redacted(text)) is not a PostgreSQL URL: use postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+          + ", a password's / @ : % # ? written %2F %40 %3A %25 %23 %3F.")
     }
     guard let host = components.host, !host.isEmpty else {
       throw DatabaseURLError("The database URL names no host: postgres://USER@HOST:PORT/DATABASE.")
@@ -31,7 +32,16 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
       throw DatabaseURLError(
         "The database URL names no database: postgres://USER@HOST:PORT/DATABASE.")
     }
-    let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+    let parameters = components.queryItems ?? []
+    if let unknown = parameters.first(where: { $0.name != "sslmode" }) {
+      throw DatabaseURLError(
+        "The database URL's \(unknown.name) is not supported: sslmode is the only parameter it takes."
+      )
+    }
+    guard parameters.count <= 1 else {
+      throw DatabaseURLError("The database URL names sslmode more than once.")
+    }
+    let mode = parameters.first?.value ?? "prefer"
     guard ["disable", "prefer", "require"].contains(mode) else {
       throw DatabaseURLError("sslmode=\(mode) is not supported: use disable, prefer or require.")
     }
@@ -46,12 +56,16 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
   /// The URL without its password, for messages and logs.
   public var description: String { "postgres://\(user)@\(host):\(port)/\(database)" }
 
-  private static func redacted(_ text: String) -> String {
-    guard var components = URLComponents(string: text), components.password != nil else {
-      return text
-    }
-    components.password = "***"
-    return components.string ?? "The database URL"
+  /// `text` with whatever follows the user name in its user part as `***`, found as people
+  /// write it and not as a URL parser would: a password that breaks the URL (an unencoded `/`
+  /// or `@`, a port that is not a number) is the one most likely to be printed by mistake.
+  public static func redacted(_ text: String) -> String {
+    guard let scheme = text.range(of: "://"), let at = text.range(of: "@", options: .backwards),
+      scheme.upperBound <= at.lowerBound
+    else { return text }
+    let userPart = text[scheme.upperBound..<at.lowerBound]
+    guard let colon = userPart.firstIndex(of: ":") else { return text }
+    return text[..<colon] + ":***" + text[at.lowerBound...]
   }
 
   public var tls: PostgresClient.Configuration.TLS {

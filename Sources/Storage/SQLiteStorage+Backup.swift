@@ -33,6 +33,13 @@ extension SQLiteStorage {
       throw StorageError(
         "\(path) is the database itself (or its log): back it up to another file.")
     }
+    // NB: an earlier backup is replaced (a nightly job writes to one name); nothing else is.
+    guard !FileManager.default.fileExists(atPath: resolved.path) || Self.isDatabase(resolved.path)
+    else {
+      throw StorageError(
+        "\(path) is already there and is not a backup (an SQLite database): "
+          + "choose another file, or remove it first.")
+    }
     let partial = resolved.deletingLastPathComponent()
       .appendingPathComponent(".\(resolved.lastPathComponent).partial-\(getpid())")
     func removePartial() {
@@ -75,6 +82,14 @@ extension SQLiteStorage {
   /// A database's file and the ones SQLite keeps beside it: its log, its shared memory, its
   /// rollback journal.
   private static let ownFileSuffixes = ["", "-wal", "-shm", "-journal"]
+
+  /// Whether `path` is a file that starts as every SQLite database does.
+  private static func isDatabase(_ path: String) -> Bool {
+    guard let file = FileHandle(forReadingAtPath: path) else { return false }
+    defer { try? file.close() }
+    let header = (try? file.read(upToCount: 16)) ?? Data()
+    return header == Data("SQLite format 3\u{0}".utf8)
+  }
 
   /// Whether `path` is one of `files` under another name (a hard link).
   private static func sameFile(_ path: String, asAnyOf files: [String]) -> Bool {

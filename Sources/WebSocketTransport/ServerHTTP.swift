@@ -74,6 +74,9 @@ extension ServerEngine {
 
   func dispatchHTTP(id: UInt64, state: HTTPRequestState) {
     state.dispatched = true
+    // NB: lws's own timeout for the request (its keepalive's idle time, 5 s, for one with no
+    // body) would close the connection under an answer still on its way.
+    lws_set_timeout(state.wsi, PENDING_TIMEOUT_USER_OK, configuration.answerSeconds)
     if let refusal = state.refusal {
       respond(id, refusal)
       return

@@ -11,7 +11,9 @@ struct Backup: AsyncParsableCommand {
 
   @OptionGroup var data: DataOptions
   @Argument(
-    help: "The file to write (a backup already there is replaced once the new one is whole).")
+    help:
+      "The file to write (a backup already there is replaced once the new one is whole; any other file is left alone)."
+  )
   var file: String
 
   func run() async throws {

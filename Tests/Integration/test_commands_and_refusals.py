@@ -493,13 +493,15 @@ def test_a_backup_taken_while_the_server_runs_is_a_whole_server_to_restore(data,
         "type": "addStandupSubmitted",
         "standup": {"title": "Kept", "duration": 300, "theme": "teal", "attendees": [{"name": "Ana"}]}})
     standup = made["standup"]["id"]
+    # Last night's backup, taken before the meeting: tonight's replaces it.
+    folder = Path(tempfile.mkdtemp(prefix="standups-backup-"))
+    backup = folder / "standups-backup.sqlite"
+    older = command("backup", str(backup), data=data)
+    assert older.returncode == 0, older.stderr
     api(server["port"], "POST", f"/api/rooms/{standup}/actions", {"type": "startMeetingButtonTapped"})
     api(server["port"], "POST", f"/api/rooms/{standup}/actions",
         {"type": "meeting.noteSubmitted", "text": "written before the backup"})
 
-    folder = Path(tempfile.mkdtemp(prefix="standups-backup-"))
-    backup = folder / "standups-backup.sqlite"
-    (folder / "standups-backup.sqlite").write_text("an older backup")
     taken = command("backup", str(backup), data=data)
     assert taken.returncode == 0, taken.stderr
     assert f"to {backup}." in taken.stdout
@@ -532,6 +534,16 @@ def test_a_backup_taken_while_the_server_runs_is_a_whole_server_to_restore(data,
                 Path(data) / "standups.sqlite-wal", link / "standups.sqlite-shm"):
         itself = command("backup", str(own), data=data)
         assert itself.returncode != 0 and "is the database itself" in itself.stderr, (own, itself)
+    # Nor over a file that is not a backup: the server's lock (which would let a second server
+    # start on the same folder), or anything else someone keeps there.
+    for other, text in ((Path(data) / "server.lock", None), (folder / "notes.txt", "my notes")):
+        if text is not None:
+            other.write_text(text)
+        before = other.read_bytes()
+        refused = command("backup", str(other), data=data)
+        assert refused.returncode != 0, refused
+        assert f"{other} is already there and is not a backup" in refused.stderr, refused.stderr
+        assert other.read_bytes() == before
     nowhere = command("backup", str(folder / "missing" / "b.sqlite"), data=data)
     assert nowhere.returncode != 0
     assert f"Cannot write in {folder / 'missing'}: No such file or directory." in nowhere.stderr

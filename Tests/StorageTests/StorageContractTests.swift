@@ -439,6 +439,17 @@ struct DatabaseURLTests {
     ("postgres://ana@host", "names no database"),
     ("postgres://ana@host/db?sslmode=verify-full", "sslmode=verify-full is not supported"),
     ("postgres://ana:hunter2@", "names no host"),
+    (
+      "postgres://ana:hunter2@host:port/db",
+      "postgres://ana:***@host:port/db is not a PostgreSQL URL"
+    ),
+    (
+      "postgres://ana:hun/ter2@host:5432/db",
+      "postgres://ana:***@host:5432/db is not a PostgreSQL URL"
+    ),
+    ("postgres://ana:hunter2@host/db?x", "x is not supported: sslmode is the only parameter"),
+    ("postgres://ana@host/db?connect_timeout=5", "connect_timeout is not supported"),
+    ("postgres://ana@host/db?sslmode=disable&sslmode=require", "names sslmode more than once"),
   ])
   func refusesWhatItCannotUseSayingWhy(_ text: String, _ problem: String) {
     #expect {
@@ -446,5 +457,12 @@ struct DatabaseURLTests {
     } throws: { error in
       "\(error)".contains(problem) && !"\(error)".contains("hunter2")
     }
+  }
+
+  @Test func aPasswordThatBreaksTheURLIsNotPrintedEither() {
+    #expect(
+      DatabaseURL.redacted("postgres://ana:hun@t/er2@host:x/db") == "postgres://ana:***@host:x/db")
+    #expect(DatabaseURL.redacted("postgres://ana@host:x/db") == "postgres://ana@host:x/db")
+    #expect(DatabaseURL.redacted("host:5432/db@x") == "host:5432/db@x")
   }
 }

@@ -64,6 +64,14 @@ final class EchoDelegate: WebSocketServerDelegate {
   }
 
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
+    // `/api/slow?ms=N`: an answer the application takes N ms to find (a database slow to answer).
+    if request.path == "/api/slow", let milliseconds = request.queryValue("ms").flatMap(Int.init) {
+      Task {
+        try? await Task.sleep(for: .milliseconds(milliseconds))
+        respond(HTTPResponse(status: 200, text: "slow \(milliseconds)"))
+      }
+      return
+    }
     respond(HTTPResponse(status: 200, text: "ok \(request.method) \(request.body.count)"))
   }
 

@@ -53,6 +53,22 @@ struct WebSocketServerBehaviourTests {
     #expect(health.hasSuffix("ok GET 0"))
   }
 
+  /// An answer the application takes longer than lws's idle time for a connection (5 s) to
+  /// find still reaches the client: the connection is not taken for idle while it waits.
+  @Test(.timeLimit(.minutes(1)))
+  func anAnswerTheApplicationIsSlowToFindStillArrives() throws {
+    let (server, _) = try startEchoServer()
+    defer { server.shutdown() }
+    for request in [
+      "GET /api/slow?ms=7000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      "DELETE /api/slow?ms=7000 HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    ] {
+      let answer = try RawSocket(port: server.port).request(request)
+      #expect(answer.hasPrefix("HTTP/1.1 200"), "\(request): \(answer)")
+      #expect(answer.hasSuffix("slow 7000"))
+    }
+  }
+
   @Test func refusesAnUpgradeWithTheApplicationsStatus() async throws {
     let (server, _) = try startEchoServer()
     defer { server.shutdown() }
