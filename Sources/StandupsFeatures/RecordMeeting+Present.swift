@@ -24,6 +24,13 @@ extension RecordMeeting.State {
   mutating func renameInPresent(_ joining: Participant) {
     guard let person = joining.person else { return }
     let name = joining.shownName
+    // NB: a name others were there under too stays, theirs alone: under two names, this
+    // sign-in would count under neither (`presentPeople`).
+    for shared in present where shared != name {
+      if let signIns = presentBy[shared], signIns.contains(person), signIns != [person] {
+        presentBy[shared]?.remove(person)
+      }
+    }
     let former = present.filter { $0 != name && presentBy[$0] == [person] }
     guard let first = former.first, let index = present.firstIndex(of: first) else { return }
     if present.contains(name) {
@@ -42,7 +49,7 @@ extension RecordMeeting.State {
   /// name alone (two people who both chose "Alex" were two people), and once where who was
   /// there is not known (bots, an open server's people, a name from before the room opened
   /// again).
-  var presentPeople: [String] {
+  public var presentPeople: [String] {
     present.flatMap { name in
       let elsewhere = presentBy.reduce(into: Set<String>()) { signIns, entry in
         if entry.key != name { signIns.formUnion(entry.value) }

@@ -282,9 +282,50 @@ extension RecordMeetingTests {
       await store.send(.participantJoined(benB)) {
         $0.participants = [ben, annaK, annaKAgain, otherBen, benB]
         $0.meeting?.present = ["Ana K", "Ben", "Ben B"]
+        $0.meeting?.presentBy["Ben"] = ["k3"]
         $0.meeting?.presentBy["Ben B"] = ["k2"]
       }
       await discard(store)
+    }
+  }
+
+  /// One of two people who chose one name renames themselves to a third person's name: three
+  /// people were there, and the saved meeting lists three (it listed two: the one renamed,
+  /// under two names, counted under neither).
+  @Test func oneOfTwoWithOneNameTakingAThirdsNameIsStillOneOfThree() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let ana = Participant(id: "p1", name: "Ana", person: "k1")
+      let ben = Participant(id: "p2", name: "Ben", person: "k2")
+      let otherBen = Participant(id: "p3", name: "Ben", person: "k3")
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.send(.participantJoined(ben)) { $0.participants = [ana, ben] }
+      await store.send(.participantJoined(otherBen)) { $0.participants = [ana, ben, otherBen] }
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Ana", "Ben"]
+        $0.meeting?.presentBy = ["Ana": ["k1"], "Ben": ["k2", "k3"]]
+      }
+      await store.receive(\.meeting.presented.started)
+      let benAsAna = Participant(id: "p4", name: "Ana", person: "k3")
+      await store.send(.participantLeft(otherBen.id)) { $0.participants = [ana, ben] }
+      await store.send(.participantJoined(benAsAna)) {
+        $0.participants = [ana, ben, benAsAna]
+        $0.meeting?.presentBy = ["Ana": ["k1", "k3"], "Ben": ["k2"]]
+      }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
+        $0.meeting = nil
+        $0.standup.meetings = [
+          Meeting(
+            id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
+            present: ["Ana", "Ana", "Ben"])
+        ]
+      }
     }
   }
 
@@ -315,8 +356,10 @@ extension RecordMeetingTests {
       await store.send(.participantJoined(anna)) {
         $0.participants = [ben, anna]
         $0.meeting?.present = ["Ana", "Ben", "Anna"]
+        $0.meeting?.presentBy["Ana"] = [""]
         $0.meeting?.presentBy["Anna"] = ["k1"]
       }
+      #expect(store.state.meeting?.presentPeople == ["Ana", "Ben", "Anna"])
     }
   }
 
