@@ -80,7 +80,7 @@ public final class StandupsServer: Sendable {
     Shard.observeWakeUps { ServerMetrics.shared.timerWoke(late: $0) }
     dependencies.uuid = UUIDGenerator { UUID() }
     dependencies.date = DateGenerator { Date() }
-    let access: AccessStorage
+    var access: AccessStorage
     var postgres: PostgresStorage?
     var dataLock: DataDirectoryLock?
     var sqliteFile: SQLiteStorage?
@@ -105,6 +105,14 @@ public final class StandupsServer: Sendable {
     } catch {
       throw ServerStartError(description: "\(error)")
     }
+    let session = postgres.map { NodeSession(storage: $0, logger: logger) }
+    if let session {
+      let signOut = access.signOutSession
+      access.signOutSession = { hash, expires in
+        if let why = session.cutOff { throw StorageError(why) }
+        try await signOut(hash, expires)
+      }
+    }
     let gatekeeper: Gatekeeper
     do {
       gatekeeper = try await Gatekeeper(
@@ -120,6 +128,9 @@ public final class StandupsServer: Sendable {
     }
     prepare(&dependencies)
     dependencies.storage = dependencies.storage.timed()
+    if let session {
+      dependencies.storage = dependencies.storage.refused { session.cutOff }
+    }
     let standups: [Standup]
     let checkpoints: [MeetingCheckpoint]
     do {
@@ -130,7 +141,6 @@ public final class StandupsServer: Sendable {
     }
 
     let date = dependencies.date
-    let session = postgres.map { NodeSession(storage: $0, logger: logger) }
     ServerMetrics.shared.showFromTheStart(cluster: session != nil)
     // NB: every node of a cluster has a lobby of its own, all open at once; each reserves all
     // the versions it will ever issue at its opening, from one counter, so that no two share

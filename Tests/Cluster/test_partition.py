@@ -2,6 +2,7 @@
 its rooms within 5 s, another node takes them, and once the link is back the cut-off node sends
 nothing for them. Needs root (ip netns); skipped with a message otherwise."""
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -91,8 +92,10 @@ def test_a_node_cut_off_from_the_database_gives_its_rooms_up(partitioned_cluster
     standup = asyncio.run(create_standup(nodes["other_http"], "Cut off"))
 
     async def scenario():
-        async with websockets.connect(f"{nodes['cut']}/ws/rooms/{standup}?name=Ana") as ana:
+        async with websockets.connect(f"{nodes['cut']}/ws/rooms/{standup}?name=Ana") as ana, \
+                websockets.connect(f"{nodes['cut']}/ws/lobby?name=Cy") as cy:
             await receive(ana)
+            await receive(cy)
             await ana.send('{"type":"action","ref":"go","action":{"type":"startMeetingButtonTapped"}}')
             await until(ana, lambda m: m.get("type") == "ack")
             await until(ana, lambda m: m.get("type") == "patch" and "secondsElapsed" in str(m))
@@ -109,6 +112,16 @@ def test_a_node_cut_off_from_the_database_gives_its_rooms_up(partitioned_cluster
                 assert closed.rcvd.code == 1012, closed
             closed_after = time.monotonic() - cut_at
             assert closed_after < 5, closed_after
+            # Its lobby knows it has no database now: a new standup is refused at once, as not
+            # saved, rather than waiting out the database's 15 s to be said maybe saved.
+            asked = time.monotonic()
+            await cy.send(json.dumps({"type": "action", "ref": "cut-new", "action": {
+                "type": "addStandupSubmitted", "standup": {
+                    "title": "Made while cut off", "duration": 300, "theme": "teal",
+                    "attendees": [{"name": "Cy"}]}}}))
+            refused = await until(cy, lambda m: m.get("ref") == "cut-new", 5)
+            assert refused["type"] == "error" and refused["code"] == "storage_unavailable", refused
+            assert time.monotonic() - asked < 2, time.monotonic() - asked
         # Once PostgreSQL ends the silent session (5 s), the other node takes the room.
         taken = None
         while taken is None:
@@ -139,6 +152,9 @@ def test_a_node_cut_off_from_the_database_gives_its_rooms_up(partitioned_cluster
             except ConnectionClosed:
                 await asyncio.sleep(0.3)
         assert taken["state"]["meeting"] is not None
+        async with websockets.connect(f"{nodes['other']}/ws/lobby?name=Cy") as lobby:
+            titles = [standup["title"] for standup in (await receive(lobby))["state"]["standups"]]
+            assert titles == ["Cut off"], titles
         return closed_after
 
     closed_after = asyncio.run(scenario())

@@ -1,4 +1,5 @@
 import Foundation
+import Storage
 import Synchronization
 
 // MARK: Ownership: what a room's lock is, once taken
@@ -18,6 +19,15 @@ extension NodeSession {
       set { hold.withLock { $0 = newValue } }
     }
   }
+
+  /// Takes a room's lock if no other node holds it.
+  func acquire(_ room: UUID) async -> Hold? {
+    guard case .held(let hold) = await take(room) else { return nil }
+    return hold
+  }
+
+  /// A room's advisory lock key (`WriteFence.lockKey`).
+  static func lockKey(_ room: UUID) -> Int64 { WriteFence.lockKey(room) }
 
   /// What asking for a room's lock came to.
   enum Acquisition: Sendable, Equatable {

@@ -36,6 +36,8 @@ final class NodeSession: Sendable {
     var confirmed: ContinuousClock.Instant?
     var held: Set<UUID> = []
     var stopped = false
+    /// A session was open once (`start`): from then on, none trusted means it was lost.
+    var started = false
   }
 
   let nodeID = UUID().uuidString.lowercased()
@@ -108,6 +110,7 @@ final class NodeSession: Sendable {
         ifSession: session)
     }
     try await connect()
+    state.withLock { $0.started = true }
     let keeping = Task { [self] in await keep() }
     let watching = Task { [self] in await watch() }
     let sending = Task { [self] in await sendNotices() }
@@ -287,12 +290,6 @@ final class NodeSession: Sendable {
 
   // MARK: Ownership
 
-  /// Takes a room's lock if no other node holds it.
-  func acquire(_ room: UUID) async -> Hold? {
-    guard case .held(let hold) = await take(room) else { return nil }
-    return hold
-  }
-
   /// Takes a room's lock if no other node holds it, saying why not.
   func take(_ room: UUID) async -> Acquisition {
     guard
@@ -365,6 +362,14 @@ final class NodeSession: Sendable {
       "SELECT pg_advisory_unlock(\(Self.lockKey(hold.room)))", logger: logger)
   }
 
+  /// Why what people ask of the database is refused at once (`StorageClient.refused`): this
+  /// node's session with it was lost and is not back yet. Nil while it is up, and before it
+  /// first opened (a node loading its standups as it starts).
+  var cutOff: String? {
+    guard state.withLock({ $0.started && !$0.stopped }), !isConnected else { return nil }
+    return "this node has no session with the database right now, so nothing was sent to it"
+  }
+
   /// Whether the session is up and trusted now (`/healthz`).
   var isConnected: Bool {
     state.withLock { state in
@@ -389,7 +394,4 @@ final class NodeSession: Sendable {
 
   /// The session's backend, named in this node's notices.
   var pid: Int32? { state.withLock { $0.pid } }
-
-  /// A room's advisory lock key (`WriteFence.lockKey`).
-  static func lockKey(_ room: UUID) -> Int64 { WriteFence.lockKey(room) }
 }
