@@ -699,3 +699,36 @@ def test_the_lobby_shows_who_is_in_each_room(server, ana, ben):
     assert "Ana here" in named and "●" not in named, named
     ana.get(server)
     wait(ben, lambda d: not d.find_elements(By.CSS_SELECTOR, ".card .live"))
+
+
+def test_right_to_left_text_reads_right_and_the_invisible_marks_pasted_with_it_go(server, ana):
+    """Arabic and Hebrew keep their numbers and punctuation where they belong wherever a title
+    or a name is shown; the direction marks that text pasted from a mail or a chat brings
+    along unseen (which the server refuses) are taken out as they come, so Save goes through."""
+    title, name = "اجتماع الفريق (الصباح) 2026!", "سارة!"
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys(title + "\u200f")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("\u200e" + name)
+    click(ana, "#new-form button.primary")
+    card = wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".card")))
+    direction = "return [arguments[0].textContent, getComputedStyle(arguments[0]).direction]"
+    assert ana.execute_script(direction, card.find_element(By.CSS_SELECTOR, ".card-title bdi")) == [title, "rtl"]
+    ana.get(card.get_attribute("href"))
+    text_in(ana, ".presence", "Ana")
+    assert ana.execute_script(direction, ana.find_element(By.CSS_SELECTOR, ".room-title bdi")) == [title, "rtl"]
+    assert ana.execute_script(direction, ana.find_element(By.CSS_SELECTOR, ".attendee-list bdi")) == [name, "rtl"]
+    # The page reads left to right around them.
+    assert ana.execute_script("return getComputedStyle(document.querySelector('.room-title')).direction") == "ltr"
+    click(ana, ".edit")
+    field = wait(ana, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    field.click()
+    field.send_keys(Keys.END, " \u200fצוות\u202b")
+    field.send_keys(" 2026")
+    assert field.get_attribute("value") == title + " צוות 2026"
+    click(ana, ".save-edit")
+    text_in(ana, ".room-title", "צוות 2026")
+    assert ana.find_element(By.CSS_SELECTOR, ".room-title bdi").get_attribute("textContent") == title + " צוות 2026"
+    assert ana.find_elements(By.CSS_SELECTOR, ".toast") == []
+    assert collect_console_errors(ana) == []

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON, within, meetingEnded } from "../../public/js/format.mjs";
+import { clock, speakerSlices, escapeHTML, backoff, THEMES, THEME_NAMES, arcPath, isolated, transcriptLines, wellFormed, wireJSON, within, meetingEnded, plainText } from "../../public/js/format.mjs";
 
 test("clock formats minutes and seconds", () => {
   assert.equal(clock(0), "0:00");
@@ -107,4 +107,13 @@ test("a meeting is named by when it ended: the time today, the day too before, s
   assert.match(meetingEnded(meetings, "d", now, "en-US"), /^on Nov 29, 2026, at 9:30\sAM$/u);
   assert.equal(meetingEnded(meetings, "gone", now, "en-US"), undefined);
   assert.equal(meetingEnded([{ id: "x", date: "not a date" }], "x", now, "en-US"), undefined);
+});
+
+test("text is made plain as the server takes it: invisible marks go, a tab is a space, joiners stay", () => {
+  assert.equal(plainText("צוות\u200f 2026"), "צוות 2026");
+  assert.equal(plainText("\u202eevil\u202c\u2066x\u2069\u200b\ufeff"), "evilx");
+  assert.equal(plainText("a\tb\u0000c\u2028d"), "a b c d");
+  const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}";
+  assert.equal(plainText(family + "\u200c"), family + "\u200c");
+  assert.equal(plainText("half \uD83D"), "half \uFFFD");
 });

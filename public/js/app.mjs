@@ -1,6 +1,6 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
-import { wellFormed } from "./format.mjs";
+import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
 import { showGone, showRoom } from "./room.mjs";
@@ -24,16 +24,20 @@ function route() {
 
 setRouter(route);
 // A broken character typed or pasted into a field (half of an emoji) is shown and kept as
-// U+FFFD before any of the page's own listeners reads the field: what is sent, kept and
-// compared with the room is the text the server holds (it takes nothing that is not Unicode).
+// U+FFFD, a tab as a space, and an invisible direction mark goes (`plainText`), before any of
+// the page's own listeners reads the field: what is sent, kept and compared with the room is
+// the text the server holds (it refuses the rest, and the field would wait on typing the room
+// never takes).
 document.addEventListener("input", ({ target, isComposing }) => {
   if (isComposing || !("value" in target) || typeof target.value !== "string") return;
-  const mended = wellFormed(target.value);
+  const mended = plainText(target.value);
   if (mended === target.value) return;
-  // NB: one code unit for one: the selection stays where it was.
+  // NB: the selection stays where it was in what is left.
   const { selectionStart, selectionEnd, selectionDirection } = target;
+  const kept = (at) => plainText(target.value.slice(0, at)).length;
+  const [start, end] = [selectionStart, selectionEnd].map((at) => at === null ? null : kept(at));
   target.value = mended;
-  if (selectionStart !== null) target.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
+  if (start !== null) target.setSelectionRange(start, end, selectionDirection);
 }, true);
 
 // NB: one length message at a time: a new one replaces the last, which named another field;

@@ -147,7 +147,7 @@ export const detail = {
       <div><dt>Theme</dt><dd><span class="theme-chip">${standup.theme}</span></dd></div>
       <div><dt>Meetings</dt><dd>${standup.meetings.length + (standup.olderMeetingCount ?? 0)}</dd></div>`);
     drawn(app.querySelector(".attendee-list"), standup.attendees
-      .map((attendee) => `<li>${escapeHTML(attendee.name)}</li>`).join(""));
+      .map((attendee) => `<li><bdi>${escapeHTML(attendee.name)}</bdi></li>`).join(""));
     detail.renderOlder(view);
     drawnHistory(app.querySelector(".history"), standup.meetings, `<li class="empty">No meetings yet.</li>`);
     // NB: nothing to download before the first meeting is saved.

@@ -157,6 +157,21 @@ export function wellFormed(text) {
   return text.replace(/[\uD800-\uDFFF]/gu, "\uFFFD");
 }
 
+/** The invisible marks the server refuses in text (`Standup.isPlainText`): direction
+ * marks, overrides and isolates, zero-width spaces. The joiners emoji need stay. */
+const INVISIBLE_MARKS = /[\u061C\u180E\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB]/gu;
+/** Control characters and line separators, which a one-line field cannot show. */
+const CONTROLS = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/gu;
+
+/**
+ * `text` as the server takes it, as it is typed or pasted: well formed (`wellFormed`), a
+ * control character (a tab pasted from a spreadsheet) a space, and without the invisible
+ * marks that text pasted from a mail or a chat in Arabic or Hebrew brings along unseen.
+ */
+export function plainText(text) {
+  return wellFormed(text).replace(CONTROLS, " ").replace(INVISIBLE_MARKS, "");
+}
+
 /**
  * JSON for the server: a lone half of a surrogate pair (a broken character, pasted, or an
  * emoji cut in two) becomes U+FFFD, as the server cannot take text that is not Unicode (it

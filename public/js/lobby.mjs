@@ -89,7 +89,7 @@ function cardInside(standup) {
     // NB: the dot is for the eye: a screen reader reads the card's link without it.
     ? `<span class="live"><span aria-hidden="true">●</span> ${escapeHTML(whoIsHere(standup.live))}${meetingNote(standup.live)}</span>`
     : "";
-  return `<span class="card-title">${escapeHTML(standup.title)}</span>
+  return `<span class="card-title"><bdi>${escapeHTML(standup.title)}</bdi></span>
       <span class="card-meta">${standup.attendeeCount} ${standup.attendeeCount === 1 ? "attendee" : "attendees"} · ${standup.duration / 60} min</span>${live}`;
 }
 

@@ -286,7 +286,7 @@ class RoomView {
     document.title = `${state.standup.title} · Standups`;
     const section = app.querySelector(".room");
     section.setAttribute("style", themeStyle(state.standup.theme));
-    section.querySelector(".room-title").textContent = state.standup.title;
+    section.querySelector(".room-title bdi").textContent = state.standup.title;
     section.querySelector(".presence").innerHTML = presenceItems(state.participants, you);
     this.announce(previous, state, you);
     this.renderUndo(state, you);
@@ -374,7 +374,7 @@ class RoomView {
     app.innerHTML = `<section class="room">
       <header class="room-head">
         <a href="#/" class="back">← Standups</a>
-        <h1 class="room-title" tabindex="-1"></h1>
+        <h1 class="room-title" tabindex="-1"><bdi></bdi></h1>
         <button type="button" class="copy-link">Copy link</button>
         <ul class="presence" aria-label="In this room"></ul>
       </header>
