@@ -232,6 +232,38 @@ def ana_types_a_late_note(server, ana, ben):
     wait(ana, lambda d: d.find_element(By.ID, "late-note").get_attribute("value") == "Half a thought")
 
 
+def test_a_late_note_whose_meeting_takes_no_more_notes_is_kept_to_copy_not_offered(server, ana, ben):
+    """A meeting takes late notes for ten minutes. Once they pass, the note offered for it
+    stays in its field, to copy, with no button that could only be refused; through a reload
+    too, until Ana forgets it."""
+    ana_types_a_late_note(server, ana, ben)
+    # Ana's clock, two seconds short of the meeting's ten minutes (the server's is not moved).
+    ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        const realNow = Date.now;
+        Date.now = () => realNow() + 10 * 60 * 1000 - 2000;"""})
+    ana.refresh()
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    assert late.get_attribute("value") == "Half a thought"
+    assert ana.find_element(By.CSS_SELECTOR, ".late-note .add").is_displayed()
+    late.send_keys(", and more")
+    text_in(ana, ".late-note label", "which takes no more notes now: copy it from here, or forget it.", timeout=10)
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note .add").is_displayed()
+    assert ana.find_element(By.CSS_SELECTOR, ".late-note .set-aside").text == "Forget this note"
+    assert late.get_attribute("value") == "Half a thought, and more"
+    # Enter sends nothing the room would refuse.
+    late.send_keys(Keys.ENTER)
+    ana.refresh()
+    late = wait(ana, EC.presence_of_element_located((By.ID, "late-note")))
+    text_in(ana, ".late-note label", "which takes no more notes now")
+    assert late.get_attribute("value") == "Half a thought, and more"
+    assert ana.execute_script("return window.standupsToastLog") == []
+    assert not any("Ana:" in line for lines in ben.execute_script(NEWEST_MEETINGS_NOTES) for line in lines)
+    click(ana, ".late-note .set-aside")
+    text_in(ana, "#toasts", "Your note was set aside: “Half a thought, and more”.")
+    assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    assert collect_console_errors(ana) == []
+
+
 def test_a_past_meeting_being_read_stays_open_as_the_history_changes(server, ana, ben):
     """Ben reads the meeting just saved, the keyboard on it, while Ana adds her late note to
     it: it stays open, with the note in it, and keeps the keyboard."""

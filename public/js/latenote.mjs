@@ -46,13 +46,30 @@ function meetingName(view, id) {
   return ended ? `the meeting that ended ${ended}` : "a meeting that ended earlier";
 }
 
-/** Shows `view.lateNote` in the form. */
+/** How long after it ended a meeting takes a late note (`history.noteSubmitted`). */
+const WINDOW_MS = 10 * 60 * 1000;
+
+/** Shows `view.lateNote` in the form: to add, or, once its meeting takes no more notes (its
+ * ten minutes passed, or the room said so), kept there to copy until it is forgotten. */
 function show(view) {
   const form = app.querySelector(".late-note");
   form.hidden = false;
-  form.querySelector("label").textContent =
-    `Your note had not reached ${meetingName(view, view.lateNote.meeting)}: add it to that meeting.`;
-  form.querySelector("input").value = view.lateNote.text;
+  const { meeting: id } = view.lateNote;
+  const ended = Date.parse(view.state?.standup.meetings.find((meeting) => meeting.id === id)?.date);
+  const left = ended + WINDOW_MS - Date.now();
+  const closed = view.lateNote.closed || left <= 0;
+  clearTimeout(view.lateNoteWindow);
+  if (!closed && left > 0) {
+    view.lateNoteWindow = setTimeout(() => view.lateNote?.meeting === id && show(view), left + 1000);
+  }
+  form.querySelector("label").textContent = closed
+    ? `Your note had not reached ${meetingName(view, id)}, which takes no more notes now: copy it from here, or forget it.`
+    : `Your note had not reached ${meetingName(view, id)}: add it to that meeting.`;
+  form.querySelector(".add").hidden = closed;
+  form.querySelector(".set-aside").textContent = closed ? "Forget this note" : "Not needed";
+  // NB: typed in since, the field keeps it (a timer's turn must not take it back).
+  const input = form.querySelector("input");
+  if (input.value !== view.lateNote.text) input.value = view.lateNote.text;
 }
 
 /** The note went in (or was set aside): the next one waiting takes its place, or the form
@@ -72,6 +89,7 @@ function done(view, form) {
   }
   view.lateNote = null;
   keep(view);
+  clearTimeout(view.lateNoteWindow);
   form.querySelector("input").value = "";
   form.hidden = true;
   // NB: in a meeting, back to its note field (the next note goes there); else the title.
@@ -163,7 +181,7 @@ export const lateNote = {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       // NB: one at a time: a second Enter while the first is on its way would add it twice.
-      if (add.disabled || !view.lateNote) return;
+      if (add.disabled || add.hidden || !view.lateNote) return;
       const { meeting, speaker } = view.lateNote;
       const text = input.value;
       const notes = view.state.standup.meetings.find(({ id }) => id === meeting)?.notes.length ?? 0;
@@ -190,6 +208,12 @@ export const lateNote = {
         if (view.connection.closed) return;
         // NB: the field keeps the note: refused (too late, too long), it can still be copied.
         toast(error.message);
+        // Too late (its ten minutes passed, the standup going): the form says so from now on.
+        if (error.code === "invalid_action" && view.lateNote?.meeting === meeting) {
+          view.lateNote.closed = true;
+          keep(view);
+          show(view);
+        }
         // The answer may be what was lost (`sent`): then the room tells, once the page is
         // back (a reload included: kept with the note). Otherwise it did not go in.
         if (error.code !== "offline" || error.sent === false) settled();
@@ -213,7 +237,7 @@ export const lateNote = {
     // NB: with what is known of its answer: one a drop hid is looked for when its turn comes.
     if (earlier) waiting.unshift({ meeting: current.meeting, speaker: current.speaker, text: earlier, unsure: current.unsure ?? null });
     // NB: a note whose answer a drop hid (`unsure`) stays so through a reload.
-    view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, waiting, unsure: late.unsure ?? null };
+    view.lateNote = { meeting: late.meeting, speaker: late.speaker, text: late.text, waiting, unsure: late.unsure ?? null, closed: late.closed ?? false };
     keep(view);
     show(view);
     const input = app.querySelector("#late-note");
