@@ -223,12 +223,15 @@ TOAST_LOG = """
     });"""
 
 
-def chromium(name):
+def chromium(name, env=None):
+    """A headless Chromium whose person goes by `name`; `env`: the browser's environment (its
+    TZ, say), else this process's."""
     options = Options()
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    driver = webdriver.Chrome(
+        service=Service(executable_path="/usr/bin/chromedriver", env=env), options=options)
     # The display name is asked once and remembered; give each session its own.
     driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument",

@@ -8,7 +8,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import chromium, collect_console_errors, resize, screenshot, start_again
+from conftest import chromium, collect_console_errors, resize, screenshot, sign_in, start_again
 
 
 def wait(driver, condition, timeout=10):
@@ -732,3 +732,23 @@ def test_right_to_left_text_reads_right_and_the_invisible_marks_pasted_with_it_g
     assert ana.find_element(By.CSS_SELECTOR, ".room-title bdi").get_attribute("textContent") == title + " צוות 2026"
     assert ana.find_elements(By.CSS_SELECTOR, ".toast") == []
     assert collect_console_errors(ana) == []
+
+
+def test_the_history_downloads_in_utc_from_a_browser_that_knows_no_time_zone(server):
+    """A TZ that names no zone (a POSIX "JST-9") leaves the browser in "Etc/Unknown": the
+    Markdown link then asks for no zone (UTC), where naming that one was refused with a 400."""
+    cy = chromium("Cy", env={**os.environ, "TZ": "JST-9"})
+    try:
+        sign_in(cy, server)
+        room = create_standup(cy, server)
+        cy.get(room)
+        text_in(cy, ".presence", "Cy")
+        assert cy.execute_script("return Intl.DateTimeFormat().resolvedOptions().timeZone") == "Etc/Unknown"
+        link = cy.find_element(By.CSS_SELECTOR, ".export-md").get_attribute("href")
+        assert link.endswith("/history.md"), link
+        status = cy.execute_script(
+            "return fetch(arguments[0]).then((answer) => answer.status)", link)
+        assert status == 200
+        assert collect_console_errors(cy) == []
+    finally:
+        cy.quit()

@@ -47,9 +47,11 @@ export const detail = {
   },
 
   wire(view) {
-    // NB: the times in the Markdown where the reader is, as the page shows them.
+    // NB: the times in the Markdown where the reader is, as the page shows them; in UTC when
+    // the browser does not know where that is ("Etc/Unknown", from a TZ that names no zone).
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-    app.querySelector(".export-md").href = `/api/rooms/${view.id}/history.md${zone ? `?tz=${encodeURIComponent(zone)}` : ""}`;
+    const known = zone && zone !== "Etc/Unknown";
+    app.querySelector(".export-md").href = `/api/rooms/${view.id}/history.md${known ? `?tz=${encodeURIComponent(zone)}` : ""}`;
     app.querySelector(".export-csv").href = `/api/rooms/${view.id}/history.csv`;
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
     view.older = [];
