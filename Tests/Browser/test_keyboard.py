@@ -121,6 +121,12 @@ def test_the_keyboard_stays_where_it_is_while_people_come_and_go(server, ana, be
     ben.get(room)
     wait(ana, lambda d: any("Ben" in live.text for live in d.find_elements(By.CSS_SELECTOR, ".live")))
     assert ana.execute_script("return document.activeElement === window.kept && window.kept.isConnected")
+    # Ben deletes that standup: the keyboard goes to the card that takes its place, not to
+    # the top of the page.
+    click(ben, ".delete")
+    click(ben, ".delete-alert .confirm")
+    wait(ana, lambda d: len(d.find_elements(By.CSS_SELECTOR, ".card")) == 1, timeout=20)
+    assert ana.execute_script("return document.activeElement === document.querySelector('.card')")
     assert collect_console_errors(ana) == []
 
 

@@ -61,7 +61,14 @@ function renderLobby(state) {
   // screen reader's place) stays on a card while people come and go in any room.
   // NB: the cards gone go first: the others then move only if their order changed.
   const listed = new Set(state.standups.map(({ id }) => id));
-  for (const item of [...cards.children]) if (!listed.has(item.dataset.id)) item.remove();
+  // NB: the keyboard on a card that goes (someone deleted its standup) goes to the card that
+  // takes its place, not to the top of the page, where a screen reader would lose its place.
+  let keyboardAt = -1;
+  [...cards.children].forEach((item, index) => {
+    if (listed.has(item.dataset.id)) return;
+    if (item.contains(document.activeElement)) keyboardAt = index;
+    item.remove();
+  });
   const shown = new Map([...cards.children].map((item) => [item.dataset.id, item]));
   state.standups.forEach((standup, index) => {
     let item = shown.get(standup.id);
@@ -81,6 +88,10 @@ function renderLobby(state) {
     if (cards.children[index] !== item) cards.insertBefore(item, cards.children[index] ?? null);
   });
   app.querySelector(".empty").hidden = state.standups.length > 0;
+  if (keyboardAt >= 0) {
+    const card = cards.children[Math.min(keyboardAt, cards.children.length - 1)]?.firstElementChild;
+    (card ?? app.querySelector("#new-standup"))?.focus();
+  }
 }
 
 /** What a standup's card shows: its title, attendees and length, who is in its room. */
