@@ -34,6 +34,7 @@ extension RoomHub {
             + "(Behind a proxy, start it with --public-url; to allow another site, --allowed-origin.)"
         ))
     }
+    if let repeated = Self.repeatedParameter(request) { return .refuse(repeated) }
     let room: UUID?
     if request.path == "/ws/lobby" {
       room = nil
@@ -115,6 +116,16 @@ extension RoomHub {
       context: JoinRequest(
         room: room, sender: sender, since: since, replacing: replacing, credential: credential,
         viaProxy: room.map { proxyChoseThisNode(for: $0, proxied) } ?? false))
+  }
+
+  /// 400 for a query that gives a parameter twice (`limit=1&limit=99`): which one the
+  /// client meant is not for the server to guess.
+  static func repeatedParameter(_ request: HTTPRequest) -> HTTPResponse? {
+    guard let name = request.repeatedQueryName else { return nil }
+    let why = "The query gives \(name)= more than once: give each parameter once."
+    return request.path.hasPrefix("/api/")
+      ? BotAPI.response(for: WireError(.invalidValue, why), ref: nil)
+      : HTTPResponse(status: 400, text: why)
   }
 
   private static func noStandup(_ id: String) -> HTTPResponse {
@@ -235,6 +246,7 @@ extension RoomHub {
           status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8",
           body: ServerMetrics.shared.render(transportCounts, rooms: openRoomCount)))
     }
+    if let repeated = Self.repeatedParameter(request) { return respond(repeated) }
     if request.path.hasPrefix("/ws/") {
       respond(
         HTTPResponse(

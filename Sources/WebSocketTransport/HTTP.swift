@@ -27,6 +27,13 @@ public struct HTTPRequest: Sendable {
     query.first { $0.name == name }?.value
   }
 
+  /// The first query argument given twice (`limit=1&limit=99`), which no reader should take
+  /// one of at random: nil when each is given once.
+  public var repeatedQueryName: String? {
+    var seen = Set<String>()
+    return query.first { !seen.insert($0.name).inserted }?.name
+  }
+
   /// A header by its lower-case name (`authorization`, `origin`, `content-type`).
   public func header(_ name: String) -> String? { headers[name] }
 }

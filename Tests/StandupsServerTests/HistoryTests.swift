@@ -60,6 +60,16 @@ struct HistoryTests {
       try httpResponse(
         port: server.port, "GET", "/api/rooms/\(id)/meetings?limit=x", token: "bot-secret-0002"
       ).status == 400)
+    // A parameter given twice is refused, whichever of its values would have passed.
+    for query in ["limit=1&limit=99", "limit=99&limit=1", "offset=0&limit=1&offset=2"] {
+      let twice = try httpResponse(
+        port: server.port, "GET", "/api/rooms/\(id)/meetings?\(query)", token: "bot-secret-0002")
+      #expect(twice.status == 400 && twice.json?["code"] == "invalid_value", "\(query)")
+      #expect(twice.json?["message"]?.stringValue?.contains("more than once") == true)
+    }
+    let upgrade = parseHTTP(
+      try exchange(port: server.port, upgradeRequest("/ws/rooms/\(id)?name=Ana&name=Ben")))
+    #expect(upgrade.status == 400 && upgrade.body.contains("name= more than once"))
     let markdown = try httpResponse(
       port: server.port, "GET", "/api/rooms/\(id)/history.md", token: "bot-secret-0002")
     #expect(markdown.body.contains("- **Ana**: day 0\n"))
