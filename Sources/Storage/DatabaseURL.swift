@@ -21,6 +21,15 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
         "\(Self.redacted(text)) is not a PostgreSQL URL: use postgres://USER:PASSWORD@HOST:PORT/DATABASE"
           + ", a password's / @ : % # ? written %2F %40 %3A %25 %23 %3F.")
     }
+    // NB: an @ past the host is a password's, left unencoded: from there on the URL reads
+    // wrong, and what it is then taken for (the database's name, printed in messages) would
+    // hold part of the password.
+    guard !(components.percentEncodedPath + (components.percentEncodedQuery ?? "")).contains("@")
+    else {
+      throw DatabaseURLError(
+        "The database URL has an @ after its host: a password's @ / : % # ? are written %40 %2F %3A %25 %23 %3F."
+      )
+    }
     guard let host = components.host, !host.isEmpty else {
       throw DatabaseURLError("The database URL names no host: postgres://USER@HOST:PORT/DATABASE.")
     }
@@ -60,10 +69,12 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
   /// write it and not as a URL parser would: a password that breaks the URL (an unencoded `/`
   /// or `@`, a port that is not a number) is the one most likely to be printed by mistake.
   public static func redacted(_ text: String) -> String {
-    guard let scheme = text.range(of: "://"), let at = text.range(of: "@", options: .backwards),
-      scheme.upperBound <= at.lowerBound
-    else { return text }
-    let userPart = text[scheme.upperBound..<at.lowerBound]
+    // NB: without its scheme ("ana:hunter2@db/standups"), the user part starts the text.
+    let start = text.range(of: "://")?.upperBound ?? text.startIndex
+    guard let at = text.range(of: "@", options: .backwards), start <= at.lowerBound else {
+      return text
+    }
+    let userPart = text[start..<at.lowerBound]
     guard let colon = userPart.firstIndex(of: ":") else { return text }
     return text[..<colon] + ":***" + text[at.lowerBound...]
   }

@@ -34,11 +34,12 @@ extension SQLiteStorage {
         "\(path) is the database itself (or its log): back it up to another file.")
     }
     // NB: an earlier backup is replaced (a nightly job writes to one name); nothing else is.
-    guard !FileManager.default.fileExists(atPath: resolved.path) || Self.isDatabase(resolved.path)
+    guard
+      !FileManager.default.fileExists(atPath: resolved.path) || Self.isEarlierBackup(resolved.path)
     else {
       throw StorageError(
-        "\(path) is already there and is not a backup (an SQLite database): "
-          + "choose another file, or remove it first.")
+        "\(path) is already there and is not an earlier backup (a database of standups no "
+          + "server is using), or cannot be read: choose another file, or remove it first.")
     }
     let partial = resolved.deletingLastPathComponent()
       .appendingPathComponent(".\(resolved.lastPathComponent).partial-\(getpid())")
@@ -83,12 +84,20 @@ extension SQLiteStorage {
   /// rollback journal.
   private static let ownFileSuffixes = ["", "-wal", "-shm", "-journal"]
 
-  /// Whether `path` is a file that starts as every SQLite database does.
-  private static func isDatabase(_ path: String) -> Bool {
-    guard let file = FileHandle(forReadingAtPath: path) else { return false }
-    defer { try? file.close() }
-    let header = (try? file.read(upToCount: 16)) ?? Data()
-    return header == Data("SQLite format 3\u{0}".utf8)
+  /// Whether a backup may take the place of `path`: an earlier backup — a database of
+  /// standups with no log beside it (a server's own database has one while it runs, and
+  /// another application's has no `standup` table). Not an empty file: the server's lock is one.
+  private static func isEarlierBackup(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else {
+      return false
+    }
+    guard !FileManager.default.fileExists(atPath: path + "-wal") else { return false }
+    // NB: not read-only: a backup is in WAL mode (as the database it copies), and a read-only
+    // connection would leave its `-shm` beside it; this one takes it away as it closes.
+    guard let database = try? DatabaseQueue(path: path) else { return false }
+    defer { try? database.close() }
+    return (try? database.read { try $0.tableExists("standup") }) ?? false
   }
 
   /// Whether `path` is one of `files` under another name (a hard link).

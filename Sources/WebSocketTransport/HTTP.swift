@@ -31,7 +31,8 @@ public struct HTTPRequest: Sendable {
   /// one of at random: nil when each is given once.
   public var repeatedQueryName: String? {
     var seen = Set<String>()
-    return query.first { !seen.insert($0.name).inserted }?.name
+    // NB: empty ones (`a=1&&b=2`) are no parameter at all.
+    return query.first { !$0.name.isEmpty && !seen.insert($0.name).inserted }?.name
   }
 
   /// A header by its lower-case name (`authorization`, `origin`, `content-type`).

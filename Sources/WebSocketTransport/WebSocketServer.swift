@@ -42,10 +42,11 @@ public struct WebSocketServerConfiguration: Sendable {
   /// Seconds a request's body may take to arrive, from its head (lws's own timeout is per
   /// read, so one byte every few seconds would hold the connection for days).
   public var bodySeconds = 30
-  /// Seconds the application has to answer a request once it is in (a database slow to answer
-  /// takes its own deadline): past them the connection is closed. Without a bound of its own,
-  /// lws took a request with no body that waited 5 s for its answer for an idle connection.
-  public var answerSeconds: Int32 = 60
+  /// Seconds the application has to answer a request once it is in (one answer may wait on a
+  /// slow database several times, each up to its own deadline): past them the connection is
+  /// closed. Without a bound of its own, lws took a request with no body that waited 5 s for
+  /// its answer for an idle connection.
+  public var answerSeconds: Int32 = 120
   /// Descriptors kept free of connections: one accepted past `open-file limit - this` is
   /// closed at once, so that accepting never fails for want of one (lws would retry it in a
   /// tight loop) and the process can still open its files.

@@ -237,14 +237,24 @@ def test_a_late_note_whose_meeting_takes_no_more_notes_is_kept_to_copy_not_offer
     stays in its field, to copy, with no button that could only be refused; through a reload
     too, until Ana forgets it."""
     ana_types_a_late_note(server, ana, ben)
-    # Ana's clock, two seconds short of the meeting's ten minutes (the server's is not moved).
+    # Ana's clock, two seconds short of the meeting's ten minutes and the minute of grace it
+    # gives a clock that is not the server's (the server's is not moved).
     ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
         const realNow = Date.now;
-        Date.now = () => realNow() + 10 * 60 * 1000 - 2000;"""})
+        Date.now = () => realNow() + 11 * 60 * 1000 - 2000;"""})
     ana.refresh()
     late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
     assert late.get_attribute("value") == "Half a thought"
     assert ana.find_element(By.CSS_SELECTOR, ".late-note .add").is_displayed()
+    # Away in the lobby (the page's own link: the same page) as the time runs out: nothing
+    # there changes, and back in the room the note is kept, to copy.
+    due = ana.execute_script("return Date.now() + 4000")
+    click(ana, ".back")
+    text_in(ana, ".card", "Design")
+    wait(ana, lambda d: d.execute_script("return Date.now()") > due)
+    assert collect_console_errors(ana) == []
+    click(ana, ".card")
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
     late.send_keys(", and more")
     text_in(ana, ".late-note label", "which takes no more notes now: copy it from here, or forget it.", timeout=10)
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note .add").is_displayed()

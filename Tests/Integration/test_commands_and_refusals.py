@@ -3,6 +3,7 @@ import asyncio
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import tempfile
 import time
@@ -536,14 +537,27 @@ def test_a_backup_taken_while_the_server_runs_is_a_whole_server_to_restore(data,
         assert itself.returncode != 0 and "is the database itself" in itself.stderr, (own, itself)
     # Nor over a file that is not a backup: the server's lock (which would let a second server
     # start on the same folder), or anything else someone keeps there.
-    for other, text in ((Path(data) / "server.lock", None), (folder / "notes.txt", "my notes")):
-        if text is not None:
-            other.write_text(text)
+    # Nor over a file that is not an earlier backup: the server's lock (which would let a second
+    # server start on the same folder), anything else someone keeps there, another
+    # application's database, or a server's database in use (its log beside it).
+    other_app = folder / "other-app.sqlite"
+    with sqlite3.connect(other_app) as connection:
+        connection.execute("CREATE TABLE recipe (name TEXT)")
+    live = folder / "live" / "standups.sqlite"
+    live.parent.mkdir()
+    live.write_bytes(backup.read_bytes())
+    (folder / "live" / "standups.sqlite-wal").write_bytes(b"")
+    (folder / "notes.txt").write_text("my notes")
+    for other in (Path(data) / "server.lock", folder / "notes.txt", other_app, live):
         before = other.read_bytes()
         refused = command("backup", str(other), data=data)
         assert refused.returncode != 0, refused
-        assert f"{other} is already there and is not a backup" in refused.stderr, refused.stderr
+        assert f"{other} is already there and is not an earlier backup" in refused.stderr, refused.stderr
         assert other.read_bytes() == before
+    for made in (other_app, live, live.parent / "standups.sqlite-wal"):
+        made.unlink()
+    live.parent.rmdir()
+    (folder / "notes.txt").unlink()
     nowhere = command("backup", str(folder / "missing" / "b.sqlite"), data=data)
     assert nowhere.returncode != 0
     assert f"Cannot write in {folder / 'missing'}: No such file or directory." in nowhere.stderr

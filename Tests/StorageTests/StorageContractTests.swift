@@ -463,6 +463,20 @@ struct DatabaseURLTests {
     #expect(
       DatabaseURL.redacted("postgres://ana:hun@t/er2@host:x/db") == "postgres://ana:***@host:x/db")
     #expect(DatabaseURL.redacted("postgres://ana@host:x/db") == "postgres://ana@host:x/db")
-    #expect(DatabaseURL.redacted("host:5432/db@x") == "host:5432/db@x")
+    #expect(DatabaseURL.redacted("ana:hunter2@db/standups") == "ana:***@db/standups")
+    #expect(DatabaseURL.redacted("db.internal:5432/standups") == "db.internal:5432/standups")
+    // Read through as the server reads it, whichever message it ends in, never the password.
+    for text in [
+      "postgres://ana:p@ss/1@host:5432/db", "postgres://ana:p@ss/x?y@host/db",
+      "ana:hunter2@db/standups", "postgres://ana:hun/ter2@host/db",
+    ] {
+      #expect {
+        _ = try DatabaseURL(text)
+      } throws: { error in
+        ["p@ss", "ss/1", "y@host", "hunter2", "hun/ter2", "ter2"].allSatisfy {
+          !"\(error)".contains($0)
+        }
+      }
+    }
   }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import WebSocketTransport
 
@@ -65,9 +66,10 @@ final class EchoDelegate: WebSocketServerDelegate {
 
   func handleHTTP(_ request: HTTPRequest, respond: HTTPResponder) {
     // `/api/slow?ms=N`: an answer the application takes N ms to find (a database slow to answer).
+    // NB: answered from a dispatch queue, not a task: the test that waits for it blocks a
+    // thread of the tasks' pool, which runs other tests' tasks beside it.
     if request.path == "/api/slow", let milliseconds = request.queryValue("ms").flatMap(Int.init) {
-      Task {
-        try? await Task.sleep(for: .milliseconds(milliseconds))
+      DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
         respond(HTTPResponse(status: 200, text: "slow \(milliseconds)"))
       }
       return

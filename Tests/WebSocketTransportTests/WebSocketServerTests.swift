@@ -67,6 +67,14 @@ struct WebSocketServerBehaviourTests {
       #expect(answer.hasPrefix("HTTP/1.1 200"), "\(request): \(answer)")
       #expect(answer.hasSuffix("slow 7000"))
     }
+    // Kept alive, the connection serves the next request after a slow answer, and is not
+    // closed under it by the time the first one had.
+    let socket = try RawSocket(port: server.port)
+    let first = socket.request("GET /api/slow?ms=6000 HTTP/1.1\r\nHost: x\r\n\r\n")
+    #expect(first.hasSuffix("slow 6000"))
+    let second = socket.request(
+      "GET /api/slow?ms=1000 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    #expect(second.hasPrefix("HTTP/1.1 200") && second.hasSuffix("slow 1000"), "\(second)")
   }
 
   @Test func refusesAnUpgradeWithTheApplicationsStatus() async throws {

@@ -48,6 +48,8 @@ function meetingName(view, id) {
 
 /** How long after it ended a meeting takes a late note (`history.noteSubmitted`). */
 const WINDOW_MS = 10 * 60 * 1000;
+/** How far this browser's clock may be from the server's before the form closes early. */
+const CLOCKS_APART_MS = 60 * 1000;
 
 /** Shows `view.lateNote` in the form: to add, or, once its meeting takes no more notes (its
  * ten minutes passed, or the room said so), kept there to copy until it is forgotten. */
@@ -56,11 +58,17 @@ function show(view) {
   form.hidden = false;
   const { meeting: id } = view.lateNote;
   const ended = Date.parse(view.state?.standup.meetings.find((meeting) => meeting.id === id)?.date);
-  const left = ended + WINDOW_MS - Date.now();
+  // NB: by this browser's clock, which may not be the server's: a minute's grace, after which
+  // the room would refuse it anyway unless the clock is that far behind (then the refusal
+  // closes it, below).
+  const left = ended + WINDOW_MS + CLOCKS_APART_MS - Date.now();
   const closed = view.lateNote.closed || left <= 0;
   clearTimeout(view.lateNoteWindow);
   if (!closed && left > 0) {
-    view.lateNoteWindow = setTimeout(() => view.lateNote?.meeting === id && show(view), left + 1000);
+    // NB: only while this room's screen shows it (another screen would find another form).
+    view.lateNoteWindow = setTimeout(() => {
+      if (view.lateNote?.meeting === id && currentRoomView(view.id) === view) show(view);
+    }, Math.min(left + 1000, 2 ** 31 - 1));
   }
   form.querySelector("label").textContent = closed
     ? `Your note had not reached ${meetingName(view, id)}, which takes no more notes now: copy it from here, or forget it.`
@@ -208,8 +216,10 @@ export const lateNote = {
         if (view.connection.closed) return;
         // NB: the field keeps the note: refused (too late, too long), it can still be copied.
         toast(error.message);
-        // Too late (its ten minutes passed, the standup going): the form says so from now on.
-        if (error.code === "invalid_action" && view.lateNote?.meeting === meeting) {
+        // Too late (its ten minutes passed): the form says so from now on. (Not while the
+        // standup's deletion waits for its Undo: that refusal may not last.)
+        const deleting = view.state?.undo?.kind === "deletedStandup";
+        if (error.code === "invalid_action" && !deleting && view.lateNote?.meeting === meeting) {
           view.lateNote.closed = true;
           keep(view);
           show(view);

@@ -63,12 +63,13 @@ function renderLobby(state) {
   const listed = new Set(state.standups.map(({ id }) => id));
   // NB: the keyboard on a card that goes (someone deleted its standup) goes to the card that
   // takes its place, not to the top of the page, where a screen reader would lose its place.
-  let keyboardAt = -1;
-  [...cards.children].forEach((item, index) => {
-    if (listed.has(item.dataset.id)) return;
-    if (item.contains(document.activeElement)) keyboardAt = index;
-    item.remove();
-  });
+  const before = [...cards.children];
+  const lost = before.findIndex((item) => !listed.has(item.dataset.id) && item.contains(document.activeElement));
+  const stays = (item) => listed.has(item.dataset.id);
+  const nextCard = lost < 0 ? null
+    : before.slice(lost + 1).find(stays) ?? before.slice(0, lost).reverse().find(stays);
+  const takesItsPlace = lost < 0 ? null : nextCard?.firstElementChild ?? app.querySelector("#new-standup");
+  for (const item of before) if (!stays(item)) item.remove();
   const shown = new Map([...cards.children].map((item) => [item.dataset.id, item]));
   state.standups.forEach((standup, index) => {
     let item = shown.get(standup.id);
@@ -88,10 +89,7 @@ function renderLobby(state) {
     if (cards.children[index] !== item) cards.insertBefore(item, cards.children[index] ?? null);
   });
   app.querySelector(".empty").hidden = state.standups.length > 0;
-  if (keyboardAt >= 0) {
-    const card = cards.children[Math.min(keyboardAt, cards.children.length - 1)]?.firstElementChild;
-    (card ?? app.querySelector("#new-standup"))?.focus();
-  }
+  takesItsPlace?.focus();
 }
 
 /** What a standup's card shows: its title, attendees and length, who is in its room. */

@@ -18,7 +18,11 @@ extension StorageClient {
   /// `storage_unavailable` in a moment, with nothing sent to the database, instead of once
   /// the database's deadline has passed — and a write refused so is known not to have landed.
   func refused(whileCutOff cutOff: @escaping @Sendable () -> String?) -> StorageClient {
-    around(RefusedWhileCutOff(cutOff: cutOff))
+    var refused = around(RefusedWhileCutOff(cutOff: cutOff))
+    // NB: the meetings' clocks, no one's request, are skipped without a session already, and
+    // silently (`PostgresStorage.fenceClocks`): refused, each outage would read as failed saves.
+    refused.saveMeetingClocks = saveMeetingClocks
+    return refused
   }
 
   /// The same storage with `wrapper` around each call.
