@@ -315,17 +315,7 @@ extension RecordMeetingTests {
         $0.participants = [ana, ben, benAsAna]
         $0.meeting?.presentBy = ["Ana": ["k1", "k3"], "Ben": ["k2"]]
       }
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
-        $0.meeting?.alert = .endMeeting
-      }
-      await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
-        $0.meeting = nil
-        $0.standup.meetings = [
-          Meeting(
-            id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
-            present: ["Ana", "Ana", "Ben"])
-        ]
-      }
+      await saveAndEnd(store, present: ["Ana", "Ana", "Ben"])
     }
   }
 
@@ -424,17 +414,7 @@ extension RecordMeetingTests {
         $0.meeting?.present = ["Alex", "Sam K"]
         $0.meeting?.presentBy = ["Alex": ["k1", "k2"], "Sam K": ["k3"]]
       }
-      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
-        $0.meeting?.alert = .endMeeting
-      }
-      await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
-        $0.meeting = nil
-        $0.standup.meetings = [
-          Meeting(
-            id: UUID(0), date: Date(timeIntervalSince1970: 1_795_338_000), transcript: "",
-            present: ["Alex", "Alex", "Sam K"])
-        ]
-      }
+      await saveAndEnd(store, present: ["Alex", "Alex", "Sam K"])
     }
   }
 }

@@ -227,6 +227,19 @@ struct RecordMeetingTests {
     await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
   }
 
+  /// Ends the meeting, saved at the test clock's start with no notes, `present` there.
+  func saveAndEnd(_ store: TestStore<Room>, present: [String]) async {
+    await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+      $0.meeting?.alert = .endMeeting
+    }
+    await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
+      $0.meeting = nil
+      $0.standup.meetings = [
+        Meeting(id: UUID(0), date: Self.start, transcript: "", present: present)
+      ]
+    }
+  }
+
   /// `person` joins, starts a meeting that ticks once, and leaves: the room empties at
   /// `start`, and its meeting pauses.
   func tickOnceThenEmpty(
