@@ -8,6 +8,8 @@ import shutil
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -72,7 +74,8 @@ def partitioned_cluster():
     wait_until(lambda: subprocess.run(
         ["curl", "-sf", f"http://{CLIENT_NODE}:{cut_port}/healthz"], capture_output=True
     ).returncode == 0, 30, "the cut-off node answers")
-    yield {"cut": f"ws://{CLIENT_NODE}:{cut_port}", "other": f"ws://127.0.0.1:{other_port}",
+    yield {"cut": f"ws://{CLIENT_NODE}:{cut_port}", "cut_http": f"http://{CLIENT_NODE}:{cut_port}",
+           "other": f"ws://127.0.0.1:{other_port}",
            "other_http": f"http://127.0.0.1:{other_port}", "log": folder / "cut.log"}
     for process in processes:
         process.terminate()
@@ -121,6 +124,15 @@ def test_a_node_cut_off_from_the_database_gives_its_rooms_up(partitioned_cluster
                     "attendees": [{"name": "Cy"}]}}}))
             refused = await until(cy, lambda m: m.get("ref") == "cut-new", 5)
             assert refused["type"] == "error" and refused["code"] == "storage_unavailable", refused
+            assert time.monotonic() - asked < 2, time.monotonic() - asked
+            # So is a history download (answered 503, where it waited out the database's 15 s).
+            asked = time.monotonic()
+            try:
+                urllib.request.urlopen(f"{nodes['cut_http']}/api/rooms/{standup}/history.md", timeout=20)
+                raise AssertionError("the cut-off node served the history")
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 503, refused
+                assert json.load(refused)["code"] == "storage_unavailable"
             assert time.monotonic() - asked < 2, time.monotonic() - asked
         # Once PostgreSQL ends the silent session (5 s), the other node takes the room.
         taken = None
