@@ -20,7 +20,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / ".build/debug/standups-server"
 SCREENSHOTS = ROOT / "build" / "screenshots"
-SIZES = {"desktop": (1280, 800), "phone": (390, 844), "small phone": (375, 667)}
+SIZES = {"desktop": (1280, 800), "phone": (390, 844), "small phone": (375, 667),
+         # A phone on its side; one whose on-screen keyboard takes half its height.
+         "phone on its side": (844, 390), "phone, keyboard up": (390, 400)}
 
 
 # `make test` runs these tests in both of its lanes (see the Makefile): each test is run by the

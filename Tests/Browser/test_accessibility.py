@@ -89,3 +89,24 @@ def test_the_sign_in_pages_pass_axe(server, stranger):
     stranger.get(server.invite)
     wait(stranger, EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button")))
     assert violations(stranger) == []
+
+
+def test_on_a_phone_every_control_is_a_finger_s_size_and_the_length_is_said_in_minutes(server, ana):
+    """On a phone, every button and theme a person taps is 44 px or more each way (WCAG
+    2.5.5); the length slider says "5 minutes" to a screen reader, not "5"."""
+    from conftest import resize
+    resize(ana, "phone")
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    click(ana, "#new-standup")
+    small = ana.execute_script("""
+        return [...document.querySelectorAll('button, .swatch')]
+          .filter((element) => element.offsetParent !== null)
+          .map((element) => [element.className || element.textContent.trim(), element.getBoundingClientRect()])
+          .filter(([, box]) => box.width < 44 || box.height < 44)
+          .map(([name, box]) => `${name}: ${Math.round(box.width)}×${Math.round(box.height)}`);""")
+    assert small == []
+    slider = ana.find_element(By.NAME, "minutes")
+    assert slider.get_attribute("aria-valuetext") == "5 minutes"
+    slider.send_keys(Keys.ARROW_RIGHT)
+    assert slider.get_attribute("aria-valuetext") == "6 minutes"

@@ -428,6 +428,8 @@ def test_a_discarded_meetings_note_stays_through_a_reload_until_used_or_forgotte
          == "Half a thought")
     click(ana, ".forget-note")
     assert not ana.find_element(By.CSS_SELECTOR, ".ended").is_displayed()
+    # The keyboard, on the button that went, goes on to what is next (not to the page).
+    assert ana.execute_script("return document.activeElement.matches('.start')")
     ana.refresh()
     text_in(ana, ".presence", "Ana (you)")
     assert not ana.find_element(By.CSS_SELECTOR, ".ended").is_displayed()
@@ -904,6 +906,8 @@ def test_typing_the_form_closed_under_can_be_put_back_from_another_screen(server
     toast_says(ben, "Held: “x”.")
     click(ben, "#toasts [data-holds-typing] .dismiss")
     wait(ben, lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts [data-holds-typing]"))
+    # The keyboard, on the notice that went, goes to the screen's heading (not to the page).
+    assert ben.execute_script("return document.activeElement.matches('.room-title')")
     assert collect_console_errors(ben) == []
 
 
@@ -1421,7 +1425,11 @@ def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered
     ana.get(room)
     late = wait(ana, EC.visibility_of_element_located((By.ID, "late-note")))
     assert late.get_attribute("value") == "typed before leaving"
-    click(ana, ".late-note .add")
+    # Added from the keyboard on its button: the keyboard is not dropped to the page as the
+    # note goes (a disabled button loses it), and lands on the room's title with the form.
+    ana.find_element(By.CSS_SELECTOR, ".late-note .add").send_keys(Keys.ENTER)
+    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    assert ana.execute_script("return document.activeElement.matches('.room-title')")
     click(ben, ".history summary")
     text_in(ben, ".history .notes", "Ana: typed before leaving")
 

@@ -752,3 +752,43 @@ def test_the_history_downloads_in_utc_from_a_browser_that_knows_no_time_zone(ser
         assert collect_console_errors(cy) == []
     finally:
         cy.quit()
+
+
+def test_the_meeting_ring_says_everything_inside_it_on_a_phone_on_its_side(server, ana):
+    """A phone on its side (or a page zoomed to 200 %) is short: the ring keeps the size at
+    which the speaker, their turn, the clocks and who is next fit inside it, and the page
+    scrolls to Next and End."""
+    room = create_standup(ana, server)
+    resize(ana, "phone on its side")
+    ana.get(room)
+    text_in(ana, ".presence", "Ana")
+    click(ana, ".start")
+    text_in(ana, ".up-next", "Up next")
+    inside = ana.execute_script("""
+        const center = document.querySelector('.ring-center').getBoundingClientRect();
+        return [...document.querySelectorAll('.ring-center > *')].map((line) => {
+          const box = line.getBoundingClientRect();
+          return [line.className, box.top >= center.top - 0.5 && box.bottom <= center.bottom + 0.5];
+        });""")
+    assert inside == [["speaker", True], ["turn", True], ["times", True], ["up-next", True]], inside
+    screenshot(ana, "ring-on-its-side")
+    assert collect_console_errors(ana) == []
+
+
+def test_the_note_being_typed_stays_in_sight_beside_the_end_alert_with_a_phone_s_keyboard_up(server, ana, ben):
+    """Ben ends the meeting while Ana, on a phone whose keyboard takes half the screen, types
+    a note: the alert opens beside it, and the field she types in stays where she sees it."""
+    both_in_a_room(server, ana, ben)
+    resize(ana, "phone, keyboard up")
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a")
+    click(ben, ".end")
+    wait(ana, lambda d: d.execute_script("return document.querySelector('.end-alert').open"))
+    field, height, focused = ana.execute_script("""
+        const note = document.getElementById('note');
+        return [note.getBoundingClientRect(), innerHeight, document.activeElement === note];""")
+    assert focused
+    # (To the pixel: a scroll may leave a fraction of one.)
+    assert -1 <= field["top"] and field["bottom"] <= height + 1, (field, height)
+    screenshot(ana, "end-alert-beside-a-note-keyboard-up")
+    assert collect_console_errors(ana) == []

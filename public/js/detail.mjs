@@ -65,6 +65,8 @@ export const detail = {
       keepDiscardedNote(view, "");
       app.querySelector(".ended").hidden = true;
       app.querySelector(".ended .unsent").hidden = true;
+      // NB: the keyboard was on the button that went: to what is next, as Dismiss does.
+      app.querySelector(".start").focus();
     });
     on(".show-older", "click", async () => {
       const button = app.querySelector(".show-older");

@@ -55,7 +55,7 @@ export const edit = {
   template() {
     return `
       <form class="edit-form panel" aria-label="Edit standup">
-        <h2>Edit standup <span class="hint">everyone here sees this draft</span></h2>
+        <h2>Edit standup</h2><p class="hint">Everyone here sees this draft.</p>
         <div class="field"><label>Title <input class="title" dir="auto" data-max-chars="100" autocomplete="off" data-focus="title" data-path="/title"></label>
           <ul class="chips" data-for="title" aria-label="Also in this field"></ul></div>
         <label>Length <span class="range"><input class="duration" type="range" min="5" max="30">
@@ -96,8 +96,7 @@ export const edit = {
     };
     form.querySelector(".duration").addEventListener("change", (event) =>
       set({ type: "edit.binding", path: "/duration", value: Number(event.target.value) * 60 }));
-    form.querySelector(".duration").addEventListener("input", (event) =>
-      (form.querySelector(".duration-label").value = `${event.target.value} min`));
+    form.querySelector(".duration").addEventListener("input", (event) => showLength(form, event.target.value));
     // NB: the slider follows the room while it has the keyboard (an arrow key then moves on
     // from what others set), not while a pointer drags it.
     const duration = form.querySelector(".duration");
@@ -282,8 +281,14 @@ function showSettings(form, draft) {
   const duration = form.querySelector(".duration");
   if (!duration.dataset.dragging) {
     duration.value = draft.duration / 60;
-    form.querySelector(".duration-label").value = `${draft.duration / 60} min`;
+    showLength(form, duration.value);
   }
   const theme = form.querySelector(`input[name=edit-theme][value=${draft.theme}]`);
   if (theme && !theme.checked) theme.checked = true;
+}
+
+/** The slider's length beside it, and as a screen reader says it ("15 minutes", not "15"). */
+function showLength(form, minutes) {
+  form.querySelector(".duration-label").value = `${minutes} min`;
+  form.querySelector(".duration").setAttribute("aria-valuetext", `${minutes} minutes`);
 }

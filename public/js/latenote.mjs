@@ -189,11 +189,12 @@ export const lateNote = {
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       // NB: one at a time: a second Enter while the first is on its way would add it twice.
-      if (add.disabled || add.hidden || !view.lateNote) return;
+      // NB: marked, not disabled, while on its way: a disabled button loses the keyboard.
+      if (add.getAttribute("aria-disabled") === "true" || add.hidden || !view.lateNote) return;
       const { meeting, speaker } = view.lateNote;
       const text = input.value;
       const notes = view.state.standup.meetings.find(({ id }) => id === meeting)?.notes.length ?? 0;
-      add.disabled = true;
+      add.setAttribute("aria-disabled", "true");
       // NB: unsure until its answer comes, and kept so in the tab before it goes: a page that
       // reloads, is put away or leaves the room meanwhile never hears the answer, and must
       // look in the meeting before offering the note again (pressed again, it went twice).
@@ -229,7 +230,7 @@ export const lateNote = {
         if (error.code !== "offline" || error.sent === false) settled();
       } finally {
         view.lateNoteSending = null;
-        add.disabled = false;
+        add.removeAttribute("aria-disabled");
       }
     });
   },

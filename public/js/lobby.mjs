@@ -15,7 +15,7 @@ export async function showLobby(screen) {
       <form id="new-form" class="panel" hidden aria-labelledby="new-title">
         <h2 id="new-title">New standup</h2>
         <label>Title <input name="title" dir="auto" data-max-chars="100" required autocomplete="off"></label>
-        <label>Length <span class="range"><input name="minutes" type="range" min="5" max="30" value="5">
+        <label>Length <span class="range"><input name="minutes" type="range" min="5" max="30" value="5" aria-valuetext="5 minutes">
           <output name="minutesLabel">5 min</output></span></label>
         <fieldset class="themes"><legend>Theme</legend>${themeSwatches("new-theme", "orange")}</fieldset>
         <fieldset><legend>Attendees</legend>
@@ -172,7 +172,7 @@ function wireNewStandupForm(connection) {
   if (kept) {
     form.title.value = kept.title ?? "";
     form.minutes.value = kept.minutes ?? 5;
-    form.querySelector("output").value = `${form.minutes.value} min`;
+    showMinutes(form);
     const theme = form.querySelector(`input[name=new-theme][value="${CSS.escape(kept.theme ?? "")}"]`);
     if (theme) theme.checked = true;
     list.innerHTML = "";
@@ -215,7 +215,7 @@ function wireNewStandupForm(connection) {
     open(false);
     toggle.focus();
   });
-  form.minutes.oninput = () => (form.querySelector("output").value = `${form.minutes.value} min`);
+  form.minutes.oninput = () => showMinutes(form);
   let submitting = false;
   form.onsubmit = async (event) => {
     event.preventDefault();
@@ -257,4 +257,10 @@ function wireNewStandupForm(connection) {
       form.removeAttribute("aria-busy");
     }
   };
+}
+
+/** The slider's length beside it, and as a screen reader says it ("15 minutes", not "15"). */
+function showMinutes(form) {
+  form.querySelector("output").value = `${form.minutes.value} min`;
+  form.minutes.setAttribute("aria-valuetext", `${form.minutes.value} minutes`);
 }

@@ -111,6 +111,8 @@ function showEndAlert(alert, state, you) {
   input.focus();
   input.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
   alert.scrollIntoView({ block: "nearest" });
+  // NB: and then the field being typed in, should both not fit (a phone's keyboard up).
+  input.scrollIntoView({ block: "nearest" });
 }
 
 /** The end-meeting alert shown aside while a note was typed becomes the modal it is. */

@@ -25,7 +25,12 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
       dismiss.type = "button";
       dismiss.className = "dismiss";
       dismiss.textContent = "Dismiss";
-      dismiss.onclick = () => takeDown(item);
+      dismiss.onclick = () => {
+        // NB: the keyboard was on the toast that goes: to where the page's work is.
+        const hadKeyboard = item.contains(document.activeElement);
+        takeDown(item);
+        if (hadKeyboard) whereTheWorkIs()?.focus();
+      };
       item.append(" ", dismiss);
     }
     toasts.append(item);
@@ -38,6 +43,14 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
   // NB: one that holds typing has no time limit (WCAG 2.2.1): it goes when dismissed or used.
   if (!holding) item.timer = setTimeout(() => item.remove(), 5000);
   return item;
+}
+
+/** Where the keyboard goes from a toast that went: the note being typed, else the screen's
+ * heading. */
+function whereTheWorkIs() {
+  const shown = (element) => element && element.offsetParent !== null;
+  return [document.querySelector("#late-note"), document.querySelector("#note"), document.querySelector("main h1")]
+    .find(shown);
 }
 
 /** What makes a toast that holds typing moot, by toast: its room's id, and `moot(state)`. */
