@@ -14,8 +14,9 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
     item.textContent = message;
   } else {
     item = document.createElement("div");
+    // NB: no role of its own: the list it goes in is the live region that says it (a live
+    // region in a live region may be read twice).
     item.className = "toast";
-    item.setAttribute("role", "status");
     item.textContent = message;
     if (kind) item.dataset.kind = kind;
     // NB: marked before the limit below: it is never the one pushed out.
