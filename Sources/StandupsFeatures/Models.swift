@@ -220,7 +220,7 @@ public enum StandupRules {
 
   /// The end of the sentence that refuses text which is not plain.
   public static let notPlain =
-    "cannot contain control characters (such as line breaks), invisible direction marks, "
+    "cannot contain control characters (such as line breaks), invisible marks (such as direction marks), "
     + "or more than \(marksPerCharacter) marks stacked on one character."
 
   public static func validateDuration(seconds: Int) -> String? {

@@ -54,12 +54,12 @@ struct LobbyTests {
       await store.send(
         new(title: bad),
         rejectedWith: .invalidValue(
-          "The title cannot contain control characters (such as line breaks), invisible direction marks, or more than 15 marks stacked on one character."
+          "The title cannot contain control characters (such as line breaks), invisible marks (such as direction marks), or more than 15 marks stacked on one character."
         ))
       await store.send(
         new(names: ["Ana", bad]),
         rejectedWith: .invalidValue(
-          "An attendee's name cannot contain control characters (such as line breaks), invisible direction marks, or more than 15 marks stacked on one character."
+          "An attendee's name cannot contain control characters (such as line breaks), invisible marks (such as direction marks), or more than 15 marks stacked on one character."
         ))
     }
     for seconds in [240, 330, 1860] {

@@ -185,7 +185,7 @@ struct RecordMeetingTests {
       await store.send(
         .meeting(.presented(.noteSubmitted(author: "Ana", text: "all good \u{202E}dab"))),
         rejectedWith: .invalidValue(
-          "A note cannot contain control characters (such as line breaks), invisible direction marks, or more than 15 marks stacked on one character."
+          "A note cannot contain control characters (such as line breaks), invisible marks (such as direction marks), or more than 15 marks stacked on one character."
         ))
       await store.send(
         .meeting(.presented(.alert(.saveAndEnd))),

@@ -103,7 +103,7 @@ struct RoomEditingTests {
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$title, "Design\r\nReview"))))),
       rejectedWith: .invalidValue(
-        "The title cannot contain control characters (such as line breaks), invisible direction marks, or more than 15 marks stacked on one character."
+        "The title cannot contain control characters (such as line breaks), invisible marks (such as direction marks), or more than 15 marks stacked on one character."
       ))
     await store.send(
       .destination(.presented(.edit(.binding(.set(\.$duration, .seconds(330)))))),
