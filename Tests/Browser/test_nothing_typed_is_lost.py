@@ -982,16 +982,22 @@ def test_putting_typing_back_after_a_cancel_undoes_it_keeping_the_others_changes
     assert collect_console_errors(ben) == []
 
 
+def ana_cancels_under_bens_typing(server, ana, ben, typed):
+    """Both edit; Ben types `typed` at the title's end, which reaches Ana; Ana cancels, and Ben
+    is offered his typing back."""
+    ana_title, ben_title = both_editing(server, ana, ben)
+    ben_title.send_keys(Keys.END, typed)
+    wait(ana, lambda d: ana_title.get_attribute("value") == "Design" + typed)
+    click(ana, ".cancel-edit")
+    toast_says(ben, f"Ana cancelled editing, with your typing in it: “Design{typed}” (Title).")
+
+
 def test_typing_that_reached_a_form_someone_else_cancelled_is_offered_back(server, ana, ben):
     """Ben's typing reached the draft; Ana cancels. Her Undo would bring it back for a few
     seconds; Ben is also offered his typing for good. Put back while the Undo still can, the
     cancel is undone (his text once, not twice); after Ana opened the form again (which takes
     her Undo's place, as both are told), it goes into her new form."""
-    ana_title, ben_title = both_editing(server, ana, ben)
-    ben_title.send_keys(Keys.END, " B")
-    wait(ana, lambda d: ana_title.get_attribute("value") == "Design B")
-    click(ana, ".cancel-edit")
-    toast_says(ben, "Ana cancelled editing, with your typing in it: “Design B” (Title).")
+    ana_cancels_under_bens_typing(server, ana, ben, " B")
     click(ben, ".toast .edit-again")
     draft = "return window.standupsConnection.state.destination?.edit?.draft"
     for driver in (ana, ben):
@@ -1015,11 +1021,7 @@ def test_typing_offered_back_goes_from_its_toast_once_the_room_holds_it(server, 
     """Ben's typing is offered back after Ana's Cancel; Ana's Undo brings the form back with it
     in, and Ana saves: the toast that held it goes by itself, not left to say, for good, that
     something is missing that is not."""
-    ana_title, ben_title = both_editing(server, ana, ben)
-    ben_title.send_keys(Keys.END, " weekly")
-    wait(ana, lambda d: ana_title.get_attribute("value") == "Design weekly")
-    click(ana, ".cancel-edit")
-    toast_says(ben, "Ana cancelled editing, with your typing in it: “Design weekly” (Title).")
+    ana_cancels_under_bens_typing(server, ana, ben, " weekly")
     click(ana, ".undo-bar .undo")
     wait(ben, lambda d: not any("with your typing in it" in toast for toast in toasts(d)))
     click(ana, ".save-edit")

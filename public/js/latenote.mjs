@@ -4,7 +4,7 @@
 import { compositionGuard } from "./composing.mjs";
 import { meetingEnded } from "./format.mjs";
 import { lateNoteKey } from "./notekept.mjs";
-import { app, currentRoomView, keepSaying, offerInToast, toast } from "./shell.mjs";
+import { app, currentRoomView, keepSaying, offerInToast, toast, whereTheWorkIs } from "./shell.mjs";
 
 /** Calls `then` once the person is done with the late note typed in `input`: it is added,
  * set aside or emptied, or the keyboard goes elsewhere than its form (or `beside`, the alert
@@ -101,7 +101,7 @@ function done(view, form) {
   form.querySelector("input").value = "";
   form.hidden = true;
   // NB: in a meeting, back to its note field (the next note goes there); else the title.
-  if (hadFocus) (app.querySelector("#note") ?? app.querySelector(".room-title"))?.focus();
+  if (hadFocus) whereTheWorkIs()?.focus();
 }
 
 /** The note `sent` went in. What was typed after it while it was on its way stays in the

@@ -9,7 +9,7 @@ import {
   answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
 } from "./typed.mjs";
 export { setStatus } from "./status.mjs";
-export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast } from "./toasts.mjs";
+export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast, whereTheWorkIs } from "./toasts.mjs";
 
 export const app = document.getElementById("app");
 /** The screen showing now: its connection and view. */

@@ -46,9 +46,9 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
   return item;
 }
 
-/** Where the keyboard goes from a toast that went: the note being typed, else the screen's
- * heading. */
-function whereTheWorkIs() {
+/** Where the keyboard goes from something that went under it (a toast, the late note's
+ * form): the note being typed, else the screen's heading. */
+export function whereTheWorkIs() {
   const shown = (element) => element && element.offsetParent !== null;
   return [document.querySelector("#late-note"), document.querySelector("#note"), document.querySelector("main h1")]
     .find(shown);
