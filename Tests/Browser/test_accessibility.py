@@ -5,7 +5,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import chromium, screenshot
-from test_web_app import both_in_a_room, click, text_in, wait
+from test_nothing_typed_is_lost import HOLD_RECONNECT
+from test_web_app import both_in_a_room, click, create_standup, said, text_in, wait
 import pytest
 
 
@@ -110,3 +111,63 @@ def test_on_a_phone_every_control_is_a_finger_s_size_and_the_length_is_said_in_m
     assert slider.get_attribute("aria-valuetext") == "5 minutes"
     slider.send_keys(Keys.ARROW_RIGHT)
     assert slider.get_attribute("aria-valuetext") == "6 minutes"
+
+
+# What a screen reader is told: the text each change puts into a live region, as it comes
+# (what is hidden from it, by `aria-hidden` or by not being shown, left out).
+LISTEN = """
+  window.heard = [];
+  const live = '[aria-live]:not([aria-live=off]), [role=status], [role=log], [role=alert]';
+  const spoken = (node) => node.nodeType === Node.TEXT_NODE ? node.data
+    : node.nodeType !== Node.ELEMENT_NODE || node.getAttribute('aria-hidden') === 'true'
+      || getComputedStyle(node).display === 'none' ? ''
+    : [...node.childNodes].map(spoken).join('');
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      const at = change.target.nodeType === Node.ELEMENT_NODE ? change.target : change.target.parentElement;
+      if (!at?.closest(live) || at.closest('[aria-hidden=true]')) continue;
+      const text = (change.type === 'characterData' ? [change.target] : [...change.addedNodes])
+        .map(spoken).join('').trim();
+      if (text) window.heard.push(text);
+    }
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+"""
+
+
+def heard(driver, *words):
+    """What `driver`'s screen reader was told since `LISTEN`, of the lines that have any of `words`."""
+    return [line for line in driver.execute_script("return window.heard")
+            if any(word in line for word in words)]
+
+
+def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(server, ana, ben):
+    """Someone else's Next is said by its notice alone ("Ben skipped to Blob Jr"), not by the
+    speaker line too; one's own Next by the speaker line. Opening a room says nothing of its
+    connection ("Connecting…", "Live"); a drop is said, and so is being back."""
+    create_standup(ana, server)
+    ana.execute_script(LISTEN)
+    click(ana, ".card")
+    text_in(ana, ".presence", "Ana (you)")
+    text_in(ana, "#status", "Live")
+    ben.get(ana.current_url)
+    text_in(ana, ".presence", "Ben")
+    click(ana, ".start")
+    text_in(ben, ".speaker", "Speaker 1 of 3")
+    click(ben, ".next")
+    said(ana, "Ben skipped to Blob Jr")
+    text_in(ana, ".speaker", "Speaker 2 of 3")
+    # Ana's own Next: a press within a second of Ben's is asked again ("just came up").
+    click(ana, ".next")
+    wait(ana, lambda d: "Speaker 3 of 3" in d.find_element(By.CSS_SELECTOR, ".speaker").text
+         or "press Next again" in " ".join(d.execute_script("return window.standupsToastLog")))
+    if "Speaker 3 of 3" not in ana.find_element(By.CSS_SELECTOR, ".speaker").text:
+        click(ana, ".next")
+    text_in(ana, ".speaker", "Speaker 3 of 3")
+    assert heard(ana, "Speaker", "skipped") == ["Ben skipped to Blob Jr.", "Speaker 3 of 3: Blob Sr"]
+    assert heard(ana, "Live", "Connecting") == []
+    ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
+    text_in(ana, "#status", "Reconnecting")
+    ana.execute_script("window.mayReconnect = true")
+    text_in(ana, "#status", "Live")
+    drop, back = heard(ana, "Live", "Connecting", "Reconnecting")
+    assert drop.startswith("Reconnecting in ") and back == "Live"

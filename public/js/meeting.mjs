@@ -190,12 +190,13 @@ export const meeting = {
         <div class="ring-wrap">
           <svg class="ring" viewBox="0 0 220 220" aria-hidden="true"></svg>
           <div class="ring-center">
-            <p class="speaker" aria-live="polite"></p>
+            <p class="speaker"></p>
             <p class="turn"><span class="turn-left"></span> left for this speaker</p>
             <p class="times"><span class="elapsed"></span> on the clock · <span class="remaining"></span> left</p>
             <p class="up-next"></p>
           </div>
         </div>
+        <p class="speaker-said visually-hidden" role="status"></p>
         <p class="paused" role="status" hidden><span class="pause-reason"></span>
           <button type="button" class="primary resume">Resume meeting</button></p>
         <div class="actions">
@@ -332,12 +333,14 @@ export const meeting = {
     const changed = view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex;
     view.lastSpeaker = state.meeting.speakerIndex;
     const activity = state.activity;
-    const ownSkip = activity?.kind === "skippedToSpeaker" && activity.by?.id === view.you
-      && activity.seq !== view.lastSkipSeq;
+    const skip = activity?.kind === "skippedToSpeaker" && activity.seq !== view.lastSkipSeq;
+    const ownSkip = skip && activity.by?.id === view.you;
     if (activity?.kind === "skippedToSpeaker") view.lastSkipSeq = activity.seq;
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();
+      // NB: someone else's Next is said once, by its notice ("Ben skipped to Dan").
+      if (!skip || ownSkip) app.querySelector(".speaker-said").textContent = facts.speakerLine;
       speakerChanged(state.standup.attendees[state.meeting.speakerIndex]?.name, state.standup.title);
     }
     app.querySelector(".elapsed").textContent = facts.elapsed;

@@ -22,6 +22,14 @@ const TEXT = {
   none: "",
 };
 
+/** Statuses a screen reader is told of as they come: what is wrong, and "Live" once it is
+ * over. A screen's ordinary connecting ("Connecting…", then "Live") is not said: it came
+ * with every screen change, and said nothing the person did not know. */
+const TROUBLE = new Set(["quiet", "reconnecting", "closed", "signed-out"]);
+const statusSaid = document.getElementById("status-said");
+/** The last status told, while it is a trouble not yet over. */
+let troubleSaid = null;
+
 /** Shows `status` (a connection's, or "none"); "reconnecting" with the `delay` (ms) before
  * its next try counts that down. */
 export function setStatus(status, delay) {
@@ -29,6 +37,14 @@ export function setStatus(status, delay) {
   const waiting = status === "reconnecting" && delay > 0;
   if (waiting) showWait(Date.now() + delay);
   else statusBadge.textContent = TEXT[status];
+  // NB: a reconnect's next try is not said again: the wait is heard as it begins.
+  if (TROUBLE.has(status) && status !== troubleSaid) {
+    statusSaid.textContent = waiting ? `Reconnecting in ${secondsUntil(Date.now() + delay)} s` : TEXT[status];
+    troubleSaid = status;
+  } else if (status === "live" && troubleSaid) {
+    statusSaid.textContent = TEXT.live;
+    troubleSaid = null;
+  }
   statusBadge.dataset.status = status;
   statusBadge.hidden = status === "none";
   // NB: while reconnecting, the button keeps its place, shown only for a wait worth skipping:
@@ -40,14 +56,13 @@ export function setStatus(status, delay) {
   document.body.dataset.connection = status;
 }
 
-/** "Reconnecting in 8 s…", counted down to the try at `at`. A screen reader hears the wait
- * once, as it begins (the status is a live region), not each second of it; a phone reads
- * "Retrying", which fits its top bar. */
+const secondsUntil = (at) => String(Math.max(1, Math.ceil((at - Date.now()) / 1000)));
+
+/** "Reconnecting in 8 s…", counted down to the try at `at`; a phone reads "Retrying", which
+ * fits its top bar. */
 function showWait(at) {
-  const seconds = () => String(Math.max(1, Math.ceil((at - Date.now()) / 1000)));
-  statusBadge.innerHTML = `<span class="visually-hidden">Reconnecting in ${seconds()} s</span>`
-    + `<span aria-hidden="true"><span class="wide">Reconnecting</span><span class="narrow">Retrying</span>`
-    + ` in <span class="seconds">${seconds()}</span> s…</span>`;
+  statusBadge.innerHTML = `<span class="wide">Reconnecting</span><span class="narrow">Retrying</span>`
+    + ` in <span class="seconds">${secondsUntil(at)}</span> s…`;
   const shown = statusBadge.querySelector(".seconds");
-  countdown = setInterval(() => { shown.textContent = seconds(); }, 250);
+  countdown = setInterval(() => { shown.textContent = secondsUntil(at); }, 250);
 }
