@@ -2,16 +2,26 @@ import Foundation
 import NIOSSL
 import PostgresNIO
 
-/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require]`, the
-/// form `--database` and `STANDUPS_DATABASE_URL` take.
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE]`, the form `--database` and
+/// `STANDUPS_DATABASE_URL` take (`sslModes`).
 public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
   public var user: String
   public var password: String?
   public var host: String
   public var port: Int
   public var database: String
-  /// `disable`, `prefer` (the default) or `require`.
+  /// One of `sslModes`; `prefer` unless the URL says.
   public var tlsMode: String
+
+  /// The `sslmode`s taken, with libpq's meanings but for `require`, which checks the
+  /// certificate as `verify-full` does (a connection that insists on TLS and then believes any
+  /// certificate guards against nothing but a passive eavesdropper):
+  /// - `disable`: no TLS;
+  /// - `prefer`: TLS if the server offers it, its certificate not checked (as libpq's default);
+  /// - `require`, `verify-full`: TLS, the certificate checked against this machine's trusted
+  ///   roots and the host's name;
+  /// - `verify-ca`: TLS, the certificate checked against the roots, whatever name it has.
+  public static let sslModes = ["disable", "prefer", "require", "verify-ca", "verify-full"]
 
   public init(_ text: String) throws(DatabaseURLError) {
     guard let components = URLComponents(string: text),
@@ -51,8 +61,9 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
       throw DatabaseURLError("The database URL names sslmode more than once.")
     }
     let mode = parameters.first?.value ?? "prefer"
-    guard ["disable", "prefer", "require"].contains(mode) else {
-      throw DatabaseURLError("sslmode=\(mode) is not supported: use disable, prefer or require.")
+    guard Self.sslModes.contains(mode) else {
+      throw DatabaseURLError(
+        "sslmode=\(mode) is not supported: use disable, prefer, require, verify-ca or verify-full.")
     }
     self.user = user.removingPercentEncoding ?? user
     self.password = components.password.map { $0.removingPercentEncoding ?? $0 }
@@ -79,11 +90,27 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     return text[..<colon] + ":***" + text[at.lowerBound...]
   }
 
+  /// How the server's certificate is checked (nil: no TLS).
+  public var certificateVerification: CertificateVerification? {
+    switch tlsMode {
+    case "disable": nil
+    case "prefer": CertificateVerification.none
+    case "verify-ca": .noHostnameVerification
+    default: .fullVerification
+    }
+  }
+
+  private var tlsConfiguration: TLSConfiguration {
+    var configuration = TLSConfiguration.makeClientConfiguration()
+    configuration.certificateVerification = certificateVerification ?? .fullVerification
+    return configuration
+  }
+
   public var tls: PostgresClient.Configuration.TLS {
     switch tlsMode {
     case "disable": .disable
-    case "require": .require(.makeClientConfiguration())
-    default: .prefer(.makeClientConfiguration())
+    case "prefer": .prefer(tlsConfiguration)
+    default: .require(tlsConfiguration)
     }
   }
 
@@ -110,8 +137,8 @@ public struct DatabaseURL: Sendable, Equatable, CustomStringConvertible {
     let tls: PostgresConnection.Configuration.TLS =
       switch tlsMode {
       case "disable": .disable
-      case "require": .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-      default: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+      case "prefer": .prefer(try NIOSSLContext(configuration: tlsConfiguration))
+      default: .require(try NIOSSLContext(configuration: tlsConfiguration))
       }
     var configuration = PostgresConnection.Configuration(
       host: host, port: port, username: user, password: password, database: database, tls: tls)

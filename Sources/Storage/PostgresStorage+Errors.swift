@@ -23,8 +23,15 @@ extension PostgresStorage {
         return "the server does not offer TLS, which sslmode=require asks for (turn on ssl in "
           + "PostgreSQL, or use sslmode=disable where the connection stays on a trusted network)"
       }
-      if let underlying = error.underlying { return "\(error.code): \(underlying)" }
-      return "\(error.code)"
+      guard let underlying = error.underlying else { return "\(error.code)" }
+      let said = "\(underlying)"
+      if said.contains("CERTIFICATE_VERIFY_FAILED") || said.contains("failedToValidateHostname") {
+        return "the database's certificate is not one this machine trusts for that host (\(said)): "
+          + "sslmode=require, verify-ca and verify-full check it against the system's trusted "
+          + "roots. Add the authority that signed it to them (update-ca-certificates), or use "
+          + "sslmode=prefer, which encrypts without checking it"
+      }
+      return "\(error.code): \(said)"
     }
     return "\(error)"
   }

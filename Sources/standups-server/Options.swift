@@ -9,7 +9,7 @@ struct DataOptions: ParsableArguments {
   @Option(help: "Folder for the database.") var dataDir = env("DATA_DIR") ?? "./data"
   @Option(
     help:
-      "A cluster's PostgreSQL instead of SQLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (STANDUPS_DATABASE_URL)."
+      "A cluster's PostgreSQL instead of SQLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-ca|verify-full] (STANDUPS_DATABASE_URL)."
   )
   var database: String?
 
