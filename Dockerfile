@@ -21,15 +21,17 @@ RUN swift build -c release --product standups-server --static-swift-stdlib \
 FROM debian:bookworm-slim
 # libwebsockets17 brings OpenSSL 3, libcap and zlib; the evlib-uv plugin is the epoll loop.
 # libsqlite3-0 is GRDB's SQLite; libcurl4 is what Foundation's networking part (linked in
-# with the static Swift standard library) loads: `ldd standups-server` lists both.
+# with the static Swift standard library) loads: `ldd standups-server` lists both. openssl
+# is the health check's client when the server serves TLS itself.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libwebsockets17 libwebsockets-evlib-uv libuv1 libsqlite3-0 libcurl4 libstdc++6 \
-      ca-certificates \
+      ca-certificates openssl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --create-home --home-dir /srv standups \
  && mkdir -p /srv/data && chown standups /srv/data
 COPY --from=build /usr/local/bin/standups-server /usr/local/bin/standups-server
+COPY deploy/healthcheck /usr/local/bin/standups-healthcheck
 COPY public /srv/public
 USER standups
 WORKDIR /srv
@@ -49,6 +51,7 @@ ENV STANDUPS_HOST=0.0.0.0 \
 # `docker stop -t 20` (Compose: stop_grace_period: 20s).
 EXPOSE 8080
 VOLUME ["/srv/data"]
-# Healthy is a 200 on its status line: a 503's cause is free text, and a 404 says "draining".
-HEALTHCHECK CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/${STANDUPS_PORT:-8080} && printf 'GET /healthz HTTP/1.0\\r\\n\\r\\n' >&3 && read -r status <&3 && [[ $status == 'HTTP/1.'?' 200 '* ]]"]
+# Healthy is a 200 on /healthz's status line, over TLS when STANDUPS_TLS_CERT is set
+# (deploy/healthcheck; the integration tests run it against a real server, both ways).
+HEALTHCHECK CMD ["standups-healthcheck"]
 CMD ["standups-server"]
