@@ -346,6 +346,14 @@ def test_a_person_in_two_tabs_shows_once_with_how_many(server, ana, ben):
     # NB: "×2" on screen, ", on 2 connections" for a screen reader; you first, then the others.
     wait(ben, lambda d: d.execute_script(chips) == ["Ben (you)", "Ana ×2, on 2 connections"])
     wait(ana, lambda d: d.execute_script(chips) == ["Ana (you) ×2, on 2 connections", "Ben"])
+    # What she does in this tab, her first tab says as hers, not as "Ana"'s.
+    click(ana, ".start")
+    said(ben, "Ana started the meeting.")
+    second = ana.current_window_handle
+    ana.switch_to.window(first)
+    said(ana, "You, in another tab, started the meeting.")
+    assert not any("Ana started" in toast for toast in ana.execute_script("return window.standupsToastLog"))
+    ana.switch_to.window(second)
     # One tab closed: one Ana, as before.
     ana.close()
     ana.switch_to.window(first)

@@ -180,6 +180,30 @@ test("activities read as who did what, 'You' for your own", () => {
   assert.equal(activitySentence({ seq: 3, kind: "cancelledEditing", by: ben, detail: null }, "p2"), "You cancelled editing");
 });
 
+test("what this person did in another tab is theirs too, and another's of their name is not", () => {
+  // Ana in two tabs (p1, p3: one sign-in); another Ana (p4) and Ben; bots have no person.
+  const participants = [
+    { id: "p1", name: "Ana", person: "k-ana" }, { id: "p2", name: "Ben", person: "k-ben" },
+    { id: "p3", name: "Ana", person: "k-ana" }, { id: "p4", name: "Ana", person: "k-other" },
+    { id: "p5", name: "CI (bot)", person: null }, { id: "p6", name: "CD (bot)", person: null },
+  ];
+  const by = (id) => ({ id, name: participants.find((person) => person.id === id).name });
+  const said = (id, kind, detail = null, you = "p1") =>
+    activitySentence({ seq: 1, kind, by: by(id), detail }, you, participants);
+  assert.equal(said("p3", "skippedToSpeaker", "Dan"), "You, in another tab, skipped to Dan");
+  assert.equal(said("p3", "skippedToSpeaker", "Ana"), "You, in another tab, skipped to your turn");
+  assert.equal(said("p1", "endedMeeting"), "You ended the meeting");
+  assert.equal(said("p4", "endedMeeting"), "Ana ended the meeting");
+  assert.equal(said("p2", "deletedStandup"), "Ben deleted this standup");
+  // Without a sign-in (a bot, an --open server) no two connections are known to be one.
+  assert.equal(said("p6", "endedMeeting", null, "p5"), "CD (bot) ended the meeting");
+  assert.equal(whoAsked({ seq: 1, kind: "askedToDelete", by: by("p3"), detail: null }, "askedToDelete", "p1", participants),
+    "You, in another tab, asked to delete this standup.");
+  assert.equal(undoTakenSentence({ seq: 1, kind: "discardedMeeting" }, null,
+    { seq: 2, kind: "startedMeeting", by: by("p3"), detail: null }, "p1", participants),
+  "You, in another tab, started the meeting: the discarded meeting can no longer be brought back.");
+});
+
 test("a past meeting shows its date, length, who was there and notes by speaker, escaped", () => {
   const html = historyItem({
     id: "m1", date: "2026-11-22T09:00:00Z", transcript: "", seconds: 725, present: ["Ana", "<b>"],

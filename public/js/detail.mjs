@@ -165,7 +165,7 @@ export const detail = {
     // changes (the note), and would no longer say who asked.
     if (open && !alert.open && !("waiting" in alert.dataset)) {
       const asked = alert.querySelector(".asked");
-      asked.textContent = whoAsked(state.activity, "askedToDelete", view.you);
+      asked.textContent = whoAsked(state.activity, "askedToDelete", view.you, state.participants);
       asked.hidden = !asked.textContent;
       showOnceNotTyping(alert, asked.textContent || "Someone asked to delete this standup.",
         () => view.state.destination?.alert === "confirmDeletion");

@@ -89,14 +89,14 @@ async function sendNote(view, input, note) {
  */
 function showEndAlert(alert, state, you) {
   const asked = alert.querySelector(".asked");
-  asked.textContent = whoAsked(state.activity, "askedToEndMeeting", you);
+  asked.textContent = whoAsked(state.activity, "askedToEndMeeting", you, state.participants);
   asked.hidden = !asked.textContent;
   // NB: the meeting's note, or a late note for the meeting before (shown above this one).
   const input = document.activeElement;
   if (!input?.matches("#note, #late-note") || !input.value.trim()) return alert.showModal();
   // NB: who asked, as the toast beside it says it.
   const who = state.activity?.kind === "askedToEndMeeting"
-    ? activitySentence(state.activity, you) : "Someone asked to end the meeting";
+    ? activitySentence(state.activity, you, state.participants) : "Someone asked to end the meeting";
   const where = input.id === "note" ? "to the meeting" : "to the meeting it is for";
   alert.querySelector(".finish-note").textContent =
     `${who}. Your note is still being typed: Enter adds it ${where} first.`;

@@ -28,7 +28,7 @@ function meetingEnded(before, after, you, countBefore, note) {
   const timeUp = before.meeting.secondsElapsed >= before.standup.duration - 1;
   const activity = after.activity?.seq !== before.activity?.seq ? after.activity : null;
   const by = activity && ["endedMeeting", "discardedMeeting"].includes(activity.kind)
-    ? activitySentence(activity, you) : null;
+    ? activitySentence(activity, you, after.participants) : null;
   let message = saved ? "Meeting saved." : "Meeting discarded.";
   if (saved && timeUp) message = "Time's up — meeting saved.";
   else if (by) message = saved ? `${by} — saved.` : `${by}.`;
@@ -278,7 +278,7 @@ class RoomView {
       }
       if (unsent.length) sayUnsentTyping(this, unsent);
       if (thrownAway.length) {
-        sayUnsentTyping(this, thrownAway, `${activitySentence(state.activity, you)}, with your typing in it`);
+        sayUnsentTyping(this, thrownAway, `${activitySentence(state.activity, you, state.participants)}, with your typing in it`);
       }
       if (!previous) this.bringBackTyping();
     }
@@ -327,11 +327,11 @@ class RoomView {
     const kind = `activity:${activity.by.id}`;
     // NB: an Undo bar that went because of it is said to go, to the one who did it too: a
     // discarded meeting's notes were in it.
-    const taken = undoTakenSentence(previous.undo, state.undo, activity, you);
+    const taken = undoTakenSentence(previous.undo, state.undo, activity, you, state.participants);
     if (taken) return toast(taken, { kind });
     if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
     if (state.undo?.seq === activity.seq) return dismissToastOfKind(kind); // the undo bar says it
-    toast(`${activitySentence(activity, you)}.`, { kind });
+    toast(`${activitySentence(activity, you, state.participants)}.`, { kind });
   }
 
   /** While a loss can be undone: who did it, and an Undo button for everyone in the room. */
@@ -349,7 +349,7 @@ class RoomView {
     bar.hidden = !undo;
     if (!undo) return;
     const deleting = undo.kind === "deletedStandup";
-    bar.querySelector(".undo-text").textContent = `${activitySentence(undo, you)}.`
+    bar.querySelector(".undo-text").textContent = `${activitySentence(undo, you, state.participants)}.`
       + (deleting ? " It goes in a few seconds unless someone undoes it." : "");
     bar.querySelector(".undo").dataset.seq = undo.seq;
   }

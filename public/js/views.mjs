@@ -12,8 +12,9 @@ export function themeStyle(theme) {
 /** Who asked the question a dialog puts to everyone in the room ("Ana asked to end the
  * meeting."): said in the dialog itself, not in a notice under its backdrop. Nothing when it
  * was this person, or when what the room did last is something else. */
-export function whoAsked(activity, kind, you) {
-  return activity?.kind === kind && activity.by.id !== you ? `${activitySentence(activity, you)}.` : "";
+export function whoAsked(activity, kind, you, participants = []) {
+  return activity?.kind === kind && activity.by.id !== you
+    ? `${activitySentence(activity, you, participants)}.` : "";
 }
 
 /** How long the server keeps an Undo (`Room.undoWindow`). */
@@ -47,7 +48,7 @@ export function undoGoneSentence(undo) {
 /** What someone did that took the place of a loss others could still undo (a meeting started
  * over a discarded one, a form or the delete question opened over cancelled changes),
  * said with what can no longer be brought back; null for anything else. */
-export function undoTakenSentence(gone, undo, activity, you) {
+export function undoTakenSentence(gone, undo, activity, you, participants = []) {
   if (!gone || undo || !activity || activity.seq <= gone.seq) return null;
   const lost = {
     discardedMeeting: "the discarded meeting can no longer be brought back",
@@ -56,16 +57,21 @@ export function undoTakenSentence(gone, undo, activity, you) {
   // NB: what opens the room's one place for a meeting, a form or a question (the delete
   // question too: kept or not, the Undo went as it opened).
   const tookItsPlace = ["startedMeeting", "startedEditing", "askedToDelete"].includes(activity.kind);
-  return lost && tookItsPlace ? `${activitySentence(activity, you)}: ${lost}.` : null;
+  return lost && tookItsPlace ? `${activitySentence(activity, you, participants)}: ${lost}.` : null;
 }
 
-/** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting". */
-export function activitySentence(activity, you) {
+/** What someone did, as the page says it: "Ben ended the meeting", "You ended the meeting";
+ * "You, in another tab, ended the meeting" when it was this person's sign-in on another of
+ * the room's connections (`participants`: the room's, whose `person` says whose). */
+export function activitySentence(activity, you, participants = []) {
   const isYou = activity.by.id === you;
-  const who = isYou ? "You" : isolated(activity.by.name);
+  const yours = participants.find(({ id }) => id === you)?.person;
+  const yoursElsewhere = !isYou && yours != null
+    && participants.some(({ id, person }) => id === activity.by.id && person === yours);
+  const who = isYou || yoursElsewhere ? "You" : isolated(activity.by.name);
   // NB: skipping to one's own turn is not "Ben skipped to Ben".
   const skippedTo = activity.detail === activity.by.name
-    ? (isYou ? "your turn" : "their own turn") : activity.detail ? isolated(activity.detail) : "the next speaker";
+    ? (isYou || yoursElsewhere ? "your turn" : "their own turn") : activity.detail ? isolated(activity.detail) : "the next speaker";
   const sentences = {
     startedMeeting: "started the meeting",
     skippedToSpeaker: `skipped to ${skippedTo}`,
@@ -84,7 +90,7 @@ export function activitySentence(activity, you) {
     restoredStandup: "undid the deletion",
     addedLateNote: "added a note to a meeting that ended",
   };
-  return `${who} ${sentences[activity.kind] ?? "changed something"}`;
+  return `${who}${yoursElsewhere ? ", in another tab," : ""} ${sentences[activity.kind] ?? "changed something"}`;
 }
 
 /** "12 min 5 s"; 0 (not recorded) is null. */
