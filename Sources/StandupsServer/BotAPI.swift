@@ -63,10 +63,11 @@ enum BotAPI {
       if let problem = TextRules.problem(withDisplayName: name, botNames: hub.gatekeeper.botNames) {
         return respond(response(for: WireError(.invalidValue, problem), ref: nil, status: 409))
       }
-      // NB: a browser's cookie goes along on any request to this server: changes need a page
+      // NB: a browser's cookie goes along on any request to this server: changes (a POST, the
+      // only method here that changes anything; others are answered 405 below) need a page
       // of our own origin (SameSite=Lax already keeps the cookie off other sites' POSTs).
       guard
-        request.method == "GET"
+        request.method != "POST"
           || (request.header("origin") != nil && hub.gatekeeper.originAllowed(request))
       else {
         return respond(

@@ -630,6 +630,34 @@ struct AccessTests {
     await server.stop()
   }
 
+  /// A cookie of the team's name that another site on this host planted (a forged value) is
+  /// refused but counts as no guess: the requests a browser makes with it (a page asking
+  /// `/api/session`) do not lock its address out of signing in with the good invite. An empty
+  /// `Bearer` is no token (the session is read); a person's `HEAD` on the API is a method it
+  /// has not (405), not a change refused for its origin.
+  @Test func aPlantedCookieAnEmptyBearerAndAHeadAreNeitherGuessesNorChanges() async throws {
+    let (server, _) = try await Self.teamServer()
+    let cookie = try signIn(server, name: "Ana")
+    let forged = String(cookie.dropLast(4) + "AAAA")
+    for _ in 1...15 {
+      let answer = try httpResponse(
+        port: server.port, "GET", "/api/session", headers: ["Cookie": forged])
+      #expect(answer.status == 200)
+      #expect(answer.json?["signedIn"] == false)
+    }
+    #expect(await refusal(server, room, headers: ["Cookie": forged]) == 401)
+    _ = try signIn(server, name: "Ben")
+    let empty = try httpResponse(
+      port: server.port, "GET", "/api/standups",
+      headers: ["Cookie": cookie, "Authorization": "Bearer "])
+    #expect(empty.status == 200, "\(empty.body)")
+    let head = try httpResponse(
+      port: server.port, "HEAD", "/api/standups", headers: ["Cookie": cookie])
+    #expect(head.status == 405)
+    #expect(head.headers["allow"] == "GET, POST")
+    await server.stop()
+  }
+
   @Test func anotherAuthorizationSchemeLeavesTheSessionInCharge() async throws {
     let (server, _) = try await Self.teamServer()
     let cookie = try signIn(server, name: "Ana")

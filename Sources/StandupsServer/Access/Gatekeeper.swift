@@ -298,8 +298,9 @@ public final class Gatekeeper: Sendable {
         "This session was signed out: open your team's invite link to sign in again.",
         guess: false)
     case .forged:
+      // NB: no guess (an HMAC is not guessed): one planted by another site here must not lock out a sign-in.
       return refuse(
-        "That session is not one of this team's: open your team's invite link.", guess: true)
+        "That session is not one of this team's: open your team's invite link.", guess: false)
     }
   }
 
@@ -314,10 +315,11 @@ public final class Gatekeeper: Sendable {
     if let authorization = request.header("authorization"),
       authorization.lowercased().hasPrefix("bearer ")
     {
-      return String(authorization.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+      let token = authorization.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+      if !token.isEmpty { return token }
     }
-    // NB: an empty `?token=` (a client's `?token=${token ?? ""}`) is no token: a signed-in
-    // person's cookie is read then, not refused as an unknown bot.
+    // NB: an empty token (a client's `?token=${token ?? ""}`, or `Bearer `) is none: a
+    // signed-in person's cookie is read then, not refused as an unknown bot.
     return isUpgrade ? request.queryValue("token").flatMap { $0.isEmpty ? nil : $0 } : nil
   }
 
