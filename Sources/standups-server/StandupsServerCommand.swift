@@ -217,6 +217,9 @@ struct Serve: AsyncParsableCommand {
       )
     }
     if !botTokens.isEmpty { Logger(label: "standups").warning("\(BotTokens.onTheCommandLine)") }
+    if let short = configuration.botTokens.shortSecretsWarning {
+      Logger(label: "standups").warning("\(short)")
+    }
     fflush(nil)
     // SIGTERM (a rolling restart) drains: people move to other nodes, rooms are handed on.
     if await signals.first() == SIGTERM {

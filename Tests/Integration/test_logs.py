@@ -35,7 +35,7 @@ def test_json_logs_are_one_object_per_line():
         assert entry["level"] not in ("error", "critical"), entry
 
 
-def test_a_bot_token_on_the_command_line_is_warned_of_without_its_secret():
+def test_a_bot_token_on_the_command_line_and_a_short_secret_are_warned_of_without_the_secret():
     data = str(Path(tempfile.mkdtemp(prefix="standups-logs-")) / "data")
     process = subprocess.Popen(
         [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public"),
@@ -48,7 +48,10 @@ def test_a_bot_token_on_the_command_line_is_warned_of_without_its_secret():
             assert line, "".join(lines)
             lines.append(line)
         assert "STANDUPS_BOT_TOKENS" in lines[-1] and "bots add" in lines[-1]
-        assert not any("ci-secret-0001" in line for line in lines)
+        # Its secret, 16 characters, is short: said, by where it was given, not what it is.
+        short = process.stderr.readline()
+        assert "The secret in --bot-token number 1 is under 20 characters" in short, short
+        assert not any("ci-secret-0001" in line for line in lines + [short])
     finally:
         process.terminate()
         process.wait(timeout=10)

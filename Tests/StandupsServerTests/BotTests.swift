@@ -176,6 +176,22 @@ struct BotTests {
     await server.stop()
   }
 
+  /// A secret a person typed, of fewer than 20 characters, is taken but warned of, by where it
+  /// was given.
+  @Test func aShortSecretIsTakenAndWarnedOf() throws {
+    let tokens = try BotTokens(
+      flags: ["CI=long-enough", "CD=a-random-secret-of-28-chars"],
+      environment: "Ops:0123456789abcdefghij")
+    #expect(tokens.bots.count == 3)
+    #expect(tokens.shortSecrets == ["--bot-token number 1"])
+    #expect(
+      tokens.shortSecretsWarning?.hasPrefix(
+        "The secret in --bot-token number 1 is under 20 characters") == true)
+    #expect(
+      try BotTokens(flags: ["CD=a-random-secret-of-28-chars"], environment: nil).shortSecretsWarning
+        == nil)
+  }
+
   /// An entry that cannot be read is named by its place, never shown: it may be all secret,
   /// and a start's error ends up in logs.
   @Test func badTokenConfigurationIsRefusedWithTheEntryNamed() throws {

@@ -90,6 +90,19 @@ public struct BotTokens: Sendable, Equatable {
   public private(set) var bots: [Bot] = []
   /// Where each of `bots` was given, for errors.
   private var places: [String] = []
+  /// Where a secret shorter than `strongSecretLength` was given (taken, and warned of).
+  public private(set) var shortSecrets: [String] = []
+  /// What `bots add` makes is 256 bits; a secret a person typed of fewer characters than this
+  /// may be found by many addresses guessing together, each at 10 guesses a minute.
+  public static let strongSecretLength = 20
+
+  /// The warning for `shortSecrets`, or nil.
+  public var shortSecretsWarning: String? {
+    shortSecrets.isEmpty
+      ? nil
+      : "The secret in \(shortSecrets.joined(separator: ", ")) is under \(Self.strongSecretLength) characters: "
+        + "a short secret can be guessed. Give a longer, random one, or add the bot with `standups-server bots add` (a 256-bit token)."
+  }
 
   /// A command line is anyone's to read on this machine (`ps`, `/proc/PID/cmdline`).
   public static let onTheCommandLine =
@@ -155,6 +168,7 @@ public struct BotTokens: Sendable, Equatable {
         "The secret in \(place) must be at least 8 characters (is it NAME\(separator)SECRET, in that order?)."
       )
     }
+    if secret.count < Self.strongSecretLength { shortSecrets.append(place) }
     bots.append(
       Bot(name: name, tokenHash: Bot.hash(token: secret), scope: .admin, createdAt: Date()))
     places.append(place)
