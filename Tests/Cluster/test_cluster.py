@@ -1118,7 +1118,8 @@ def test_a_room_moves_only_when_the_proxy_routed_by_its_id(cluster):
             async with websockets.connect(ws(cluster.url, f"/ws/rooms/{standup.lower()}?name=Bo")) as bo:
                 assert (await receive(bo))["type"] == "welcome"
         for path in (f"/x/../ws/rooms/{standup}", f"/ws/rooms//{standup}", f"/%2E%2e/ws/rooms/{standup}",
-                     f"/ws/rooms/./{standup}"):
+                     f"/ws/rooms/./{standup}", f"/x%2F..%2Fws/rooms/{standup}", f"/ws/rooms%2F{standup}",
+                     f"/ws/rooms/{standup};x"):
             with pytest.raises(InvalidStatus) as refused:
                 async with websockets.connect(ws(cluster.url, f"{path}?name=Cy")):
                     pass
