@@ -53,13 +53,22 @@ extension RoomChannel {
     switch event {
     case .join(let connection, var sender, let since, let replacing):
       sender.formerKey = replacing
-      if let action = feature.joined(sender) { send(action) }
-      // NB: the connection it replaces leaves after the new one joined, never before (a
-      // room it left empty for a moment would pause its meeting), and before the new one
+      // NB: the connection it replaces leaves with the new one's joining, in one change where
+      // the feature has one (others never see the person twice), else after it, never before
+      // (a room it left empty for a moment would pause its meeting); and before the new one
       // is welcomed: its welcome shows its person once.
-      if let replacing, let old = document.peer(replacedBy: sender, naming: replacing) {
+      let old = replacing.flatMap { document.peer(replacedBy: sender, naming: $0) }
+      if let old, let action = feature.replaced(old.sender.participantID, by: sender) {
         _ = document.removePeer(old.connection)
-        if let action = feature.left(old.sender.participantID) { send(action) }
+        send(action)
+      } else {
+        if let action = feature.joined(sender) { send(action) }
+        if let old {
+          _ = document.removePeer(old.connection)
+          if let action = feature.left(old.sender.participantID) { send(action) }
+        }
+      }
+      if let old {
         outlet.close(
           old.connection, code: .replaced,
           reason: "Connected again: this connection is no longer used.")

@@ -13,6 +13,9 @@ public protocol RoomFeature: Sendable {
   /// What a peer arriving (`joined`) or leaving does to the state, if anything.
   func joined(_ sender: Sender) -> R.Action?
   func left(_ participantID: String) -> R.Action?
+  /// A peer taking the place of another (`?replaces=`) in one change, if the feature has
+  /// one (nil: it joins, then the other leaves).
+  func replaced(_ participantID: String, by sender: Sender) -> R.Action?
   /// What the room reduces before it is handed on to another server, if anything.
   func moving() -> R.Action?
   /// What the room must carry out before it closes under its people (it restarts, moves or
@@ -52,6 +55,7 @@ public protocol RoomFeature: Sendable {
 }
 
 extension RoomFeature {
+  public func replaced(_ participantID: String, by sender: Sender) -> R.Action? { nil }
   /// Nothing to do before the room is handed on.
   public func moving() -> R.Action? { nil }
   /// Nothing to carry out before the room closes.

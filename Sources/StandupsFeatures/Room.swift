@@ -106,6 +106,10 @@ public struct Room: Reducer {
   public enum Action: Equatable, Sendable {
     case participantJoined(Participant)
     case participantLeft(Participant.ID)
+    /// A connection takes the place of another (a page reconnecting, `?replaces=`): the new
+    /// one joins and the old one leaves in one change, so that others never see the person
+    /// twice, nor the room empty.
+    case participantReplaced(Participant.ID, by: Participant)
     /// The room is handed on to another server (a cluster): a running meeting pauses, and
     /// says why where it comes back.
     case roomMoving

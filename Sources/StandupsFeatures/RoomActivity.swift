@@ -128,7 +128,8 @@ extension Room {
       case .deletion?: return (.restoredStandup, nil, nil)
       case nil: return nil
       }
-    case .participantJoined, .participantLeft, .roomMoving, .meeting, .destination,
+    case .participantJoined, .participantLeft, .participantReplaced, .roomMoving, .meeting,
+      .destination,
       .focusChanged, .acted, .undoWindowEnded, .saveFailed:
       return nil
     }

@@ -105,32 +105,14 @@ struct RoomCore: Reducer {
           return .cancel(id: Room.CancelID.undoWindow)
         }
       case .participantJoined(let participant):
-        state.meeting?.renameInPresent(participant)
-        state.participants.append(participant)
-        state.meeting?.notePresent(participant)
-        // NB: a bot is not somebody back: its joining goes on with no meeting.
-        guard !participant.isBot, state.meeting?.emptiedAt != nil else { return .none }
-        return .send(.meeting(.presented(.someoneReturned)))
+        return join(participant, into: &state)
 
       case .participantLeft(let id):
-        let leaving = state.participants.remove(id: id)
-        if state.participants.isEmpty {
-          // The room emptied: an alert closes (nobody is there to answer it) — but for one
-          // asked for from outside (its sender answers it) —, a draft stays open for whoever
-          // comes back (it is saved).
-          if case .alert = state.destination, !state.alertAskedFromOutside {
-            closeDestination(&state)
-          }
-          // Nobody is left to undo: a deletion waiting for its window is carried out.
-          if state.undo?.restore == .deletion { state.isDeleted = true }
-          state.undo = nil
-        }
-        // The last person left (bots, if any, do not hold a meeting): the clock stops until
-        // someone resumes; a meeting only bots were in stops when the last of them leaves.
-        guard let meeting = state.meeting, !state.participants.contains(where: { !$0.isBot }),
-          leaving?.isBot == false || (state.participants.isEmpty && !meeting.isPaused)
-        else { return .none }
-        return .send(.meeting(.presented(.roomEmptied)))
+        return leave(id, from: &state)
+
+      case .participantReplaced(let id, let participant):
+        // NB: joined first: between the two the room is never empty (a meeting would pause).
+        return .merge(join(participant, into: &state), leave(id, from: &state))
 
       case .roomMoving:
         guard state.meeting != nil else { return .none }
@@ -345,7 +327,7 @@ struct RoomCore: Reducer {
     }
   }
 
-  private func closeDestination(_ state: inout State) {
+  func closeDestination(_ state: inout State) {
     state.destination = nil
     for id in state.participants.ids { state.participants[id: id]?.focus = nil }
   }

@@ -29,12 +29,15 @@ struct StandupRoomFeature: RoomFeature {
 
   var roomName: String { standupID.uuidString }
 
-  func joined(_ sender: Sender) -> Room.Action? {
-    .participantJoined(
-      Participant(
-        id: sender.participantID, name: sender.name, person: sender.person, isBot: sender.isBot))
-  }
+  func joined(_ sender: Sender) -> Room.Action? { .participantJoined(Self.participant(sender)) }
   func left(_ participantID: String) -> Room.Action? { .participantLeft(participantID) }
+  func replaced(_ participantID: String, by sender: Sender) -> Room.Action? {
+    .participantReplaced(participantID, by: Self.participant(sender))
+  }
+  static func participant(_ sender: Sender) -> Participant {
+    Participant(
+      id: sender.participantID, name: sender.name, person: sender.person, isBot: sender.isBot)
+  }
   func moving() -> Room.Action? { .roomMoving }
 
   /// A deletion waiting for its undo window is carried out: closed under it, the room would

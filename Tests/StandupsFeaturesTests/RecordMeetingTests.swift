@@ -272,6 +272,39 @@ struct RecordMeetingTests {
     }
   }
 
+  /// A page reconnecting (`?replaces=`) takes its old connection's place in one change: the
+  /// room is never empty, so a meeting its person is alone in ticks on, the question to end
+  /// it stays up, and the person is present once.
+  @Test func aConnectionTakingAnothersPlaceLeavesTheRoomNeverEmpty() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock, now: LockIsolated(Self.start))
+      let ana = Participant(id: "p1", name: "Ana")
+      let again = Participant(id: "p2", name: "Ana")
+      await joinAndStart(store, standup: standup, with: ana)
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.participantReplaced(ana.id, by: again)) { $0.participants = [again] }
+      await store.send(.meeting(.presented(.alert(.resume)))) { $0.meeting?.alert = nil }
+      await clock.advance(by: .seconds(1))
+      await store.receive(\.meeting.presented.timerTick) {
+        $0.meeting?.secondsElapsed = 1
+        $0.meeting?.secondsRun = 1
+      }
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.saveAndEnd)))) {
+        $0.meeting = nil
+        $0.standup.meetings = [
+          Meeting(id: UUID(0), date: Self.start, transcript: "", seconds: 1, present: ["Ana"])
+        ]
+      }
+    }
+  }
+
   @Test func nothingTicksInAnEmptiedRoomUntilSomeoneResumes() async {
     await withMainSerialExecutor {
       let clock = TestClock()

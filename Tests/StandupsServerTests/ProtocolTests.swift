@@ -141,6 +141,25 @@ struct RoomProtocolTests {
     await server.stop()
   }
 
+  /// Others see a reconnecting page's person change connection in one patch: never on two
+  /// connections at once (the old one not gone yet), never gone for a moment.
+  @Test func othersSeeAReconnectAsOneChange() async throws {
+    let server = try await TestServer.start()
+    let ana = try await server.room(name: "Ana")
+    let ben = try await server.room(name: "Ben")
+    let ids = { (state: JSONValue) in
+      state["participants"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+    }
+    _ = try await ben.waitForState { ids($0) == [ana.you, ben.you].compactMap { $0 } }
+    let before = ben.allMessages.count
+    let again = try await server.room(name: "Ana", replaces: try #require(ana.key))
+    #expect(try await ana.waitUntilClosed().code == 4409)
+    _ = try await ben.waitForState { ids($0) == [ben.you, again.you].compactMap { $0 } }
+    let patches = ben.allMessages[before...].filter { $0["type"] == "patch" }
+    #expect(patches.count == 1, "\(patches)")
+    await server.stop()
+  }
+
   /// A page that reconnects after a drop the server has not noticed (a network that went
   /// silent) names its previous connection by the key only that connection was told: that
   /// one goes at once, so its person is shown once, and the meeting never sees the room empty.
