@@ -171,3 +171,23 @@ def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(serve
     text_in(ana, "#status", "Live")
     drop, back = heard(ana, "Live", "Connecting", "Reconnecting")
     assert drop.startswith("Reconnecting in ") and back == "Live"
+
+
+def test_a_new_speaker_is_said_after_a_reconnect_that_brought_the_whole_room(server, ana, ben):
+    """Ben's Next while Ana's connection was down, and a room that answers her reconnect with
+    its whole state (not the patches she missed: it no longer has them, or restarted), shows
+    no notice of it: then her meeting's own line says who is up."""
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    text_in(ben, ".speaker", "Speaker 1 of 3")
+    ana.execute_script(LISTEN)
+    ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
+    text_in(ana, "#status", "Reconnecting")
+    click(ben, ".next")
+    text_in(ben, ".speaker", "Speaker 2 of 3")
+    # A version the room never issued: it answers with its whole state.
+    ana.execute_script("window.standupsConnection.version = 999999999; window.mayReconnect = true")
+    text_in(ana, ".speaker", "Speaker 2 of 3")
+    text_in(ana, "#status", "Live")
+    assert ana.execute_script("return window.standupsConnection.resumed") is not True
+    assert heard(ana, "Speaker", "skipped") == ["Speaker 2 of 3: Blob Jr"]

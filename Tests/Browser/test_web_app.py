@@ -190,9 +190,16 @@ def test_a_deleted_standup_sends_everyone_back(server, ana, ben):
         text_in(driver, ".gone h1", "This standup was deleted.", timeout=20)
         # Said once, not as the heading and again below it.
         assert driver.find_element(By.CSS_SELECTOR, ".gone").text.count("deleted") == 1
-        # Nothing to connect to: no "Disconnected" beside it.
+        # Nothing to connect to: no "Disconnected" beside it, nor left for a screen reader.
         wait(driver, lambda d: not d.find_element(By.CSS_SELECTOR, "#status").is_displayed())
+        wait(driver, lambda d: d.find_element(By.ID, "status-said").get_attribute("textContent") == "")
     screenshot(ana, "deleted")
+    # The lobby's connecting (in the page) is ordinary: "Live" is not said, as after a
+    # trouble it would be.
+    ana.execute_script("location.hash = '#/'")
+    text_in(ana, "#new-standup", "New standup")
+    text_in(ana, "#status", "Live")
+    assert ana.find_element(By.ID, "status-said").get_attribute("textContent") == ""
     for driver in (ana, ben):
         assert collect_console_errors(driver) == []
 

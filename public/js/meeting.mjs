@@ -333,14 +333,18 @@ export const meeting = {
     const changed = view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex;
     view.lastSpeaker = state.meeting.speakerIndex;
     const activity = state.activity;
-    const skip = activity?.kind === "skippedToSpeaker" && activity.seq !== view.lastSkipSeq;
-    const ownSkip = skip && activity.by?.id === view.you;
+    const ownSkip = activity?.kind === "skippedToSpeaker" && activity.by?.id === view.you
+      && activity.seq !== view.lastSkipSeq;
     if (activity?.kind === "skippedToSpeaker") view.lastSkipSeq = activity.seq;
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();
-      // NB: someone else's Next is said once, by its notice ("Ben skipped to Dan").
-      if (!skip || ownSkip) app.querySelector(".speaker-said").textContent = facts.speakerLine;
+      // NB: someone else's Next is said once, by its notice ("Ben skipped to Dan") — when
+      // there was one (not for a whole state after a reconnect), naming who is up now.
+      const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
+      const saidByNotice = activity?.kind === "skippedToSpeaker" && view.noticeSaid === activity.seq
+        && activity.detail === speaker;
+      if (!saidByNotice) app.querySelector(".speaker-said").textContent = facts.speakerLine;
       speakerChanged(state.standup.attendees[state.meeting.speakerIndex]?.name, state.standup.title);
     }
     app.querySelector(".elapsed").textContent = facts.elapsed;

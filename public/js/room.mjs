@@ -332,6 +332,8 @@ class RoomView {
     if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
     if (state.undo?.seq === activity.seq) return dismissToastOfKind(kind); // the undo bar says it
     toast(`${activitySentence(activity, you, state.participants)}.`, { kind });
+    // NB: what the notice said, the meeting's own line need not say again (a new speaker).
+    this.noticeSaid = activity.seq;
   }
 
   /** While a loss can be undone: who did it, and an Undo button for everyone in the room. */

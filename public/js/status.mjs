@@ -22,10 +22,11 @@ const TEXT = {
   none: "",
 };
 
-/** Statuses a screen reader is told of as they come: what is wrong, and "Live" once it is
- * over. A screen's ordinary connecting ("Connecting…", then "Live") is not said: it came
- * with every screen change, and said nothing the person did not know. */
-const TROUBLE = new Set(["quiet", "reconnecting", "closed", "signed-out"]);
+/** Statuses a screen reader is told of as they come: what is wrong with a connection, and
+ * "Live" once it is over. A screen's ordinary connecting ("Connecting…", then "Live") is not
+ * said: it came with every screen change, and said nothing the person did not know; nor is
+ * being signed out, which the sign-in page says. */
+const TROUBLE = new Set(["quiet", "reconnecting", "closed"]);
 const statusSaid = document.getElementById("status-said");
 /** The last status told, while it is a trouble not yet over. */
 let troubleSaid = null;
@@ -43,6 +44,11 @@ export function setStatus(status, delay) {
     troubleSaid = status;
   } else if (status === "live" && troubleSaid) {
     statusSaid.textContent = TEXT.live;
+    troubleSaid = null;
+  } else if (status === "none" || status === "signed-out") {
+    // NB: a page with nothing to connect to (a standup deleted, signing in) says why itself:
+    // what was told of the last connection is over, and the next screen's is its own.
+    statusSaid.textContent = "";
     troubleSaid = null;
   }
   statusBadge.dataset.status = status;
