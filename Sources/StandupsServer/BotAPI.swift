@@ -63,9 +63,10 @@ enum BotAPI {
       if let problem = TextRules.problem(withDisplayName: name, botNames: hub.gatekeeper.botNames) {
         return respond(response(for: WireError(.invalidValue, problem), ref: nil, status: 409))
       }
-      // NB: a browser's cookie goes along on any request to this server: changes (a POST, the
-      // only method here that changes anything; others are answered 405 below) need a page
-      // of our own origin (SameSite=Lax already keeps the cookie off other sites' POSTs).
+      // NB: a browser's cookie goes along on any request to this server: changes (a POST: no
+      // route here changes anything by another method, and a method a route has not is
+      // answered 405) need a page of our own origin (SameSite=Lax already keeps the cookie
+      // off other sites' POSTs).
       guard
         request.method != "POST"
           || (request.header("origin") != nil && hub.gatekeeper.originAllowed(request))

@@ -15,6 +15,16 @@ extension PostgresStorage {
     return state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state)
   }
 
+  /// Why `url` could not be used at start, and what to check.
+  static func cannotUse(_ url: DatabaseURL, _ error: any Error) -> String {
+    let said = describe(error)
+    // NB: a refusal over TLS (it names an sslmode) was the database's: it runs there.
+    let question =
+      said.contains("sslmode=")
+      ? "" : " Is PostgreSQL running there, and may \(url.user) connect to \(url.database)?"
+    return "Cannot use the database \(url): \(said).\(question)"
+  }
+
   /// What went wrong, in PostgreSQL's own words when it said something.
   public static func describe(_ error: any Error) -> String {
     if let error = error as? PSQLError {
@@ -25,8 +35,13 @@ extension PostgresStorage {
       }
       guard let underlying = error.underlying else { return "\(error.code)" }
       let said = "\(underlying)"
-      if said.contains("CERTIFICATE_VERIFY_FAILED") || said.contains("failedToValidateHostname") {
-        return "the database's certificate is not one this machine trusts for that host (\(said)): "
+      if said.contains("failedToValidateHostname") {
+        return "the database's certificate is not made out to that host name (\(said)): name the "
+          + "host as its certificate does, or use sslmode=verify-ca, which checks who signed it "
+          + "but not the name"
+      }
+      if said.contains("CERTIFICATE_VERIFY_FAILED") {
+        return "the database's certificate is not one this machine trusts (\(said)): "
           + "sslmode=require, verify-ca and verify-full check it against the system's trusted "
           + "roots. Add the authority that signed it to them (update-ca-certificates), or use "
           + "sslmode=prefer, which encrypts without checking it"

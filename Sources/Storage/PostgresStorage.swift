@@ -73,9 +73,7 @@ public final class PostgresStorage: Sendable {
       throw StorageError("The database \(url) \(newer)")
     } catch {
       running.cancel()
-      throw StorageError(
-        "Cannot use the database \(url): \(Self.describe(error)). Is PostgreSQL running there, "
-          + "and may \(url.user) connect to \(url.database)?")
+      throw StorageError(Self.cannotUse(url, error))
     }
   }
 

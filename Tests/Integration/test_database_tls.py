@@ -69,6 +69,8 @@ def test_a_mode_that_checks_the_certificate_refuses_a_self_signed_one_saying_wha
     assert refused.returncode != 0
     assert "the database's certificate is not one this machine trusts" in refused.stderr, refused.stderr
     assert "or use sslmode=prefer, which encrypts without checking it" in refused.stderr
+    # It was reached: not asked whether PostgreSQL runs there.
+    assert "Is PostgreSQL running there" not in refused.stderr
     assert "/join#" not in refused.stdout
 
 

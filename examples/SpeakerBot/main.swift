@@ -108,7 +108,7 @@ struct SpeakerBot: AsyncParsableCommand {
           say("\(place) refused the bot (HTTP \(status)): \(why)")
           throw ExitCode.failure
         }
-        // NB: a server that is not up (yet, or any more) is tried eight times, over about 45 s.
+        // NB: a server that is not up (yet, or any more) is tried nine times, over about 45 s.
         guard attempt < 8 else {
           say("Could not reach \(place) (\(error)): giving up.")
           throw error

@@ -325,15 +325,13 @@ class RoomView {
     // NB: one toast a person: what they did last overtakes what they did before it ("Ben
     // asked to delete" goes once Ben deleted it).
     const kind = `activity:${activity.by.id}`;
-    // NB: an Undo bar that went because of it is said to go, to the one who did it too: a
-    // discarded meeting's notes were in it.
+    // NB: an Undo bar that went because of it is said to go, to its doer too (notes were in it).
     const taken = undoTakenSentence(previous.undo, state.undo, activity, you, state.participants);
     if (taken) return toast(taken, { kind });
     if (activity.by.id === you || SAID_ELSEWHERE.has(activity.kind)) return;
     if (state.undo?.seq === activity.seq) return dismissToastOfKind(kind); // the undo bar says it
     toast(`${activitySentence(activity, you, state.participants)}.`, { kind });
-    // NB: what the notice said, the meeting's own line need not say again (a new speaker).
-    this.noticeSaid = activity.seq;
+    this.noticeSaid = activity.seq; // the meeting's line need not say it again (a new speaker)
   }
 
   /** While a loss can be undone: who did it, and an Undo button for everyone in the room. */

@@ -120,7 +120,7 @@ enum SessionCheck: Equatable {
   case expired
   /// Signed out (`DELETE /api/session`), here or on any node.
   case signedOut
-  /// Not signed by this team: counts as a failed guess.
+  /// Not signed by this team: refused, but counts as no guess (an HMAC is not guessed).
   case forged
 }
 
