@@ -53,4 +53,8 @@ for attempt in 1 2 3 4 5; do
   sleep 1
 done
 printf '%s\n' "$answer"
+if [[ $status -ne 0 && ${answer,,} == *'no meeting is running'* ]]; then
+  echo "No meeting is running in that standup. A note for a meeting that ended at most 10 minutes ago" \
+    "goes as history.noteSubmitted with that meeting's id (docs/PROTOCOL.md)." >&2
+fi
 exit "$status"

@@ -334,8 +334,8 @@ struct Bots: AsyncParsableCommand {
       // NB: said on stderr: a script takes the token from the last line of stdout.
       FileHandle.standardError.write(
         Data(
-          ("Anyone signed in as \(name) leaves their rooms and is asked to choose another "
-            + "name: a name is one bot's or one person's.\n").utf8))
+          ("A name is one bot's or one person's: should anyone be signed in as \(name), they "
+            + "leave their rooms and are asked to choose another name.\n").utf8))
     }
   }
 

@@ -69,7 +69,7 @@ def test_bots_are_added_listed_and_revoked_by_the_command(data, server):
     token = added.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"stb_[A-Za-z0-9_-]{43}", token)
     # A person signed in under the name is signed out of it: the operator is told.
-    assert "Anyone signed in as Notes leaves their rooms and is asked to choose another name" \
+    assert "should anyone be signed in as Notes, they leave their rooms and are asked to choose another name" \
         in added.stderr
     again = command("bots", "add", "notes", "--can", "admin", data=data)
     assert again.returncode != 0 and "exists already" in again.stderr

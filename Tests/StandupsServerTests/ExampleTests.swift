@@ -216,7 +216,7 @@ struct ExampleTests {
   }
 
   /// Runs `examples/post-note.sh` with a note; its exit status and what it printed.
-  func postNote(_ text: String, port: Int) throws -> (status: Int32, output: String) {
+  func postNote(_ text: String, port: Int) throws -> (status: Int32, output: String, said: String) {
     let script = Process()
     script.executableURL = URL(fileURLWithPath: "/bin/bash")
     script.arguments = [
@@ -227,13 +227,17 @@ struct ExampleTests {
       "STANDUPS_URL": "http://127.0.0.1:\(port)", "STANDUPS_TOKEN": "ci-secret-0001",
       "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
     ]
-    let output = Pipe()
+    let (output, errors) = (Pipe(), Pipe())
     script.standardOutput = output
-    script.standardError = FileHandle.nullDevice
+    script.standardError = errors
     try script.run()
     let printed = output.fileHandleForReading.readDataToEndOfFile()
+    let said = errors.fileHandleForReading.readDataToEndOfFile()
     script.waitUntilExit()
-    return (script.terminationStatus, String(decoding: printed, as: UTF8.self))
+    return (
+      script.terminationStatus, String(decoding: printed, as: UTF8.self),
+      String(decoding: said, as: UTF8.self)
+    )
   }
 
   @Test func theCurlScriptPostsANote() async throws {
@@ -265,6 +269,12 @@ struct ExampleTests {
     let note = saved.json?["meetings"]?[0]?["notes"]?[0]
     #expect(note?["text"] == "build \"1234\" is green", "\(saved.body)")
     #expect(note?["id"]?.stringValue?.count == 32, "\(saved.body)")
+    // A note after the meeting ended is refused, and the script says how a late one goes.
+    let late = try postNote("deploy done", port: server.port)
+    #expect(late.status != 0)
+    #expect(late.output.contains("no meeting is running"), "\(late.output)")
+    #expect(
+      late.said.contains("goes as history.noteSubmitted with that meeting's id"), "\(late.said)")
     await server.stop()
   }
 }
