@@ -141,9 +141,10 @@ def heard(driver, *words):
 
 
 def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(server, ana, ben):
-    """Someone else's Next is said by its notice alone ("Ben skipped to Blob Jr"), not by the
-    speaker line too; one's own Next by the speaker line. Opening a room says nothing of its
-    connection ("Connecting…", "Live"); a drop is said, and so is being back."""
+    """Who is up is said as the meeting starts; someone else's Next by its notice alone ("Ben
+    skipped to Blob Jr"), not by the speaker line too; one's own Next by the speaker line.
+    Opening a room says nothing of its connection ("Connecting…", "Live"); a drop is said,
+    and so is being back."""
     create_standup(ana, server)
     ana.execute_script(LISTEN)
     click(ana, ".card")
@@ -153,6 +154,7 @@ def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(serve
     text_in(ana, ".presence", "Ben")
     click(ana, ".start")
     text_in(ben, ".speaker", "Speaker 1 of 3")
+    wait(ana, lambda d: heard(d, "Speaker") == ["Speaker 1 of 3: Blob"])
     click(ben, ".next")
     said(ana, "Ben skipped to Blob Jr")
     text_in(ana, ".speaker", "Speaker 2 of 3")
@@ -163,7 +165,8 @@ def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(serve
     if "Speaker 3 of 3" not in ana.find_element(By.CSS_SELECTOR, ".speaker").text:
         click(ana, ".next")
     text_in(ana, ".speaker", "Speaker 3 of 3")
-    assert heard(ana, "Speaker", "skipped") == ["Ben skipped to Blob Jr.", "Speaker 3 of 3: Blob Sr"]
+    assert heard(ana, "Speaker", "skipped") == [
+        "Speaker 1 of 3: Blob", "Ben skipped to Blob Jr.", "Speaker 3 of 3: Blob Sr"]
     assert heard(ana, "Live", "Connecting") == []
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
     text_in(ana, "#status", "Reconnecting")
@@ -178,9 +181,10 @@ def test_a_new_speaker_is_said_after_a_reconnect_that_brought_the_whole_room(ser
     its whole state (not the patches she missed: it no longer has them, or restarted), shows
     no notice of it: then her meeting's own line says who is up."""
     both_in_a_room(server, ana, ben)
+    ana.execute_script(LISTEN)
     click(ana, ".start")
     text_in(ben, ".speaker", "Speaker 1 of 3")
-    ana.execute_script(LISTEN)
+    wait(ana, lambda d: heard(d, "Speaker") == ["Speaker 1 of 3: Blob"])
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
     text_in(ana, "#status", "Reconnecting")
     click(ben, ".next")
@@ -190,4 +194,53 @@ def test_a_new_speaker_is_said_after_a_reconnect_that_brought_the_whole_room(ser
     text_in(ana, ".speaker", "Speaker 2 of 3")
     text_in(ana, "#status", "Live")
     assert ana.execute_script("return window.standupsConnection.resumed") is not True
-    assert heard(ana, "Speaker", "skipped") == ["Speaker 2 of 3: Blob Jr"]
+    assert heard(ana, "Speaker", "skipped") == ["Speaker 1 of 3: Blob", "Speaker 2 of 3: Blob Jr"]
+
+
+def test_in_the_end_question_a_screen_reader_still_hears_the_connection_and_its_turn(server, ana, ben):
+    """A modal dialog hides the rest of the page from a screen reader: while the question to end
+    the meeting is up, a drop and being back are said in the dialog itself. A turn that is
+    this person's is said as theirs, with its last seconds."""
+    # Twenty attendees in 5 minutes: 15 s a turn, each in its last 15 s from its start; Ana first.
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    standup = {"title": "Many", "duration": 300, "theme": "teal",
+               "attendees": [{"name": "Ana"}] + [{"name": f"Person {n}"} for n in range(2, 21)]}
+    ana.execute_script("return window.standupsConnection.send(arguments[0])",
+                       {"type": "addStandupSubmitted", "standup": standup})
+    ana.execute_script(LISTEN)
+    click(ana, ".card")
+    text_in(ana, ".presence", "Ana (you)")
+    ben.get(ana.current_url)
+    text_in(ana, ".presence", "Ben")
+    click(ana, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 20: Ana")
+    wait(ana, lambda d: heard(d, "your turn") == ["Speaker 1 of 20: Ana, your turn", "0:15 left in your turn."]
+         or len(heard(d, "your turn")) > 2)
+    assert heard(ana, "your turn") == ["Speaker 1 of 20: Ana, your turn", "0:15 left in your turn."]
+    click(ben, ".end")
+    wait(ana, lambda d: d.execute_script("return document.querySelector('dialog:modal')?.className") == "end-alert")
+    ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
+    in_dialog = "return [...document.querySelectorAll('.end-alert .said > *')].map((line) => line.textContent)"
+    wait(ana, lambda d: any(line.startswith("Reconnecting in ") for line in d.execute_script(in_dialog)))
+    ana.execute_script("window.mayReconnect = true")
+    wait(ana, lambda d: "Live" in d.execute_script(in_dialog))
+    # Outside the dialog it is said as before, for when the dialog is gone.
+    assert ana.find_element(By.ID, "status-said").get_attribute("textContent") == "Live"
+
+
+def test_an_undo_is_said_once_without_its_button_and_a_notice_without_its_buttons(server, ana, ben):
+    """The Undo bar's sentence is said as it shows, not again with each change in the room (Ben
+    leaving), nor with its button's name; a notice is said without its buttons' names."""
+    both_in_a_room(server, ana, ben)
+    ana.execute_script(LISTEN)
+    click(ben, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3")
+    click(ben, ".end")
+    click(ben, ".end-alert .discard")
+    text_in(ana, ".undo-bar", "Ben discarded the meeting.")
+    ben.get("about:blank")
+    wait(ana, lambda d: "Ben" not in d.find_element(By.CSS_SELECTOR, ".presence").text)
+    assert heard(ana, "discarded") == ["Ben discarded the meeting."]
+    assert heard(ana, "Undo", "Dismiss") == []
+    assert heard(ana, "started the meeting") == ["Ben started the meeting."]

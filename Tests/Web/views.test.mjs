@@ -195,6 +195,9 @@ test("what this person did in another tab is theirs too, and another's of their 
   assert.equal(said("p1", "endedMeeting"), "You ended the meeting");
   assert.equal(said("p4", "endedMeeting"), "Ana ended the meeting");
   assert.equal(said("p2", "deletedStandup"), "Ben deleted this standup");
+  // Skipped to this person's turn: "you", as the one whose turn it is hears it.
+  assert.equal(said("p2", "skippedToSpeaker", "ana"), "Ben skipped to you");
+  assert.equal(said("p2", "skippedToSpeaker", "Ben"), "Ben skipped to their own turn");
   // Without a sign-in (a bot, an --open server) no two connections are known to be one.
   assert.equal(said("p6", "endedMeeting", null, "p5"), "CD (bot) ended the meeting");
   assert.equal(whoAsked({ seq: 1, kind: "askedToDelete", by: by("p3"), detail: null }, "askedToDelete", "p1", participants),

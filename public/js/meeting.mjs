@@ -2,12 +2,13 @@
 // (the chime and the notification on a new speaker: turns.mjs).
 import { compositionGuard } from "./composing.mjs";
 import { arcPath, isolated, transcriptLines } from "./format.mjs";
-import { afterLateNote } from "./latenote.mjs";
+import { showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey } from "./notekept.mjs";
+import { sayInDialog } from "./said.mjs";
 import { app, keepSaying, toast } from "./shell.mjs";
 import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
-import { activitySentence, meetingFacts, whoAsked } from "./views.mjs";
+import { meetingFacts } from "./views.mjs";
 
 /** The time gone, drawn over the arcs: dark on a light edge, so that it shows on a dark
  * theme's arcs (navy, indigo) as on a light one's. */
@@ -82,49 +83,6 @@ async function sendNote(view, input, note) {
   }
 }
 
-/**
- * Someone asked to end the meeting. A person typing a note keeps the keyboard: the alert
- * shows beside the meeting without taking it (what they type goes on into the note), and
- * takes it once the note is added or emptied (`takeTheKeyboard`).
- */
-function showEndAlert(alert, state, you) {
-  const asked = alert.querySelector(".asked");
-  asked.textContent = whoAsked(state.activity, "askedToEndMeeting", you, state.participants);
-  asked.hidden = !asked.textContent;
-  // NB: the meeting's note, or a late note for the meeting before (shown above this one).
-  const input = document.activeElement;
-  if (!input?.matches("#note, #late-note") || !input.value.trim()) return alert.showModal();
-  // NB: who asked, as the toast beside it says it.
-  const who = state.activity?.kind === "askedToEndMeeting"
-    ? activitySentence(state.activity, you, state.participants) : "Someone asked to end the meeting";
-  const where = input.id === "note" ? "to the meeting" : "to the meeting it is for";
-  alert.querySelector(".finish-note").textContent =
-    `${who}. Your note is still being typed: Enter adds it ${where} first.`;
-  // The late note has no part in this meeting's form: once it is added, set aside or left,
-  // the alert takes the keyboard.
-  if (input.id === "late-note") afterLateNote(input, alert, takeTheKeyboard);
-  const { selectionStart, selectionEnd, selectionDirection } = input;
-  alert.classList.add("aside");
-  input.setAttribute("aria-describedby", "finish-note");
-  alert.show();
-  // NB: `show()` moves the focus to the alert (its autofocus heading) too.
-  input.focus();
-  input.setSelectionRange(selectionStart, selectionEnd, selectionDirection);
-  alert.scrollIntoView({ block: "nearest" });
-  // NB: and then the field being typed in, should both not fit (a phone's keyboard up).
-  input.scrollIntoView({ block: "nearest" });
-}
-
-/** The end-meeting alert shown aside while a note was typed becomes the modal it is. */
-function takeTheKeyboard() {
-  const alert = app.querySelector(".end-alert");
-  if (!alert?.open || !alert.classList.contains("aside")) return;
-  alert.close();
-  alert.classList.remove("aside");
-  app.querySelector("[aria-describedby=finish-note]")?.removeAttribute("aria-describedby");
-  alert.showModal();
-}
-
 /** The transcript: new notes added at its end (it is a log: a screen reader reads what is
  * added), the whole of it again only when it changed otherwise (a note taken back). */
 function showTranscript(element, text) {
@@ -183,6 +141,24 @@ async function sendNotes(view, input, notes) {
   if (refusal && !view.connection.closed && input.isConnected) toast(refusal);
 }
 
+/** Tells a screen reader `line` in the meeting's own live region (in an open modal dialog
+ * too, which hides it); `fresh`: the region was made with this screen, and is not listened
+ * to yet — then it is said a moment later, if `still()` is true then. */
+function sayHere(line, { fresh = false, still = () => true } = {}) {
+  const region = app.querySelector(".speaker-said");
+  const put = () => {
+    if (!region.isConnected || !still()) return;
+    // NB: added, not put in place of what was said a moment before (who is up, and a pause).
+    const said = document.createElement("span");
+    said.textContent = `${line} `;
+    region.append(said);
+    setTimeout(() => said.remove(), 10_000);
+    sayInDialog(line);
+  };
+  if (fresh) setTimeout(put, 100);
+  else put();
+}
+
 export const meeting = {
   template() {
     return `
@@ -196,8 +172,8 @@ export const meeting = {
             <p class="up-next"></p>
           </div>
         </div>
-        <p class="speaker-said visually-hidden" role="status"></p>
-        <p class="paused" role="status" hidden><span class="pause-reason"></span>
+        <div class="speaker-said visually-hidden" role="status"></div>
+        <p class="paused" hidden><span class="pause-reason"></span>
           <button type="button" class="primary resume">Resume meeting</button></p>
         <div class="actions">
           <button type="button" class="primary next">Next speaker</button>
@@ -215,7 +191,7 @@ export const meeting = {
         <dialog class="end-alert" aria-labelledby="end-title" aria-describedby="end-asked">
           <h2 id="end-title" tabindex="-1" autofocus>End meeting?</h2>
           <p class="asked" id="end-asked" hidden></p>
-          <p>Save the meeting to the history, or discard it.</p>
+          <p>Save the meeting to the history, or discard it. Its clock waits for the answer.</p>
           <p class="finish-note" id="finish-note">Someone asked to end the meeting. Your note is still being typed: Enter adds it to the meeting first.</p>
           <div class="actions">
             <button type="button" class="resume-alert">Resume</button>
@@ -330,22 +306,33 @@ export const meeting = {
     app.querySelector(".turn-left").textContent = facts.turnLeft;
     Object.assign(app.querySelector(".up-next"), { textContent: facts.upNext, title: facts.upNext });
     app.querySelector(".meeting").classList.toggle("warning", facts.warning);
-    const changed = view.lastSpeaker !== null && view.lastSpeaker !== state.meeting.speakerIndex;
+    const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
+    const first = view.lastSpeaker === null;
+    const changed = !first && view.lastSpeaker !== state.meeting.speakerIndex;
     view.lastSpeaker = state.meeting.speakerIndex;
     const activity = state.activity;
     const ownSkip = activity?.kind === "skippedToSpeaker" && activity.by?.id === view.you
       && activity.seq !== view.lastSkipSeq;
     if (activity?.kind === "skippedToSpeaker") view.lastSkipSeq = activity.seq;
+    // NB: who is up is said as the meeting shows (it started, or this page came to it) and as
+    // it changes — someone else's Next once, by its notice ("Ben skipped to Dan"), when there
+    // was one (not for a whole state after a reconnect) and it names who is up now.
+    const saidByNotice = activity?.kind === "skippedToSpeaker" && view.noticeSaid === activity.seq
+      && activity.detail === speaker;
+    const { speakerIndex } = state.meeting;
+    const still = () => view.lastSpeaker === speakerIndex;
+    if ((first || changed) && !saidByNotice) {
+      sayHere(`${facts.speakerLine}${isMe(speaker) ? ", your turn" : ""}`, { fresh: first, still });
+    }
+    // NB: the turn's last 15 s, shown in colour, are said to the one speaking, once a turn.
+    if (facts.warning && isMe(speaker) && view.warnedFor !== speakerIndex) {
+      sayHere(`${facts.turnLeft} left in your turn.`, { fresh: first, still });
+    }
+    view.warnedFor = facts.warning ? state.meeting.speakerIndex : null;
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();
-      // NB: someone else's Next is said once, by its notice ("Ben skipped to Dan") — when
-      // there was one (not for a whole state after a reconnect), naming who is up now.
-      const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
-      const saidByNotice = activity?.kind === "skippedToSpeaker" && view.noticeSaid === activity.seq
-        && activity.detail === speaker;
-      if (!saidByNotice) app.querySelector(".speaker-said").textContent = facts.speakerLine;
-      speakerChanged(state.standup.attendees[state.meeting.speakerIndex]?.name, state.standup.title);
+      speakerChanged(speaker, state.standup.title);
     }
     app.querySelector(".elapsed").textContent = facts.elapsed;
     app.querySelector(".remaining").textContent = facts.remaining;
@@ -361,7 +348,12 @@ export const meeting = {
       app.querySelector(".next").focus({ preventScroll: true });
     }
     paused.hidden = facts.paused === null;
-    app.querySelector(".pause-reason").textContent = facts.paused ?? "";
+    const reason = app.querySelector(".pause-reason");
+    // NB: said as it comes (not with each change in the room, nor with its button's name).
+    if (reason.textContent !== (facts.paused ?? "")) {
+      reason.textContent = facts.paused ?? "";
+      if (facts.paused) sayHere(facts.paused, { fresh: first, still: () => reason.textContent === facts.paused });
+    }
     app.querySelector(".next").textContent = facts.nextLabel;
     showTranscript(app.querySelector(".transcript"), facts.transcript);
     const alert = app.querySelector(".end-alert");

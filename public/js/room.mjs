@@ -1,6 +1,7 @@
 // A standup's room: the header everyone shares (title, presence) and one of three parts —
 // the detail, the shared edit form, or the meeting — as the room's state says.
 import { escapeHTML } from "./format.mjs";
+import { renderUndo } from "./undobar.mjs";
 import { typedHere } from "./typed.mjs";
 import { takeLeftTyping, takeTyping, whatTheRoomLacks } from "./comeback.mjs";
 import { detail, discardedNoteKey } from "./detail.mjs";
@@ -289,7 +290,7 @@ class RoomView {
     section.querySelector(".room-title bdi").textContent = state.standup.title;
     section.querySelector(".presence").innerHTML = presenceItems(state.participants, you);
     this.announce(previous, state, you);
-    this.renderUndo(state, you);
+    renderUndo(state, you);
     this.sayIfUndoWent(previous, state, arrival);
     PARTS[mode].render(this, state);
     if (arrival.welcome && mode === "edit") this.text?.backInTheRoom(!arrival.whole);
@@ -334,26 +335,6 @@ class RoomView {
     this.noticeSaid = activity.seq; // the meeting's line need not say it again (a new speaker)
   }
 
-  /** While a loss can be undone: who did it, and an Undo button for everyone in the room. */
-  renderUndo(state, you) {
-    const bar = app.querySelector(".undo-bar");
-    const undo = state.undo;
-    // NB: the bar goes with the keyboard on its button (Undo pressed): the keyboard goes to
-    // what came back — the draft's title, the meeting's note — or else the room's heading,
-    // not to nowhere.
-    if (!undo && !bar.hidden && bar.contains(document.activeElement)) {
-      const back = (state.destination?.edit && app.querySelector(".edit-form .title"))
-        || (state.meeting && app.querySelector("#note")) || app.querySelector(".room-title");
-      back.focus({ preventScroll: true });
-    }
-    bar.hidden = !undo;
-    if (!undo) return;
-    const deleting = undo.kind === "deletedStandup";
-    bar.querySelector(".undo-text").textContent = `${activitySentence(undo, you, state.participants)}.`
-      + (deleting ? " It goes in a few seconds unless someone undoes it." : "");
-    bar.querySelector(".undo").dataset.seq = undo.seq;
-  }
-
   /** The room's frame (its header, the undo bar, a late note) once; then the part its state
    * shows, each time that changes. */
   layout() {
@@ -378,7 +359,7 @@ class RoomView {
         <button type="button" class="copy-link">Copy link</button>
         <ul class="presence" aria-label="In this room"></ul>
       </header>
-      <div class="undo-bar" role="status" hidden><span class="undo-text"></span>
+      <div class="undo-bar" hidden><span class="undo-text"></span>
         <button type="button" class="undo">Undo</button></div>
       ${lateNote.template()}
       <div class="room-body"></div>

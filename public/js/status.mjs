@@ -1,5 +1,6 @@
 // The top bar's connection status, and "Reconnect now" while a reconnect waits.
 import { retryEveryConnectionNow } from "./connection.mjs";
+import { sayInDialog } from "./said.mjs";
 
 const statusBadge = document.getElementById("status");
 const reconnectNow = document.getElementById("reconnect-now");
@@ -40,10 +41,10 @@ export function setStatus(status, delay) {
   else statusBadge.textContent = TEXT[status];
   // NB: a reconnect's next try is not said again: the wait is heard as it begins.
   if (TROUBLE.has(status) && status !== troubleSaid) {
-    statusSaid.textContent = waiting ? `Reconnecting in ${secondsUntil(Date.now() + delay)} s` : TEXT[status];
+    tell(waiting ? `Reconnecting in ${secondsUntil(Date.now() + delay)} s` : TEXT[status]);
     troubleSaid = status;
   } else if (status === "live" && troubleSaid) {
-    statusSaid.textContent = TEXT.live;
+    tell(TEXT.live);
     troubleSaid = null;
   } else if (status === "none" || status === "signed-out") {
     // NB: a page with nothing to connect to (a standup deleted, signing in) says why itself:
@@ -60,6 +61,12 @@ export function setStatus(status, delay) {
   reconnectNow.classList.toggle("idle", !(waiting && delay >= 2000));
   // NB: the page's live parts say they are as last heard while this is not "live" (app.css).
   document.body.dataset.connection = status;
+}
+
+/** Tells a screen reader `text`, in the open modal dialog too (which hides the top bar). */
+function tell(text) {
+  statusSaid.textContent = text;
+  sayInDialog(text);
 }
 
 const secondsUntil = (at) => String(Math.max(1, Math.ceil((at - Date.now()) / 1000)));

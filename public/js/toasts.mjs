@@ -1,6 +1,8 @@
 // Toasts: short notices at the top of the page, under its bar (over it on a phone), each for a few
 // seconds, at most three — but for those that hold the only copy of something typed, which
 // stay until the person is done with them.
+import { say } from "./said.mjs";
+
 const toasts = document.getElementById("toasts");
 
 /** Shows `message` for 5 s (until dismissed, with `holdsTyping`: see `keepSaying`); returns
@@ -10,12 +12,13 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
   // one showing — never one that holds typing (`keepSaying`): its text and button stay.
   let item = holding ? null : [...toasts.children].find((shown) => !holdsTyping(shown)
     && (shown.textContent === message || (kind && shown.dataset.kind === kind)));
+  // NB: said apart from the toast (`say`): not with its buttons' names, and heard while a
+  // modal dialog hides the page.
+  say(message);
   if (item) {
     item.textContent = message;
   } else {
     item = document.createElement("div");
-    // NB: no role of its own: the list it goes in is the live region that says it (a live
-    // region in a live region may be read twice).
     item.className = "toast";
     item.textContent = message;
     if (kind) item.dataset.kind = kind;

@@ -65,13 +65,16 @@ export function undoTakenSentence(gone, undo, activity, you, participants = []) 
  * the room's connections (`participants`: the room's, whose `person` says whose). */
 export function activitySentence(activity, you, participants = []) {
   const isYou = activity.by.id === you;
+  const yourName = participants.find(({ id }) => id === you)?.name;
   const yours = participants.find(({ id }) => id === you)?.person;
   const yoursElsewhere = !isYou && yours != null
     && participants.some(({ id, person }) => id === activity.by.id && person === yours);
   const who = isYou || yoursElsewhere ? "You" : isolated(activity.by.name);
   // NB: skipping to one's own turn is not "Ben skipped to Ben".
   const skippedTo = activity.detail === activity.by.name
-    ? (isYou || yoursElsewhere ? "your turn" : "their own turn") : activity.detail ? isolated(activity.detail) : "the next speaker";
+    ? (isYou || yoursElsewhere ? "your turn" : "their own turn")
+    : activity.detail && activity.detail.trim().toLowerCase() === yourName?.trim().toLowerCase() ? "you"
+      : activity.detail ? isolated(activity.detail) : "the next speaker";
   const sentences = {
     startedMeeting: "started the meeting",
     skippedToSpeaker: `skipped to ${skippedTo}`,
