@@ -74,8 +74,9 @@ const secondsUntil = (at) => String(Math.max(1, Math.ceil((at - Date.now()) / 10
 /** "Reconnecting in 8 s…", counted down to the try at `at`; a phone reads "Retrying", which
  * fits its top bar. */
 function showWait(at) {
-  statusBadge.innerHTML = `<span class="wide">Reconnecting</span><span class="narrow">Retrying</span>`
-    + ` in <span class="seconds">${secondsUntil(at)}</span> s…`;
+  // NB: one flex item (the badge spaces its items apart): the words stay together.
+  statusBadge.innerHTML = `<span><span class="wide">Reconnecting</span><span class="narrow">Retrying</span>`
+    + ` in <span class="seconds">${secondsUntil(at)}</span> s…</span>`;
   const shown = statusBadge.querySelector(".seconds");
   countdown = setInterval(() => { shown.textContent = secondsUntil(at); }, 250);
 }
