@@ -244,3 +244,16 @@ def test_an_undo_is_said_once_without_its_button_and_a_notice_without_its_button
     assert heard(ana, "discarded") == ["Ben discarded the meeting."]
     assert heard(ana, "Undo", "Dismiss") == []
     assert heard(ana, "started the meeting") == ["Ben started the meeting."]
+
+
+def test_a_standup_added_is_said(server, ana):
+    """Its card comes with no word, and the keyboard goes back to New standup: a screen reader
+    is told it was added."""
+    ana.get(server)
+    text_in(ana, "#status", "Live")
+    ana.execute_script(LISTEN)
+    click(ana, "#new-standup")
+    ana.find_element(By.NAME, "title").send_keys("Retro")
+    ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Blob")
+    click(ana, "#new-form button.primary")
+    wait(ana, lambda d: heard(d, "Added") == ["Added Retro."])

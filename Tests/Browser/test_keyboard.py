@@ -148,3 +148,24 @@ def test_resume_pressed_from_the_keyboard_leaves_it_on_next_speaker(server, ana)
     press(ana, Keys.ENTER)
     wait(ana, lambda d: not d.find_element(By.CSS_SELECTOR, ".paused").is_displayed())
     assert ana.execute_script("return document.activeElement.classList.contains('next')")
+
+
+def test_enter_on_finish_right_after_one_s_own_next_asks_again(server, ana, ben):
+    """Enter pressed again as one's own Next brings the last speaker up lands on Finish: it
+    asks for another press instead of asking everyone to end the meeting."""
+    from test_web_app import both_in_a_room, click
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3")
+    ana.find_element(By.CSS_SELECTOR, ".next").send_keys(Keys.ENTER)
+    text_in(ana, ".speaker", "Speaker 2 of 3")
+    # Pressing twice on purpose skips two: her second Next goes.
+    ana.find_element(By.CSS_SELECTOR, ".next").send_keys(Keys.ENTER)
+    text_in(ana, ".speaker", "Speaker 3 of 3")
+    text_in(ana, ".next", "Finish")
+    ana.find_element(By.CSS_SELECTOR, ".next").send_keys(Keys.ENTER)
+    text_in(ana, ".toasts", "The last speaker just came up: press Finish again to end the meeting.")
+    for driver in (ana, ben):
+        assert not driver.find_element(By.CSS_SELECTOR, ".end-alert").get_attribute("open")
+    ana.find_element(By.CSS_SELECTOR, ".next").send_keys(Keys.ENTER)
+    wait(ben, lambda d: d.find_element(By.CSS_SELECTOR, ".end-alert").get_attribute("open"))

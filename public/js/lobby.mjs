@@ -1,5 +1,6 @@
 // The lobby: every standup as a card, who is in each, and the new-standup form.
 import { escapeHTML } from "./format.mjs";
+import { say } from "./said.mjs";
 import { app, connect, isShowing, showSignIn, whoAmI } from "./shell.mjs";
 import { newStandupKey } from "./typed.mjs";
 import { meetingNote, numberRow, themeStyle, themeSwatches, whoIsHere } from "./views.mjs";
@@ -239,8 +240,10 @@ function wireNewStandupForm(connection) {
       await connection.send({ type: "addStandupSubmitted", standup });
       open(false);
       reset();
-      // NB: the form had the keyboard and is gone: it goes back to the button that opened it.
+      // NB: the form had the keyboard and is gone: it goes back to the button that opened it,
+      // and a screen reader is told it was added (its card comes with no word).
       toggle.focus();
+      say(`Added ${standup.title.trim()}.`);
     } catch (error) {
       // Sent, but its answer went with the connection: it may have been made (said again
       // after a reload).

@@ -220,6 +220,13 @@ export const meeting = {
           : `${isolated(speaker)} just came up: press Next again to skip them.`, { kind: "next" });
         return;
       }
+      // NB: nor one on Finish within a second of this person's own Next bringing the last
+      // speaker up: a second Enter meant for Next would ask everyone to end the meeting.
+      if (performance.now() - view.finishCameAt < 1000) {
+        view.finishCameAt = -Infinity;
+        toast("The last speaker just came up: press Finish again to end the meeting.", { kind: "next" });
+        return;
+      }
       // NB: nor a second press while this page's Next for this speaker is on its way: it
       // would only be refused ("the speaker already changed").
       const from = view.state.meeting.speakerIndex;
@@ -242,6 +249,7 @@ export const meeting = {
     showToggles();
     view.lastSpeaker = null;
     view.speakerChangedAt = -Infinity;
+    view.finishCameAt = -Infinity;
     // The note being typed outlives a reload or a dropped connection (this tab only); it goes
     // once sent, or when the meeting ends (the ended notice offers it then).
     const input = app.querySelector("#note");
@@ -332,6 +340,7 @@ export const meeting = {
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();
+      else if (facts.nextLabel === "Finish") view.finishCameAt = performance.now();
       speakerChanged(speaker, state.standup.title);
     }
     app.querySelector(".elapsed").textContent = facts.elapsed;
