@@ -5,7 +5,7 @@ import { arcPath, isolated, transcriptLines } from "./format.mjs";
 import { showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey } from "./notekept.mjs";
-import { sayInDialog } from "./said.mjs";
+import { say } from "./said.mjs";
 import { app, keepSaying, toast } from "./shell.mjs";
 import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
 import { meetingFacts } from "./views.mjs";
@@ -141,24 +141,6 @@ async function sendNotes(view, input, notes) {
   if (refusal && !view.connection.closed && input.isConnected) toast(refusal);
 }
 
-/** Tells a screen reader `line` in the meeting's own live region (in an open modal dialog
- * too, which hides it); `fresh`: the region was made with this screen, and is not listened
- * to yet — then it is said a moment later, if `still()` is true then. */
-function sayHere(line, { fresh = false, still = () => true } = {}) {
-  const region = app.querySelector(".speaker-said");
-  const put = () => {
-    if (!region.isConnected || !still()) return;
-    // NB: added, not put in place of what was said a moment before (who is up, and a pause).
-    const said = document.createElement("span");
-    said.textContent = `${line} `;
-    region.append(said);
-    setTimeout(() => said.remove(), 10_000);
-    sayInDialog(line);
-  };
-  if (fresh) setTimeout(put, 100);
-  else put();
-}
-
 export const meeting = {
   template() {
     return `
@@ -172,7 +154,6 @@ export const meeting = {
             <p class="up-next"></p>
           </div>
         </div>
-        <div class="speaker-said visually-hidden" role="status"></div>
         <p class="paused" hidden><span class="pause-reason"></span>
           <button type="button" class="primary resume">Resume meeting</button></p>
         <div class="actions">
@@ -328,15 +309,14 @@ export const meeting = {
     const saidByNotice = activity?.kind === "skippedToSpeaker" && view.noticeSaid === activity.seq
       && activity.detail === speaker;
     const { speakerIndex } = state.meeting;
-    const still = () => view.lastSpeaker === speakerIndex;
     if ((first || changed) && !saidByNotice) {
-      sayHere(`${facts.speakerLine}${isMe(speaker) ? ", your turn" : ""}`, { fresh: first, still });
+      say(`${facts.speakerLine}${isMe(speaker) ? ", your turn" : ""}`);
     }
     // NB: the turn's last 15 s, shown in colour, are said to the one speaking, once a turn.
     if (facts.warning && isMe(speaker) && view.warnedFor !== speakerIndex) {
-      sayHere(`${facts.turnLeft} left in your turn.`, { fresh: first, still });
+      say(`${facts.turnLeft} left in your turn.`);
     }
-    view.warnedFor = facts.warning ? state.meeting.speakerIndex : null;
+    view.warnedFor = facts.warning ? speakerIndex : null;
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();
@@ -361,7 +341,7 @@ export const meeting = {
     // NB: said as it comes (not with each change in the room, nor with its button's name).
     if (reason.textContent !== (facts.paused ?? "")) {
       reason.textContent = facts.paused ?? "";
-      if (facts.paused) sayHere(facts.paused, { fresh: first, still: () => reason.textContent === facts.paused });
+      if (facts.paused) say(facts.paused);
     }
     app.querySelector(".next").textContent = facts.nextLabel;
     showTranscript(app.querySelector(".transcript"), facts.transcript);
