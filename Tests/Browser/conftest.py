@@ -252,12 +252,8 @@ def resize(driver, size):
 
 
 def collect_console_errors(driver):
-    """Console errors so far (reading the log empties Chromium's buffer), but a request failed
-    with net::ERR_NETWORK_CHANGED: `make test`'s other lane runs the partition test, whose
-    network namespaces and links Chromium hears as this machine's network changing, and it
-    fails what is in flight then (and loads it again). Nothing of the page's own."""
-    driver.console_errors += [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"
-                              and "net::ERR_NETWORK_CHANGED" not in entry["message"]]
+    """Console errors so far (reading the log empties Chromium's buffer)."""
+    driver.console_errors += [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
     return driver.console_errors
 
 
