@@ -672,6 +672,36 @@ def test_a_note_being_typed_outlives_a_reload_and_goes_once_sent(server, ana, be
     assert collect_console_errors(ana) == []
 
 
+def test_a_note_being_typed_outlives_its_tab_being_closed(server, ana, ben):
+    """The browser asks before closing a tab with a note half typed; said yes, the note is kept
+    in the browser and the next tab to open the room has it back in its field, once."""
+    room = both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
+    assert closing_asks_first(ana)
+    typed_in = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    later = ana.current_window_handle
+    ana.switch_to.window(typed_in)
+    ana.close()
+    wait(ben, lambda d: "Ana" not in d.find_element(By.CSS_SELECTOR, ".presence").text)
+    ana.switch_to.window(later)
+    ana.get(room)
+    note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    wait(ana, lambda d: note.get_attribute("value") == "Half a thought")
+    toast_says(ana, "Your note from a tab you closed is back in its field.")
+    # Taken: the browser keeps no copy for a third tab.
+    assert ana.execute_script("return localStorage.getItem('standups.closedTabs')") is None
+    note.send_keys(", finished" + Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: Half a thought, finished")
+    ana.switch_to.new_window("tab")
+    ana.get(room)
+    wait(ana, EC.element_to_be_clickable((By.ID, "note")))
+    text_in(ana, ".transcript", "Ana: Half a thought, finished")
+    assert ana.find_element(By.ID, "note").get_attribute("value") == ""
+    assert collect_console_errors(ana) == []
+
+
 def test_a_page_put_away_leaves_the_room_and_comes_back(server, ana, ben):
     both_in_a_room(server, ana, ben)
     # Ana goes to another page in the same tab: the room page may wait in the back/forward

@@ -186,3 +186,91 @@ test("typing a cancel threw away goes onto a draft from the text it was typed on
   assert.equal(builtOn(name, { title: "x", attendees: [{ id: "a1", name: "Dan" }] }), "Dan");
   assert.equal(builtOn({ path: "/title", base: "Daily s", value: "Daily sy" }, restored), "Daily s");
 });
+
+/** `sessionStorage`'s calls, its items listed by `Object.keys` as a Storage's are. */
+function tabStorage(items = {}) {
+  const tab = { ...items };
+  Object.defineProperties(tab, {
+    getItem: { value: (key) => (Object.hasOwn(tab, key) ? tab[key] : null) },
+    setItem: { value: (key, value) => { tab[key] = String(value); } },
+    removeItem: { value: (key) => { delete tab[key]; } },
+  });
+  return tab;
+}
+
+test("a closed tab's typing goes to the next tab, a group at a time, once", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  const closed = tabStorage({
+    [`standups.note.${room}`]: "Half a thought",
+    [`standups.noteFor.${room}`]: JSON.stringify({ count: 2, speaker: "Ana" }),
+    "standups.lateNote.R2": JSON.stringify({ meeting: "M1", text: "Shipped" }),
+    "standups.newStandup": JSON.stringify({ title: "Retro", attendees: [] }),
+    // Not typing: the connection's own records stay with their tab.
+    [`standups.resume:/ws/rooms/${room}`]: "{}",
+  });
+  keepTabTyping(closed, kept, 1000);
+  // The next tab has a note of its own for R2's late note: that group waits for another tab.
+  const next = tabStorage({ "standups.lateNote.R2": JSON.stringify({ meeting: "M1", text: "Other" }) });
+  assert.deepEqual(takeClosedTabs(next, kept, 2000).sort(), [`0:${room}`, "4:newStandup"]);
+  assert.equal(next.getItem(`standups.note.${room}`), "Half a thought");
+  assert.equal(next.getItem(`standups.noteFor.${room}`), JSON.stringify({ count: 2, speaker: "Ana" }));
+  assert.equal(next.getItem("standups.newStandup"), JSON.stringify({ title: "Retro", attendees: [] }));
+  assert.equal(next.getItem(`standups.resume:/ws/rooms/${room}`), null);
+  assert.equal(JSON.parse(next.getItem("standups.lateNote.R2")).text, "Other");
+  // A third tab gets what waited, and nothing else; then nothing is left.
+  const third = tabStorage();
+  assert.deepEqual(takeClosedTabs(third, kept, 3000), ["1:R2"]);
+  assert.equal(JSON.parse(third.getItem("standups.lateNote.R2")).text, "Shipped");
+  assert.equal(third.getItem(`standups.note.${room}`), null);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+});
+
+test("a tab reloaded or shown again finds its own typing kept and takes nothing twice", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  const tab = tabStorage({ [`standups.note.${room}`]: "Half a thought" });
+  keepTabTyping(tab, kept, 1000);
+  assert.deepEqual(takeClosedTabs(tab, kept, 1500), []);
+  assert.equal(tab.getItem(`standups.note.${room}`), "Half a thought");
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  // A tab with nothing typed keeps nothing.
+  keepTabTyping(tabStorage(), kept, 2000);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+});
+
+test("a closed tab's typing is kept for a day, and not at all after a sign-out", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const day = 24 * 60 * 60 * 1000;
+  const kept = storage();
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Yesterday's" }), kept, 1000);
+  const late = tabStorage();
+  assert.deepEqual(takeClosedTabs(late, kept, 1000 + day), []);
+  assert.equal(late.getItem(`standups.note.${room}`), null);
+  // Signed out: what a tab kept goes, and a tab closed after keeps nothing for the next person.
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine" }), kept, 2000);
+  forgetKept(kept);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine again" }), kept, 3000);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  // Signed in again: kept as before.
+  signedIn(kept);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "After" }), kept, 4000);
+  const next = tabStorage();
+  assert.deepEqual(takeClosedTabs(next, kept, 5000), [`0:${room}`]);
+  assert.equal(next.getItem(`standups.note.${room}`), "After");
+});
+
+test("a record not written by this app puts nothing but typing into the tab", async () => {
+  const { takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  kept.setItem("standups.closedTabs", JSON.stringify([
+    { at: 1000, groups: { [`0:${room}`]: { [`standups.note.${room}`]: "ok", "standups.invite": "x", [`standups.noteFor.${room}`]: 7 } } },
+    "junk", { at: 1000 }, { at: 1000, groups: { "9:x": null } },
+  ]));
+  const tab = tabStorage();
+  takeClosedTabs(tab, kept, 2000);
+  assert.deepEqual({ ...tab }, { [`standups.note.${room}`]: "ok" });
+  kept.setItem("standups.closedTabs", "{not json");
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), []);
+});

@@ -1,13 +1,16 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
+import { keepTabTyping, takeClosedTabs } from "./comeback.mjs";
 import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
+import { notesFromClosedTabs } from "./notekept.mjs";
 import { showGone, showRoom } from "./room.mjs";
 import { beginScreen, dismissToast, guardTheTab, setRouter, setStatus, suspend, toast } from "./shell.mjs";
 
 function route() {
   const screen = beginScreen();
+  takeTypingOfClosedTabs();
   // NB: a page opened afresh may hold typing kept in the tab before a reload.
   guardTheTab();
   const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/);
@@ -57,9 +60,20 @@ guardLengths(document, (message, field) => {
   lengthToasts.set(field, { item: toast(message, { kind: "length" }), message });
 }, takeDownLengthToast);
 window.addEventListener("hashchange", route);
+// What a tab keeps typed goes with it when it is closed: as the page goes, it is kept in the
+// browser, and the next screen of any tab takes what it has none of, as after a reload
+// (`comeback.mjs`): a page shown again takes back its own.
+function takeTypingOfClosedTabs() {
+  for (const id of takeClosedTabs()) {
+    if (id.startsWith("0:")) notesFromClosedTabs.add(id.slice(2));
+  }
+}
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.
-window.addEventListener("pagehide", suspend);
+window.addEventListener("pagehide", () => {
+  suspend();
+  keepTabTyping();
+});
 document.addEventListener("freeze", suspend);
 // NB: a page coming back may get both `resume` and `pageshow`: the screen counter keeps it
 // to one connection.

@@ -83,8 +83,91 @@ export function takeTyping(room, name, storage = localStorage, tab = thisTab()) 
  * nor is kept by another tab whose session ends with it. */
 export function forgetKept(storage = localStorage) {
   storage.removeItem(KEY);
+  storage.removeItem(CLOSED_TABS_KEY);
   storage.setItem(SIGNED_OUT_KEY, "1");
   return null;
+}
+
+/** Where the typing of tabs closed (or put away) is kept for the next tab (`keepTabTyping`). */
+const CLOSED_TABS_KEY = "standups.closedTabs";
+
+/** The keys a tab keeps its typing under (`sessionStorage`), in groups that go together: a
+ * room's meeting note (its text, the notes ahead of it, the meeting it is for), its late notes,
+ * its edit form's typing left behind, a discarded meeting's note; the new-standup form's. */
+const TYPING_GROUPS = [
+  /^standups\.(?:note|notesAhead|noteFor)\.(.+)$/, /^standups\.lateNote\.(.+)$/,
+  /^standups\.left\.(.+)$/, /^standups\.discarded\.(.+)$/, /^standups\.(newStandup)$/,
+];
+
+/** `storage`'s typing, by group (`"0:<room>"`: a room's meeting note): its keys and values. */
+function typingGroups(storage) {
+  const groups = new Map();
+  for (const key of Object.keys(storage)) {
+    const index = TYPING_GROUPS.findIndex((pattern) => pattern.test(key));
+    if (index < 0) continue;
+    const id = `${index}:${TYPING_GROUPS[index].exec(key)[1]}`;
+    groups.set(id, { ...groups.get(id), [key]: storage.getItem(key) });
+  }
+  return groups;
+}
+
+const sameTyping = (a, b) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b ?? {}).sort());
+
+function closedTabs(storage, now) {
+  try {
+    const records = JSON.parse(storage.getItem(CLOSED_TABS_KEY) ?? "[]");
+    return (Array.isArray(records) ? records : [])
+      .filter((record) => now - record?.at < KEPT_FOR && record.groups && typeof record.groups === "object");
+  } catch {
+    return []; // not a record this page wrote
+  }
+}
+
+/**
+ * The page goes (its tab closed, reloaded, or put away): what its tab keeps typed (`tab`,
+ * `sessionStorage`: a note half typed, a late note, a form's typing no room got) is copied
+ * into the browser's storage (`kept`), for the next tab to open here (`takeClosedTabs`) — a
+ * tab's own storage goes with it. Not after a sign-out: nothing is kept for the next person.
+ */
+export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now()) {
+  if (kept.getItem(SIGNED_OUT_KEY)) return;
+  const groups = Object.fromEntries(typingGroups(tab));
+  if (!Object.keys(groups).length) return;
+  kept.setItem(CLOSED_TABS_KEY, JSON.stringify([...closedTabs(kept, now), { at: now, groups }]));
+}
+
+/**
+ * A page starts (or is shown again): what closed tabs kept (`keepTabTyping`, for a day at most)
+ * comes into this tab, a group at a time, where the tab has none of its own; the page then
+ * offers it as after a reload. A group the tab holds the same is its own (kept as it went, and
+ * back): it goes. One the tab holds otherwise (two tabs typed in one room) waits for another
+ * tab. Returns the groups taken, as `"0:<room>"` for a room's meeting note.
+ */
+export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now()) {
+  const mine = typingGroups(tab);
+  const taken = [];
+  const waiting = [];
+  for (const record of closedTabs(kept, now)) {
+    const left = {};
+    for (const [id, entries] of Object.entries(record.groups)) {
+      const here = mine.get(id);
+      if (here && sameTyping(here, entries)) continue;
+      if (here) {
+        left[id] = entries;
+        continue;
+      }
+      // NB: only the keys of typing, whatever else the record holds.
+      for (const [key, value] of Object.entries(entries ?? {})) {
+        if (typeof value === "string" && TYPING_GROUPS.some((pattern) => pattern.test(key))) tab.setItem(key, value);
+      }
+      mine.set(id, entries);
+      taken.push(id);
+    }
+    if (Object.keys(left).length) waiting.push({ at: record.at, groups: left });
+  }
+  if (waiting.length) kept.setItem(CLOSED_TABS_KEY, JSON.stringify(waiting));
+  else kept.removeItem(CLOSED_TABS_KEY);
+  return taken;
 }
 
 /** A sign-out failed (the server could not be reached): what it marked is taken back. */

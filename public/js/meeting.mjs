@@ -4,7 +4,7 @@ import { compositionGuard } from "./composing.mjs";
 import { arcPath, isolated, transcriptLines } from "./format.mjs";
 import { showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
-import { keepNoteFor, noteDraftKey, notesAheadKey } from "./notekept.mjs";
+import { keepNoteFor, noteDraftKey, notesAheadKey, notesFromClosedTabs } from "./notekept.mjs";
 import { say } from "./said.mjs";
 import { app, keepSaying, toast } from "./shell.mjs";
 import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
@@ -231,10 +231,14 @@ export const meeting = {
     view.lastSpeaker = null;
     view.speakerChangedAt = -Infinity;
     view.finishCameAt = -Infinity;
-    // The note being typed outlives a reload or a dropped connection (this tab only); it goes
+    // The note being typed outlives a reload, a dropped connection or its tab being closed
+    // (`keepTabTyping`: the next tab to open the room has it); it goes
     // once sent, or when the meeting ends (the ended notice offers it then).
     const input = app.querySelector("#note");
     input.value = sessionStorage.getItem(noteDraftKey(view.id)) ?? "";
+    if (notesFromClosedTabs.delete(view.id) && input.value.trim()) {
+      toast("Your note from a tab you closed is back in its field.");
+    }
     // Notes sent and not answered yet stay in the field, ahead of what is typed on
     // (`NotesAhead`); after a reload, the transcript tells whether they arrived.
     let saved = null;

@@ -17,6 +17,10 @@ export const notesAheadKey = (roomID) => `standups.notesAhead.${roomID}`;
  * had saved when it began (`count`), and whose turn it was (`speaker`). */
 const noteForKey = (roomID) => `standups.noteFor.${roomID}`;
 
+/** The rooms whose meeting note this page took from a tab closed since (`takeClosedTabs`),
+ * until its field shows it (and says so). */
+export const notesFromClosedTabs = new Set();
+
 /** Keeps which meeting the note being typed is for: the standup's saved meetings (`count`)
  * when it began, and the speaker whose turn it is in `state`. */
 export function keepNoteFor(roomID, count, state) {
