@@ -66,13 +66,14 @@ public struct RecordMeeting: Reducer {
     public var lastSpeakerIndex: Int { max(standup.attendees.count - 1, 0) }
 
     private enum CodingKeys: String, CodingKey {
-      case alert, isPaused, pausedBecause, secondsElapsed, secondsPerSpeaker, speakerIndex,
+      case alert, id, isPaused, pausedBecause, secondsElapsed, secondsPerSpeaker, speakerIndex,
         transcript
     }
 
     public func encode(to encoder: any Encoder) throws {
       var container = encoder.container(keyedBy: CodingKeys.self)
       try container.encode(alert, forKey: .alert)
+      try container.encode(id, forKey: .id)
       try container.encode(isPaused, forKey: .isPaused)
       try container.encode(pausedBecause, forKey: .pausedBecause)
       try container.encode(secondsElapsed, forKey: .secondsElapsed)

@@ -1,3 +1,4 @@
+import Foundation
 import JSONPatch
 import StandupsFeatures
 
@@ -22,7 +23,7 @@ extension RecordMeeting.State {
   /// What the page shows of a meeting, as `encode(to:)` writes it.
   public var wireJSON: JSONValue {
     var fields: [String: JSONValue] = [:]
-    fields.reserveCapacity(7)
+    fields.reserveCapacity(8)
     forEachWireField { fields[$0] = $1 }
     return .object(fields)
   }
@@ -31,6 +32,7 @@ extension RecordMeeting.State {
   /// them): a tick compares these with the last version's without building the object.
   public func forEachWireField(_ body: (_ key: String, _ value: JSONValue) -> Void) {
     body("alert", alert.map { .string($0.rawValue) } ?? .null)
+    body("id", .string(id.uuidString))
     body("isPaused", .bool(isPaused))
     body("pausedBecause", pausedBecause.map { .string($0.rawValue) } ?? .null)
     body("secondsElapsed", .int(secondsElapsed))

@@ -424,3 +424,28 @@ def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_first_and_not
     WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note")))
     assert ana.find_element(By.ID, "note").get_attribute("value") == ""
     assert collect_console_errors(ana) == []
+
+
+def test_a_note_kept_from_a_closed_tab_is_named_by_a_sign_out_and_not_kept(server, ana, ben):
+    """Ana closes a tab with a note typed (the browser keeps it for her next tab) and signs out
+    in another, in the lobby: the sign-out names the note first, and keeps it for nobody."""
+    from test_nothing_typed_is_lost import ana_closes_a_tab_with_a_note
+    from test_web_app import click
+    room = ana_closes_a_tab_with_a_note(server, ana, ben, "Half a thought")
+    ana.get(server)
+    text_in(ana, ".card", "meeting on")
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    # NB: the lobby's tab took it (its next screen): a note kept for a room it is not in.
+    text_in(ana, "#name-dialog .form-error",
+            "Signing out drops what you typed that has not reached the room: “Half a thought” (your note, in a room you left).")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, ".signin", "You signed out of this browser.")
+    assert ana.execute_script("return localStorage.getItem('standups.closedTabs')") is None
+    ana.get(server.invite)
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    text_in(ana, ".card", "meeting on")
+    ana.get(room)
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note")))
+    assert ana.find_element(By.ID, "note").get_attribute("value") == ""
+    assert collect_console_errors(ana) == []

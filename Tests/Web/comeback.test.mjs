@@ -212,18 +212,34 @@ test("a closed tab's typing goes to the next tab, a group at a time, once", asyn
   keepTabTyping(closed, kept, 1000);
   // The next tab has a note of its own for R2's late note: that group waits for another tab.
   const next = tabStorage({ "standups.lateNote.R2": JSON.stringify({ meeting: "M1", text: "Other" }) });
-  assert.deepEqual(takeClosedTabs(next, kept, 2000).sort(), [`0:${room}`, "4:newStandup"]);
+  const { taken, gone } = takeClosedTabs(next, kept, 2000);
+  assert.deepEqual(taken.sort(), [`0:${room}`, "4:newStandup"]);
+  assert.deepEqual(gone, []);
   assert.equal(next.getItem(`standups.note.${room}`), "Half a thought");
   assert.equal(next.getItem(`standups.noteFor.${room}`), JSON.stringify({ count: 2, speaker: "Ana" }));
   assert.equal(next.getItem("standups.newStandup"), JSON.stringify({ title: "Retro", attendees: [] }));
   assert.equal(next.getItem(`standups.resume:/ws/rooms/${room}`), null);
   assert.equal(JSON.parse(next.getItem("standups.lateNote.R2")).text, "Other");
-  // A third tab gets what waited, and nothing else; then nothing is left.
+  // A third tab gets what waited, and nothing else; then nothing waits.
   const third = tabStorage();
-  assert.deepEqual(takeClosedTabs(third, kept, 3000), ["1:R2"]);
+  assert.deepEqual(takeClosedTabs(third, kept, 3000).taken, ["1:R2"]);
   assert.equal(JSON.parse(third.getItem("standups.lateNote.R2")).text, "Shipped");
   assert.equal(third.getItem(`standups.note.${room}`), null);
-  assert.equal(kept.getItem("standups.closedTabs"), null);
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept, 4000).taken, []);
+});
+
+test("a tab whose note was sent or erased has none of its own: it takes a closed tab's", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Note from A" }), kept, 1000);
+  // Which meeting its last note was for stays in a tab after the note went.
+  const other = tabStorage({ [`standups.noteFor.${room}`]: JSON.stringify({ meeting: "M1", count: 0 }),
+    [`standups.note.${room}`]: " " });
+  assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`0:${room}`]);
+  assert.equal(other.getItem(`standups.note.${room}`), "Note from A");
+  // Nor is such a group kept for the next tab: it holds nothing typed.
+  keepTabTyping(tabStorage({ [`standups.noteFor.${room}`]: "{}" }), kept, 3000);
+  assert.deepEqual(JSON.parse(kept.getItem("standups.closedTabs")).tabs, []);
 });
 
 test("a tab reloaded or shown again finds its own typing kept and takes nothing twice", async () => {
@@ -231,24 +247,54 @@ test("a tab reloaded or shown again finds its own typing kept and takes nothing 
   const kept = storage();
   const tab = tabStorage({ [`standups.note.${room}`]: "Half a thought" });
   keepTabTyping(tab, kept, 1000);
-  assert.deepEqual(takeClosedTabs(tab, kept, 1500), []);
+  assert.deepEqual(takeClosedTabs(tab, kept, 1500), { taken: [], gone: [] });
   assert.equal(tab.getItem(`standups.note.${room}`), "Half a thought");
   assert.equal(kept.getItem("standups.closedTabs"), null);
-  // A tab with nothing typed keeps nothing.
-  keepTabTyping(tabStorage(), kept, 2000);
+  // Put away twice: one record for the tab, the last.
+  keepTabTyping(tab, kept, 2000);
+  tab.setItem(`standups.note.${room}`, "Half a thought, more");
+  keepTabTyping(tab, kept, 2500);
+  assert.equal(JSON.parse(kept.getItem("standups.closedTabs")).tabs.length, 1);
+  // A tab with nothing typed keeps nothing, and what it kept before goes.
+  tab.removeItem(`standups.note.${room}`);
+  keepTabTyping(tab, kept, 3000);
   assert.equal(kept.getItem("standups.closedTabs"), null);
 });
 
-test("a closed tab's typing is kept for a day, and not at all after a sign-out", async () => {
+test("typing another tab took while its page was away leaves that page as it comes back", async () => {
   const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  const away = tabStorage({ [`standups.note.${room}`]: "Note from A", "standups.left.R2": JSON.stringify([{ value: "x" }]) });
+  keepTabTyping(away, kept, 1000);
+  const other = tabStorage({ "standups.left.R2": JSON.stringify([{ value: "y" }]) });
+  assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`0:${room}`]);
+  // Back (the page it went to, then Back): the note is in the other tab now, and said to be.
+  const { taken, gone } = takeClosedTabs(away, kept, 3000);
+  assert.deepEqual(taken, []);
+  assert.deepEqual(gone, [{ [`standups.note.${room}`]: "Note from A" }]);
+  assert.equal(away.getItem(`standups.note.${room}`), null);
+  // What no tab took stays with it; the browser keeps nothing of it.
+  assert.equal(away.getItem("standups.left.R2"), JSON.stringify([{ value: "x" }]));
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  // Typed again since it came back: its own, whatever another took before.
+  keepTabTyping(away, kept, 4000);
+  takeClosedTabs(other, kept, 5000);
+  away.setItem("standups.left.R2", JSON.stringify([{ value: "x, more" }]));
+  assert.deepEqual(takeClosedTabs(away, kept, 6000).gone, []);
+});
+
+test("a closed tab's typing is kept for a day, and not at all after a sign-out, which names it", async () => {
+  const { keepTabTyping, takeClosedTabs, typedInClosedTabs } = await import("../../public/js/comeback.mjs");
   const day = 24 * 60 * 60 * 1000;
   const kept = storage();
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Yesterday's" }), kept, 1000);
   const late = tabStorage();
-  assert.deepEqual(takeClosedTabs(late, kept, 1000 + day), []);
+  assert.deepEqual(takeClosedTabs(late, kept, 1000 + day).taken, []);
   assert.equal(late.getItem(`standups.note.${room}`), null);
-  // Signed out: what a tab kept goes, and a tab closed after keeps nothing for the next person.
-  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine" }), kept, 2000);
+  // Named by a sign-out, then gone; a tab closed after it keeps nothing for the next person.
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine", "standups.newStandup": JSON.stringify({ title: "Retro" }) }), kept, 2000);
+  assert.deepEqual(typedInClosedTabs(kept, 2500),
+    ["“Mine” (your note, in a room you left)", "“Retro” (a new standup not added yet)"]);
   forgetKept(kept);
   assert.equal(kept.getItem("standups.closedTabs"), null);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine again" }), kept, 3000);
@@ -257,20 +303,25 @@ test("a closed tab's typing is kept for a day, and not at all after a sign-out",
   signedIn(kept);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "After" }), kept, 4000);
   const next = tabStorage();
-  assert.deepEqual(takeClosedTabs(next, kept, 5000), [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(next, kept, 5000).taken, [`0:${room}`]);
   assert.equal(next.getItem(`standups.note.${room}`), "After");
 });
 
 test("a record not written by this app puts nothing but typing into the tab", async () => {
   const { takeClosedTabs } = await import("../../public/js/comeback.mjs");
   const kept = storage();
-  kept.setItem("standups.closedTabs", JSON.stringify([
-    { at: 1000, groups: { [`0:${room}`]: { [`standups.note.${room}`]: "ok", "standups.invite": "x", [`standups.noteFor.${room}`]: 7 } } },
-    "junk", { at: 1000 }, { at: 1000, groups: { "9:x": null } },
-  ]));
-  const tab = tabStorage();
+  kept.setItem("standups.closedTabs", JSON.stringify({
+    tabs: [
+      { tab: "t1", at: 1000, groups: { [`0:${room}`]: { [`standups.note.${room}`]: "ok", "standups.invite": "x", [`standups.noteFor.${room}`]: 7 } } },
+      "junk", { at: 1000 }, { at: 1000, groups: { "9:x": null } },
+    ],
+    taken: ["junk", { from: "t2", at: 1000, id: 5 }],
+  }));
+  const tab = tabStorage({ "standups.tab": "mine" });
   takeClosedTabs(tab, kept, 2000);
-  assert.deepEqual({ ...tab }, { [`standups.note.${room}`]: "ok" });
-  kept.setItem("standups.closedTabs", "{not json");
-  assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), []);
+  assert.deepEqual({ ...tab }, { "standups.tab": "mine", [`standups.note.${room}`]: "ok" });
+  for (const junk of ["{not json", "[1, 2]", "null"]) {
+    kept.setItem("standups.closedTabs", junk);
+    assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [] });
+  }
 });

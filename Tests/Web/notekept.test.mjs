@@ -53,6 +53,30 @@ test("a note whose meeting was discarded, or ended among others, is said, not of
   assert.deepEqual(noteFromAway(room, later, 2), { lost: "shipped it", discarded: false });
 });
 
+test("the meeting a note was for is known by its id: one discarded is not the next one", () => {
+  const first = { ...running, meeting: { ...running.meeting, id: "M1" } };
+  keepNoteFor(room, 0, first);
+  assert.equal(noteFromAway(room, first, 0), null);
+  // Discarded, and another started since: as many meetings saved as before, another running.
+  const next = { ...running, meeting: { ...running.meeting, id: "M2" } };
+  assert.deepEqual(noteFromAway(room, next, 0), { lost: "shipped it", discarded: true });
+  assert.equal(sessionStorage.getItem(noteDraftKey(room)), null);
+  // Saved, and another saved and running since: still offered for its own.
+  sessionStorage.setItem(noteDraftKey(room), "shipped it");
+  keepNoteFor(room, 0, first);
+  const later = {
+    standup: { attendees, meetings: [{ id: "M2", transcript: "" }, { id: "M1", transcript: "" }] },
+    meeting: { speakerIndex: 0, id: "M3" },
+  };
+  assert.deepEqual(noteFromAway(room, later, 2),
+    { late: { meeting: "M1", speaker: "Blob Jr", text: "shipped it", typing: null } });
+  // Discarded, and one saved since (the count one more): not offered for that one.
+  sessionStorage.setItem(noteDraftKey(room), "shipped it");
+  keepNoteFor(room, 0, first);
+  const another = { standup: { attendees, meetings: [{ id: "M2", transcript: "" }] }, meeting: null };
+  assert.deepEqual(noteFromAway(room, another, 1), { lost: "shipped it", discarded: true });
+});
+
 test("nothing kept, or a note not known to be for a meeting, is left as it is", () => {
   items.clear();
   assert.equal(noteFromAway(room, running, 0), null);

@@ -54,12 +54,28 @@ test("what the tab keeps typed reads as lines: the new standup's, and the rooms'
     "standups.left.ROOM-1": JSON.stringify([{ path: "/title", name: "Title", value: "Design weekly" },
       { path: "/attendees/new/name", name: "a new attendee", value: " " }]),
     "standups.left.ROOM-2": "{not json",
-    "standups.note.ROOM-1": "not an edit form's",
+    "standups.note.ROOM-1": "Half a thought ",
+    "standups.noteFor.ROOM-1": JSON.stringify({ count: 0 }),
+    "standups.notesAhead.ROOM-1": JSON.stringify([]),
+    "standups.note.ROOM-3": " ",
+    "standups.discarded.ROOM-2": "From the discarded one",
+    "standups.lateNote.ROOM-2": JSON.stringify({ text: "Shipped", waiting: [{ text: "Earlier" }, { text: " " }] }),
+    "standups.lateNote.ROOM-3": "{not json",
     getItem(key) { return this[key] ?? null; },
   };
   assert.deepEqual(keptInTab(storage), [
     "“Planning” (a new standup not added yet)",
     "“Design weekly” (Title, in a room you left)",
+    "“Half a thought” (your note, in a room you left)",
+    "“From the discarded one” (your note from a discarded meeting, in a room you left)",
+    "“Shipped” (your note for a meeting that ended, in a room you left)",
+    "“Earlier” (your note for a meeting that ended, in a room you left)",
+  ]);
+  // The room on screen names its own notes from its fields (`typedHere`).
+  assert.deepEqual(keptInTab(storage, "ROOM-2"), [
+    "“Planning” (a new standup not added yet)",
+    "“Design weekly” (Title, in a room you left)",
+    "“Half a thought” (your note, in a room you left)",
   ]);
 });
 
@@ -75,4 +91,8 @@ test("closing the tab loses what only the tab keeps, and the form's typing not a
   assert.deepEqual(lostWithTheTab({ ...typing, unsent: [], note: "Half a thought" }, empty), ["“Half a thought” (your note)"]);
   assert.deepEqual(lostWithTheTab(null, storage), ["“Kept” (Title, in a room you left)"]);
   assert.deepEqual(lostWithTheTab(null, empty), []);
+  // A note the tab keeps for the room on screen is its field's, named once.
+  const noted = { "standups.note.r1": "Half a thought", getItem(key) { return this[key] ?? null; } };
+  assert.deepEqual(lostWithTheTab({ ...typing, unsent: [], note: "Half a thought" }, noted), ["“Half a thought” (your note)"]);
+  assert.deepEqual(lostWithTheTab(null, noted), ["“Half a thought” (your note, in a room you left)"]);
 });

@@ -1,6 +1,6 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
-import { keepTabTyping, takeClosedTabs } from "./comeback.mjs";
+import { keepTabTyping, takeClosedTabs, typedIn } from "./comeback.mjs";
 import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
@@ -62,11 +62,15 @@ guardLengths(document, (message, field) => {
 window.addEventListener("hashchange", route);
 // What a tab keeps typed goes with it when it is closed: as the page goes, it is kept in the
 // browser, and the next screen of any tab takes what it has none of, as after a reload
-// (`comeback.mjs`): a page shown again takes back its own.
+// (`comeback.mjs`). A page shown again takes back its own; what another tab took meanwhile
+// goes on there, and is said.
 function takeTypingOfClosedTabs() {
-  for (const id of takeClosedTabs()) {
+  const { taken, gone } = takeClosedTabs();
+  for (const id of taken) {
     if (id.startsWith("0:")) notesFromClosedTabs.add(id.slice(2));
   }
+  const lines = gone.flatMap(typedIn);
+  if (lines.length) toast(`What you typed here went on in another tab of this browser while this page was away: ${lines.join(", ")}.`);
 }
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.

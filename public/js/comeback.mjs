@@ -3,6 +3,7 @@
 // browser until the person is signed in again — from this tab or another, such as the
 // invite link's page — for a day at most, then taken back to.
 import { holds } from "./textmerge.mjs";
+import { keptInTab } from "./typed.mjs";
 
 const KEY = "standups.afterSignIn";
 /** Set by whichever tab signs in: the others showing the sign-in page go back too. */
@@ -88,8 +89,13 @@ export function forgetKept(storage = localStorage) {
   return null;
 }
 
-/** Where the typing of tabs closed (or put away) is kept for the next tab (`keepTabTyping`). */
+/** Where the typing of tabs closed (or put away) is kept for the next tab (`keepTabTyping`),
+ * and which of it another tab took (for the tab it was kept from, should it come back). */
 const CLOSED_TABS_KEY = "standups.closedTabs";
+
+/** Where a tab keeps its name among the browser's tabs: a reload, or a page it goes back to, is
+ * the same tab. */
+const TAB_KEY = "standups.tab";
 
 /** The keys a tab keeps its typing under (`sessionStorage`), in groups that go together: a
  * room's meeting note (its text, the notes ahead of it, the meeting it is for), its late notes,
@@ -98,6 +104,12 @@ const TYPING_GROUPS = [
   /^standups\.(?:note|notesAhead|noteFor)\.(.+)$/, /^standups\.lateNote\.(.+)$/,
   /^standups\.left\.(.+)$/, /^standups\.discarded\.(.+)$/, /^standups\.(newStandup)$/,
 ];
+const isTypingKey = (key) => TYPING_GROUPS.some((pattern) => pattern.test(key));
+
+/** Whether a group holds typing. A meeting note's holds it only with its text: which meeting it
+ * is for, and the notes sent ahead of it, stay in a tab after a note is sent or erased. */
+const holdsTyping = (id, entries) => Object.entries(entries ?? {}).some(([key, value]) =>
+  typeof value === "string" && value.trim() && (!id.startsWith("0:") || key.startsWith("standups.note.")));
 
 /** `storage`'s typing, by group (`"0:<room>"`: a room's meeting note): its keys and values. */
 function typingGroups(storage) {
@@ -108,48 +120,95 @@ function typingGroups(storage) {
     const id = `${index}:${TYPING_GROUPS[index].exec(key)[1]}`;
     groups.set(id, { ...groups.get(id), [key]: storage.getItem(key) });
   }
-  return groups;
+  return new Map([...groups].filter(([id, entries]) => holdsTyping(id, entries)));
 }
 
-const sameTyping = (a, b) => JSON.stringify(Object.entries(a).sort()) === JSON.stringify(Object.entries(b ?? {}).sort());
+const sameTyping = (a, b) => digest(a) === digest(b);
 
-function closedTabs(storage, now) {
-  try {
-    const records = JSON.parse(storage.getItem(CLOSED_TABS_KEY) ?? "[]");
-    return (Array.isArray(records) ? records : [])
-      .filter((record) => now - record?.at < KEPT_FOR && record.groups && typeof record.groups === "object");
-  } catch {
-    return []; // not a record this page wrote
+/** A group's typing as a short fingerprint (FNV-1a of its keys and values): what another tab
+ * took is known again by it, without the browser keeping a copy of the text. */
+function digest(entries) {
+  const text = JSON.stringify(Object.entries(entries ?? {}).sort());
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
   }
+  return `${(hash >>> 0).toString(16)}:${text.length}`;
+}
+
+function tabName(tab) {
+  let name = tab.getItem(TAB_KEY);
+  if (!name) {
+    name = Math.random().toString(36).slice(2);
+    tab.setItem(TAB_KEY, name);
+  }
+  return name;
+}
+
+/** What tabs closed kept (`tabs`: `{ tab, at, groups }`), and what other tabs took of it
+ * (`taken`: `{ from, at, id, digest }`), for a day at most. */
+function closedTabs(storage, now) {
+  let kept = null;
+  try {
+    kept = JSON.parse(storage.getItem(CLOSED_TABS_KEY) ?? "null");
+  } catch {
+    // not a record this page wrote
+  }
+  const fresh = (list) => (Array.isArray(list) ? list : []).filter((item) => now - item?.at < KEPT_FOR);
+  return {
+    tabs: fresh(kept?.tabs).filter(({ groups }) => groups && typeof groups === "object"),
+    taken: fresh(kept?.taken).filter(({ id, digest }) => typeof id === "string" && typeof digest === "string"),
+  };
+}
+
+function keepClosedTabs(storage, { tabs, taken }) {
+  if (tabs.length || taken.length) storage.setItem(CLOSED_TABS_KEY, JSON.stringify({ tabs, taken }));
+  else storage.removeItem(CLOSED_TABS_KEY);
 }
 
 /**
  * The page goes (its tab closed, reloaded, or put away): what its tab keeps typed (`tab`,
  * `sessionStorage`: a note half typed, a late note, a form's typing no room got) is copied
- * into the browser's storage (`kept`), for the next tab to open here (`takeClosedTabs`) — a
+ * into the browser's storage (`kept`), for the next screen of any tab (`takeClosedTabs`) — a
  * tab's own storage goes with it. Not after a sign-out: nothing is kept for the next person.
  */
 export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now()) {
   if (kept.getItem(SIGNED_OUT_KEY)) return;
+  const name = tabName(tab);
   const groups = Object.fromEntries(typingGroups(tab));
-  if (!Object.keys(groups).length) return;
-  kept.setItem(CLOSED_TABS_KEY, JSON.stringify([...closedTabs(kept, now), { at: now, groups }]));
+  const closed = closedTabs(kept, now);
+  closed.tabs = closed.tabs.filter((other) => other.tab !== name);
+  if (Object.keys(groups).length) closed.tabs.push({ tab: name, at: now, groups });
+  keepClosedTabs(kept, closed);
 }
 
 /**
- * A page starts (or is shown again): what closed tabs kept (`keepTabTyping`, for a day at most)
- * comes into this tab, a group at a time, where the tab has none of its own; the page then
- * offers it as after a reload. A group the tab holds the same is its own (kept as it went, and
- * back): it goes. One the tab holds otherwise (two tabs typed in one room) waits for another
- * tab. Returns the groups taken, as `"0:<room>"` for a room's meeting note.
+ * A screen begins: what tabs that went kept (`keepTabTyping`) comes into this tab, a group at
+ * a time, where the tab has none of its own; the page then offers it as after a reload. A group
+ * the tab holds the same is its own (kept as it went, and back): it goes. One the tab holds
+ * otherwise (two tabs typed in one room) waits for another tab. And typing of this tab's that
+ * another took while this page was away (gone to another page, and back) goes on there: it
+ * leaves this tab, so that it is in one tab only. Returns the groups taken (`taken`, as
+ * `"0:<room>"` for a room's meeting note), and the keys and values of those gone (`gone`).
  */
 export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now()) {
+  const name = tabName(tab);
   const mine = typingGroups(tab);
+  const closed = closedTabs(kept, now);
+  const gone = [];
+  for (const { from, id, digest: taken } of closed.taken) {
+    const here = mine.get(id);
+    if (from !== name || !here || digest(here) !== taken) continue;
+    for (const key of Object.keys(here)) tab.removeItem(key);
+    mine.delete(id);
+    gone.push(here);
+  }
   const taken = [];
-  const waiting = [];
-  for (const record of closedTabs(kept, now)) {
+  const tabs = [];
+  for (const other of closed.tabs) {
     const left = {};
-    for (const [id, entries] of Object.entries(record.groups)) {
+    for (const [id, entries] of Object.entries(other.groups)) {
+      if (!holdsTyping(id, entries)) continue;
       const here = mine.get(id);
       if (here && sameTyping(here, entries)) continue;
       if (here) {
@@ -157,17 +216,29 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
         continue;
       }
       // NB: only the keys of typing, whatever else the record holds.
-      for (const [key, value] of Object.entries(entries ?? {})) {
-        if (typeof value === "string" && TYPING_GROUPS.some((pattern) => pattern.test(key))) tab.setItem(key, value);
+      for (const [key, value] of Object.entries(entries)) {
+        if (typeof value === "string" && isTypingKey(key)) tab.setItem(key, value);
       }
       mine.set(id, entries);
       taken.push(id);
+      if (other.tab !== name) closed.taken.push({ from: other.tab, at: now, id, digest: digest(entries) });
     }
-    if (Object.keys(left).length) waiting.push({ at: record.at, groups: left });
+    if (Object.keys(left).length) tabs.push({ ...other, groups: left });
   }
-  if (waiting.length) kept.setItem(CLOSED_TABS_KEY, JSON.stringify(waiting));
-  else kept.removeItem(CLOSED_TABS_KEY);
-  return taken;
+  keepClosedTabs(kept, { tabs, taken: closed.taken.filter(({ from }) => from !== name) });
+  return { taken, gone };
+}
+
+/** What tabs closed kept and no tab has taken yet, as lines (`keptInTab`'s). */
+export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
+  return closedTabs(kept, now).tabs.flatMap(({ groups }) => Object.values(groups).flatMap(typedIn));
+}
+
+/** A group's typing (`entries`, keys and values), as lines (`keptInTab`'s). */
+export function typedIn(entries) {
+  const storage = { ...entries };
+  Object.defineProperty(storage, "getItem", { value: (key) => (Object.hasOwn(entries, key) ? String(entries[key]) : null) });
+  return keptInTab(storage);
 }
 
 /** A sign-out failed (the server could not be reached): what it marked is taken back. */

@@ -21,11 +21,11 @@ const noteForKey = (roomID) => `standups.noteFor.${roomID}`;
  * until its field shows it (and says so). */
 export const notesFromClosedTabs = new Set();
 
-/** Keeps which meeting the note being typed is for: the standup's saved meetings (`count`)
- * when it began, and the speaker whose turn it is in `state`. */
+/** Keeps which meeting the note being typed is for: its id, the standup's saved meetings
+ * (`count`) when it began, and the speaker whose turn it is in `state`. */
 export function keepNoteFor(roomID, count, state) {
   const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name ?? null;
-  sessionStorage.setItem(noteForKey(roomID), JSON.stringify({ count, speaker }));
+  sessionStorage.setItem(noteForKey(roomID), JSON.stringify({ meeting: state.meeting.id ?? null, count, speaker }));
 }
 
 /** The meeting's note is done with (the meeting ended): its kept copies go. */
@@ -38,8 +38,8 @@ export function forgetNote(roomID) {
 /**
  * A page opened afresh in a room (back from the lobby, a reload) whose kept note was typed in
  * a meeting that ended while the page was away: the note is not left for the next meeting's
- * field. With the meeting saved since (the standup has one meeting more, `count`), it is
- * offered for that meeting (`late`, as `lateNote.offer` takes it), less the notes ahead of it
+ * field. With the meeting saved since (among the standup's, by its id; else the standup has one
+ * meeting more, `count`), it is offered for that meeting (`late`, as `lateNote.offer` takes it), less the notes ahead of it
  * that reached it; else (`lost`, `discarded` when no meeting was saved) it is said. Null when
  * the meeting it was typed in still runs, or nothing is kept.
  */
@@ -54,14 +54,21 @@ export function noteFromAway(roomID, state, count) {
   }
   const draft = sessionStorage.getItem(noteDraftKey(roomID)) ?? "";
   if (!draft.trim() || !Number.isInteger(kept?.count)) return null;
-  if (state.meeting && count === kept.count) return null;
+  // NB: told apart by id (a meeting discarded, and another started since: the count is the
+  // same); by the count when kept without one.
+  const { meetings } = state.standup;
+  const id = typeof kept.meeting === "string" ? kept.meeting : null;
+  if (state.meeting && (id ? state.meeting.id === id : count === kept.count)) return null;
   forgetNote(roomID);
-  const newest = state.standup.meetings[0];
-  if (count === kept.count + 1 && newest?.id) {
-    const text = NotesAhead.restore(ahead, draft).unsentIn(draft, newest.transcript ?? "");
-    return text.trim() ? { late: { meeting: newest.id, speaker: kept.speaker ?? null, text, typing: null } } : null;
+  const saved = id ? meetings.find((meeting) => meeting.id === id)
+    : count === kept.count + 1 ? meetings[0] : null;
+  if (saved?.id) {
+    const text = NotesAhead.restore(ahead, draft).unsentIn(draft, saved.transcript ?? "");
+    return text.trim() ? { late: { meeting: saved.id, speaker: kept.speaker ?? null, text, typing: null } } : null;
   }
-  return { lost: draft.trim(), discarded: count === kept.count };
+  // NB: a meeting saved since would be among those listed (the newest), unless more were.
+  const listed = id && count - kept.count <= meetings.length;
+  return { lost: draft.trim(), discarded: listed ? true : count === kept.count };
 }
 
 /** Everything this tab keeps typed for a room, as `typedHere` takes it: the meeting's note,

@@ -1,12 +1,14 @@
 // The page around every screen: status badge, who you are, connections, actions (and the
 // toasts of toasts.mjs, for the screens).
-import { SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed } from "./comeback.mjs";
+import {
+  SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed, typedInClosedTabs,
+} from "./comeback.mjs";
 import { RoomConnection, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
 import { setStatus } from "./status.mjs";
 import { dismissToasts, toast, withdrawMoot } from "./toasts.mjs";
 import {
-  answerOtherTabs, forgetTyping, keptInTab, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
+  answerOtherTabs, forgetTyping, lostWithTheTab, typedHere, typedList, typingInOtherTabs,
 } from "./typed.mjs";
 export { setStatus } from "./status.mjs";
 export { dismissToast, dismissToastOfKind, dismissToasts, keepSaying, offerInToast, toast, whereTheWorkIs } from "./toasts.mjs";
@@ -70,7 +72,7 @@ export function suspend() {
 }
 
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
-answerOtherTabs(() => [...typedHere(current?.view?.typingToKeep?.()), ...keptInTab(sessionStorage)]);
+answerOtherTabs(() => lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage));
 
 /** This tab's sign-out on its way: the server closes the room (4401) before it answers. */
 let signingOut = null;
@@ -141,8 +143,9 @@ function changeName(name, open) {
       signOut.disabled = true;
       const elsewhere = await typingInOtherTabs();
       signOut.disabled = false;
-      const dropped = [...typedHere(current?.view?.typingToKeep?.()), ...keptInTab(sessionStorage),
-        ...elsewhere.map((line) => line.replace(/\)$/, ", in another tab)"))];
+      const dropped = [...lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage),
+        ...elsewhere.map((line) => line.replace(/\)$/, ", in another tab)")),
+        ...typedInClosedTabs().map((line) => line.replace(/\)$/, ", in a tab you closed)"))];
       if (dropped.length === 0) return signOutNow();
       error.textContent = `Signing out drops what you typed that has not reached the room: ${dropped.join(", ")}.`;
       signOut.textContent = "Sign out anyway";
@@ -247,7 +250,7 @@ export function showSignIn(reason = signInReason, { keep = true } = {}) {
   // NB: null once signed out, here or in another tab: nothing is kept for the next person.
   const kept = keep ? keepForSignIn(location.hash, typing) : forgetKept();
   // Signed out in another tab: what was typed here is named where it was typed, not kept.
-  const dropped = keep && !kept ? [...typedHere(typing), ...keptInTab(sessionStorage)] : [];
+  const dropped = keep && !kept ? lostWithTheTab(typing, sessionStorage) : [];
   leave({ keepTyping: false });
   // NB: nor does this tab keep its copies (a note's, for a reload) for whoever signs in next.
   if (!kept) forgetTyping(sessionStorage);

@@ -17,16 +17,37 @@ export function typedHere(typing) {
  * goes, but not all of it can be: a field over its limit, a row the room has not made yet).
  */
 export function lostWithTheTab(typing, storage) {
-  return [...typedHere(typing), ...keptInTab(storage)];
+  return [...typedHere(typing), ...keptInTab(storage, typing?.room)];
 }
 
 /** Where the new-standup form's typing is kept in the tab until it is added (`lobby.mjs`). */
 export const newStandupKey = "standups.newStandup";
 
-/** Everything this tab keeps typed that no room got, as lines: the new-standup form's, and
- * the edit forms' typing kept when the tab left their rooms (`keepLeftTyping`). */
-export function keptInTab(storage) {
-  return [...newStandupTyped(storage), ...leftTyped(storage)];
+/** Everything this tab keeps typed that no room got, as lines: the new-standup form's, the
+ * edit forms' typing kept when the tab left their rooms (`keepLeftTyping`), and the notes kept
+ * for rooms (a meeting's, late ones, a discarded meeting's) but `shown`'s, the room on screen,
+ * whose typing `typedHere` names from its fields. */
+export function keptInTab(storage, shown = null) {
+  return [...newStandupTyped(storage), ...leftTyped(storage), ...notesTyped(storage, shown)];
+}
+
+/** The notes kept in `storage` for rooms other than `shown`, a line a note. */
+export function notesTyped(storage, shown = null) {
+  const room = (key) => key.slice(key.lastIndexOf(".") + 1);
+  return Object.keys(storage).filter((key) => /^standups\.(note|lateNote|discarded)\./.test(key) && room(key) !== shown)
+    .flatMap((key) => {
+      const value = storage.getItem(key) ?? "";
+      if (!key.startsWith("standups.lateNote.")) {
+        return value.trim() ? [`“${value.trim()}” (your ${key.startsWith("standups.note.") ? "note" : "note from a discarded meeting"}, in a room you left)`] : [];
+      }
+      try {
+        const late = JSON.parse(value);
+        return [late, ...(Array.isArray(late?.waiting) ? late.waiting : [])].map((note) => String(note?.text ?? "").trim())
+          .filter(Boolean).map((text) => `“${text}” (your note for a meeting that ended, in a room you left)`);
+      } catch {
+        return []; // not a record this page wrote
+      }
+    });
 }
 
 /** The edit forms' typing kept in `storage` when the tab left their rooms, a line a field. */
