@@ -415,15 +415,19 @@ def test_a_note_typed_in_a_tab_that_another_tab_signs_out_is_named_first_and_not
     assert ana.find_elements(By.CSS_SELECTOR, ".kept-typing") == []
     assert ana.execute_script(
         "return Object.keys(sessionStorage).filter((key) => key.startsWith('standups.'))") == []
-    # Whoever signs in next at this browser finds no note waiting in the meeting.
-    ana.get(server.invite)
-    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
+    whoever_signs_in_next_finds_no_note(server, ana, room)
+
+
+def whoever_signs_in_next_finds_no_note(server, driver, room):
+    """Signs in again at `driver`'s browser: the meeting in `room` has no note waiting."""
+    driver.get(server.invite)
+    WebDriverWait(driver, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
     # NB: signed in once the join page has gone on to the lobby.
-    text_in(ana, ".card", "meeting on")
-    ana.get(room)
-    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note")))
-    assert ana.find_element(By.ID, "note").get_attribute("value") == ""
-    assert collect_console_errors(ana) == []
+    text_in(driver, ".card", "meeting on")
+    driver.get(room)
+    WebDriverWait(driver, 10).until(EC.element_to_be_clickable((By.ID, "note")))
+    assert driver.find_element(By.ID, "note").get_attribute("value") == ""
+    assert collect_console_errors(driver) == []
 
 
 def test_a_note_kept_from_a_closed_tab_is_named_by_a_sign_out_and_not_kept(server, ana, ben):
@@ -442,10 +446,4 @@ def test_a_note_kept_from_a_closed_tab_is_named_by_a_sign_out_and_not_kept(serve
     click(ana, "#name-dialog .sign-out")
     text_in(ana, ".signin", "You signed out of this browser.")
     assert ana.execute_script("return localStorage.getItem('standups.closedTabs')") is None
-    ana.get(server.invite)
-    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form button"))).click()
-    text_in(ana, ".card", "meeting on")
-    ana.get(room)
-    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note")))
-    assert ana.find_element(By.ID, "note").get_attribute("value") == ""
-    assert collect_console_errors(ana) == []
+    whoever_signs_in_next_finds_no_note(server, ana, room)
