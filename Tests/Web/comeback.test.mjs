@@ -237,6 +237,8 @@ test("a tab whose note was sent or erased has none of its own: it takes a closed
     [`standups.note.${room}`]: " " });
   assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`0:${room}`]);
   assert.equal(other.getItem(`standups.note.${room}`), "Note from A");
+  // Which meeting the note is for is the closed tab's (none kept: not this tab's last one).
+  assert.equal(other.getItem(`standups.noteFor.${room}`), null);
   // Nor is such a group kept for the next tab: it holds nothing typed.
   keepTabTyping(tabStorage({ [`standups.noteFor.${room}`]: "{}" }), kept, 3000);
   assert.deepEqual(JSON.parse(kept.getItem("standups.closedTabs")).tabs, []);

@@ -111,8 +111,8 @@ const isTypingKey = (key) => TYPING_GROUPS.some((pattern) => pattern.test(key));
 const holdsTyping = (id, entries) => Object.entries(entries ?? {}).some(([key, value]) =>
   typeof value === "string" && value.trim() && (!id.startsWith("0:") || key.startsWith("standups.note.")));
 
-/** `storage`'s typing, by group (`"0:<room>"`: a room's meeting note): its keys and values. */
-function typingGroups(storage) {
+/** `storage`'s keys of typing, by group (`"0:<room>"`: a room's meeting note): their values. */
+function keyGroups(storage) {
   const groups = new Map();
   for (const key of Object.keys(storage)) {
     const index = TYPING_GROUPS.findIndex((pattern) => pattern.test(key));
@@ -120,7 +120,12 @@ function typingGroups(storage) {
     const id = `${index}:${TYPING_GROUPS[index].exec(key)[1]}`;
     groups.set(id, { ...groups.get(id), [key]: storage.getItem(key) });
   }
-  return new Map([...groups].filter(([id, entries]) => holdsTyping(id, entries)));
+  return groups;
+}
+
+/** `storage`'s typing, by group: those of `keyGroups` that hold some. */
+function typingGroups(storage) {
+  return new Map([...keyGroups(storage)].filter(([id, entries]) => holdsTyping(id, entries)));
 }
 
 const sameTyping = (a, b) => digest(a) === digest(b);
@@ -205,6 +210,7 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
   }
   const taken = [];
   const tabs = [];
+  const keys = keyGroups(tab);
   for (const other of closed.tabs) {
     const left = {};
     for (const [id, entries] of Object.entries(other.groups)) {
@@ -215,7 +221,9 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
         left[id] = entries;
         continue;
       }
-      // NB: only the keys of typing, whatever else the record holds.
+      // NB: what the tab kept of the group without typing in it (which meeting its last note
+      // was for) goes with the rest; and only keys of typing come, whatever the record holds.
+      for (const key of Object.keys(keys.get(id) ?? {})) tab.removeItem(key);
       for (const [key, value] of Object.entries(entries)) {
         if (typeof value === "string" && isTypingKey(key)) tab.setItem(key, value);
       }
