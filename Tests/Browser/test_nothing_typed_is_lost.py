@@ -719,9 +719,28 @@ def ana_closes_a_tab_with_a_note(server, ana, ben, note):
     return room
 
 
-def test_a_closed_tab_s_note_for_a_meeting_discarded_since_is_said_not_put_in_the_next(server, ana, ben):
-    """The meeting a note was for is known by its id: Ben discards it and starts another, which
-    has as many meetings saved before it; the note is said, not offered as this one's."""
+def test_a_closed_tab_s_note_for_a_meeting_discarded_since_is_kept_as_a_discarded_meeting_s(server, ana, ben):
+    """The meeting a note was for is known by its id: Ben discards it, and the note is kept as
+    one a discarded meeting leaves an open page — in its box, through a reload — not said once."""
+    room = ana_closes_a_tab_with_a_note(server, ana, ben, "About the old one")
+    click(ben, ".end")
+    click(ben, ".end-alert .discard")
+    ana.get(room)
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value")
+         == "About the old one")
+    text_in(ana, ".ended", "A meeting was discarded while you were typing a note.")
+    # NB: a page never touched may not ask before a reload (Chromium's rule); this one was.
+    click(ana, ".ended textarea")
+    ana.refresh()
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value")
+         == "About the old one")
+    assert not any("back in its field" in toast for toast in toasts(ana))
+    assert collect_console_errors(ana) == []
+
+
+def test_a_closed_tab_s_note_for_a_meeting_discarded_before_the_next_began_says_so_in_its_field(server, ana, ben):
+    """Discarded, and another meeting started (as many saved before it): the note is not this
+    meeting's, and is said to be the discarded one's, in the field to add or clear."""
     room = ana_closes_a_tab_with_a_note(server, ana, ben, "About the old one")
     click(ben, ".end")
     click(ben, ".end-alert .discard")
@@ -729,8 +748,8 @@ def test_a_closed_tab_s_note_for_a_meeting_discarded_since_is_said_not_put_in_th
     wait(ben, EC.element_to_be_clickable((By.ID, "note")))
     ana.get(room)
     note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))
-    toast_says(ana, "The meeting your note was for was discarded while you were away: “About the old one”.")
-    assert note.get_attribute("value") == ""
+    wait(ana, lambda d: note.get_attribute("value") == "About the old one")
+    toast_says(ana, "Your note from the discarded meeting is in the note field: add it to this one, or clear it.")
     assert not any("back in its field" in toast for toast in toasts(ana))
     assert collect_console_errors(ana) == []
 
@@ -1496,7 +1515,8 @@ def test_typing_left_on_a_silent_network_is_offered_when_back_in_the_room(server
 def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered_for_it(server, ana, ben):
     """Ana types a note and goes to the lobby without sending it; Ben ends and saves the meeting
     meanwhile. Back in the room, her note is offered for the meeting saved, not left for the
-    next meeting's field. One typed in a meeting discarded meanwhile is said."""
+    next meeting's field. One typed in a meeting discarded meanwhile is kept in the box a
+    discarded meeting's note has."""
     room = both_in_a_room(server, ana, ben)
     room_id = room.rsplit("/", 1)[-1]
 
@@ -1526,9 +1546,12 @@ def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered
     ana_leaves_typing_and_ben_ends("for a discarded one", ".discard")
     text_in(ben, ".undo-bar", "You discarded the meeting.")
     ana.get(room)
-    toast_says(ana, "The meeting your note was for was discarded while you were away: “for a discarded one”.")
-    # Said, it is not left for the next meeting's field.
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value")
+         == "for a discarded one")
+    text_in(ana, ".ended", "A meeting was discarded while you were typing a note.")
+    # Kept there, it is not left for the next meeting's field as this one's.
     assert ana.execute_script(f"return sessionStorage.getItem('standups.note.{room_id}')") is None
+    assert ana.execute_script(f"return sessionStorage.getItem('standups.discarded.{room_id}')") == "for a discarded one"
     assert collect_console_errors(ana) == []
 
 

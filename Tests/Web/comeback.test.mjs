@@ -273,7 +273,7 @@ test("typing another tab took while its page was away leaves that page as it com
   // Back (the page it went to, then Back): the note is in the other tab now, and said to be.
   const { taken, gone } = takeClosedTabs(away, kept, 3000);
   assert.deepEqual(taken, []);
-  assert.deepEqual(gone, [{ [`standups.note.${room}`]: "Note from A" }]);
+  assert.deepEqual(gone, [{ id: `0:${room}`, entries: { [`standups.note.${room}`]: "Note from A" } }]);
   assert.equal(away.getItem(`standups.note.${room}`), null);
   // What no tab took stays with it; the browser keeps nothing of it.
   assert.equal(away.getItem("standups.left.R2"), JSON.stringify([{ value: "x" }]));
@@ -283,6 +283,53 @@ test("typing another tab took while its page was away leaves that page as it com
   takeClosedTabs(other, kept, 5000);
   away.setItem("standups.left.R2", JSON.stringify([{ value: "x, more" }]));
   assert.deepEqual(takeClosedTabs(away, kept, 6000).gone, []);
+});
+
+test("a screen takes what is for it: its room's typing, or the lobby's new standup", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "For the room", "standups.newStandup": JSON.stringify({ title: "Retro" }) }), kept, 1000);
+  const lobby = tabStorage();
+  assert.deepEqual(takeClosedTabs(lobby, kept, 2000, (id) => id === "4:newStandup").taken, ["4:newStandup"]);
+  assert.equal(lobby.getItem(`standups.note.${room}`), null);
+  const inRoom = tabStorage();
+  assert.deepEqual(takeClosedTabs(inRoom, kept, 3000, (id) => id.endsWith(`:${room}`)).taken, [`0:${room}`]);
+  assert.equal(inRoom.getItem(`standups.note.${room}`), "For the room");
+  assert.equal(kept.getItem("standups.closedTabs") && JSON.parse(kept.getItem("standups.closedTabs")).tabs.length, 0);
+});
+
+test("a tab's copy (Duplicate) keeps its own record: the original's is not lost with it", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  const original = tabStorage({ "standups.tab": "t1", [`standups.note.${room}`]: "A1" });
+  const copy = tabStorage({ "standups.tab": "t1", [`standups.note.${room}`]: "A2" });
+  keepTabTyping(original, kept, 1000, "load-1");
+  // The copy reloads: its own record is taken back, the original's waits (it holds another).
+  keepTabTyping(copy, kept, 2000, "load-2");
+  assert.deepEqual(takeClosedTabs(copy, kept, 2500).taken, []);
+  const next = tabStorage();
+  assert.deepEqual(takeClosedTabs(next, kept, 3000).taken, [`0:${room}`]);
+  assert.equal(next.getItem(`standups.note.${room}`), "A1");
+});
+
+test("a tab away while the browser was signed out lets its typing go as it comes back", async () => {
+  const { forgetIfSignedOutSince } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  const away = tabStorage({ [`standups.note.${room}`]: "Ana private", "standups.newStandup": "{}" });
+  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  assert.equal(away.getItem(`standups.note.${room}`), "Ana private");
+  forgetKept(kept);
+  signedIn(kept);
+  assert.equal(forgetIfSignedOutSince(away, kept), true);
+  assert.equal(away.getItem(`standups.note.${room}`), null);
+  assert.equal(away.getItem("standups.newStandup"), null);
+  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  // A sign-out that failed marked nothing.
+  forgetKept(kept);
+  signOutFailed(kept);
+  away.setItem(`standups.note.${room}`, "Kept");
+  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  assert.equal(away.getItem(`standups.note.${room}`), "Kept");
 });
 
 test("a closed tab's typing is kept for a day, and not at all after a sign-out, which names it", async () => {

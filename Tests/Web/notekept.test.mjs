@@ -77,6 +77,22 @@ test("the meeting a note was for is known by its id: one discarded is not the ne
   assert.deepEqual(noteFromAway(room, another, 1), { lost: "shipped it", discarded: true });
 });
 
+test("a note from away whose meeting was discarded goes into its box, or the next meeting's field", async () => {
+  const { discardedNoteKey, keepNoteFromDiscarded } = await import("../../public/js/notekept.mjs");
+  items.clear();
+  assert.equal(keepNoteFromDiscarded(room, "detail", "shipped it", running, 0), "box");
+  assert.equal(sessionStorage.getItem(discardedNoteKey(room)), "shipped it");
+  // A box holding another: only said.
+  assert.equal(keepNoteFromDiscarded(room, "detail", "another", running, 0), null);
+  const next = { ...running, meeting: { ...running.meeting, id: "M2" } };
+  assert.equal(keepNoteFromDiscarded(room, "meeting", "shipped it", next, 0), "field");
+  assert.equal(sessionStorage.getItem(noteDraftKey(room)), "shipped it");
+  // Kept for the meeting it is in now: still there after a reload.
+  assert.equal(noteFromAway(room, next, 0), null);
+  assert.equal(keepNoteFromDiscarded(room, "meeting", "another", next, 0), null);
+  assert.equal(keepNoteFromDiscarded(room, "edit", "another", running, 0), null);
+});
+
 test("nothing kept, or a note not known to be for a meeting, is left as it is", () => {
   items.clear();
   assert.equal(noteFromAway(room, running, 0), null);

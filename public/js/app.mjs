@@ -1,6 +1,6 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
-import { keepTabTyping, takeClosedTabs, typedIn } from "./comeback.mjs";
+import { forgetIfSignedOutSince, keepTabTyping, takeClosedTabs, typedIn } from "./comeback.mjs";
 import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
@@ -10,10 +10,11 @@ import { beginScreen, dismissToast, guardTheTab, setRouter, setStatus, suspend, 
 
 function route() {
   const screen = beginScreen();
-  takeTypingOfClosedTabs();
+  const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/);
+  if (forgetIfSignedOutSince()) toast("This browser was signed out while this page was away: what was typed here is not kept.");
+  takeTypingOfClosedTabs(match?.[1] ?? (location.hash.startsWith("#/rooms/") ? null : "lobby"));
   // NB: a page opened afresh may hold typing kept in the tab before a reload.
   guardTheTab();
-  const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/);
   if (match) {
     showRoom(match[1], screen);
   } else if (location.hash.startsWith("#/rooms/")) {
@@ -64,12 +65,16 @@ window.addEventListener("hashchange", route);
 // browser, and the next screen of any tab takes what it has none of, as after a reload
 // (`comeback.mjs`). A page shown again takes back its own; what another tab took meanwhile
 // goes on there, and is said.
-function takeTypingOfClosedTabs() {
-  const { taken, gone } = takeClosedTabs();
+function takeTypingOfClosedTabs(screen) {
+  // NB: a screen takes what is for it: its room's typing, or the lobby's new standup.
+  const wanted = (id) => (screen === "lobby" ? id === "4:newStandup" : screen !== null && id.endsWith(`:${screen}`));
+  const { taken, gone } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
   for (const id of taken) {
     if (id.startsWith("0:")) notesFromClosedTabs.add(id.slice(2));
   }
-  const lines = gone.flatMap(typedIn);
+  // NB: typing that went on elsewhere and came back here since (that tab closed too) is here.
+  const lines = gone.filter(({ id }) => !taken.includes(id))
+    .flatMap(({ entries }) => typedIn(entries)).map((line) => line.replace(", in a room you left)", ")"));
   if (lines.length) toast(`What you typed here went on in another tab of this browser while this page was away: ${lines.join(", ")}.`);
 }
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its

@@ -86,7 +86,32 @@ export function forgetKept(storage = localStorage) {
   storage.removeItem(KEY);
   storage.removeItem(CLOSED_TABS_KEY);
   storage.setItem(SIGNED_OUT_KEY, "1");
+  storage.setItem(SIGN_OUTS_KEY, String(signOuts(storage) + 1));
   return null;
+}
+
+/** How many sign-outs this browser has seen: a tab away during one (another page, the
+ * back/forward cache) heard nothing of it, and learns of it from the count. */
+const SIGN_OUTS_KEY = "standups.signOuts";
+/** The count a tab last saw (`sessionStorage`). */
+const SIGN_OUTS_SEEN_KEY = "standups.signOutsSeen";
+const signOuts = (storage) => Number.parseInt(storage.getItem(SIGN_OUTS_KEY) ?? "0", 10) || 0;
+
+/**
+ * A screen begins: if the browser was signed out since this tab last looked (it was away, and
+ * heard nothing), what the tab keeps typed goes, as every other tab's did — it is not shown to
+ * whoever signed in next. Returns whether it held any.
+ */
+export function forgetIfSignedOutSince(tab = sessionStorage, kept = localStorage) {
+  const count = String(signOuts(kept));
+  const seen = tab.getItem(SIGN_OUTS_SEEN_KEY);
+  tab.setItem(SIGN_OUTS_SEEN_KEY, count);
+  if (seen === null || seen === count) return false;
+  const held = keyGroups(tab).size > 0;
+  for (const key of Object.keys(tab)) {
+    if (isTypingKey(key)) tab.removeItem(key);
+  }
+  return held;
 }
 
 /** Where the typing of tabs closed (or put away) is kept for the next tab (`keepTabTyping`),
@@ -150,7 +175,7 @@ function tabName(tab) {
   return name;
 }
 
-/** What tabs closed kept (`tabs`: `{ tab, at, groups }`), and what other tabs took of it
+/** What tabs closed kept (`tabs`: `{ tab, load, at, groups }`), and what other tabs took of it
  * (`taken`: `{ from, at, id, digest }`), for a day at most. */
 function closedTabs(storage, now) {
   let kept = null;
@@ -177,26 +202,30 @@ function keepClosedTabs(storage, { tabs, taken }) {
  * into the browser's storage (`kept`), for the next screen of any tab (`takeClosedTabs`) — a
  * tab's own storage goes with it. Not after a sign-out: nothing is kept for the next person.
  */
-export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now()) {
+export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab()) {
   if (kept.getItem(SIGNED_OUT_KEY)) return;
   const name = tabName(tab);
   const groups = Object.fromEntries(typingGroups(tab));
   const closed = closedTabs(kept, now);
-  closed.tabs = closed.tabs.filter((other) => other.tab !== name);
-  if (Object.keys(groups).length) closed.tabs.push({ tab: name, at: now, groups });
+  // NB: one record a page, by the tab's name and the page's load: a copy of a tab ("Duplicate")
+  // has the tab's name too, and takes nothing else's place.
+  closed.tabs = closed.tabs.filter((other) => other.tab !== name || other.load !== load);
+  if (Object.keys(groups).length) closed.tabs.push({ tab: name, load, at: now, groups });
   keepClosedTabs(kept, closed);
 }
 
 /**
- * A screen begins: what tabs that went kept (`keepTabTyping`) comes into this tab, a group at
- * a time, where the tab has none of its own; the page then offers it as after a reload. A group
- * the tab holds the same is its own (kept as it went, and back): it goes. One the tab holds
- * otherwise (two tabs typed in one room) waits for another tab. And typing of this tab's that
- * another took while this page was away (gone to another page, and back) goes on there: it
- * leaves this tab, so that it is in one tab only. Returns the groups taken (`taken`, as
- * `"0:<room>"` for a room's meeting note), and the keys and values of those gone (`gone`).
+ * A screen begins: what tabs that went kept (`keepTabTyping`) for the screen (`wanted`, by
+ * group: its room's, or the lobby's new standup) comes into this tab, a group at a time, where
+ * the tab has none of its own; the page then offers it as after a reload. A group the tab holds
+ * the same is its own (kept as it went, and back): it goes, whatever the screen. One the tab
+ * holds otherwise (two tabs typed in one room) waits for another tab, as does what is for
+ * another screen. And typing of this tab's that another took while this page was away (gone to
+ * another page, and back) goes on there: it leaves this tab, so that it is in one tab only.
+ * Returns the groups taken (`taken`, as `"0:<room>"` for a room's meeting note), and those gone
+ * (`gone`: `{ id, entries }`, their keys and values).
  */
-export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now()) {
+export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now(), wanted = () => true) {
   const name = tabName(tab);
   const mine = typingGroups(tab);
   const closed = closedTabs(kept, now);
@@ -206,7 +235,7 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
     if (from !== name || !here || digest(here) !== taken) continue;
     for (const key of Object.keys(here)) tab.removeItem(key);
     mine.delete(id);
-    gone.push(here);
+    gone.push({ id, entries: here });
   }
   const taken = [];
   const tabs = [];
@@ -217,7 +246,7 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
       if (!holdsTyping(id, entries)) continue;
       const here = mine.get(id);
       if (here && sameTyping(here, entries)) continue;
-      if (here) {
+      if (here || !wanted(id)) {
         left[id] = entries;
         continue;
       }
@@ -252,6 +281,7 @@ export function typedIn(entries) {
 /** A sign-out failed (the server could not be reached): what it marked is taken back. */
 export function signOutFailed(storage = localStorage) {
   storage.removeItem(SIGNED_OUT_KEY);
+  storage.setItem(SIGN_OUTS_KEY, String(Math.max(signOuts(storage) - 1, 0)));
 }
 
 /** Signed in (the invite link's page): the tabs asking to sign in go back to where they were. */

@@ -1,12 +1,13 @@
 // The room when nothing is going on: facts, attendees, history, and delete with confirmation.
 import { escapeHTML } from "./format.mjs";
 import { afterLateNote } from "./latenote.mjs";
+import { discardedNoteKey } from "./notekept.mjs";
 import { app, toast } from "./shell.mjs";
 import { historyItem, whoAsked } from "./views.mjs";
 
 /** Where a tab keeps the note of a meeting discarded under it, through a reload or a visit
  * to the lobby, until it goes into a meeting or is forgotten. */
-export const discardedNoteKey = (roomID) => `standups.discarded.${roomID}`;
+export { discardedNoteKey } from "./notekept.mjs";
 
 export const detail = {
   template() {

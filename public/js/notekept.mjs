@@ -10,6 +10,9 @@ export const noteDraftKey = (roomID) => `standups.note.${roomID}`;
 /** Where a late note is kept while it is typed (`latenote.mjs`), with the meeting it is for. */
 export const lateNoteKey = (roomID) => `standups.lateNote.${roomID}`;
 
+/** Where the note a discarded meeting left is kept (its box, `detail.mjs`), for a reload. */
+export const discardedNoteKey = (roomID) => `standups.discarded.${roomID}`;
+
 /** Where the notes the field holds ahead of the typing are kept (`NotesAhead`), for a reload. */
 export const notesAheadKey = (roomID) => `standups.notesAhead.${roomID}`;
 
@@ -90,4 +93,23 @@ export function keptForRoom(roomID, storage = sessionStorage) {
     note: (storage.getItem(noteDraftKey(roomID)) ?? "").trim(),
     late: late && typeof late === "object" ? late : null,
   };
+}
+
+/**
+ * A note from away (`noteFromAway`) whose meeting was discarded is kept as the note of a meeting
+ * discarded under an open page: in the room's box for it (between meetings, `mode` detail), or
+ * in the next meeting's field (`count`: its saved meetings as it began), when that is free.
+ * Returns where (`box`, `field`), or null: then it is only said.
+ */
+export function keepNoteFromDiscarded(roomID, mode, text, state, count) {
+  if (mode === "detail" && !sessionStorage.getItem(discardedNoteKey(roomID))) {
+    sessionStorage.setItem(discardedNoteKey(roomID), text);
+    return "box";
+  }
+  if (mode === "meeting" && !(sessionStorage.getItem(noteDraftKey(roomID)) ?? "").trim()) {
+    sessionStorage.setItem(noteDraftKey(roomID), text);
+    keepNoteFor(roomID, count, state);
+    return "field";
+  }
+  return null;
 }

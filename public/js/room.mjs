@@ -8,7 +8,9 @@ import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
 import { meeting, unsentNote } from "./meeting.mjs";
-import { forgetNote, keepNoteFor, keptForRoom, noteDraftKey, noteFromAway } from "./notekept.mjs";
+import {
+  forgetNote, keepNoteFor, keepNoteFromDiscarded, keptForRoom, noteDraftKey, noteFromAway, notesFromClosedTabs,
+} from "./notekept.mjs";
 import { sayUnsentTyping, takeEditAgainOnArrival } from "./sharedtext.mjs";
 import {
   act, app, connect, dismissToastOfKind, dismissToasts, isShowing, keepSaying, reroute, showSignIn, toast, whoAmI,
@@ -255,6 +257,9 @@ class RoomView {
       }
       // NB: read before the meeting's field takes the note kept in the tab.
       const away = previous ? null : noteFromAway(this.id, state, meetingCount(state));
+      // NB: said as a note from away, not as one "back in its field" (a closed tab's).
+      if (away) notesFromClosedTabs.delete(this.id);
+      const keptAway = away?.discarded ? keepNoteFromDiscarded(this.id, mode, away.lost, state, this.meetingsBefore) : null;
       // The draft is gone (saved, cancelled): typing still waiting for it would only be refused.
       this.text?.close();
       this.text = null;
@@ -273,7 +278,9 @@ class RoomView {
         this.restoreLateNote();
         lateNote.offer(this, away.late);
       }
-      if (away?.lost) {
+      if (keptAway === "field") {
+        keepSaying("Your note from the discarded meeting is in the note field: add it to this one, or clear it.");
+      } else if (away?.lost && !keptAway) {
         keepSaying(`The meeting your note was for was ${away.discarded ? "discarded" : "ended"} while you were away: “${away.lost}”.`,
           { kind: "discarded-note" });
       }
