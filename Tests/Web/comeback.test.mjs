@@ -118,6 +118,30 @@ test("a sign-out that failed takes back what it marked: a session that ends late
   assert.deepEqual(takeTyping(room, "Ana", kept), typing);
 });
 
+test("a sign-out that failed gives back what it set aside: typing kept for after a sign-in, closed tabs'", async () => {
+  const { keepTabTyping, signOutDone, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  keepForSignIn(`#/rooms/${room}`, typing, kept);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Kept note" }), kept, Date.now());
+  forgetKept(kept);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  assert.equal(takeTyping(room, "Ana", kept), null);
+  // NB: signing out asks the same twice (the page's sign-in page too): nothing more goes.
+  forgetKept(kept);
+  signOutFailed(kept);
+  assert.deepEqual(takeTyping(room, "Ana", kept), typing);
+  const next = tabStorage();
+  assert.deepEqual(takeClosedTabs(next, kept).taken, [`0:${room}`]);
+  assert.equal(next.getItem(`standups.note.${room}`), "Kept note");
+  // Done: nothing is left aside, nor given back.
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Another" }), kept, Date.now());
+  forgetKept(kept);
+  signOutDone(kept);
+  signOutFailed(kept);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  assert.equal(kept.getItem("standups.signingOut"), null);
+});
+
 test("a kept record that is not JSON is nothing kept", () => {
   const kept = storage();
   kept.setItem("standups.afterSignIn", "{not json");
@@ -313,12 +337,16 @@ test("a tab's copy (Duplicate) keeps its own record: the original's is not lost 
 });
 
 test("a tab away while the browser was signed out lets its typing go as it comes back", async () => {
-  const { forgetIfSignedOutSince } = await import("../../public/js/comeback.mjs");
+  const { forgetIfSignedOutSince, signOutDone } = await import("../../public/js/comeback.mjs");
   const kept = storage();
   const away = tabStorage({ [`standups.note.${room}`]: "Ana private", "standups.newStandup": "{}" });
   assert.equal(forgetIfSignedOutSince(away, kept), false);
   assert.equal(away.getItem(`standups.note.${room}`), "Ana private");
   forgetKept(kept);
+  // NB: the server has not answered yet: a tab changing screen meanwhile keeps its typing.
+  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  assert.equal(away.getItem(`standups.note.${room}`), "Ana private");
+  signOutDone(kept);
   signedIn(kept);
   assert.equal(forgetIfSignedOutSince(away, kept), true);
   assert.equal(away.getItem(`standups.note.${room}`), null);

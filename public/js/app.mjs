@@ -10,13 +10,15 @@ import { beginScreen, dismissToast, guardTheTab, setRouter, setStatus, suspend, 
 
 function route() {
   const screen = beginScreen();
-  const match = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/);
+  // NB: a room's id as the server writes it (upper case), however the address has it: what a
+  // tab keeps for the room is kept under it.
+  const room = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/)?.[1].toUpperCase();
   if (forgetIfSignedOutSince()) toast("This browser was signed out while this page was away: what was typed here is not kept.");
-  takeTypingOfClosedTabs(match?.[1] ?? (location.hash.startsWith("#/rooms/") ? null : "lobby"));
+  takeTypingOfClosedTabs(room ?? (location.hash.startsWith("#/rooms/") ? null : "lobby"));
   // NB: a page opened afresh may hold typing kept in the tab before a reload.
   guardTheTab();
-  if (match) {
-    showRoom(match[1], screen);
+  if (room) {
+    showRoom(room, screen);
   } else if (location.hash.startsWith("#/rooms/")) {
     // A room's link cut short or mangled when it was passed on: say so, not the lobby unasked.
     setStatus("none");

@@ -50,7 +50,7 @@ export function keepForSignIn(hash, typing = null, storage = localStorage, now =
   const before = typingsOf(read(storage));
   const typings = typed ? [...before.filter((other) => !sameRoom(other, typed)), typed] : before;
   storage.setItem(KEY, JSON.stringify({ hash, at: now, typings }));
-  const room = typing?.room ?? hash.match(/^#\/rooms\/([^/?#]+)/)?.[1];
+  const room = typing?.room ?? hash.match(/^#\/rooms\/([^/?#]+)/)?.[1].toUpperCase();
   const mine = typed ?? typings.find((other) => other.room === room && other.tab === tab && (!typing || other.by === typing.by))
     ?? typings.find((other) => other.room === room && (!typing || other.by === typing.by));
   return { hash, at: now, typing: mine ? withoutTime(mine) : null };
@@ -83,11 +83,35 @@ export function takeTyping(room, name, storage = localStorage, tab = thisTab()) 
 /** Signed out on purpose: nothing typed stays behind in this browser for the next person,
  * nor is kept by another tab whose session ends with it. */
 export function forgetKept(storage = localStorage) {
-  storage.removeItem(KEY);
-  storage.removeItem(CLOSED_TABS_KEY);
+  // NB: set aside, not dropped, until the server has answered (`signOutDone`): a sign-out
+  // that fails (`signOutFailed`) puts it back.
+  const aside = setAside(storage);
+  for (const key of [KEY, CLOSED_TABS_KEY]) {
+    aside[key] = storage.getItem(key) ?? aside[key] ?? null;
+    storage.removeItem(key);
+  }
+  storage.setItem(SET_ASIDE_KEY, JSON.stringify(aside));
   storage.setItem(SIGNED_OUT_KEY, "1");
-  storage.setItem(SIGN_OUTS_KEY, String(signOuts(storage) + 1));
   return null;
+}
+
+/** Where a sign-out on its way keeps what it takes away (`forgetKept`) until it is done. */
+const SET_ASIDE_KEY = "standups.signingOut";
+
+function setAside(storage) {
+  try {
+    const aside = JSON.parse(storage.getItem(SET_ASIDE_KEY) ?? "{}");
+    return aside && typeof aside === "object" ? aside : {};
+  } catch {
+    return {}; // not a record this page wrote
+  }
+}
+
+/** The server ended the session: what the sign-out set aside goes for good, and the count of
+ * sign-outs goes up (`forgetIfSignedOutSince`). Only then: a sign-out that fails counts none. */
+export function signOutDone(storage = localStorage) {
+  storage.removeItem(SET_ASIDE_KEY);
+  storage.setItem(SIGN_OUTS_KEY, String(signOuts(storage) + 1));
 }
 
 /** How many sign-outs this browser has seen: a tab away during one (another page, the
@@ -280,13 +304,20 @@ export function typedIn(entries) {
 
 /** A sign-out failed (the server could not be reached): what it marked is taken back. */
 export function signOutFailed(storage = localStorage) {
+  const aside = setAside(storage);
+  for (const key of [KEY, CLOSED_TABS_KEY]) {
+    // NB: what was kept since (a tab whose session ended meanwhile) stays.
+    if (typeof aside[key] === "string" && storage.getItem(key) === null) storage.setItem(key, aside[key]);
+  }
+  storage.removeItem(SET_ASIDE_KEY);
   storage.removeItem(SIGNED_OUT_KEY);
-  storage.setItem(SIGN_OUTS_KEY, String(Math.max(signOuts(storage) - 1, 0)));
 }
 
 /** Signed in (the invite link's page): the tabs asking to sign in go back to where they were. */
 export function signedIn(storage = localStorage, now = Date.now()) {
   storage.removeItem(SIGNED_OUT_KEY);
+  // NB: a sign-out never heard of again (its page closed as it went) set nothing aside for this.
+  storage.removeItem(SET_ASIDE_KEY);
   storage.setItem(SIGNED_IN_KEY, String(now));
 }
 

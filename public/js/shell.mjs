@@ -1,7 +1,7 @@
 // The page around every screen: status badge, who you are, connections, actions (and the
 // toasts of toasts.mjs, for the screens).
 import {
-  SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutFailed, typedInClosedTabs,
+  SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutDone, signOutFailed, typedInClosedTabs,
 } from "./comeback.mjs";
 import { RoomConnection, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
@@ -170,6 +170,7 @@ function changeName(name, open) {
     document.getElementById("me").hidden = true;
     renamableName = null;
     showSignIn("You signed out of this browser.", { keep: false });
+    signOutDone();
     // NB: on purpose: not a lost connection; and what the room said is over, typing too.
     dismissToasts({ typing: true });
     setStatus("signed-out");
