@@ -384,6 +384,49 @@ test("a closed tab's typing is kept for a day, and not at all after a sign-out, 
   assert.equal(next.getItem(`standups.note.${room}`), "After");
 });
 
+test("a closed tab's typing is for whoever typed it: another person signing in here gets none", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  kept.setItem("standups.name", "Ana");
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ana's" }), kept, Date.now());
+  // Her session ended with no sign-out; Ben opens the invite link here.
+  kept.setItem("standups.name", "Ben");
+  signedIn(kept);
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
+  // Ana signing in again keeps hers.
+  kept.setItem("standups.name", "Ana");
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ana's again" }), kept, Date.now());
+  signedIn(kept);
+  const next = tabStorage();
+  assert.deepEqual(takeClosedTabs(next, kept).taken, [`0:${room}`]);
+  assert.equal(next.getItem(`standups.note.${room}`), "Ana's again");
+});
+
+test("a sign-out whose answer was never heard is counted at the next sign-in", async () => {
+  const { forgetIfSignedOutSince } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  const away = tabStorage({ [`standups.note.${room}`]: "Ana private" });
+  forgetIfSignedOutSince(away, kept);
+  // Its page closed before the server answered.
+  forgetKept(kept);
+  signedIn(kept);
+  assert.equal(forgetIfSignedOutSince(away, kept), true);
+  assert.equal(away.getItem(`standups.note.${room}`), null);
+  assert.equal(kept.getItem("standups.signingOut"), null);
+});
+
+test("a page shown again drops its own record, whatever its tab holds now", async () => {
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const kept = storage();
+  const tab = tabStorage({ [`standups.note.${room}`]: "Half" });
+  keepTabTyping(tab, kept, 1000, "load-1");
+  // NB: what the page rewrites as it leaves its last screen may differ from what it kept.
+  tab.setItem(`standups.note.${room}`, "Half, and more");
+  assert.deepEqual(takeClosedTabs(tab, kept, 2000, () => true, "load-1").taken, []);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept, 3000).taken, []);
+});
+
 test("a record not written by this app puts nothing but typing into the tab", async () => {
   const { takeClosedTabs } = await import("../../public/js/comeback.mjs");
   const kept = storage();

@@ -13,8 +13,13 @@ function route() {
   // NB: a room's id as the server writes it (upper case), however the address has it: what a
   // tab keeps for the room is kept under it.
   const room = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/)?.[1].toUpperCase();
-  if (forgetIfSignedOutSince()) toast("This browser was signed out while this page was away: what was typed here is not kept.");
-  takeTypingOfClosedTabs(room ?? (location.hash.startsWith("#/rooms/") ? null : "lobby"));
+  try {
+    if (forgetIfSignedOutSince()) toast("This browser was signed out while this page was away: what was typed here is not kept.");
+    takeTypingOfClosedTabs(room ?? (location.hash.startsWith("#/rooms/") ? null : "lobby"));
+  } catch (error) {
+    // NB: storage refused (full, or blocked): the screen comes all the same.
+    console.warn("Typing kept by other tabs could not be looked at:", error);
+  }
   // NB: a page opened afresh may hold typing kept in the tab before a reload.
   guardTheTab();
   if (room) {
@@ -71,6 +76,8 @@ function takeTypingOfClosedTabs(screen) {
   // NB: a screen takes what is for it: its room's typing, or the lobby's new standup.
   const wanted = (id) => (screen === "lobby" ? id === "4:newStandup" : screen !== null && id.endsWith(`:${screen}`));
   const { taken, gone } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
+  // NB: said only on the screen it was taken for.
+  notesFromClosedTabs.clear();
   for (const id of taken) {
     if (id.startsWith("0:")) notesFromClosedTabs.add(id.slice(2));
   }
@@ -81,11 +88,18 @@ function takeTypingOfClosedTabs(screen) {
 }
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its
 // person "here": leave when the page is put away, come back when it is shown again.
-window.addEventListener("pagehide", () => {
+// NB: a page frozen in the background may be discarded without a `pagehide`: it keeps its
+// typing too, and takes back its own as it resumes.
+const putAway = () => {
   suspend();
-  keepTabTyping();
-});
-document.addEventListener("freeze", suspend);
+  try {
+    keepTabTyping();
+  } catch (error) {
+    console.warn("Typing could not be kept for the next tab:", error);
+  }
+};
+window.addEventListener("pagehide", putAway);
+document.addEventListener("freeze", putAway);
 // NB: a page coming back may get both `resume` and `pageshow`: the screen counter keeps it
 // to one connection.
 window.addEventListener("pageshow", (event) => event.persisted && route());

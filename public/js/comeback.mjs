@@ -142,6 +142,9 @@ export function forgetIfSignedOutSince(tab = sessionStorage, kept = localStorage
  * and which of it another tab took (for the tab it was kept from, should it come back). */
 const CLOSED_TABS_KEY = "standups.closedTabs";
 
+/** The name this browser signed in under (`join.mjs`): whose a closed tab's typing is. */
+const NAME_KEY = "standups.name";
+
 /** Where a tab keeps its name among the browser's tabs: a reload, or a page it goes back to, is
  * the same tab. */
 const TAB_KEY = "standups.tab";
@@ -199,7 +202,7 @@ function tabName(tab) {
   return name;
 }
 
-/** What tabs closed kept (`tabs`: `{ tab, load, at, groups }`), and what other tabs took of it
+/** What tabs closed kept (`tabs`: `{ tab, load, by, at, groups }`), and what other tabs took of it
  * (`taken`: `{ from, at, id, digest }`), for a day at most. */
 function closedTabs(storage, now) {
   let kept = null;
@@ -234,7 +237,7 @@ export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = D
   // NB: one record a page, by the tab's name and the page's load: a copy of a tab ("Duplicate")
   // has the tab's name too, and takes nothing else's place.
   closed.tabs = closed.tabs.filter((other) => other.tab !== name || other.load !== load);
-  if (Object.keys(groups).length) closed.tabs.push({ tab: name, load, at: now, groups });
+  if (Object.keys(groups).length) closed.tabs.push({ tab: name, load, by: kept.getItem(NAME_KEY), at: now, groups });
   keepClosedTabs(kept, closed);
 }
 
@@ -249,7 +252,7 @@ export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = D
  * Returns the groups taken (`taken`, as `"0:<room>"` for a room's meeting note), and those gone
  * (`gone`: `{ id, entries }`, their keys and values).
  */
-export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now(), wanted = () => true) {
+export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now(), wanted = () => true, load = thisTab()) {
   const name = tabName(tab);
   const mine = typingGroups(tab);
   const closed = closedTabs(kept, now);
@@ -265,6 +268,8 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
   const tabs = [];
   const keys = keyGroups(tab);
   for (const other of closed.tabs) {
+    // NB: this page's own, kept as it was put away and shown again: the page has it all.
+    if (other.tab === name && other.load === load) continue;
     const left = {};
     for (const [id, entries] of Object.entries(other.groups)) {
       if (!holdsTyping(id, entries)) continue;
@@ -314,10 +319,17 @@ export function signOutFailed(storage = localStorage) {
 }
 
 /** Signed in (the invite link's page): the tabs asking to sign in go back to where they were. */
-export function signedIn(storage = localStorage, now = Date.now()) {
+export function signedIn(storage = localStorage, now = Date.now(), name = storage.getItem(NAME_KEY)) {
+  // NB: a sign-out whose answer was never heard (its page closed as it went) is counted now.
+  if (storage.getItem(SIGNED_OUT_KEY) && storage.getItem(SET_ASIDE_KEY)) {
+    storage.setItem(SIGN_OUTS_KEY, String(signOuts(storage) + 1));
+  }
   storage.removeItem(SIGNED_OUT_KEY);
-  // NB: a sign-out never heard of again (its page closed as it went) set nothing aside for this.
   storage.removeItem(SET_ASIDE_KEY);
+  // Closed tabs' typing is for whoever typed it: not for another person signing in here (a
+  // session that ended with no sign-out, the invite link opened by someone else).
+  const closed = closedTabs(storage, now);
+  keepClosedTabs(storage, { ...closed, tabs: closed.tabs.filter(({ by }) => by === name) });
   storage.setItem(SIGNED_IN_KEY, String(now));
 }
 
