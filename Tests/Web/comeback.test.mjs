@@ -131,7 +131,7 @@ test("a sign-out that failed gives back what it set aside: typing kept for after
   signOutFailed(kept);
   assert.deepEqual(takeTyping(room, "Ana", kept), typing);
   const next = tabStorage();
-  assert.deepEqual(takeClosedTabs(next, kept).taken, [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(next, kept).taken, [`note:${room}`]);
   assert.equal(next.getItem(`standups.note.${room}`), "Kept note");
   // Done: nothing is left aside, nor given back.
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Another" }), kept, Date.now());
@@ -237,7 +237,7 @@ test("a closed tab's typing goes to the next tab, a group at a time, once", asyn
   // The next tab has a note of its own for R2's late note: that group waits for another tab.
   const next = tabStorage({ "standups.lateNote.R2": JSON.stringify({ meeting: "M1", text: "Other" }) });
   const { taken, gone } = takeClosedTabs(next, kept, 2000);
-  assert.deepEqual(taken.sort(), [`0:${room}`, "4:newStandup"]);
+  assert.deepEqual(taken.sort(), ["newStandup:", `note:${room}`]);
   assert.deepEqual(gone, []);
   assert.equal(next.getItem(`standups.note.${room}`), "Half a thought");
   assert.equal(next.getItem(`standups.noteFor.${room}`), JSON.stringify({ count: 2, speaker: "Ana" }));
@@ -246,7 +246,7 @@ test("a closed tab's typing goes to the next tab, a group at a time, once", asyn
   assert.equal(JSON.parse(next.getItem("standups.lateNote.R2")).text, "Other");
   // A third tab gets what waited, and nothing else; then nothing waits.
   const third = tabStorage();
-  assert.deepEqual(takeClosedTabs(third, kept, 3000).taken, ["1:R2"]);
+  assert.deepEqual(takeClosedTabs(third, kept, 3000).taken, ["late:R2"]);
   assert.equal(JSON.parse(third.getItem("standups.lateNote.R2")).text, "Shipped");
   assert.equal(third.getItem(`standups.note.${room}`), null);
   assert.deepEqual(takeClosedTabs(tabStorage(), kept, 4000).taken, []);
@@ -259,7 +259,7 @@ test("a tab whose note was sent or erased has none of its own: it takes a closed
   // Which meeting its last note was for stays in a tab after the note went.
   const other = tabStorage({ [`standups.noteFor.${room}`]: JSON.stringify({ meeting: "M1", count: 0 }),
     [`standups.note.${room}`]: " " });
-  assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`note:${room}`]);
   assert.equal(other.getItem(`standups.note.${room}`), "Note from A");
   // Which meeting the note is for is the closed tab's (none kept: not this tab's last one).
   assert.equal(other.getItem(`standups.noteFor.${room}`), null);
@@ -293,11 +293,11 @@ test("typing another tab took while its page was away leaves that page as it com
   const away = tabStorage({ [`standups.note.${room}`]: "Note from A", "standups.left.R2": JSON.stringify([{ value: "x" }]) });
   keepTabTyping(away, kept, 1000);
   const other = tabStorage({ "standups.left.R2": JSON.stringify([{ value: "y" }]) });
-  assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`note:${room}`]);
   // Back (the page it went to, then Back): the note is in the other tab now, and said to be.
   const { taken, gone } = takeClosedTabs(away, kept, 3000);
   assert.deepEqual(taken, []);
-  assert.deepEqual(gone, [{ id: `0:${room}`, entries: { [`standups.note.${room}`]: "Note from A" } }]);
+  assert.deepEqual(gone, [{ id: `note:${room}`, entries: { [`standups.note.${room}`]: "Note from A" } }]);
   assert.equal(away.getItem(`standups.note.${room}`), null);
   // What no tab took stays with it; the browser keeps nothing of it.
   assert.equal(away.getItem("standups.left.R2"), JSON.stringify([{ value: "x" }]));
@@ -314,10 +314,10 @@ test("a screen takes what is for it: its room's typing, or the lobby's new stand
   const kept = storage();
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "For the room", "standups.newStandup": JSON.stringify({ title: "Retro" }) }), kept, 1000);
   const lobby = tabStorage();
-  assert.deepEqual(takeClosedTabs(lobby, kept, 2000, (id) => id === "4:newStandup").taken, ["4:newStandup"]);
+  assert.deepEqual(takeClosedTabs(lobby, kept, 2000, (id) => id === "newStandup:").taken, ["newStandup:"]);
   assert.equal(lobby.getItem(`standups.note.${room}`), null);
   const inRoom = tabStorage();
-  assert.deepEqual(takeClosedTabs(inRoom, kept, 3000, (id) => id.endsWith(`:${room}`)).taken, [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(inRoom, kept, 3000, (id) => id.endsWith(`:${room}`)).taken, [`note:${room}`]);
   assert.equal(inRoom.getItem(`standups.note.${room}`), "For the room");
   assert.equal(kept.getItem("standups.closedTabs") && JSON.parse(kept.getItem("standups.closedTabs")).tabs.length, 0);
 });
@@ -332,7 +332,7 @@ test("a tab's copy (Duplicate) keeps its own record: the original's is not lost 
   keepTabTyping(copy, kept, 2000, "load-2");
   assert.deepEqual(takeClosedTabs(copy, kept, 2500).taken, []);
   const next = tabStorage();
-  assert.deepEqual(takeClosedTabs(next, kept, 3000).taken, [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(next, kept, 3000).taken, [`note:${room}`]);
   assert.equal(next.getItem(`standups.note.${room}`), "A1");
 });
 
@@ -380,7 +380,7 @@ test("a closed tab's typing is kept for a day, and not at all after a sign-out, 
   signedIn(kept);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "After" }), kept, 4000);
   const next = tabStorage();
-  assert.deepEqual(takeClosedTabs(next, kept, 5000).taken, [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(next, kept, 5000).taken, [`note:${room}`]);
   assert.equal(next.getItem(`standups.note.${room}`), "After");
 });
 
@@ -398,7 +398,7 @@ test("a closed tab's typing is for whoever typed it: another person signing in h
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ana's again" }), kept, Date.now());
   signedIn(kept);
   const next = tabStorage();
-  assert.deepEqual(takeClosedTabs(next, kept).taken, [`0:${room}`]);
+  assert.deepEqual(takeClosedTabs(next, kept).taken, [`note:${room}`]);
   assert.equal(next.getItem(`standups.note.${room}`), "Ana's again");
 });
 
@@ -432,8 +432,8 @@ test("a record not written by this app puts nothing but typing into the tab", as
   const kept = storage();
   kept.setItem("standups.closedTabs", JSON.stringify({
     tabs: [
-      { tab: "t1", at: 1000, groups: { [`0:${room}`]: { [`standups.note.${room}`]: "ok", "standups.invite": "x", [`standups.noteFor.${room}`]: 7 } } },
-      "junk", { at: 1000 }, { at: 1000, groups: { "9:x": null } },
+      { tab: "t1", at: 1000, groups: { [`note:${room}`]: { [`standups.note.${room}`]: "ok", "standups.invite": "x", [`standups.noteFor.${room}`]: 7 } } },
+      "junk", { at: 1000 }, { at: 1000, groups: { "other:x": null } },
     ],
     taken: ["junk", { from: "t2", at: 1000, id: 5 }],
   }));

@@ -1,6 +1,8 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
-import { forgetIfSignedOutSince, keepTabTyping, takeClosedTabs, typedIn } from "./comeback.mjs";
+import {
+  NEW_STANDUP_GROUP, forgetIfSignedOutSince, isRoomGroup, keepTabTyping, noteGroup, takeClosedTabs, typedIn,
+} from "./comeback.mjs";
 import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
@@ -74,12 +76,12 @@ window.addEventListener("hashchange", route);
 // goes on there, and is said.
 function takeTypingOfClosedTabs(screen) {
   // NB: a screen takes what is for it: its room's typing, or the lobby's new standup.
-  const wanted = (id) => (screen === "lobby" ? id === "4:newStandup" : screen !== null && id.endsWith(`:${screen}`));
+  const wanted = (id) => (screen === "lobby" ? id === NEW_STANDUP_GROUP : screen !== null && isRoomGroup(id, screen));
   const { taken, gone } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
   // NB: said only on the screen it was taken for.
   notesFromClosedTabs.clear();
   for (const id of taken) {
-    if (id.startsWith("0:")) notesFromClosedTabs.add(id.slice(2));
+    if (id === noteGroup(screen)) notesFromClosedTabs.add(screen);
   }
   // NB: typing that went on elsewhere and came back here since (that tab closed too) is here.
   const lines = gone.filter(({ id }) => !taken.includes(id))

@@ -152,24 +152,29 @@ const TAB_KEY = "standups.tab";
 /** The keys a tab keeps its typing under (`sessionStorage`), in groups that go together: a
  * room's meeting note (its text, the notes ahead of it, the meeting it is for), its late notes,
  * its edit form's typing left behind, a discarded meeting's note; the new-standup form's. */
-const TYPING_GROUPS = [
-  /^standups\.(?:note|notesAhead|noteFor)\.(.+)$/, /^standups\.lateNote\.(.+)$/,
-  /^standups\.left\.(.+)$/, /^standups\.discarded\.(.+)$/, /^standups\.(newStandup)$/,
-];
-const isTypingKey = (key) => TYPING_GROUPS.some((pattern) => pattern.test(key));
+const TYPING_GROUPS = {
+  note: /^standups\.(?:note|notesAhead|noteFor)\.(.+)$/, late: /^standups\.lateNote\.(.+)$/,
+  left: /^standups\.left\.(.+)$/, discarded: /^standups\.discarded\.(.+)$/, newStandup: /^standups\.newStandup()$/,
+};
+const isTypingKey = (key) => Object.values(TYPING_GROUPS).some((pattern) => pattern.test(key));
+
+/** Groups as `takeClosedTabs` names them: a room's meeting note's, any of a room's, the lobby's. */
+export const noteGroup = (room) => `note:${room}`;
+export const isRoomGroup = (id, room) => id.endsWith(`:${room}`) && id !== NEW_STANDUP_GROUP;
+export const NEW_STANDUP_GROUP = "newStandup:";
 
 /** Whether a group holds typing. A meeting note's holds it only with its text: which meeting it
  * is for, and the notes sent ahead of it, stay in a tab after a note is sent or erased. */
 const holdsTyping = (id, entries) => Object.entries(entries ?? {}).some(([key, value]) =>
-  typeof value === "string" && value.trim() && (!id.startsWith("0:") || key.startsWith("standups.note.")));
+  typeof value === "string" && value.trim() && (!id.startsWith("note:") || key.startsWith("standups.note.")));
 
-/** `storage`'s keys of typing, by group (`"0:<room>"`: a room's meeting note): their values. */
+/** `storage`'s keys of typing, by group (`"note:<room>"`: a room's meeting note): their values. */
 function keyGroups(storage) {
   const groups = new Map();
   for (const key of Object.keys(storage)) {
-    const index = TYPING_GROUPS.findIndex((pattern) => pattern.test(key));
-    if (index < 0) continue;
-    const id = `${index}:${TYPING_GROUPS[index].exec(key)[1]}`;
+    const group = Object.entries(TYPING_GROUPS).find(([, pattern]) => pattern.test(key));
+    if (!group) continue;
+    const id = `${group[0]}:${group[1].exec(key)[1]}`;
     groups.set(id, { ...groups.get(id), [key]: storage.getItem(key) });
   }
   return groups;
@@ -179,8 +184,6 @@ function keyGroups(storage) {
 function typingGroups(storage) {
   return new Map([...keyGroups(storage)].filter(([id, entries]) => holdsTyping(id, entries)));
 }
-
-const sameTyping = (a, b) => digest(a) === digest(b);
 
 /** A group's typing as a short fingerprint (FNV-1a of its keys and values): what another tab
  * took is known again by it, without the browser keeping a copy of the text. */
@@ -249,7 +252,7 @@ export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = D
  * holds otherwise (two tabs typed in one room) waits for another tab, as does what is for
  * another screen. And typing of this tab's that another took while this page was away (gone to
  * another page, and back) goes on there: it leaves this tab, so that it is in one tab only.
- * Returns the groups taken (`taken`, as `"0:<room>"` for a room's meeting note), and those gone
+ * Returns the groups taken (`taken`, as `"note:<room>"` for a room's meeting note), and those gone
  * (`gone`: `{ id, entries }`, their keys and values).
  */
 export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now(), wanted = () => true, load = thisTab()) {
@@ -274,7 +277,7 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
     for (const [id, entries] of Object.entries(other.groups)) {
       if (!holdsTyping(id, entries)) continue;
       const here = mine.get(id);
-      if (here && sameTyping(here, entries)) continue;
+      if (here && digest(here) === digest(entries)) continue;
       if (here || !wanted(id)) {
         left[id] = entries;
         continue;
