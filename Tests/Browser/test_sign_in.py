@@ -12,7 +12,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import SERVER, chromium, collect_console_errors, screenshot, sign_in
-from test_web_app import click, create_standup
+from test_web_app import both_in_a_room, click, create_standup
 
 
 def text_in(driver, selector, text, timeout=10):
@@ -481,3 +481,77 @@ def test_a_tab_away_while_the_browser_signs_out_does_not_bring_its_typing_back(s
     # NB: but the fixture's own script on the page elsewhere, which has no storage.
     assert [error for error in collect_console_errors(ana)
             if "Storage is disabled inside 'data:' URLs" not in error["message"]] == []
+
+
+def join_as(driver, invite, name):
+    """Opens the invite link and signs in under `name` (the form offers the browser's last)."""
+    driver.get(invite)
+    field = WebDriverWait(driver, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#join-form input")))
+    field.clear()
+    field.send_keys(name)
+    click(driver, "#join-form button")
+
+
+def cy_signs_in_where_ana_was_typing(server, ana, ben):
+    """Ana is typing a note when the invite is rotated: her session ends with no sign-out, and
+    her tab asks to sign in. Cy opens the new link at her browser, in another tab. Ana's tab
+    goes back to its room, now Cy's: the note is in neither tab, and the page says why.
+    Returns the room's address and the two tabs (Ana's, Cy's)."""
+    from test_nothing_typed_is_lost import toast_says
+    room = both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).send_keys("Ana private")
+    rotate_invite(server)
+    text_in(ana, ".signin .kept-typing", "“Ana private”", timeout=15)
+    anas = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    cys = ana.current_window_handle
+    join_as(ana, server.invite, "Cy")
+    ana.switch_to.window(anas)
+    toast_says(ana, "Someone else signed in at this browser: what was typed here before is kept for the person who typed it, not shown here.")
+    assert ana.current_url == room
+    text_in(ana, ".presence", "Cy (you)")
+    assert WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).get_attribute("value") == ""
+    # NB: the invite link's page went on to the room that asked for a sign-in.
+    ana.switch_to.window(cys)
+    WebDriverWait(ana, 10).until(EC.url_to_be(room))
+    text_in(ana, ".presence", "Cy (you)")
+    assert WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).get_attribute("value") == ""
+    for tab in (cys, anas):
+        ana.switch_to.window(tab)
+        assert "Ana private" not in ana.find_element(By.TAG_NAME, "body").text
+    assert collect_console_errors(ana) == []
+    return room, anas, cys
+
+
+def test_a_note_typed_when_a_session_ended_is_not_shown_to_the_next_person_and_is_back_for_its_own(server, ana, ben):
+    room, anas, cys = cy_signs_in_where_ana_was_typing(server, ana, ben)
+    ana.switch_to.window(cys)
+    ana.close()
+    ana.switch_to.window(anas)
+    join_as(ana, server.invite, "Ana")
+    WebDriverWait(ana, 10).until(EC.url_to_be(room))
+    text_in(ana, ".presence", "Ana (you)")
+    WebDriverWait(ana, 10).until(
+        lambda d: d.find_element(By.ID, "note").get_attribute("value") == "Ana private")
+    text_in(ana, "#toasts", "Your note from before you signed in again is back in its field.")
+    assert collect_console_errors(ana) == []
+
+
+def test_a_sign_out_does_not_name_to_one_person_what_another_typed_and_keeps_it_for_nobody(server, ana, ben):
+    room, anas, cys = cy_signs_in_where_ana_was_typing(server, ana, ben)
+    ana.switch_to.window(cys)
+    ana.close()
+    ana.switch_to.window(anas)
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    # NB: nothing of Cy's to name: one press signs out.
+    text_in(ana, ".signin", "You signed out of this browser.")
+    assert ana.execute_script("return localStorage.getItem('standups.closedTabs')") is None
+    join_as(ana, server.invite, "Ana")
+    # NB: signed in once the join page has gone on to the lobby.
+    text_in(ana, ".card", "meeting paused")
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    assert WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).get_attribute("value") == ""
+    assert collect_console_errors(ana) == []

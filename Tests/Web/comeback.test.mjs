@@ -105,7 +105,7 @@ test("after a sign-out, another tab whose session ends with it keeps nothing, un
   assert.equal(keepForSignIn(`#/rooms/${room}`, typing, kept), null);
   assert.equal(takeTyping(room, "Ana", kept), null);
   assert.equal(addressAfterSignIn(kept), "/");
-  signedIn(kept);
+  signedIn("Ana", kept);
   keepForSignIn(`#/rooms/${room}`, typing, kept);
   assert.deepEqual(takeTyping(room, "Ana", kept), typing);
 });
@@ -119,7 +119,8 @@ test("a sign-out that failed takes back what it marked: a session that ends late
 });
 
 test("a sign-out that failed gives back what it set aside: typing kept for after a sign-in, closed tabs'", async () => {
-  const { keepTabTyping, signOutDone, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { signOutDone } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   keepForSignIn(`#/rooms/${room}`, typing, kept);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Kept note" }), kept, Date.now());
@@ -223,7 +224,7 @@ function tabStorage(items = {}) {
 }
 
 test("a closed tab's typing goes to the next tab, a group at a time, once", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   const closed = tabStorage({
     [`standups.note.${room}`]: "Half a thought",
@@ -253,7 +254,7 @@ test("a closed tab's typing goes to the next tab, a group at a time, once", asyn
 });
 
 test("a tab whose note was sent or erased has none of its own: it takes a closed tab's", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Note from A" }), kept, 1000);
   // Which meeting its last note was for stays in a tab after the note went.
@@ -269,11 +270,11 @@ test("a tab whose note was sent or erased has none of its own: it takes a closed
 });
 
 test("a tab reloaded or shown again finds its own typing kept and takes nothing twice", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   const tab = tabStorage({ [`standups.note.${room}`]: "Half a thought" });
   keepTabTyping(tab, kept, 1000);
-  assert.deepEqual(takeClosedTabs(tab, kept, 1500), { taken: [], gone: [] });
+  assert.deepEqual(takeClosedTabs(tab, kept, 1500), { taken: [], gone: [], signedInOver: [] });
   assert.equal(tab.getItem(`standups.note.${room}`), "Half a thought");
   assert.equal(kept.getItem("standups.closedTabs"), null);
   // Put away twice: one record for the tab, the last.
@@ -288,7 +289,7 @@ test("a tab reloaded or shown again finds its own typing kept and takes nothing 
 });
 
 test("typing another tab took while its page was away leaves that page as it comes back", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   const away = tabStorage({ [`standups.note.${room}`]: "Note from A", "standups.left.R2": JSON.stringify([{ value: "x" }]) });
   keepTabTyping(away, kept, 1000);
@@ -310,7 +311,7 @@ test("typing another tab took while its page was away leaves that page as it com
 });
 
 test("a screen takes what is for it: its room's typing, or the lobby's new standup", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "For the room", "standups.newStandup": JSON.stringify({ title: "Retro" }) }), kept, 1000);
   const lobby = tabStorage();
@@ -323,7 +324,7 @@ test("a screen takes what is for it: its room's typing, or the lobby's new stand
 });
 
 test("a tab's copy (Duplicate) keeps its own record: the original's is not lost with it", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   const original = tabStorage({ "standups.tab": "t1", [`standups.note.${room}`]: "A1" });
   const copy = tabStorage({ "standups.tab": "t1", [`standups.note.${room}`]: "A2" });
@@ -337,31 +338,32 @@ test("a tab's copy (Duplicate) keeps its own record: the original's is not lost 
 });
 
 test("a tab away while the browser was signed out lets its typing go as it comes back", async () => {
-  const { forgetIfSignedOutSince, signOutDone } = await import("../../public/js/comeback.mjs");
+  const { signOutDone } = await import("../../public/js/comeback.mjs");
+  const { forgetIfAnotherSince } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   const away = tabStorage({ [`standups.note.${room}`]: "Ana private", "standups.newStandup": "{}" });
-  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  assert.equal(forgetIfAnotherSince(away, kept), null);
   assert.equal(away.getItem(`standups.note.${room}`), "Ana private");
   forgetKept(kept);
   // NB: the server has not answered yet: a tab changing screen meanwhile keeps its typing.
-  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  assert.equal(forgetIfAnotherSince(away, kept), null);
   assert.equal(away.getItem(`standups.note.${room}`), "Ana private");
   signOutDone(kept);
-  signedIn(kept);
-  assert.equal(forgetIfSignedOutSince(away, kept), true);
+  signedIn("Ana", kept);
+  assert.equal(forgetIfAnotherSince(away, kept), "signedOut");
   assert.equal(away.getItem(`standups.note.${room}`), null);
   assert.equal(away.getItem("standups.newStandup"), null);
-  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  assert.equal(forgetIfAnotherSince(away, kept), null);
   // A sign-out that failed marked nothing.
   forgetKept(kept);
   signOutFailed(kept);
   away.setItem(`standups.note.${room}`, "Kept");
-  assert.equal(forgetIfSignedOutSince(away, kept), false);
+  assert.equal(forgetIfAnotherSince(away, kept), null);
   assert.equal(away.getItem(`standups.note.${room}`), "Kept");
 });
 
 test("a closed tab's typing is kept for a day, and not at all after a sign-out, which names it", async () => {
-  const { keepTabTyping, takeClosedTabs, typedInClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs, typedInClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const day = 24 * 60 * 60 * 1000;
   const kept = storage();
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Yesterday's" }), kept, 1000);
@@ -377,7 +379,7 @@ test("a closed tab's typing is kept for a day, and not at all after a sign-out, 
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine again" }), kept, 3000);
   assert.equal(kept.getItem("standups.closedTabs"), null);
   // Signed in again: kept as before.
-  signedIn(kept);
+  signedIn("Ana", kept);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "After" }), kept, 4000);
   const next = tabStorage();
   assert.deepEqual(takeClosedTabs(next, kept, 5000).taken, [`note:${room}`]);
@@ -385,38 +387,102 @@ test("a closed tab's typing is kept for a day, and not at all after a sign-out, 
 });
 
 test("a closed tab's typing is for whoever typed it: another person signing in here gets none", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs, typedInClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
-  kept.setItem("standups.name", "Ana");
+  signedIn("Ana", kept);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ana's" }), kept, Date.now());
   // Her session ended with no sign-out; Ben opens the invite link here.
-  kept.setItem("standups.name", "Ben");
-  signedIn(kept);
+  signedIn("Ben", kept);
   assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
-  // Ana signing in again keeps hers.
-  kept.setItem("standups.name", "Ana");
-  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ana's again" }), kept, Date.now());
-  signedIn(kept);
+  // NB: nor does his sign-out name it to him.
+  assert.deepEqual(typedInClosedTabs(kept), []);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ben's" }), kept, Date.now());
+  // Ana signing in again gets hers, and Ben's waits for him.
+  signedIn("Ana", kept);
+  assert.deepEqual(typedInClosedTabs(kept), ["“Ana's” (your note, in a room you left)"]);
   const next = tabStorage();
   assert.deepEqual(takeClosedTabs(next, kept).taken, [`note:${room}`]);
-  assert.equal(next.getItem(`standups.note.${room}`), "Ana's again");
+  assert.equal(next.getItem(`standups.note.${room}`), "Ana's");
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
+  signedIn("Ben", kept);
+  const his = tabStorage();
+  assert.deepEqual(takeClosedTabs(his, kept).taken, [`note:${room}`]);
+  assert.equal(his.getItem(`standups.note.${room}`), "Ben's");
+});
+
+test("a tab whose person's session ended keeps its typing for them when another person signs in here", async () => {
+  const { forgetIfAnotherSince, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
+  const kept = storage();
+  signedIn("Ana", kept);
+  const anas = tabStorage({ "standups.tab": "anas", [`standups.note.${room}`]: "Ana private", "standups.newStandup": JSON.stringify({ title: "Retro" }) });
+  assert.equal(forgetIfAnotherSince(anas, kept), null);
+  // Her session ends with no sign-out (the invite rotated): the tab shows the sign-in page, and
+  // Ben signs in at this browser. The tab goes back to its room, now his.
+  signedIn("Ben", kept);
+  assert.equal(forgetIfAnotherSince(anas, kept), "someoneElse");
+  assert.equal(anas.getItem(`standups.note.${room}`), null);
+  assert.equal(anas.getItem("standups.newStandup"), null);
+  assert.equal(forgetIfAnotherSince(anas, kept), null);
+  // Ben's tabs get none of it, this one neither.
+  assert.deepEqual(takeClosedTabs(anas, kept).taken, []);
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
+  // Ana signs in again: hers comes back to the tab that opens the room, and the lobby's to the lobby.
+  signedIn("Ana", kept);
+  const back = tabStorage();
+  assert.deepEqual(takeClosedTabs(back, kept, Date.now(), (id) => id === `note:${room}`),
+    { taken: [`note:${room}`], gone: [], signedInOver: [`note:${room}`] });
+  assert.equal(back.getItem(`standups.note.${room}`), "Ana private");
+  assert.deepEqual(takeClosedTabs(back, kept, Date.now(), (id) => id === "newStandup:").taken, ["newStandup:"]);
+});
+
+test("a rename, or the same person signing in again, keeps the tab's typing", async () => {
+  const { forgetIfAnotherSince } = await import("../../public/js/tabtyping.mjs");
+  const kept = storage();
+  signedIn("Ana", kept);
+  const tab = tabStorage({ [`standups.note.${room}`]: "Mine" });
+  forgetIfAnotherSince(tab, kept);
+  kept.setItem("standups.name", "Ana B.");
+  assert.equal(forgetIfAnotherSince(tab, kept), null);
+  signedIn("Ana B.", kept);
+  assert.equal(forgetIfAnotherSince(tab, kept), null);
+  assert.equal(tab.getItem(`standups.note.${room}`), "Mine");
+  // Another name signing in, and the tab's own again before the tab looked: its person is here.
+  signedIn("Ben", kept);
+  signedIn("Ana B.", kept);
+  assert.equal(forgetIfAnotherSince(tab, kept), null);
+  assert.equal(tab.getItem(`standups.note.${room}`), "Mine");
+  signedIn("Ben", kept);
+  assert.equal(forgetIfAnotherSince(tab, kept), "someoneElse");
+});
+
+test("a tab with nothing typed says nothing of who signed in since", async () => {
+  const { forgetIfAnotherSince } = await import("../../public/js/tabtyping.mjs");
+  const kept = storage();
+  signedIn("Ana", kept);
+  const tab = tabStorage({ [`standups.noteFor.${room}`]: "{}" });
+  forgetIfAnotherSince(tab, kept);
+  signedIn("Ben", kept);
+  assert.equal(forgetIfAnotherSince(tab, kept), null);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  tab.setItem("standups.sessionsSeen", "{not json");
+  assert.equal(forgetIfAnotherSince(tab, kept), null);
 });
 
 test("a sign-out whose answer was never heard is counted at the next sign-in", async () => {
-  const { forgetIfSignedOutSince } = await import("../../public/js/comeback.mjs");
+  const { forgetIfAnotherSince } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   const away = tabStorage({ [`standups.note.${room}`]: "Ana private" });
-  forgetIfSignedOutSince(away, kept);
+  forgetIfAnotherSince(away, kept);
   // Its page closed before the server answered.
   forgetKept(kept);
-  signedIn(kept);
-  assert.equal(forgetIfSignedOutSince(away, kept), true);
+  signedIn("Ana", kept);
+  assert.equal(forgetIfAnotherSince(away, kept), "signedOut");
   assert.equal(away.getItem(`standups.note.${room}`), null);
   assert.equal(kept.getItem("standups.signingOut"), null);
 });
 
 test("a page shown again drops its own record, whatever its tab holds now", async () => {
-  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   const tab = tabStorage({ [`standups.note.${room}`]: "Half" });
   keepTabTyping(tab, kept, 1000, "load-1");
@@ -428,7 +494,7 @@ test("a page shown again drops its own record, whatever its tab holds now", asyn
 });
 
 test("a record not written by this app puts nothing but typing into the tab", async () => {
-  const { takeClosedTabs } = await import("../../public/js/comeback.mjs");
+  const { takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   kept.setItem("standups.closedTabs", JSON.stringify({
     tabs: [
@@ -442,6 +508,6 @@ test("a record not written by this app puts nothing but typing into the tab", as
   assert.deepEqual({ ...tab }, { "standups.tab": "mine", [`standups.note.${room}`]: "ok" });
   for (const junk of ["{not json", "[1, 2]", "null"]) {
     kept.setItem("standups.closedTabs", junk);
-    assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [] });
+    assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [], signedInOver: [] });
   }
 });

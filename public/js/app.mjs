@@ -1,14 +1,14 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
-import {
-  NEW_STANDUP_GROUP, forgetIfSignedOutSince, isRoomGroup, keepTabTyping, noteGroup, takeClosedTabs, typedIn,
-} from "./comeback.mjs";
 import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
 import { notesFromClosedTabs } from "./notekept.mjs";
 import { showGone, showRoom } from "./room.mjs";
 import { beginScreen, dismissToast, guardTheTab, setRouter, setStatus, suspend, toast } from "./shell.mjs";
+import {
+  NEW_STANDUP_GROUP, forgetIfAnotherSince, isRoomGroup, keepTabTyping, noteGroup, takeClosedTabs, typedIn,
+} from "./tabtyping.mjs";
 
 function route() {
   const screen = beginScreen();
@@ -16,7 +16,9 @@ function route() {
   // tab keeps for the room is kept under it.
   const room = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/)?.[1].toUpperCase();
   try {
-    if (forgetIfSignedOutSince()) toast("This browser was signed out while this page was away: what was typed here is not kept.");
+    const why = forgetIfAnotherSince();
+    if (why === "signedOut") toast("This browser was signed out while this page was away: what was typed here is not kept.");
+    if (why === "someoneElse") toast("Someone else signed in at this browser: what was typed here before is kept for the person who typed it, not shown here.");
     takeTypingOfClosedTabs(room ?? (location.hash.startsWith("#/rooms/") ? null : "lobby"));
   } catch (error) {
     // NB: storage refused (full, or blocked): the screen comes all the same.
@@ -77,11 +79,12 @@ window.addEventListener("hashchange", route);
 function takeTypingOfClosedTabs(screen) {
   // NB: a screen takes what is for it: its room's typing, or the lobby's new standup.
   const wanted = (id) => (screen === "lobby" ? id === NEW_STANDUP_GROUP : screen !== null && isRoomGroup(id, screen));
-  const { taken, gone } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
+  const { taken, gone, signedInOver } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
   // NB: said only on the screen it was taken for.
   notesFromClosedTabs.clear();
-  for (const id of taken) {
-    if (id === noteGroup(screen)) notesFromClosedTabs.add(screen);
+  const note = noteGroup(screen);
+  if (taken.includes(note)) {
+    notesFromClosedTabs.set(screen, signedInOver.includes(note) ? "from before you signed in again" : "from a tab you closed");
   }
   // NB: typing that went on elsewhere and came back here since (that tab closed too) is here.
   const lines = gone.filter(({ id }) => !taken.includes(id))

@@ -75,9 +75,9 @@ form.addEventListener("submit", async (event) => {
       return;
     }
     sessionStorage.removeItem("standups.invite");
-    localStorage.setItem("standups.name", answer.name);
-    // NB: a page that asked to sign in (this tab's, or another's) goes back to where it was.
-    signedIn();
+    // NB: the name is kept with the sign-in; a page that asked to sign in (this tab's, or
+    // another's) goes back to where it was.
+    signedIn(answer.name);
     location.replace(addressAfterSignIn());
   } catch {
     error.textContent = "The server cannot be reached: try again in a moment.";

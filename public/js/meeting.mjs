@@ -236,9 +236,8 @@ export const meeting = {
     // once sent, or when the meeting ends (the ended notice offers it then).
     const input = app.querySelector("#note");
     input.value = sessionStorage.getItem(noteDraftKey(view.id)) ?? "";
-    if (notesFromClosedTabs.delete(view.id) && input.value.trim()) {
-      toast("Your note from a tab you closed is back in its field.");
-    }
+    const from = notesFromClosedTabs.get(view.id);
+    if (notesFromClosedTabs.delete(view.id) && input.value.trim()) toast(`Your note ${from} is back in its field.`);
     // Notes sent and not answered yet stay in the field, ahead of what is typed on
     // (`NotesAhead`); after a reload, the transcript tells whether they arrived.
     let saved = null;

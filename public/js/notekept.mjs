@@ -21,8 +21,8 @@ export const notesAheadKey = (roomID) => `standups.notesAhead.${roomID}`;
 const noteForKey = (roomID) => `standups.noteFor.${roomID}`;
 
 /** The rooms whose meeting note this page took from a tab closed since (`takeClosedTabs`),
- * until its field shows it (and says so). */
-export const notesFromClosedTabs = new Set();
+ * until its field shows it (and says so): where it was, by room ("from a tab you closed"). */
+export const notesFromClosedTabs = new Map();
 
 /** Keeps which meeting the note being typed is for: its id, the standup's saved meetings
  * (`count`) when it began, and the speaker whose turn it is in `state`. */

@@ -1,11 +1,11 @@
 // The page around every screen: status badge, who you are, connections, actions (and the
 // toasts of toasts.mjs, for the screens).
-import {
-  SIGNED_IN_KEY, forgetKept, keepForSignIn, keepLeftTyping, signOutDone, signOutFailed, typedInClosedTabs,
-} from "./comeback.mjs";
+import { forgetKept, keepForSignIn, keepLeftTyping, signOutDone, signOutFailed } from "./comeback.mjs";
 import { RoomConnection, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
+import { SIGNED_IN_KEY } from "./session.mjs";
 import { setStatus } from "./status.mjs";
+import { typedInClosedTabs } from "./tabtyping.mjs";
 import { dismissToasts, toast, withdrawMoot } from "./toasts.mjs";
 import {
   answerOtherTabs, forgetTyping, lostWithTheTab, typedHere, typedList, typingInOtherTabs,

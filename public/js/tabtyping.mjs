@@ -1,0 +1,237 @@
+// What a tab keeps typed (`sessionStorage`: a note half typed, a late note, a form's typing no
+// room got), beyond its page: kept in the browser as the page goes, for the next screen of any
+// tab, since a tab's own storage goes with it (`keepTabTyping`, `takeClosedTabs`); and never
+// shown to whoever signs in next (`forgetIfAnotherSince`).
+import { NAME_KEY, SIGNED_OUT_KEY, signIns, signOuts } from "./session.mjs";
+import { keptInTab } from "./typed.mjs";
+
+/** How long typing is kept in the browser for a page to come: a day. */
+export const KEPT_FOR = 24 * 60 * 60 * 1000;
+
+/** This page, as told apart from the others (two tabs may be in one room). Per page load,
+ * not kept in `sessionStorage`: a duplicated tab has a copy of that. (A page reloaded since
+ * takes another tab's typing for its room, if it kept none of its own.) */
+const THIS_TAB = Math.random().toString(36).slice(2);
+export const thisTab = () => THIS_TAB;
+
+/** Where the typing of tabs closed (or put away) is kept for the next tab (`keepTabTyping`),
+ * and which of it another tab took (for the tab it was kept from, should it come back). */
+export const CLOSED_TABS_KEY = "standups.closedTabs";
+
+/** Where a tab keeps its name among the browser's tabs: a reload, or a page it goes back to, is
+ * the same tab. */
+const TAB_KEY = "standups.tab";
+
+/** The keys a tab keeps its typing under (`sessionStorage`), in groups that go together: a
+ * room's meeting note (its text, the notes ahead of it, the meeting it is for), its late notes,
+ * its edit form's typing left behind, a discarded meeting's note; the new-standup form's. */
+const TYPING_GROUPS = {
+  note: /^standups\.(?:note|notesAhead|noteFor)\.(.+)$/, late: /^standups\.lateNote\.(.+)$/,
+  left: /^standups\.left\.(.+)$/, discarded: /^standups\.discarded\.(.+)$/, newStandup: /^standups\.newStandup()$/,
+};
+const isTypingKey = (key) => Object.values(TYPING_GROUPS).some((pattern) => pattern.test(key));
+
+/** Groups as `takeClosedTabs` names them: a room's meeting note's, any of a room's, the lobby's. */
+export const noteGroup = (room) => `note:${room}`;
+export const isRoomGroup = (id, room) => id.endsWith(`:${room}`) && id !== NEW_STANDUP_GROUP;
+export const NEW_STANDUP_GROUP = "newStandup:";
+
+/** Whether a group holds typing. A meeting note's holds it only with its text: which meeting it
+ * is for, and the notes sent ahead of it, stay in a tab after a note is sent or erased. */
+const holdsTyping = (id, entries) => Object.entries(entries ?? {}).some(([key, value]) =>
+  typeof value === "string" && value.trim() && (!id.startsWith("note:") || key.startsWith("standups.note.")));
+
+/** `storage`'s keys of typing, by group (`"note:<room>"`: a room's meeting note): their values. */
+function keyGroups(storage) {
+  const groups = new Map();
+  for (const key of Object.keys(storage)) {
+    const group = Object.entries(TYPING_GROUPS).find(([, pattern]) => pattern.test(key));
+    if (!group) continue;
+    const id = `${group[0]}:${group[1].exec(key)[1]}`;
+    groups.set(id, { ...groups.get(id), [key]: storage.getItem(key) });
+  }
+  return groups;
+}
+
+/** `storage`'s typing, by group: those of `keyGroups` that hold some. */
+function typingGroups(storage) {
+  return new Map([...keyGroups(storage)].filter(([id, entries]) => holdsTyping(id, entries)));
+}
+
+/** A group's typing as a short fingerprint (FNV-1a of its keys and values): what another tab
+ * took is known again by it, without the browser keeping a copy of the text. */
+function digest(entries) {
+  const text = JSON.stringify(Object.entries(entries ?? {}).sort());
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  }
+  return `${(hash >>> 0).toString(16)}:${text.length}`;
+}
+
+function tabName(tab) {
+  let name = tab.getItem(TAB_KEY);
+  if (!name) {
+    name = Math.random().toString(36).slice(2);
+    tab.setItem(TAB_KEY, name);
+  }
+  return name;
+}
+
+/** What tabs closed kept (`tabs`: `{ tab, load, by, at, groups }`), and what other tabs took of it
+ * (`taken`: `{ from, at, id, digest }`), for a day at most. */
+function closedTabs(storage, now) {
+  let kept = null;
+  try {
+    kept = JSON.parse(storage.getItem(CLOSED_TABS_KEY) ?? "null");
+  } catch {
+    // not a record this page wrote
+  }
+  const fresh = (list) => (Array.isArray(list) ? list : []).filter((item) => now - item?.at < KEPT_FOR);
+  return {
+    tabs: fresh(kept?.tabs).filter(({ groups }) => groups && typeof groups === "object"),
+    taken: fresh(kept?.taken).filter(({ id, digest }) => typeof id === "string" && typeof digest === "string"),
+  };
+}
+
+function keepClosedTabs(storage, { tabs, taken }) {
+  if (tabs.length || taken.length) storage.setItem(CLOSED_TABS_KEY, JSON.stringify({ tabs, taken }));
+  else storage.removeItem(CLOSED_TABS_KEY);
+}
+
+/**
+ * The page goes (its tab closed, reloaded, or put away): what its tab keeps typed (`tab`,
+ * `sessionStorage`: a note half typed, a late note, a form's typing no room got) is copied
+ * into the browser's storage (`kept`), for the next screen of any tab (`takeClosedTabs`) — a
+ * tab's own storage goes with it. Not after a sign-out: nothing is kept for the next person.
+ */
+export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab()) {
+  if (kept.getItem(SIGNED_OUT_KEY)) return;
+  const name = tabName(tab);
+  const groups = Object.fromEntries(typingGroups(tab));
+  const closed = closedTabs(kept, now);
+  // NB: one record a page, by the tab's name and the page's load: a copy of a tab ("Duplicate")
+  // has the tab's name too, and takes nothing else's place.
+  closed.tabs = closed.tabs.filter((other) => other.tab !== name || other.load !== load);
+  if (Object.keys(groups).length) closed.tabs.push({ tab: name, load, by: kept.getItem(NAME_KEY), at: now, groups });
+  keepClosedTabs(kept, closed);
+}
+
+/**
+ * A screen begins: what tabs that went kept (`keepTabTyping`) for the screen (`wanted`, by
+ * group: its room's, or the lobby's new standup) comes into this tab, a group at a time, where
+ * the tab has none of its own; the page then offers it as after a reload. A group the tab holds
+ * the same is its own (kept as it went, and back): it goes, whatever the screen. One the tab
+ * holds otherwise (two tabs typed in one room) waits for another tab, as does what is for
+ * another screen. And typing of this tab's that another took while this page was away (gone to
+ * another page, and back) goes on there: it leaves this tab, so that it is in one tab only.
+ * Returns the groups taken (`taken`, as `"note:<room>"` for a room's meeting note; of them,
+ * `signedInOver`: a tab's kept for its person as another signed in), and those gone (`gone`:
+ * `{ id, entries }`, their keys and values).
+ */
+export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now(), wanted = () => true, load = thisTab()) {
+  const name = tabName(tab);
+  const mine = typingGroups(tab);
+  const closed = closedTabs(kept, now);
+  // NB: for whoever typed it: another person signed in here since gets none of it.
+  const by = kept.getItem(NAME_KEY);
+  const gone = [];
+  for (const { from, id, digest: taken } of closed.taken) {
+    const here = mine.get(id);
+    if (from !== name || !here || digest(here) !== taken) continue;
+    for (const key of Object.keys(here)) tab.removeItem(key);
+    mine.delete(id);
+    gone.push({ id, entries: here });
+  }
+  const taken = [];
+  const signedInOver = [];
+  const tabs = [];
+  const keys = keyGroups(tab);
+  for (const other of closed.tabs) {
+    // NB: this page's own, kept as it was put away and shown again: the page has it all.
+    if (other.tab === name && other.load === load) continue;
+    if ((other.by ?? null) !== by) {
+      tabs.push(other);
+      continue;
+    }
+    const left = {};
+    for (const [id, entries] of Object.entries(other.groups)) {
+      if (!holdsTyping(id, entries)) continue;
+      const here = mine.get(id);
+      if (here && digest(here) === digest(entries)) continue;
+      if (here || !wanted(id)) {
+        left[id] = entries;
+        continue;
+      }
+      // NB: what the tab kept of the group without typing in it (which meeting its last note
+      // was for) goes with the rest; and only keys of typing come, whatever the record holds.
+      for (const key of Object.keys(keys.get(id) ?? {})) tab.removeItem(key);
+      for (const [key, value] of Object.entries(entries)) {
+        if (typeof value === "string" && isTypingKey(key)) tab.setItem(key, value);
+      }
+      mine.set(id, entries);
+      taken.push(id);
+      if (other.load === SIGNED_IN_OVER) signedInOver.push(id);
+      if (other.tab !== name) closed.taken.push({ from: other.tab, at: now, id, digest: digest(entries) });
+    }
+    if (Object.keys(left).length) tabs.push({ ...other, groups: left });
+  }
+  keepClosedTabs(kept, { tabs, taken: closed.taken.filter(({ from }) => from !== name) });
+  return { taken, gone, signedInOver };
+}
+
+/** What tabs closed kept under the name signed in now and no tab has taken yet, as lines
+ * (`keptInTab`'s). */
+export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
+  const by = kept.getItem(NAME_KEY);
+  return closedTabs(kept, now).tabs.filter((other) => (other.by ?? null) === by)
+    .flatMap(({ groups }) => Object.values(groups).flatMap(typedIn));
+}
+
+/** A group's typing (`entries`, keys and values), as lines (`keptInTab`'s). */
+export function typedIn(entries) {
+  const storage = { ...entries };
+  Object.defineProperty(storage, "getItem", { value: (key) => (Object.hasOwn(entries, key) ? String(entries[key]) : null) });
+  return keptInTab(storage);
+}
+
+/** A record's `load` when it is a tab's typing kept for its person as another signed in. */
+const SIGNED_IN_OVER = "signed in over";
+
+/** What a tab last saw of the browser's sessions (`sessionStorage`): `{ signOuts, signIns, name }`. */
+const SEEN_KEY = "standups.sessionsSeen";
+
+/**
+ * A screen begins: what the tab keeps typed is not for whoever came to this browser since it
+ * last looked (it was away, or showing the sign-in page, and heard nothing). After a sign-out
+ * (`"signedOut"`) it goes, as every other tab's did. After a sign-in under another name than
+ * the tab's (`"someoneElse"`: a session that ended with no sign-out, then another person opening
+ * the invite link here) it is kept for the person who typed it, as a closed tab's is, and taken
+ * back only under their name. A rename signs nobody in: the typing stays. Returns why the tab's
+ * typing left it, if it held any; else null.
+ */
+export function forgetIfAnotherSince(tab = sessionStorage, kept = localStorage, now = Date.now()) {
+  const latest = signIns(kept);
+  const looking = { signOuts: signOuts(kept), signIns: latest.count, name: kept.getItem(NAME_KEY) };
+  let seen = null;
+  try {
+    seen = JSON.parse(tab.getItem(SEEN_KEY) ?? "null");
+  } catch {
+    // not a record this page wrote: a first look
+  }
+  tab.setItem(SEEN_KEY, JSON.stringify(looking));
+  if (!seen || typeof seen !== "object") return null;
+  const why = seen.signOuts !== looking.signOuts ? "signedOut"
+    : seen.signIns !== looking.signIns && latest.name !== seen.name ? "someoneElse" : null;
+  if (!why) return null;
+  const groups = typingGroups(tab);
+  for (const key of Object.keys(tab)) {
+    if (isTypingKey(key)) tab.removeItem(key);
+  }
+  if (why === "someoneElse" && groups.size && !kept.getItem(SIGNED_OUT_KEY)) {
+    const closed = closedTabs(kept, now);
+    closed.tabs.push({ tab: tabName(tab), load: SIGNED_IN_OVER, by: seen.name ?? null, at: now, groups: Object.fromEntries(groups) });
+    keepClosedTabs(kept, closed);
+  }
+  return groups.size ? why : null;
+}
