@@ -555,3 +555,21 @@ def test_a_sign_out_does_not_name_to_one_person_what_another_typed_and_keeps_it_
     text_in(ana, ".presence", "Ana (you)")
     assert WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).get_attribute("value") == ""
     assert collect_console_errors(ana) == []
+
+
+def test_a_discarded_meetings_note_kept_while_the_room_shows_the_edit_form_is_named_by_a_sign_out(server, ana, ben):
+    """Ben discards the meeting as Ana types; her note waits in its box, and Ben opens the edit
+    form, which takes the room's screen. Signing out names the note first."""
+    from test_nothing_typed_is_lost import ben_ends_as_ana_types
+    ben_ends_as_ana_types(server, ana, ben, "Half a thought", ".discard")
+    text_in(ana, ".ended", "Meeting discarded.")
+    WebDriverWait(ana, 10).until(lambda d: d.execute_script(
+        "return sessionStorage.getItem(Object.keys(sessionStorage).find((key) => key.startsWith('standups.discarded.')))")
+        == "Half a thought")
+    click(ben, ".edit")
+    WebDriverWait(ana, 10).until(EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, "#name-dialog .form-error",
+            "Signing out drops what you typed that has not reached the room: “Half a thought” (your note).")
+    assert collect_console_errors(ana) == []

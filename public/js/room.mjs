@@ -120,8 +120,10 @@ class RoomView {
     // an earlier visit kept in the tab is not to be replaced by nothing.
     if (!this.mode) return null;
     const unsent = this.mode === "edit" ? this.text?.unsent() ?? [] : [];
+    // NB: a discarded meeting's note is in its box between meetings, and kept in the tab while
+    // the room shows the edit form.
     const note = this.mode === "meeting" ? unsentNote(this, this.state.meeting.transcript).trim()
-      : this.mode === "detail" ? detail.discardedNote() : "";
+      : this.mode === "detail" ? detail.discardedNote() : (sessionStorage.getItem(discardedNoteKey(this.id)) ?? "").trim();
     return { room: this.id, unsent, note, late: lateNote.kept(this), by: this.myName() };
   }
 
