@@ -373,7 +373,7 @@ test("a closed tab's typing is kept for a day, and not at all after a sign-out, 
   // Named by a sign-out, then gone; a tab closed after it keeps nothing for the next person.
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine", "standups.newStandup": JSON.stringify({ title: "Retro" }) }), kept, 2000);
   assert.deepEqual(typedInClosedTabs(kept, 2500),
-    ["“Mine” (your note, in a room you left)", "“Retro” (a new standup not added yet)"]);
+    ["“Mine” (your note, in a tab you closed)", "“Retro” (a new standup not added yet, in a tab you closed)"]);
   forgetKept(kept);
   assert.equal(kept.getItem("standups.closedTabs"), null);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine again" }), kept, 3000);
@@ -399,7 +399,7 @@ test("a closed tab's typing is for whoever typed it: another person signing in h
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ben's" }), kept, Date.now());
   // Ana signing in again gets hers, and Ben's waits for him.
   signedIn("Ana", kept);
-  assert.deepEqual(typedInClosedTabs(kept), ["“Ana's” (your note, in a room you left)"]);
+  assert.deepEqual(typedInClosedTabs(kept), ["“Ana's” (your note, in a tab you closed)"]);
   const next = tabStorage();
   assert.deepEqual(takeClosedTabs(next, kept).taken, [`note:${room}`]);
   assert.equal(next.getItem(`standups.note.${room}`), "Ana's");

@@ -77,6 +77,17 @@ test("what the tab keeps typed reads as lines: the new standup's, and the rooms'
     "“Design weekly” (Title, in a room you left)",
     "“Half a thought” (your note, in a room you left)",
   ]);
+  // Said of another place (a tab closed), every line says it; of none, none does.
+  assert.deepEqual(keptInTab(storage, "ROOM-2", { rooms: "in a tab you closed", lobby: "in a tab you closed" }), [
+    "“Planning” (a new standup not added yet, in a tab you closed)",
+    "“Design weekly” (Title, in a tab you closed)",
+    "“Half a thought” (your note, in a tab you closed)",
+  ]);
+  assert.deepEqual(keptInTab(storage, "ROOM-2", { rooms: null }), [
+    "“Planning” (a new standup not added yet)",
+    "“Design weekly” (Title)",
+    "“Half a thought” (your note)",
+  ]);
 });
 
 test("closing the tab loses what only the tab keeps, and the form's typing not answered", () => {

@@ -88,7 +88,7 @@ function takeTypingOfClosedTabs(screen) {
   }
   // NB: typing that went on elsewhere and came back here since (that tab closed too) is here.
   const lines = gone.filter(({ id }) => !taken.includes(id))
-    .flatMap(({ entries }) => typedIn(entries)).map((line) => line.replace(", in a room you left)", ")"));
+    .flatMap(({ entries }) => typedIn(entries));
   if (lines.length) toast(`What you typed here went on in another tab of this browser while this page was away: ${lines.join(", ")}.`);
 }
 // A page kept in the back/forward cache (or frozen) would keep its socket open and its

@@ -145,7 +145,7 @@ function changeName(name, open) {
       signOut.disabled = false;
       const dropped = [...lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage),
         ...elsewhere.map((line) => line.replace(/\)$/, ", in another tab)")),
-        ...typedInClosedTabs().map((line) => line.replace(/(, in a room you left)?\)$/, ", in a tab you closed)"))];
+        ...typedInClosedTabs()];
       if (dropped.length === 0) return signOutNow();
       error.textContent = `Signing out drops what you typed that has not reached the room: ${dropped.join(", ")}.`;
       signOut.textContent = "Sign out anyway";

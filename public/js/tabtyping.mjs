@@ -181,18 +181,19 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
 }
 
 /** What tabs closed kept under the name signed in now and no tab has taken yet, as lines
- * (`keptInTab`'s). */
+ * (`keptInTab`'s: "…, in a tab you closed"). */
 export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
   const by = kept.getItem(NAME_KEY);
   return closedTabs(kept, now).tabs.filter((other) => (other.by ?? null) === by)
-    .flatMap(({ groups }) => Object.values(groups).flatMap(typedIn));
+    .flatMap(({ groups }) => Object.values(groups).flatMap((entries) => typedIn(entries, "in a tab you closed")));
 }
 
-/** A group's typing (`entries`, keys and values), as lines (`keptInTab`'s). */
-export function typedIn(entries) {
+/** A group's typing (`entries`, keys and values), as lines (`keptInTab`'s), typed at `place`
+ * (none: here). */
+export function typedIn(entries, place = null) {
   const storage = { ...entries };
   Object.defineProperty(storage, "getItem", { value: (key) => (Object.hasOwn(entries, key) ? String(entries[key]) : null) });
-  return keptInTab(storage);
+  return keptInTab(storage, null, { rooms: place, lobby: place });
 }
 
 /** A record's `load` when it is a tab's typing kept for its person as another signed in. */

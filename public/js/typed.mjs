@@ -23,48 +23,57 @@ export function lostWithTheTab(typing, storage) {
 /** Where the new-standup form's typing is kept in the tab until it is added (`lobby.mjs`). */
 export const newStandupKey = "standups.newStandup";
 
+/** Where a tab's typing for a room it is not showing was typed, as a line says it. */
+export const IN_A_ROOM_YOU_LEFT = "in a room you left";
+
+/** A line: the text, what it is, and where it was typed if not here (`“…” (Title, in …)`). */
+const line = (text, what, place) => `“${text}” (${what}${place ? `, ${place}` : ""})`;
+
 /** Everything this tab keeps typed that no room got, as lines: the new-standup form's, the
  * edit forms' typing kept when the tab left their rooms (`keepLeftTyping`), and the notes kept
  * for rooms (a meeting's, late ones, a discarded meeting's) but `shown`'s, the room on screen,
- * whose typing `typedHere` names from its fields. */
-export function keptInTab(storage, shown = null) {
-  return [...newStandupTyped(storage), ...leftTyped(storage), ...notesTyped(storage, shown)];
+ * whose typing `typedHere` names from its fields. Each line says where it was typed: `rooms`,
+ * for a room's (by default "in a room you left"), and `lobby`, for the new standup's (none). */
+export function keptInTab(storage, shown = null, { rooms = IN_A_ROOM_YOU_LEFT, lobby = null } = {}) {
+  return [...newStandupTyped(storage, lobby), ...leftTyped(storage, rooms), ...notesTyped(storage, shown, rooms)];
 }
 
-/** The notes kept in `storage` for rooms other than `shown`, a line a note. */
-export function notesTyped(storage, shown = null) {
+/** The notes kept in `storage` for rooms other than `shown`, a line a note, typed at `place`. */
+export function notesTyped(storage, shown = null, place = IN_A_ROOM_YOU_LEFT) {
   const room = (key) => key.slice(key.lastIndexOf(".") + 1);
   return Object.keys(storage).filter((key) => /^standups\.(note|lateNote|discarded)\./.test(key) && room(key) !== shown)
     .flatMap((key) => {
       const value = storage.getItem(key) ?? "";
       if (!key.startsWith("standups.lateNote.")) {
-        return value.trim() ? [`“${value.trim()}” (your ${key.startsWith("standups.note.") ? "note" : "note from a discarded meeting"}, in a room you left)`] : [];
+        return value.trim() ? [line(value.trim(), key.startsWith("standups.note.") ? "your note" : "your note from a discarded meeting", place)] : [];
       }
       try {
         const late = JSON.parse(value);
         return [late, ...(Array.isArray(late?.waiting) ? late.waiting : [])].map((note) => String(note?.text ?? "").trim())
-          .filter(Boolean).map((text) => `“${text}” (your note for a meeting that ended, in a room you left)`);
+          .filter(Boolean).map((text) => line(text, "your note for a meeting that ended", place));
       } catch {
         return []; // not a record this page wrote
       }
     });
 }
 
-/** The edit forms' typing kept in `storage` when the tab left their rooms, a line a field. */
-export function leftTyped(storage) {
+/** The edit forms' typing kept in `storage` when the tab left their rooms, a line a field,
+ * typed at `place`. */
+export function leftTyped(storage, place = IN_A_ROOM_YOU_LEFT) {
   return Object.keys(storage).filter((key) => key.startsWith("standups.left.")).flatMap((key) => {
     try {
       const unsent = JSON.parse(storage.getItem(key) ?? "[]");
       return (Array.isArray(unsent) ? unsent : []).filter((typing) => String(typing?.value ?? "").trim())
-        .map(({ name, value }) => `“${value}” (${name}, in a room you left)`);
+        .map(({ name, value }) => line(value, name, place));
     } catch {
       return []; // not a record this page wrote
     }
   });
 }
 
-/** The new-standup form's typing kept in `storage`, as a line (none when it holds nothing). */
-export function newStandupTyped(storage) {
+/** The new-standup form's typing kept in `storage`, as a line (none when it holds nothing),
+ * typed at `place` if not here. */
+export function newStandupTyped(storage, place = null) {
   let kept = null;
   try {
     kept = JSON.parse(storage.getItem(newStandupKey) ?? "null");
@@ -74,8 +83,8 @@ export function newStandupTyped(storage) {
   const title = String(kept?.title ?? "").trim();
   const names = (Array.isArray(kept?.attendees) ? kept.attendees : [])
     .map((name) => String(name).trim()).filter(Boolean);
-  if (title) return [`“${title}” (a new standup not added yet)`];
-  return names.length ? [`“${names.join(", ")}” (attendees of a new standup not added yet)`] : [];
+  if (title) return [line(title, "a new standup not added yet", place)];
+  return names.length ? [line(names.join(", "), "attendees of a new standup not added yet", place)] : [];
 }
 
 /** Lines as a list, escaped. */
