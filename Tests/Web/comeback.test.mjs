@@ -511,3 +511,27 @@ test("a record not written by this app puts nothing but typing into the tab", as
     assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [], signedInOver: [] });
   }
 });
+
+test("a tab closed while a sign-out is on its way keeps its typing with what the sign-out set aside", async () => {
+  const { signOutDone } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
+  const kept = storage();
+  signedIn("Ana", kept);
+  // The sign-out fails (the server out of reach): the closed tab's note is back for Ana.
+  forgetKept(kept);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Closed mid sign-out" }), kept, Date.now());
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
+  signOutFailed(kept);
+  const next = tabStorage();
+  assert.deepEqual(takeClosedTabs(next, kept).taken, [`note:${room}`]);
+  assert.equal(next.getItem(`standups.note.${room}`), "Closed mid sign-out");
+  // The sign-out goes through: it is gone with the rest, and a tab closed after keeps nothing.
+  forgetKept(kept);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Closed mid sign-out" }), kept, Date.now());
+  signOutDone(kept);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Closed after" }), kept, Date.now());
+  signedIn("Ana", kept);
+  assert.equal(kept.getItem("standups.closedTabs"), null);
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
+});

@@ -2,7 +2,7 @@
 // was never signed in), and what was typed there that the room never got: kept in this
 // browser until the person is signed in again — from this tab or another, such as the
 // invite link's page — for a day at most, then taken back to.
-import { SIGNED_IN_KEY, SIGNED_OUT_KEY, countSignIn, countSignOut } from "./session.mjs";
+import { SET_ASIDE_KEY, SIGNED_IN_KEY, SIGNED_OUT_KEY, countSignIn, countSignOut, setAside } from "./session.mjs";
 import { CLOSED_TABS_KEY, KEPT_FOR, thisTab } from "./tabtyping.mjs";
 import { holds } from "./textmerge.mjs";
 
@@ -85,17 +85,6 @@ export function forgetKept(storage = localStorage) {
   return null;
 }
 
-/** Where a sign-out on its way keeps what it takes away (`forgetKept`) until it is done. */
-const SET_ASIDE_KEY = "standups.signingOut";
-
-function setAside(storage) {
-  try {
-    const aside = JSON.parse(storage.getItem(SET_ASIDE_KEY) ?? "{}");
-    return aside && typeof aside === "object" ? aside : {};
-  } catch {
-    return {}; // not a record this page wrote
-  }
-}
 
 /** The server ended the session: what the sign-out set aside goes for good, and the count of
  * sign-outs goes up (`forgetIfAnotherSince`). Only then: a sign-out that fails counts none. */

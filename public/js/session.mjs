@@ -9,10 +9,23 @@ export const NAME_KEY = "standups.name";
 export const SIGNED_IN_KEY = "standups.signedInAt";
 /** Set by a sign-out, until the next sign-in: nothing is kept for whoever comes next. */
 export const SIGNED_OUT_KEY = "standups.signedOut";
+/** Where a sign-out on its way keeps what it takes away (`forgetKept`) until the server has
+ * answered: by key, the values it took. */
+export const SET_ASIDE_KEY = "standups.signingOut";
 /** How many sign-outs the server confirmed in this browser. */
 const SIGN_OUTS_KEY = "standups.signOuts";
 /** How many sign-ins, and the name of the last: `{ count, name }`. */
 const SIGN_INS_KEY = "standups.signIns";
+
+/** What a sign-out on its way set aside (`SET_ASIDE_KEY`), by key: `{}` when none. */
+export function setAside(storage) {
+  try {
+    const aside = JSON.parse(storage.getItem(SET_ASIDE_KEY) ?? "{}");
+    return aside && typeof aside === "object" ? aside : {};
+  } catch {
+    return {}; // not a record this page wrote
+  }
+}
 
 export const signOuts = (storage) => Number.parseInt(storage.getItem(SIGN_OUTS_KEY) ?? "0", 10) || 0;
 

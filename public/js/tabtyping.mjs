@@ -2,7 +2,7 @@
 // room got), beyond its page: kept in the browser as the page goes, for the next screen of any
 // tab, since a tab's own storage goes with it (`keepTabTyping`, `takeClosedTabs`); and never
 // shown to whoever signs in next (`forgetIfAnotherSince`).
-import { NAME_KEY, SIGNED_OUT_KEY, signIns, signOuts } from "./session.mjs";
+import { NAME_KEY, SET_ASIDE_KEY, SIGNED_OUT_KEY, setAside, signIns, signOuts } from "./session.mjs";
 import { keptInTab } from "./typed.mjs";
 
 /** How long typing is kept in the browser for a page to come: a day. */
@@ -94,6 +94,13 @@ function closedTabs(storage, now) {
   };
 }
 
+/** A record of values by key (a sign-out's set-aside), as `localStorage`'s calls see it. */
+const asStorage = (record) => ({
+  getItem: (key) => (typeof record[key] === "string" ? record[key] : null),
+  setItem: (key, value) => { record[key] = String(value); },
+  removeItem: (key) => { record[key] = null; },
+});
+
 function keepClosedTabs(storage, { tabs, taken }) {
   if (tabs.length || taken.length) storage.setItem(CLOSED_TABS_KEY, JSON.stringify({ tabs, taken }));
   else storage.removeItem(CLOSED_TABS_KEY);
@@ -104,16 +111,27 @@ function keepClosedTabs(storage, { tabs, taken }) {
  * `sessionStorage`: a note half typed, a late note, a form's typing no room got) is copied
  * into the browser's storage (`kept`), for the next screen of any tab (`takeClosedTabs`) — a
  * tab's own storage goes with it. Not after a sign-out: nothing is kept for the next person.
+ * While one is on its way, it is kept with what that sign-out set aside: a sign-out that fails
+ * gives it back with the rest.
  */
 export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab()) {
-  if (kept.getItem(SIGNED_OUT_KEY)) return;
+  const by = kept.getItem(NAME_KEY);
+  if (!kept.getItem(SIGNED_OUT_KEY)) return keepRecord(tab, kept, by, now, load);
+  if (kept.getItem(SET_ASIDE_KEY) === null) return;
+  const aside = setAside(kept);
+  keepRecord(tab, asStorage(aside), by, now, load);
+  kept.setItem(SET_ASIDE_KEY, JSON.stringify(aside));
+}
+
+/** Keeps the page's record (`keepTabTyping`) in `kept`'s closed tabs, as typed under `by`. */
+function keepRecord(tab, kept, by, now, load) {
   const name = tabName(tab);
   const groups = Object.fromEntries(typingGroups(tab));
   const closed = closedTabs(kept, now);
   // NB: one record a page, by the tab's name and the page's load: a copy of a tab ("Duplicate")
   // has the tab's name too, and takes nothing else's place.
   closed.tabs = closed.tabs.filter((other) => other.tab !== name || other.load !== load);
-  if (Object.keys(groups).length) closed.tabs.push({ tab: name, load, by: kept.getItem(NAME_KEY), at: now, groups });
+  if (Object.keys(groups).length) closed.tabs.push({ tab: name, load, by, at: now, groups });
   keepClosedTabs(kept, closed);
 }
 
