@@ -573,3 +573,23 @@ def test_a_discarded_meetings_note_kept_while_the_room_shows_the_edit_form_is_na
     text_in(ana, "#name-dialog .form-error",
             "Signing out drops what you typed that has not reached the room: “Half a thought” (your note).")
     assert collect_console_errors(ana) == []
+
+
+def test_a_note_in_a_tab_open_as_another_person_signs_in_at_the_browser_is_kept_for_its_own(server, ana, ben):
+    """Ana's tab is in a meeting with a note typed when Cy joins under his own name in another
+    tab of the same browser (a shared computer): her tab joins again as Cy's, without her
+    note, and says why."""
+    from test_nothing_typed_is_lost import toast_says
+    room = both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).send_keys("Ana private")
+    anas = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    join_as(ana, server.invite, "Cy")
+    ana.switch_to.window(anas)
+    toast_says(ana, "Someone else signed in at this browser: what was typed here before is kept for the person who typed it, not shown here.")
+    text_in(ana, ".presence", "Cy (you)")
+    assert ana.current_url == room
+    assert WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).get_attribute("value") == ""
+    assert "Ana private" not in ana.find_element(By.TAG_NAME, "body").text
+    assert collect_console_errors(ana) == []
