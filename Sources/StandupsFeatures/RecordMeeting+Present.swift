@@ -2,9 +2,13 @@ import Foundation
 
 /// Who was there: a meeting's `present`, kept by name and, where people sign in, by sign-in.
 extension RecordMeeting.State {
-  /// `participant` is in the room while the meeting runs: in `present`, by the name they go
-  /// by (and by their sign-in, when they have one).
-  mutating func notePresent(_ participant: Participant) {
+  /// `participant` is in the room while the meeting runs (with the others `here`): in
+  /// `present`, by the name they go by (and by their sign-in, when they have one).
+  ///
+  /// A sign-in new under a name takes the place of one that name had that is gone from the room:
+  /// someone whose session ended (a rotated invite) or who signed out and in again is one
+  /// person, not one a sign-in; sign-ins there under one name at once are as many people.
+  mutating func notePresent(_ participant: Participant, here: some Sequence<Participant>) {
     let name = participant.shownName
     if !present.contains(name) {
       present.append(name)
@@ -12,9 +16,15 @@ extension RecordMeeting.State {
       // NB: present from before the room opened again: who was is not known ("").
       presentBy[name] = [""]
     }
-    if let person = participant.person {
-      presentBy[name, default: []].insert(person)
+    guard let person = participant.person, presentBy[name]?.contains(person) != true else {
+      return
     }
+    let inRoom = Set(here.compactMap(\.person))
+    // NB: the least, so that which one goes does not depend on a set's order.
+    if let gone = presentBy[name]?.filter({ !$0.isEmpty && !inRoom.contains($0) }).min() {
+      presentBy[name]?.remove(gone)
+    }
+    presentBy[name, default: []].insert(person)
   }
 
   /// Someone who renamed themselves during the meeting (one sign-in, `person`, back under

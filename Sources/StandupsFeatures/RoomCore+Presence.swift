@@ -6,7 +6,7 @@ extension RoomCore {
   func join(_ participant: Participant, into state: inout State) -> Effect<Action> {
     state.meeting?.renameInPresent(participant)
     state.participants.append(participant)
-    state.meeting?.notePresent(participant)
+    state.meeting?.notePresent(participant, here: state.participants)
     // NB: a bot is not somebody back: its joining goes on with no meeting.
     guard !participant.isBot, state.meeting?.emptiedAt != nil else { return .none }
     return .send(.meeting(.presented(.someoneReturned)))

@@ -93,7 +93,9 @@ struct RoomCore: Reducer {
           meeting.alert = nil
           // NB: who came while it was gone is in it now: `present` is everyone who was there
           // while it ran.
-          for participant in state.participants { meeting.notePresent(participant) }
+          for participant in state.participants {
+            meeting.notePresent(participant, here: state.participants)
+          }
           state.meeting = meeting
           state.undo = nil
           return .merge(

@@ -134,6 +134,30 @@ struct RoomActivityTests {
     }
   }
 
+  /// Cy signs in again while a discarded meeting can still be brought back (his session
+  /// ended): brought back, it has him once, not once for each sign-in.
+  @Test func aDiscardedMeetingBroughtBackCountsSomeoneWhoSignedInAgainMeanwhileOnce() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let store = makeStore(clock: clock)
+      store.exhaustivity = .off
+      let cy = Participant(id: "p3", name: "Cy", person: "cy-key")
+      await store.send(.participantJoined(cy))
+      await store.send(.acted(by: ana, .startMeetingButtonTapped))
+      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
+      await store.send(.acted(by: ana, .meeting(.presented(.alert(.discard)))))
+      let seq = try? #require(store.state.undo?.activity.seq)
+      await store.send(.participantLeft(cy.id))
+      await store.send(.participantJoined(Participant(id: "p4", name: "Cy", person: "cy-again")))
+      await store.send(.acted(by: ana, .undoButtonTapped(seq: seq ?? 0))) {
+        $0.meeting?.present = ["Ana", "Ben", "Cy"]
+        $0.meeting?.presentBy = ["Cy": ["cy-again"]]
+      }
+      #expect(store.state.meeting?.presentPeople == ["Ana", "Ben", "Cy"])
+      await store.skipInFlightEffects()
+    }
+  }
+
   /// A note whose save failed after its meeting was discarded is not in the meeting Undo
   /// brings back: its sender was told it was not taken.
   @Test func aRefusedNoteIsNotInTheDiscardedMeetingUndoBringsBack() async {
