@@ -170,6 +170,10 @@ public struct Room: Reducer {
     if case .meeting(.presented) = action, state.meeting == nil {
       return .reject(RoomCore.meetingOver(state))
     }
+    // NB: an answer to the end alert someone else answered first (Resume) says who.
+    if case .meeting(.presented(.alert)) = action, state.meeting?.alert == nil {
+      return .reject(RoomCore.alertClosed(state))
+    }
     let before = state
     let effect = roomCore.reduce(into: &state, action: action)
     guard effect.rejection == nil,

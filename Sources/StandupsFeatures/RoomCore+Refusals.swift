@@ -24,6 +24,15 @@ extension RoomCore {
     }
   }
 
+  /// The end-meeting alert is not up (perhaps someone resumed the meeting at the same moment).
+  static func alertClosed(_ state: State) -> Rejection {
+    let last = state.activity
+    return .invalidAction(
+      last?.kind == .resumedMeeting
+        ? "\(last?.by.name ?? "Someone") resumed the meeting: it goes on."
+        : "The end-meeting alert is not showing.")
+  }
+
   /// The edit form is not open (perhaps someone saved or cancelled it at the same moment).
   func formNotOpen(_ state: State) -> Rejection {
     guard let last = state.activity else { return .invalidAction(Destination.nothingEdited) }

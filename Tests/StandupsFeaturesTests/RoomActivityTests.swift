@@ -114,6 +114,29 @@ struct RoomActivityTests {
     }
   }
 
+  /// Ben resumes the meeting as Ana presses Save and end in the same alert: her answer is
+  /// refused saying who resumed it, and that it goes on.
+  @Test func anAnswerToTheEndAlertSomeoneResumedFirstSaysWho() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let store = makeStore(clock: clock)
+      store.exhaustivity = .off
+      await store.send(.acted(by: ana, .startMeetingButtonTapped))
+      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
+      await store.send(.acted(by: ben, .meeting(.presented(.alert(.resume))))) {
+        $0.meeting?.alert = nil
+      }
+      await store.send(
+        .acted(by: ana, .meeting(.presented(.alert(.saveAndEnd)))),
+        rejectedWith: .invalidAction("Ben resumed the meeting: it goes on."))
+      #expect(store.state.meeting != nil)
+      #expect(store.state.standup.meetings.isEmpty)
+      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
+      await store.send(.acted(by: ana, .meeting(.presented(.alert(.discard)))))
+      await store.skipInFlightEffects()
+    }
+  }
+
   /// Cy arrives while a discarded meeting can still be brought back: brought back, it has him
   /// among those present (he was there while it ran), as a meeting running when he came would.
   @Test func aDiscardedMeetingBroughtBackCountsWhoCameMeanwhile() async {
