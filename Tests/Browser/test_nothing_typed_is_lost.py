@@ -1864,3 +1864,30 @@ def test_typing_in_a_form_that_closed_while_away_never_goes_into_the_one_opened_
     assert ben.execute_script("return window.standupsConnection.state.destination.edit.draft.title") == "Design"
     assert ben.find_element(By.CSS_SELECTOR, ".edit-form .title").get_attribute("value") == "Design"
     assert collect_console_errors(ana) == []
+
+
+def test_a_note_of_a_tab_closed_beside_another_with_a_note_is_offered_there_at_once(server, ana, ben):
+    """Ana has the meeting open in two tabs and types a note in each; she closes the second.
+    The first, which holds a note of its own, says at once that the closed tab held one, and
+    adds it to hers when asked; the browser then keeps it no more."""
+    room = both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("Mine")
+    first = ana.current_window_handle
+    ana.switch_to.new_window("tab")
+    ana.get(room)
+    wait(ana, EC.element_to_be_clickable((By.ID, "note"))).send_keys("typed in the second tab")
+    ana.close()
+    ana.switch_to.window(first)
+    text_in(ana, "#toasts", "A tab you closed held a note for this meeting too: “typed in the second tab”.")
+    assert ana.find_element(By.ID, "note").get_attribute("value") == "Mine"
+    click(ana, "#toasts .toast button:not(.dismiss)")
+    wait(ana, lambda d: d.find_element(By.ID, "note").get_attribute("value") == "Mine typed in the second tab")
+    assert ana.switch_to.active_element.get_attribute("id") == "note"
+    # NB: what is left is the mark that it was taken, for the closed tab should it come back.
+    assert ana.execute_script("return JSON.parse(localStorage.getItem('standups.closedTabs')).tabs") == []
+    assert not [toast for toast in toasts(ana) if "A tab you closed" in toast]
+    # Sent, it is one note of Ana's in the meeting.
+    ana.find_element(By.ID, "note").send_keys(Keys.ENTER)
+    text_in(ben, ".transcript", "Ana: Mine typed in the second tab")
+    assert collect_console_errors(ana) == []

@@ -535,3 +535,32 @@ test("a tab closed while a sign-out is on its way keeps its typing with what the
   assert.equal(kept.getItem("standups.closedTabs"), null);
   assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
 });
+
+test("a closed tab's note waiting beside a tab's own is found for its room, with its meeting, and taken once", async () => {
+  const { keepTabTyping, takeClosedTabs, waitingNoteOfClosedTab } = await import("../../public/js/tabtyping.mjs");
+  const kept = storage();
+  signedIn("Ana", kept);
+  const mine = tabStorage({ "standups.tab": "mine", [`standups.note.${room}`]: "Mine" });
+  assert.equal(waitingNoteOfClosedTab(room, mine, kept), null);
+  keepTabTyping(tabStorage({
+    "standups.tab": "closed", [`standups.note.${room}`]: " Theirs ", [`standups.noteFor.${room}`]: JSON.stringify({ meeting: "M1", count: 0 }),
+  }), kept, Date.now(), "load-1");
+  // NB: the tab holds a note of its own: the closed tab's waits.
+  assert.deepEqual(takeClosedTabs(mine, kept).taken, []);
+  const waiting = waitingNoteOfClosedTab(room, mine, kept);
+  assert.equal(waiting.text, "Theirs");
+  assert.equal(waiting.meeting, "M1");
+  assert.equal(waitingNoteOfClosedTab("ANOTHER-ROOM", mine, kept), null);
+  // Not for another person signed in here; nor is a page's own record waiting for it.
+  signedIn("Ben", kept);
+  assert.equal(waitingNoteOfClosedTab(room, mine, kept), null);
+  signedIn("Ana", kept);
+  assert.equal(waitingNoteOfClosedTab(room, tabStorage({ "standups.tab": "closed" }), kept, Date.now(), "load-1"), null);
+  waiting.take();
+  waiting.take();
+  assert.equal(waitingNoteOfClosedTab(room, mine, kept), null);
+  assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
+  // The closed tab, back (Back), lets it go: it went on here.
+  const back = tabStorage({ "standups.tab": "closed", [`standups.note.${room}`]: " Theirs ", [`standups.noteFor.${room}`]: JSON.stringify({ meeting: "M1", count: 0 }) });
+  assert.deepEqual(takeClosedTabs(back, kept, Date.now(), () => true, "load-2").gone.map(({ id }) => id), [`note:${room}`]);
+});

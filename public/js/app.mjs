@@ -3,18 +3,21 @@
 import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
+import { meeting } from "./meeting.mjs";
 import { notesFromClosedTabs } from "./notekept.mjs";
 import { showGone, showRoom } from "./room.mjs";
-import { beginScreen, dismissToast, guardTheTab, setRouter, setStatus, suspend, toast } from "./shell.mjs";
+import { beginScreen, currentRoomView, dismissToast, guardTheTab, setRouter, setStatus, suspend, toast } from "./shell.mjs";
 import {
-  NEW_STANDUP_GROUP, forgetIfAnotherSince, isRoomGroup, keepTabTyping, noteGroup, takeClosedTabs, typedIn,
+  CLOSED_TABS_KEY, NEW_STANDUP_GROUP, forgetIfAnotherSince, isRoomGroup, keepTabTyping, noteGroup, takeClosedTabs, typedIn,
 } from "./tabtyping.mjs";
+
+/** The room the address is for: its id as the server writes it (upper case), however the
+ * address has it — what a tab keeps for the room is kept under it. */
+const roomInAddress = () => location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/)?.[1].toUpperCase();
 
 function route() {
   const screen = beginScreen();
-  // NB: a room's id as the server writes it (upper case), however the address has it: what a
-  // tab keeps for the room is kept under it.
-  const room = location.hash.match(/^#\/rooms\/([0-9A-Fa-f-]{36})\/?$/)?.[1].toUpperCase();
+  const room = roomInAddress();
   try {
     const why = forgetIfAnotherSince();
     if (why === "signedOut") toast("This browser was signed out while this page was away: what was typed here is not kept.");
@@ -72,6 +75,13 @@ guardLengths(document, (message, field) => {
   lengthToasts.set(field, { item: toast(message, { kind: "length" }), message });
 }, takeDownLengthToast);
 window.addEventListener("hashchange", route);
+// A tab closed with a note for the meeting this one shows, which holds a note of its own: said
+// here at once (`offerNoteOfClosedTab`).
+window.addEventListener("storage", ({ key }) => {
+  const room = key === CLOSED_TABS_KEY ? roomInAddress() : null;
+  const view = room ? currentRoomView(room) : null;
+  if (view?.mode === "meeting") meeting.offerNoteOfClosedTab(view);
+});
 // What a tab keeps typed goes with it when it is closed: as the page goes, it is kept in the
 // browser, and the next screen of any tab takes what it has none of, as after a reload
 // (`comeback.mjs`). A page shown again takes back its own; what another tab took meanwhile

@@ -6,7 +6,8 @@ import { showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey, notesFromClosedTabs } from "./notekept.mjs";
 import { say } from "./said.mjs";
-import { app, keepSaying, toast } from "./shell.mjs";
+import { app, dismissToast, keepSaying, offerInToast, toast } from "./shell.mjs";
+import { waitingNoteOfClosedTab } from "./tabtyping.mjs";
 import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
 import { meetingFacts } from "./views.mjs";
 
@@ -247,6 +248,8 @@ export const meeting = {
       // not a record this page wrote
     }
     view.notesAhead = NotesAhead.restore(saved, input.value);
+    view.noteOfClosedTab = null;
+    meeting.offerNoteOfClosedTab(view);
     view.noteComposition = compositionGuard(input);
     on("#note", "input", () => {
       if (input.value) {
@@ -272,6 +275,37 @@ export const meeting = {
       }
       await sendNotes(view, input, notes);
     });
+  },
+
+  /**
+   * A note for this meeting kept by a tab closed while this one held a note of its own (it
+   * waits in the browser, `takeClosedTabs`): into the field if it is empty now, else offered to
+   * add to it — said at once, not left for the next page to open the room.
+   */
+  offerNoteOfClosedTab(view) {
+    const input = app.querySelector("#note");
+    const waiting = input && waitingNoteOfClosedTab(view.id);
+    if (!waiting || waiting.meeting !== view.state.meeting?.id || view.noteOfClosedTab === waiting.text) return;
+    const add = () => {
+      input.value = input.value.trim() ? `${input.value.trimEnd()} ${waiting.text}` : waiting.text;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+      waiting.take();
+    };
+    if (!input.value.trim()) {
+      add();
+      toast("Your note from a tab you closed is back in its field.");
+      return;
+    }
+    view.noteOfClosedTab = waiting.text;
+    const message = `A tab you closed held a note for this meeting too: “${waiting.text}”.`;
+    const item = keepSaying(message);
+    const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Add it to your note" });
+    button.onclick = () => {
+      add();
+      dismissToast(item, item.textContent);
+      input.focus();
+    };
+    offerInToast(item, button);
   },
 
   /** Back in the room after a drop (`welcome`): a note whose answer the drop hid is looked

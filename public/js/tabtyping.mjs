@@ -198,6 +198,39 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
   return { taken, gone, signedInOver };
 }
 
+/**
+ * A meeting note for `room` that a closed tab kept (under the name signed in now) and that waits
+ * because this tab holds one of its own (`takeClosedTabs`): the first, as `{ text, meeting,
+ * take }` — its text, the id of the meeting it was typed in (null if not known), and `take()`,
+ * which lets the browser forget it (this tab has it now); else null.
+ */
+export function waitingNoteOfClosedTab(room, tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab()) {
+  const id = noteGroup(room);
+  const by = kept.getItem(NAME_KEY);
+  const name = tabName(tab);
+  const record = closedTabs(kept, now).tabs.find((other) => (other.by ?? null) === by
+    && !(other.tab === name && other.load === load) && holdsTyping(id, other.groups[id]));
+  if (!record) return null;
+  const entries = record.groups[id];
+  let meeting = null;
+  try {
+    meeting = JSON.parse(entries[`standups.noteFor.${room}`] ?? "null")?.meeting ?? null;
+  } catch {
+    // not a record this page wrote: which meeting is not known
+  }
+  const take = () => {
+    const closed = closedTabs(kept, Date.now());
+    const same = closed.tabs.find((other) => other.tab === record.tab && other.load === record.load);
+    if (!same?.groups[id] || digest(same.groups[id]) !== digest(entries)) return;
+    delete same.groups[id];
+    closed.tabs = closed.tabs.filter((other) => Object.keys(other.groups).length);
+    // NB: the tab it was kept from, should it come back (Back), lets it go (`takeClosedTabs`).
+    if (record.tab !== name) closed.taken.push({ from: record.tab, at: Date.now(), id, digest: digest(entries) });
+    keepClosedTabs(kept, closed);
+  };
+  return { text: String(entries[`standups.note.${room}`]).trim(), meeting, take };
+}
+
 /** What tabs closed kept under the name signed in now and no tab has taken yet, as lines
  * (`keptInTab`'s: "…, in a tab you closed"). */
 export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
