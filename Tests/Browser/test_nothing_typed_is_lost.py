@@ -1891,3 +1891,16 @@ def test_a_note_of_a_tab_closed_beside_another_with_a_note_is_offered_there_at_o
     ana.find_element(By.ID, "note").send_keys(Keys.ENTER)
     text_in(ben, ".transcript", "Ana: Mine typed in the second tab")
     assert collect_console_errors(ana) == []
+
+
+def test_a_discarded_meetings_note_says_where_it_goes_as_the_undo_goes(server, ana, ben):
+    """While the discarded meeting can be brought back, its note's box says it goes into it if
+    someone does, or else into the next; once it cannot (Ben opened the edit form, which took
+    the Undo's place), into the next meeting."""
+    ben_ends_as_ana_types(server, ana, ben, "Half a thought", ".discard")
+    text_in(ana, ".ended .unsent", "goes into the meeting if someone brings it back, or else into the next one.")
+    click(ben, ".edit")
+    click(ben, ".cancel-edit")
+    text_in(ana, ".ended .unsent", "Your note was not sent: it is kept here, in this tab, and goes into the next meeting.")
+    assert ana.find_element(By.CSS_SELECTOR, ".ended textarea").get_attribute("value") == "Half a thought"
+    assert collect_console_errors(ana) == []

@@ -17,8 +17,8 @@ export const detail = {
           <p class="ended-message"></p>
           <button type="button" class="dismiss-ended">Dismiss</button>
           <div class="unsent" hidden>
-            <label>Your note was not sent: it is kept here, in this tab, and goes into the
-              meeting if someone brings it back, or else into the next one.
+            <label><span class="unsent-says">Your note was not sent: it is kept here, in this tab, and goes into the
+              meeting if someone brings it back, or else into the next one.</span>
               <textarea rows="2" dir="auto"></textarea></label>
             <button type="button" class="forget-note">Forget this note</button>
           </div>
@@ -147,6 +147,12 @@ export const detail = {
       }
       view.ended = null;
     }
+    // NB: once the discarded meeting can no longer be brought back, its note goes into the next.
+    const says = app.querySelector(".ended .unsent-says");
+    const text = state.undo?.kind === "discardedMeeting"
+      ? "Your note was not sent: it is kept here, in this tab, and goes into the meeting if someone brings it back, or else into the next one."
+      : "Your note was not sent: it is kept here, in this tab, and goes into the next meeting.";
+    if (says.textContent !== text) says.textContent = text;
     drawn(app.querySelector(".facts"), `
       <div><dt>Length</dt><dd>${standup.duration / 60} min</dd></div>
       <div><dt>Theme</dt><dd><span class="theme-chip">${standup.theme}</span></dd></div>
