@@ -310,7 +310,7 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
     late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
     assert late.get_attribute("value") == "Half a thought"
     late.send_keys(", finished" + Keys.ENTER)
-    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    text_in(ana, "#toasts", "Your note was added to the meeting that ended.")
     text_in(ben, "#toasts", "Ana added a note to a meeting that ended.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     wait(ben, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought, finished"]])
@@ -356,7 +356,7 @@ def test_a_late_note_stays_with_the_keyboard_when_a_new_meeting_starts(server, a
         const input = document.getElementById('late-note');
         return [input.value, document.activeElement === input];""") == ["Half a thought", True]
     ActionChains(ana).send_keys(Keys.ENTER).perform()
-    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    text_in(ana, "#toasts", "Your note was added to the meeting that ended.")
     assert ana.find_element(By.ID, "note").get_attribute("value") == ""
     # Nothing of it went into the meeting now running.
     assert "Half a thought" not in ana.find_element(By.CSS_SELECTOR, ".transcript").text
@@ -465,7 +465,7 @@ def test_notes_for_two_meetings_that_ended_are_each_offered_for_their_own(server
     late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
     assert late.get_attribute("value") == "First"
     late.send_keys(Keys.ENTER)
-    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    text_in(ana, "#toasts", "Your note was added to the meeting that ended.")
     notes = """return [...document.querySelectorAll('.history > li details')]
         .map((item) => [...item.querySelectorAll('li')].map((line) => line.textContent));"""
     # Newest first: each note in its own meeting.
@@ -585,7 +585,7 @@ def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_late_note_be
                      "said": "Ben asked to end the meeting. Your note is still being typed: "
                              "Enter adds it to the meeting it is for first."}
     ActionChains(ana).send_keys(Keys.ENTER).perform()
-    toast_says(ana, "Your note was added to the meeting.")
+    toast_says(ana, "Your note was added to the meeting that ended.")
     wait(ana, lambda d: d.execute_script("""
         const alert = document.querySelector('.end-alert');
         return alert.matches(':modal') && alert.contains(document.activeElement);"""))
@@ -610,7 +610,7 @@ def test_someone_asking_to_delete_waits_for_a_late_note_being_typed(server, ana,
     # A press on the note's own button (it takes the keyboard as the mouse goes down) is not
     # leaving the note: the click lands, and adds it.
     click(ana, ".late-note .add")
-    toast_says(ana, "Your note was added to the meeting.")
+    toast_says(ana, "Your note was added to the meeting that ended.")
     wait(ana, lambda d: d.execute_script("""
         const alert = document.querySelector('.delete-alert');
         return alert.matches(':modal') && alert.contains(document.activeElement);"""))
@@ -1539,7 +1539,7 @@ def test_a_note_typed_in_a_meeting_that_ended_while_the_page_was_away_is_offered
     # Added from the keyboard on its button: the keyboard is not dropped to the page as the
     # note goes (a disabled button loses it), and lands on the room's title with the form.
     ana.find_element(By.CSS_SELECTOR, ".late-note .add").send_keys(Keys.ENTER)
-    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    text_in(ana, "#toasts", "Your note was added to the meeting that ended.")
     assert ana.execute_script("return document.activeElement.matches('.room-title')")
     click(ben, ".history summary")
     text_in(ben, ".history .notes", "Ana: typed before leaving")

@@ -174,7 +174,7 @@ def test_a_late_note_kept_through_signing_in_again_is_offered_for_its_meeting(se
     late = WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "late-note")))
     assert late.get_attribute("value") == "Half a thought"
     late.send_keys(Keys.ENTER)
-    text_in(ana, "#toasts", "Your note was added to the meeting.")
+    text_in(ana, "#toasts", "Your note was added to the meeting that ended.")
     notes = "return [...document.querySelectorAll('.history > li:first-child details li')].map((li) => li.textContent);"
     WebDriverWait(ana, 10).until(lambda d: d.execute_script(notes) == ["Ana: Half a thought"])
     assert collect_console_errors(ana) == []

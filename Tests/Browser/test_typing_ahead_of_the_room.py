@@ -229,7 +229,7 @@ def test_a_late_note_typed_on_while_it_is_on_its_way_keeps_the_keys(server, ana,
     late.send_keys(Keys.ENTER)
     late.send_keys(" and the rest")
     ana.execute_script("window.releaseAnswers()")
-    toast_says(ana, "Your note was added to the meeting; the field keeps what you typed after it.")
+    toast_says(ana, "Your note was added to the meeting that ended; the field keeps what you typed after it.")
     assert late.get_attribute("value") == "and the rest"
     assert late.is_displayed()
     notes = """return [...document.querySelectorAll('.history > li:first-child details li')]
@@ -299,7 +299,7 @@ def test_a_late_note_s_answer_waits_for_an_input_method_to_finish(server, ana, b
     assert late.get_attribute("value") == "Half and"
     ana.execute_script("document.getElementById('late-note').dispatchEvent(new CompositionEvent('compositionend'))")
     wait(ana, lambda d: late.get_attribute("value") == "and")
-    toast_says(ana, "Your note was added to the meeting; the field keeps what you typed after it.")
+    toast_says(ana, "Your note was added to the meeting that ended; the field keeps what you typed after it.")
 
 
 def test_a_new_standup_whose_answer_a_drop_lost_is_still_said_maybe_made_after_a_reload(server, ana):

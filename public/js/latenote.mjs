@@ -106,7 +106,7 @@ function done(view, form) {
 
 /** The note `sent` went in. What was typed after it while it was on its way stays in the
  * field; a note changed inside meanwhile stays whole (said so), to be added again or not. */
-function went(view, form, sent, said = "Your note was added to the meeting") {
+function went(view, form, sent, said = "Your note was added to the meeting that ended") {
   if (view.lateNoteComposition.composing) {
     view.lateNoteComposition.after(() => went(view, form, sent, said));
     return;
