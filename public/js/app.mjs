@@ -77,11 +77,13 @@ guardLengths(document, (message, field) => {
 window.addEventListener("hashchange", route);
 // A tab closed with a note for the meeting this one shows, which holds a note of its own: said
 // here at once (`offerNoteOfClosedTab`).
-window.addEventListener("storage", ({ key }) => {
-  const room = key === CLOSED_TABS_KEY ? roomInAddress() : null;
+function offerNoteOfClosedTab() {
+  const room = roomInAddress();
   const view = room ? currentRoomView(room) : null;
   if (view?.mode === "meeting") meeting.offerNoteOfClosedTab(view);
-});
+}
+window.addEventListener("storage", ({ key }) => key === CLOSED_TABS_KEY && offerNoteOfClosedTab());
+document.addEventListener("visibilitychange", offerNoteOfClosedTab);
 // What a tab keeps typed goes with it when it is closed: as the page goes, it is kept in the
 // browser, and the next screen of any tab takes what it has none of, as after a reload
 // (`comeback.mjs`). A page shown again takes back its own; what another tab took meanwhile

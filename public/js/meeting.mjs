@@ -284,16 +284,19 @@ export const meeting = {
    */
   offerNoteOfClosedTab(view) {
     const input = app.querySelector("#note");
-    const waiting = input && waitingNoteOfClosedTab(view.id);
+    // NB: in the tab in view (of two in the room, the one the person looks at): a hidden one
+    // asks again as it is shown.
+    const waiting = input && !document.hidden && waitingNoteOfClosedTab(view.id);
     if (!waiting || waiting.meeting !== view.state.meeting?.id || view.noteOfClosedTab === waiting.text) return;
+    // NB: taken first: another tab may have taken it meanwhile, and it is in one tab only.
     const add = () => {
+      if (!waiting.take()) return false;
       input.value = input.value.trim() ? `${input.value.trimEnd()} ${waiting.text}` : waiting.text;
       input.dispatchEvent(new Event("input", { bubbles: true }));
-      waiting.take();
+      return true;
     };
     if (!input.value.trim()) {
-      add();
-      toast("Your note from a tab you closed is back in its field.");
+      if (add()) toast("Your note from a tab you closed is back in its field.");
       return;
     }
     view.noteOfClosedTab = waiting.text;
@@ -301,8 +304,9 @@ export const meeting = {
     const item = keepSaying(message);
     const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Add it to your note" });
     button.onclick = () => {
-      add();
+      const added = add();
       dismissToast(item, item.textContent);
+      if (!added) toast("That note went on in another tab of this browser.");
       input.focus();
     };
     offerInToast(item, button);

@@ -202,7 +202,8 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
  * A meeting note for `room` that a closed tab kept (under the name signed in now) and that waits
  * because this tab holds one of its own (`takeClosedTabs`): the first, as `{ text, meeting,
  * take }` — its text, the id of the meeting it was typed in (null if not known), and `take()`,
- * which lets the browser forget it (this tab has it now); else null.
+ * which lets the browser forget it (this tab has it now) and says whether it was still there
+ * (another tab may have taken it meanwhile); else null.
  */
 export function waitingNoteOfClosedTab(room, tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab()) {
   const id = noteGroup(room);
@@ -221,12 +222,13 @@ export function waitingNoteOfClosedTab(room, tab = sessionStorage, kept = localS
   const take = () => {
     const closed = closedTabs(kept, Date.now());
     const same = closed.tabs.find((other) => other.tab === record.tab && other.load === record.load);
-    if (!same?.groups[id] || digest(same.groups[id]) !== digest(entries)) return;
+    if (!same?.groups[id] || digest(same.groups[id]) !== digest(entries)) return false;
     delete same.groups[id];
     closed.tabs = closed.tabs.filter((other) => Object.keys(other.groups).length);
     // NB: the tab it was kept from, should it come back (Back), lets it go (`takeClosedTabs`).
     if (record.tab !== name) closed.taken.push({ from: record.tab, at: Date.now(), id, digest: digest(entries) });
     keepClosedTabs(kept, closed);
+    return true;
   };
   return { text: String(entries[`standups.note.${room}`]).trim(), meeting, take };
 }
