@@ -171,13 +171,22 @@ public enum StandupRules {
   public static let notesPerMeeting = 200
 
   public static func validateTitle(_ title: String) -> String? {
-    guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-      return "A standup needs a title."
-    }
+    guard !isBlank(title) else { return "A standup needs a title." }
     guard title.count <= titleLength.upperBound else {
       return tooLong("The title", count: title.count, limit: titleLength.upperBound)
     }
     return isPlainText(title) ? nil : "The title " + notPlain
+  }
+
+  /// Whether `text` shows nothing: only blanks and characters drawn as nothing — the
+  /// default-ignorable ones (joiners, soft hyphens, the grapheme joiner, variation selectors,
+  /// Hangul fillers), other format characters, and the braille blank. A name, title or note
+  /// made of them reads as none: a person nobody sees, a note signed with nothing after it.
+  public static func isBlank(_ text: String) -> Bool {
+    text.unicodeScalars.allSatisfy { scalar in
+      scalar.properties.isWhitespace || scalar.properties.isDefaultIgnorableCodePoint
+        || scalar.properties.generalCategory == .format || scalar.value == 0x2800
+    }
   }
 
   /// Whether `text` holds no control characters (line breaks, NUL), no line separators and
@@ -231,7 +240,7 @@ public enum StandupRules {
   /// A name for a saved attendee: 1 to 40 characters after trimming.
   public static func validateName(_ name: String) -> String? {
     let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !trimmed.isEmpty else { return "Every attendee needs a name." }
+    guard !isBlank(trimmed) else { return "Every attendee needs a name." }
     guard trimmed.count <= nameLength.upperBound else {
       return tooLong("An attendee's name", count: trimmed.count, limit: nameLength.upperBound)
     }

@@ -25,17 +25,26 @@ extension StandupRules {
 extension TakesNotes {
   /// Adds `text` (trimmed), signed by `author`, written while `speaker` spoke; or says why not,
   /// and changes nothing. A note of `author`'s whose `id` it holds already was sent again (its
-  /// answer lost): taken, and nothing changes. (Another author's with that id is another note.)
-  public mutating func addNote(_ text: String, author: String, speaker: String, id: String? = nil)
-    -> Rejection?
-  {
-    if let id, notes.contains(where: { $0.id == id && $0.author == author }) { return nil }
+  /// answer lost): taken, and nothing changes — unless it is known to be another sender's
+  /// (`fromSameSender` false: two people of one name). Another author's with that id is
+  /// another note.
+  public mutating func addNote(
+    _ text: String, author: String, speaker: String, id: String? = nil, fromSameSender: Bool = true
+  ) -> Rejection? {
     let note = text.trimmingCharacters(in: .whitespaces)
     guard (1...1000).contains(note.count), !note.contains(where: \.isNewline) else {
       return .invalidValue("A note must be one line of 1 to 1000 characters.")
     }
+    guard !StandupRules.isBlank(note) else {
+      return .invalidValue("A note must say something: this one shows nothing.")
+    }
     guard StandupRules.isPlainText(note) else {
       return .invalidValue("A note " + StandupRules.notPlain)
+    }
+    // NB: after the text's checks (what is refused is refused whatever its id), before the
+    // quotas (a note sent again when the meeting is full was taken).
+    if let id, fromSameSender, notes.contains(where: { $0.id == id && $0.author == author }) {
+      return nil
     }
     let line = "\(author): \(note)"
     let grown = transcript.isEmpty ? line : transcript + "\n" + line

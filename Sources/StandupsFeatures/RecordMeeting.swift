@@ -31,6 +31,10 @@ public struct RecordMeeting: Reducer {
     /// renames themselves is present once. Bots and an open server's people have no sign-in
     /// (a bot's name is its own). Not sent; kept in its checkpoint.
     public var presentBy: [String: Set<String>] = [:]
+    /// For each note id given, who gave it (`noteSubmitted`'s `by`): two people of one name
+    /// who give the same id send two notes. Not sent, nor kept in the checkpoint: after a
+    /// restart, a note is known again by its id and author alone.
+    public var noteSenders: [String: Set<String>] = [:]
     /// When the room emptied, while it stays empty and the meeting paused for it (or when the
     /// room was handed on to another node, `moved`): someone back within `returnGrace` (a
     /// reload, a tab closed by mistake, people sent on to the next node) resumes the meeting.
@@ -99,8 +103,9 @@ public struct RecordMeeting: Reducer {
     /// The room is handed on to another server: stop the clock there, to resume here.
     case roomMoving
     case resumeButtonTapped
-    /// `id`: the sender's for this note, if any (`Note.id`).
-    case noteSubmitted(author: String, text: String, id: String? = nil)
+    /// `id`: the sender's for this note, if any (`Note.id`); `by`: who sent it (a sign-in, a
+    /// bot), where known: another person of the same name may give the same id.
+    case noteSubmitted(author: String, text: String, id: String? = nil, by: String? = nil)
     case delegate(Delegate)
 
     @CasePathable
@@ -227,11 +232,17 @@ public struct RecordMeeting: Reducer {
         state.emptiedAt = nil
         return startTimer()
 
-      case .noteSubmitted(let author, let text, let id):
+      case .noteSubmitted(let author, let text, let id, let by):
         let speaker = state.standup.attendees[safe: state.speakerIndex]?.name ?? ""
-        if let problem = state.addNote(text, author: author, speaker: speaker, id: id) {
+        // NB: a note of that id and author is this sender's unless it is known to be another's.
+        let senders = id.flatMap { state.noteSenders[$0] }
+        let sameSender = by.map { senders?.contains($0) ?? true } ?? true
+        if let problem = state.addNote(
+          text, author: author, speaker: speaker, id: id, fromSameSender: sameSender)
+        {
           return .reject(problem)
         }
+        if let id, let by { state.noteSenders[id, default: []].insert(by) }
         return .none
 
       case .delegate:

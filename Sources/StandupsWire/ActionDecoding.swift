@@ -117,7 +117,10 @@ public enum ActionDecoding {
           .invalidValue,
           "\"id\" must be a string of 1 to 64 characters that names this note, or left out.")
       }
-      return .meeting(.presented(.noteSubmitted(author: sender.author, text: text, id: id)))
+      // NB: by sign-in, or a bot's name; on an open server a name is all there is.
+      let by = sender.person ?? (sender.isBot ? sender.author : nil)
+      return .meeting(
+        .presented(.noteSubmitted(author: sender.author, text: text, id: id, by: by)))
     case "history.noteSubmitted":
       guard let meeting = action["meeting"]?.stringValue.flatMap(UUID.init(uuidString:)) else {
         throw WireError(.invalidValue, "\"meeting\" must be the id of a meeting in the history.")

@@ -44,6 +44,9 @@ struct LobbyTests {
     }
     await store.send(
       new(title: " "), rejectedWith: .invalidValue("A standup needs a title."))
+    // NB: a title of characters drawn as nothing (a Hangul filler, a braille blank) is none.
+    await store.send(
+      new(title: "\u{3164}\u{2800}"), rejectedWith: .invalidValue("A standup needs a title."))
     await store.send(
       new(title: String(repeating: "x", count: 101)),
       rejectedWith: .invalidValue("The title has 101 characters; it holds 100 at most."))
@@ -75,6 +78,9 @@ struct LobbyTests {
       rejectedWith: .quotaExceeded("A standup has at most 50 attendees.", limit: 50))
     await store.send(
       new(names: ["Ana", " "]),
+      rejectedWith: .invalidValue("Every attendee needs a name."))
+    await store.send(
+      new(names: ["Ana", "\u{034F}"]),
       rejectedWith: .invalidValue("Every attendee needs a name."))
     await store.send(
       new(names: ["Ana", String(repeating: "b", count: 41)]),

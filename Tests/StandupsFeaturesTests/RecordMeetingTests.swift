@@ -126,6 +126,45 @@ struct RecordMeetingTests {
     }
   }
 
+  /// Two people who chose one name, each signed in, may give the same id: each note is its
+  /// sender's, and each sent again is taken once. A note with nothing that shows is refused,
+  /// also under an id already taken.
+  @Test func twoPeopleOfOneNameGivingOneIDSendTwoNotes() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      await startMeeting(store, standup)
+      let first = RecordMeeting.Action.noteSubmitted(
+        author: "Uma", text: "first", id: "n1", by: "k1")
+      await store.send(.meeting(.presented(first))) {
+        $0.meeting?.transcript = "Uma: first"
+        $0.meeting?.notes = [Note(author: "Uma", text: "first", speaker: "Person 1", id: "n1")]
+        $0.meeting?.noteSenders = ["n1": ["k1"]]
+      }
+      let other = RecordMeeting.Action.noteSubmitted(
+        author: "Uma", text: "mine", id: "n1", by: "k2")
+      await store.send(.meeting(.presented(other))) {
+        $0.meeting?.transcript = "Uma: first\nUma: mine"
+        $0.meeting?.notes.append(Note(author: "Uma", text: "mine", speaker: "Person 1", id: "n1"))
+        $0.meeting?.noteSenders = ["n1": ["k1", "k2"]]
+      }
+      await store.send(.meeting(.presented(first)))
+      await store.send(.meeting(.presented(other)))
+      for blank in ["", " ", "\u{3164}", "\u{2800}\u{034F}", "\u{00AD}\u{FE0F}"] {
+        await store.send(
+          .meeting(.presented(.noteSubmitted(author: "Uma", text: blank, id: "n1", by: "k1"))),
+          rejectedWith: .invalidValue(
+            blank.trimmingCharacters(in: .whitespaces).isEmpty
+              ? "A note must be one line of 1 to 1000 characters."
+              : "A note must say something: this one shows nothing."))
+      }
+      await discard(store)
+      await clock.advance(by: .seconds(3))
+      await store.finish()
+    }
+  }
+
   /// A note sent again with its id (its answer lost with the connection) is taken once;
   /// another id, or none, is another note, however alike.
   @Test func aNoteSentAgainWithItsIDIsTakenOnce() async {

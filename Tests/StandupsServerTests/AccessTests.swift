@@ -921,6 +921,13 @@ struct AccessUnitTests {
         == "\"(bot)\" marks a bot's notes, so a person's name cannot have it: choose another.")
     // Too short or too long says which, and by how much; a length counts characters.
     #expect(TextRules.problem(withDisplayName: "", botNames: []) == "Choose a name to go by.")
+    // Nor a name drawn as nothing: a Hangul filler, a braille blank, a grapheme joiner, a soft
+    // hyphen, a variation selector; a name with a letter among them is a name.
+    for blank in ["\u{3164}", "\u{2800}", "\u{034F}", "\u{00AD}", "\u{FE0F}", "\u{3164}\u{2800}"] {
+      #expect(TextRules.problem(withDisplayName: blank, botNames: []) == "Choose a name to go by.")
+      #expect(Bot.problem(withName: blank) == "A bot needs a name.")
+    }
+    #expect(TextRules.problem(withDisplayName: "Uma\u{3164}", botNames: []) == nil)
     #expect(
       TextRules.problem(withDisplayName: String(repeating: "👩‍👩‍👧", count: 41), botNames: [])
         == "Your name has 41 characters; it holds 40 at most.")

@@ -234,7 +234,18 @@ struct ActionDecodingTests {
     let note = try ActionDecoding.roomAction(
       ["type": "meeting.noteSubmitted", "text": "v2 is out"], type: "meeting.noteSubmitted",
       sender: notes)
-    #expect(note == .meeting(.presented(.noteSubmitted(author: "Deploy (bot)", text: "v2 is out"))))
+    #expect(
+      note
+        == .meeting(
+          .presented(.noteSubmitted(author: "Deploy (bot)", text: "v2 is out", by: "Deploy (bot)")))
+    )
+    // A person's note says whose sign-in sent it: another of the same name is someone else.
+    let uma = Sender(participantID: "p9", name: "Uma", person: "k9", isBot: false)
+    #expect(
+      try ActionDecoding.roomAction(
+        ["type": "meeting.noteSubmitted", "text": "Hi", "id": "n1"], type: "meeting.noteSubmitted",
+        sender: uma)
+        == .meeting(.presented(.noteSubmitted(author: "Uma", text: "Hi", id: "n1", by: "k9"))))
     #expect(
       try ActionDecoding.roomAction(
         ["type": "startMeetingButtonTapped"], type: "startMeetingButtonTapped", sender: drive)

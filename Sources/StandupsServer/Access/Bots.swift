@@ -58,7 +58,7 @@ public struct Bot: Sendable, Equatable {
 
   /// Why a bot's name is not usable, or nil.
   public static func problem(withName name: String) -> String? {
-    guard !name.isEmpty else { return "A bot needs a name." }
+    guard !StandupRules.isBlank(name) else { return "A bot needs a name." }
     guard name.count <= 40 else {
       return StandupRules.tooLong("A bot's name", count: name.count, limit: 40)
     }

@@ -9,7 +9,8 @@ enum TextRules {
   /// Why a person's display name is not usable, or nil. Bots' names are reserved, and
   /// "(bot)" is kept for bots' notes.
   static func problem(withDisplayName name: String, botNames: Set<String>) -> String? {
-    guard !name.isEmpty else { return "Choose a name to go by." }
+    // NB: nor one of characters drawn as nothing: a person nobody could see in the room.
+    guard !StandupRules.isBlank(name) else { return "Choose a name to go by." }
     guard name.count <= 40 else {
       return StandupRules.tooLong("Your name", count: name.count, limit: 40)
     }
