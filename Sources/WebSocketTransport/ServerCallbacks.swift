@@ -20,6 +20,13 @@ extension ServerEngine {
       // none 400 (4.2.1) and one with another than 13 426 (4.4), with the version it speaks.
       let upgrade = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
       let version = request.header("sec-websocket-version")
+      // NB: and whatever its method: the handshake is a GET (RFC 6455 4.1); another is 405.
+      if upgrade?.lowercased() == "websocket", request.method != "GET" {
+        let refusal = HTTPResponse(
+          status: 405, text: "A WebSocket upgrade is a GET request.",
+          headers: [("allow:", "GET")])
+        return write(refusal, to: wsi, ownStatusLine: true) < 0 ? -1 : 1
+      }
       if upgrade?.lowercased() == "websocket", version != "13" {
         let refusal = HTTPResponse(
           status: version == nil ? 400 : 426,

@@ -357,6 +357,20 @@ struct HTTPLayerTests {
     await server.stop()
   }
 
+  /// A WebSocket handshake is a GET (RFC 6455 4.1): one sent with another method is refused
+  /// with 405, not upgraded, whatever credential it carries.
+  @Test func anUpgradeThatIsNotAGETIsRefused() async throws {
+    let server = try await TestServer.start()
+    let post = upgradeRequest("/ws/lobby?name=Ana").replacingOccurrences(
+      of: "GET /", with: "POST /")
+    let refused = parseHTTP(try exchange(port: server.port, post))
+    #expect(refused.status == 405)
+    #expect(refused.headers["allow"] == "GET")
+    #expect(refused.body.contains("A WebSocket upgrade is a GET request."))
+    #expect(try stillServes(server.port))
+    await server.stop()
+  }
+
   @Test func aFullServerSaysWhenToComeBack() async throws {
     let server = try await TestServer.start { $0.limits.maxConnections = 1 }
     let ana = try await server.room(name: "Ana")
