@@ -845,6 +845,11 @@ struct AccessUnitTests {
     #expect(!secret.isInvite(TeamSecret.random().invite))
     #expect(!secret.isInvite(""))
     #expect(!secret.isInvite("not base64!"))
+    // The last character's unused bits changed: another spelling of the same bytes, refused.
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    if let last = secret.invite.last, let index = alphabet.firstIndex(of: last) {
+      #expect(!secret.isInvite(String(secret.invite.dropLast()) + String(alphabet[index ^ 1])))
+    }
     #expect(secret.invite != Base64URL.encode(secret.bytes))
   }
 

@@ -38,9 +38,12 @@ public struct TeamSecret: Sendable, Equatable {
     TeamSecret(bytes: SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
   }
 
-  /// Whether `text` is this secret's invite (compared in constant time).
+  /// Whether `text` is this secret's invite (compared in constant time), in its one spelling:
+  /// base64 leaves bits unused in a last character, which would let a few spellings decode
+  /// the same.
   public func isInvite(_ text: String) -> Bool {
-    guard let bytes = Base64URL.decode(text.trimmingCharacters(in: .whitespaces)) else {
+    let text = text.trimmingCharacters(in: .whitespaces)
+    guard let bytes = Base64URL.decode(text), Base64URL.encode(bytes) == text else {
       return false
     }
     return HMAC<SHA256>.isValidAuthenticationCode(
