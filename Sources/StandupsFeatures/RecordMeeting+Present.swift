@@ -23,6 +23,10 @@ extension RecordMeeting.State {
     // NB: the least, so that which one goes does not depend on a set's order.
     if let gone = presentBy[name]?.filter({ !$0.isEmpty && !inRoom.contains($0) }).min() {
       presentBy[name]?.remove(gone)
+      // NB: and the notes it gave ids to are this sign-in's: sent again, each is taken once.
+      for (id, senders) in noteSenders where senders.contains(gone) {
+        noteSenders[id]?.insert(person)
+      }
     }
     presentBy[name, default: []].insert(person)
   }

@@ -125,6 +125,9 @@ public struct RecordMeeting: Reducer {
 
   public enum CancelID: Hashable, Sendable { case timer }
 
+  /// Why an answer to the end-meeting alert is refused when it is not up.
+  public static let alertNotShowing = "The end-meeting alert is not showing."
+
   @Dependency(\.continuousClock) var clock
   @Dependency(\.date.now) var now
 
@@ -187,7 +190,7 @@ public struct RecordMeeting: Reducer {
 
       case .alert(let alertAction):
         guard state.alert != nil else {
-          return .reject(.invalidAction("The end-meeting alert is not showing."))
+          return .reject(.invalidAction(Self.alertNotShowing))
         }
         // Saving and discarding end the presentation: the room does that.
         guard alertAction == .resume else { return .none }

@@ -30,7 +30,7 @@ extension RoomCore {
     return .invalidAction(
       last?.kind == .resumedMeeting
         ? "\(last?.by.name ?? "Someone") resumed the meeting: it goes on."
-        : "The end-meeting alert is not showing.")
+        : RecordMeeting.alertNotShowing)
   }
 
   /// The edit form is not open (perhaps someone saved or cancelled it at the same moment).

@@ -592,4 +592,8 @@ def test_a_note_in_a_tab_open_as_another_person_signs_in_at_the_browser_is_kept_
     assert ana.current_url == room
     assert WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).get_attribute("value") == ""
     assert "Ana private" not in ana.find_element(By.TAG_NAME, "body").text
+    # Kept, for Ana alone: under her name, in the browser.
+    assert ana.execute_script("""return JSON.parse(localStorage.getItem('standups.closedTabs')).tabs
+        .filter((record) => record.by === 'Ana').flatMap((record) => Object.values(record.groups))
+        .map((group) => Object.entries(group).find(([key]) => key.startsWith('standups.note.'))?.[1])""") == ["Ana private"]
     assert collect_console_errors(ana) == []

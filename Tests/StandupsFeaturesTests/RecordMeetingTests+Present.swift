@@ -229,4 +229,48 @@ extension RecordMeetingTests {
       await saveAndEnd(store, present: ["Ana", "Alex", "Alex"])
     }
   }
+
+  /// A note sent again by someone who signed in again meanwhile (their answer lost as the
+  /// session ended) is theirs: taken once.
+  @Test func aNoteSentAgainAfterSigningInAgainIsTakenOnce() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock()
+      let store = makeStore(standup, clock: clock)
+      let ana = Participant(id: "p1", name: "Ana", person: "k1")
+      await store.send(.participantJoined(ana)) { $0.participants = [ana] }
+      await store.send(.startMeetingButtonTapped) {
+        $0.meeting = RecordMeeting.State(id: UUID(0), standup: standup)
+        $0.meeting?.present = ["Ana"]
+        $0.meeting?.presentBy = ["Ana": ["k1"]]
+      }
+      await store.receive(\.meeting.presented.started)
+      let note = RecordMeeting.Action.noteSubmitted(author: "Ana", text: "+1", id: "n1", by: "k1")
+      await store.send(.meeting(.presented(note))) {
+        $0.meeting?.transcript = "Ana: +1"
+        $0.meeting?.notes = [Note(author: "Ana", text: "+1", speaker: "Person 1", id: "n1")]
+        $0.meeting?.noteSenders = ["n1": ["k1"]]
+      }
+      await store.send(.participantLeft(ana.id)) { $0.participants = [] }
+      await store.receive(\.meeting.presented.roomEmptied) {
+        $0.meeting?.pausedBecause = .everyoneLeft
+        $0.meeting?.emptiedAt = Self.start
+      }
+      let anaAgain = Participant(id: "p2", name: "Ana", person: "k2")
+      await store.send(.participantJoined(anaAgain)) {
+        $0.participants = [anaAgain]
+        $0.meeting?.presentBy = ["Ana": ["k2"]]
+        $0.meeting?.noteSenders = ["n1": ["k1", "k2"]]
+      }
+      await store.receive(\.meeting.presented.someoneReturned) {
+        $0.meeting?.pausedBecause = nil
+        $0.meeting?.emptiedAt = nil
+      }
+      await store.send(
+        .meeting(.presented(.noteSubmitted(author: "Ana", text: "+1", id: "n1", by: "k2"))))
+      #expect(store.state.meeting?.transcript == "Ana: +1")
+      #expect(store.state.meeting?.presentPeople == ["Ana"])
+      await discard(store)
+    }
+  }
 }

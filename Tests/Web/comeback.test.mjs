@@ -536,32 +536,52 @@ test("a tab closed while a sign-out is on its way keeps its typing with what the
   assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
 });
 
-test("a closed tab's note waiting beside a tab's own is found for its room, with its meeting, and taken once", async () => {
+test("a closed tab's note waiting beside a tab's own is found for its room and meeting, and taken once", async () => {
   const { keepTabTyping, takeClosedTabs, waitingNoteOfClosedTab } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   signedIn("Ana", kept);
   const mine = tabStorage({ "standups.tab": "mine", [`standups.note.${room}`]: "Mine" });
-  assert.equal(waitingNoteOfClosedTab(room, mine, kept), null);
-  keepTabTyping(tabStorage({
-    "standups.tab": "closed", [`standups.note.${room}`]: " Theirs ", [`standups.noteFor.${room}`]: JSON.stringify({ meeting: "M1", count: 0 }),
-  }), kept, Date.now(), "load-1");
+  assert.equal(waitingNoteOfClosedTab(room, "M1", mine, kept), null);
+  const closing = (note, meeting) => tabStorage({
+    "standups.tab": "closed", [`standups.note.${room}`]: note, [`standups.noteFor.${room}`]: JSON.stringify({ meeting, count: 0 }),
+    [`standups.notesAhead.${room}`]: JSON.stringify([{ text: "Sent", state: "unsure" }]),
+  });
+  // A page put away (it may come back) is not a tab closed; one for another meeting waits for it.
+  keepTabTyping(closing("Away", "M1"), kept, Date.now(), "load-0");
+  keepTabTyping(closing("Old", "M0"), kept, Date.now(), "load-1", { closed: true });
+  keepTabTyping(closing("Sent Theirs ", "M1"), kept, Date.now(), "load-2", { closed: true });
   // NB: the tab holds a note of its own: the closed tab's waits.
-  assert.deepEqual(takeClosedTabs(mine, kept).taken, []);
-  const waiting = waitingNoteOfClosedTab(room, mine, kept);
-  assert.equal(waiting.text, "Theirs");
-  assert.equal(waiting.meeting, "M1");
-  assert.equal(waitingNoteOfClosedTab("ANOTHER-ROOM", mine, kept), null);
-  // Not for another person signed in here; nor is a page's own record waiting for it.
+  assert.deepEqual(takeClosedTabs(mine, kept, Date.now(), (id) => id === `note:${room}`).taken, []);
+  const waiting = waitingNoteOfClosedTab(room, "M1", mine, kept);
+  assert.equal(waiting.text, "Sent Theirs ");
+  assert.deepEqual(waiting.ahead, [{ text: "Sent", state: "unsure" }]);
+  assert.equal(waitingNoteOfClosedTab("ANOTHER-ROOM", "M1", mine, kept), null);
+  // Not for another person signed in here.
   signedIn("Ben", kept);
-  assert.equal(waitingNoteOfClosedTab(room, mine, kept), null);
+  assert.equal(waitingNoteOfClosedTab(room, "M1", mine, kept), null);
   signedIn("Ana", kept);
-  assert.equal(waitingNoteOfClosedTab(room, tabStorage({ "standups.tab": "closed" }), kept, Date.now(), "load-1"), null);
   // NB: once: a second tab that found it too is told it went.
   assert.equal(waiting.take(), true);
   assert.equal(waiting.take(), false);
-  assert.equal(waitingNoteOfClosedTab(room, mine, kept), null);
-  assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
+  assert.equal(waitingNoteOfClosedTab(room, "M1", mine, kept), null);
+  assert.equal(waitingNoteOfClosedTab(room, "M0", mine, kept).text, "Old");
   // The closed tab, back (Back), lets it go: it went on here.
-  const back = tabStorage({ "standups.tab": "closed", [`standups.note.${room}`]: " Theirs ", [`standups.noteFor.${room}`]: JSON.stringify({ meeting: "M1", count: 0 }) });
-  assert.deepEqual(takeClosedTabs(back, kept, Date.now(), () => true, "load-2").gone.map(({ id }) => id), [`note:${room}`]);
+  const back = closing("Sent Theirs ", "M1");
+  assert.deepEqual(takeClosedTabs(back, kept, Date.now(), () => false, "load-3").gone.map(({ id }) => id), [`note:${room}`]);
+});
+
+test("a rename keeps what the browser kept typed under the old name: closed tabs', and for after a sign-in", async () => {
+  const { renamed } = await import("../../public/js/comeback.mjs");
+  const { keepTabTyping, takeClosedTabs, typedInClosedTabs } = await import("../../public/js/tabtyping.mjs");
+  const kept = storage();
+  signedIn("Ana", kept);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Before the rename" }), kept, Date.now(), "load-1", { closed: true });
+  keepForSignIn(`#/rooms/${room}`, typing, kept);
+  renamed("Ana", "Ana B.", kept);
+  kept.setItem("standups.name", "Ana B.");
+  assert.deepEqual(typedInClosedTabs(kept), ["“Before the rename” (your note, in a tab you closed)"]);
+  const next = tabStorage();
+  assert.deepEqual(takeClosedTabs(next, kept).taken, [`note:${room}`]);
+  assert.equal(next.getItem(`standups.note.${room}`), "Before the rename");
+  assert.deepEqual(takeTyping(room, "Ana B.", kept), { ...typing, by: "Ana B." });
 });

@@ -98,6 +98,9 @@ test("closing the tab loses what only the tab keeps, and the form's typing not a
   const empty = { getItem: () => null };
   const typing = { room: "r1", unsent: [{ name: "Title", value: "Daily" }], note: "", late: null, by: "Ana" };
   assert.deepEqual(lostWithTheTab(typing, empty), ["“Daily” (Title)"]);
+  // Said by another tab, every line says so.
+  assert.deepEqual(lostWithTheTab({ ...typing, note: "Half" }, storage, "in another tab"),
+    ["“Daily” (Title, in another tab)", "“Half” (your note, in another tab)", "“Kept” (Title, in another tab)"]);
   assert.deepEqual(lostWithTheTab({ ...typing, unsent: [] }, empty), []);
   assert.deepEqual(lostWithTheTab({ ...typing, unsent: [], note: "Half a thought" }, empty), ["“Half a thought” (your note)"]);
   assert.deepEqual(lostWithTheTab(null, storage), ["“Kept” (Title, in a room you left)"]);

@@ -1,9 +1,9 @@
 // Standups in the browser: routes the address to a screen. Each screen has its module:
 // shell (status, toasts, sign-in, connections), lobby, room (with detail, edit, meeting).
+import { offerNoteOfClosedTab } from "./closednote.mjs";
 import { plainText } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
 import { showLobby } from "./lobby.mjs";
-import { meeting } from "./meeting.mjs";
 import { notesFromClosedTabs } from "./notekept.mjs";
 import { showGone, showRoom } from "./room.mjs";
 import { beginScreen, currentRoomView, dismissToast, guardTheTab, setRouter, setStatus, suspend, toast } from "./shell.mjs";
@@ -77,13 +77,13 @@ guardLengths(document, (message, field) => {
 window.addEventListener("hashchange", route);
 // A tab closed with a note for the meeting this one shows, which holds a note of its own: said
 // here at once (`offerNoteOfClosedTab`).
-function offerNoteOfClosedTab() {
+function offerWaitingNote() {
   const room = roomInAddress();
   const view = room ? currentRoomView(room) : null;
-  if (view?.mode === "meeting") meeting.offerNoteOfClosedTab(view);
+  if (view?.mode === "meeting") offerNoteOfClosedTab(view);
 }
-window.addEventListener("storage", ({ key }) => key === CLOSED_TABS_KEY && offerNoteOfClosedTab());
-document.addEventListener("visibilitychange", offerNoteOfClosedTab);
+window.addEventListener("storage", ({ key }) => key === CLOSED_TABS_KEY && offerWaitingNote());
+document.addEventListener("visibilitychange", offerWaitingNote);
 // What a tab keeps typed goes with it when it is closed: as the page goes, it is kept in the
 // browser, and the next screen of any tab takes what it has none of, as after a reload
 // (`comeback.mjs`). A page shown again takes back its own; what another tab took meanwhile
@@ -107,10 +107,13 @@ function takeTypingOfClosedTabs(screen) {
 // person "here": leave when the page is put away, come back when it is shown again.
 // NB: a page frozen in the background may be discarded without a `pagehide`: it keeps its
 // typing too, and takes back its own as it resumes.
-const putAway = () => {
+const putAway = (event) => {
   suspend();
   try {
-    keepTabTyping();
+    // NB: typing of a person another signed in over (a tab that heard of it only now) is kept
+    // under their name, not the name signed in now.
+    forgetIfAnotherSince();
+    keepTabTyping(sessionStorage, localStorage, Date.now(), undefined, { closed: event.type === "pagehide" && !event.persisted });
   } catch (error) {
     console.warn("Typing could not be kept for the next tab:", error);
   }

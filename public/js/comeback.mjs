@@ -3,7 +3,7 @@
 // browser until the person is signed in again — from this tab or another, such as the
 // invite link's page — for a day at most, then taken back to.
 import { SET_ASIDE_KEY, SIGNED_IN_KEY, SIGNED_OUT_KEY, countSignIn, countSignOut, setAside } from "./session.mjs";
-import { CLOSED_TABS_KEY, KEPT_FOR, thisTab } from "./tabtyping.mjs";
+import { CLOSED_TABS_KEY, KEPT_FOR, renameClosedTabs, thisTab } from "./tabtyping.mjs";
 import { holds } from "./textmerge.mjs";
 
 const KEY = "standups.afterSignIn";
@@ -54,6 +54,17 @@ function withoutTime({ at, tab, ...typing }) {
 export function addressAfterSignIn(storage = localStorage) {
   const hash = read(storage)?.hash ?? "";
   return hash.startsWith("#/") ? `/${hash}` : "/";
+}
+
+/** Someone renamed themselves (`from` → `to`): what the browser keeps of their typing, for
+ * after a sign-in and from closed tabs, is theirs under the new name (it is taken by name). */
+export function renamed(from, to, storage = localStorage) {
+  const kept = read(storage);
+  if (kept?.typings) {
+    const typings = kept.typings.map((typing) => (typing.by === from ? { ...typing, by: to } : typing));
+    storage.setItem(KEY, JSON.stringify({ ...kept, typings }));
+  }
+  renameClosedTabs(from, to, storage);
 }
 
 /** The typing kept for `room`, once (the next to ask gets null), if it was typed under the

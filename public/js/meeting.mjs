@@ -4,10 +4,10 @@ import { compositionGuard } from "./composing.mjs";
 import { arcPath, isolated, transcriptLines } from "./format.mjs";
 import { showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
+import { offerNoteOfClosedTab } from "./closednote.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey, notesFromClosedTabs } from "./notekept.mjs";
 import { say } from "./said.mjs";
-import { app, dismissToast, keepSaying, offerInToast, toast } from "./shell.mjs";
-import { waitingNoteOfClosedTab } from "./tabtyping.mjs";
+import { app, keepSaying, toast } from "./shell.mjs";
 import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
 import { meetingFacts } from "./views.mjs";
 
@@ -249,7 +249,7 @@ export const meeting = {
     }
     view.notesAhead = NotesAhead.restore(saved, input.value);
     view.noteOfClosedTab = null;
-    meeting.offerNoteOfClosedTab(view);
+    offerNoteOfClosedTab(view);
     view.noteComposition = compositionGuard(input);
     on("#note", "input", () => {
       if (input.value) {
@@ -275,41 +275,6 @@ export const meeting = {
       }
       await sendNotes(view, input, notes);
     });
-  },
-
-  /**
-   * A note for this meeting kept by a tab closed while this one held a note of its own (it
-   * waits in the browser, `takeClosedTabs`): into the field if it is empty now, else offered to
-   * add to it — said at once, not left for the next page to open the room.
-   */
-  offerNoteOfClosedTab(view) {
-    const input = app.querySelector("#note");
-    // NB: in the tab in view (of two in the room, the one the person looks at): a hidden one
-    // asks again as it is shown.
-    const waiting = input && !document.hidden && waitingNoteOfClosedTab(view.id);
-    if (!waiting || waiting.meeting !== view.state.meeting?.id || view.noteOfClosedTab === waiting.text) return;
-    // NB: taken first: another tab may have taken it meanwhile, and it is in one tab only.
-    const add = () => {
-      if (!waiting.take()) return false;
-      input.value = input.value.trim() ? `${input.value.trimEnd()} ${waiting.text}` : waiting.text;
-      input.dispatchEvent(new Event("input", { bubbles: true }));
-      return true;
-    };
-    if (!input.value.trim()) {
-      if (add()) toast("Your note from a tab you closed is back in its field.");
-      return;
-    }
-    view.noteOfClosedTab = waiting.text;
-    const message = `A tab you closed held a note for this meeting too: “${waiting.text}”.`;
-    const item = keepSaying(message);
-    const button = Object.assign(document.createElement("button"), { type: "button", textContent: "Add it to your note" });
-    button.onclick = () => {
-      const added = add();
-      dismissToast(item, item.textContent);
-      if (!added) toast("That note went on in another tab of this browser.");
-      input.focus();
-    };
-    offerInToast(item, button);
   },
 
   /** Back in the room after a drop (`welcome`): a note whose answer the drop hid is looked

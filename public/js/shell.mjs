@@ -1,6 +1,6 @@
 // The page around every screen: status badge, who you are, connections, actions (and the
 // toasts of toasts.mjs, for the screens).
-import { forgetKept, keepForSignIn, keepLeftTyping, signOutDone, signOutFailed } from "./comeback.mjs";
+import { forgetKept, keepForSignIn, keepLeftTyping, renamed, signOutDone, signOutFailed } from "./comeback.mjs";
 import { RoomConnection, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
 import { SIGNED_IN_KEY } from "./session.mjs";
@@ -72,7 +72,7 @@ export function suspend() {
 }
 
 // The tabs of this browser answer each other: a sign-out in one names what all of them hold.
-answerOtherTabs(() => lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage));
+answerOtherTabs(() => lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage, "in another tab"));
 
 /** This tab's sign-out on its way: the server closes the room (4401) before it answers. */
 let signingOut = null;
@@ -144,7 +144,7 @@ function changeName(name, open) {
       const elsewhere = await typingInOtherTabs();
       signOut.disabled = false;
       const dropped = [...lostWithTheTab(current?.view?.typingToKeep?.(), sessionStorage),
-        ...elsewhere.map((line) => line.replace(/\)$/, ", in another tab)")),
+        ...elsewhere,
         ...typedInClosedTabs()];
       if (dropped.length === 0) return signOutNow();
       error.textContent = `Signing out drops what you typed that has not reached the room: ${dropped.join(", ")}.`;
@@ -196,6 +196,8 @@ function changeName(name, open) {
         return;
       }
     }
+    // NB: what the browser keeps typed under the old name is theirs under the new one.
+    renamed(name, wanted);
     localStorage.setItem("standups.name", wanted);
     dialog.close();
     reroute();

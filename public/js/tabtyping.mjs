@@ -112,28 +112,55 @@ function keepClosedTabs(storage, { tabs, taken }) {
  * into the browser's storage (`kept`), for the next screen of any tab (`takeClosedTabs`) — a
  * tab's own storage goes with it. Not after a sign-out: nothing is kept for the next person.
  * While one is on its way, it is kept with what that sign-out set aside: a sign-out that fails
- * gives it back with the rest.
+ * gives it back with the rest. `closed`: the page will not come back (its tab closed or
+ * reloaded, not put away in the back/forward cache or frozen).
  */
-export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab()) {
-  const by = kept.getItem(NAME_KEY);
-  if (!kept.getItem(SIGNED_OUT_KEY)) return keepRecord(tab, kept, by, now, load);
-  if (kept.getItem(SET_ASIDE_KEY) === null) return;
-  const aside = setAside(kept);
-  keepRecord(tab, asStorage(aside), by, now, load);
-  kept.setItem(SET_ASIDE_KEY, JSON.stringify(aside));
-}
-
-/** Keeps the page's record (`keepTabTyping`) in `kept`'s closed tabs, as typed under `by`. */
-function keepRecord(tab, kept, by, now, load) {
+export function keepTabTyping(tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab(), { closed = false } = {}) {
   const name = tabName(tab);
   const groups = Object.fromEntries(typingGroups(tab));
-  const closed = closedTabs(kept, now);
-  // NB: one record a page, by the tab's name and the page's load: a copy of a tab ("Duplicate")
-  // has the tab's name too, and takes nothing else's place.
-  closed.tabs = closed.tabs.filter((other) => other.tab !== name || other.load !== load);
-  if (Object.keys(groups).length) closed.tabs.push({ tab: name, load, by, at: now, groups });
-  keepClosedTabs(kept, closed);
+  keepInClosedTabs(kept, (closedTabs) => {
+    // NB: one record a page, by the tab's name and the page's load: a copy of a tab ("Duplicate")
+    // has the tab's name too, and takes nothing else's place.
+    closedTabs.tabs = closedTabs.tabs.filter((other) => other.tab !== name || other.load !== load);
+    if (Object.keys(groups).length) closedTabs.tabs.push({ tab: name, load, by: kept.getItem(NAME_KEY), at: now, closed, groups });
+  }, now);
 }
+
+/**
+ * Changes the closed tabs' record (`change`, given it as `closedTabs` reads it) where it goes:
+ * the browser's storage; while a sign-out is on its way, what that sign-out set aside (a
+ * sign-out that fails gives it back with the rest); after a sign-out, nowhere — nothing is
+ * kept for the next person. Returns whether it was kept.
+ */
+function keepInClosedTabs(kept, change, now) {
+  const into = (storage) => {
+    const closed = closedTabs(storage, now);
+    change(closed);
+    keepClosedTabs(storage, closed);
+  };
+  if (!kept.getItem(SIGNED_OUT_KEY)) {
+    into(kept);
+    return true;
+  }
+  if (kept.getItem(SET_ASIDE_KEY) === null) return false;
+  const aside = setAside(kept);
+  into(asStorage(aside));
+  kept.setItem(SET_ASIDE_KEY, JSON.stringify(aside));
+  return true;
+}
+
+/** Someone renamed themselves (`from` → `to`): what closed tabs kept under their name is theirs
+ * under the new one. */
+export function renameClosedTabs(from, to, kept = localStorage, now = Date.now()) {
+  keepInClosedTabs(kept, (closed) => {
+    for (const record of closed.tabs) {
+      if (typedBy(record, from)) record.by = to;
+    }
+  }, now);
+}
+
+/** Whether a record was typed under `by`, the name signed in now: only theirs is theirs. */
+const typedBy = (record, by) => (record.by ?? null) === by;
 
 /**
  * A screen begins: what tabs that went kept (`keepTabTyping`) for the screen (`wanted`, by
@@ -168,7 +195,7 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
   for (const other of closed.tabs) {
     // NB: this page's own, kept as it was put away and shown again: the page has it all.
     if (other.tab === name && other.load === load) continue;
-    if ((other.by ?? null) !== by) {
+    if (!typedBy(other, by)) {
       tabs.push(other);
       continue;
     }
@@ -199,45 +226,49 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
 }
 
 /**
- * A meeting note for `room` that a closed tab kept (under the name signed in now) and that waits
- * because this tab holds one of its own (`takeClosedTabs`): the first, as `{ text, meeting,
- * take }` — its text, the id of the meeting it was typed in (null if not known), and `take()`,
- * which lets the browser forget it (this tab has it now) and says whether it was still there
- * (another tab may have taken it meanwhile); else null.
+ * A meeting note for `meeting` (its id) in `room` that a tab closed (not one put away: it may
+ * come back) kept under the name signed in now, and that waits because this tab holds one of
+ * its own (`takeClosedTabs`): the first, as `{ text, ahead, take }` — the field's text, the
+ * notes sent ahead in it (`NotesAhead`'s, to tell those that arrived), and `take()`, which lets
+ * the browser forget it (this tab has it now) and says whether it was still there (another tab
+ * may have taken it meanwhile); else null.
  */
-export function waitingNoteOfClosedTab(room, tab = sessionStorage, kept = localStorage, now = Date.now(), load = thisTab()) {
+export function waitingNoteOfClosedTab(room, meeting, tab = sessionStorage, kept = localStorage, now = Date.now()) {
   const id = noteGroup(room);
   const by = kept.getItem(NAME_KEY);
   const name = tabName(tab);
-  const record = closedTabs(kept, now).tabs.find((other) => (other.by ?? null) === by
-    && !(other.tab === name && other.load === load) && holdsTyping(id, other.groups[id]));
+  const read = (entries, key) => {
+    try {
+      return JSON.parse(entries[key] ?? "null");
+    } catch {
+      return null; // not a record this page wrote
+    }
+  };
+  const record = closedTabs(kept, now).tabs.find((other) => other.closed === true && typedBy(other, by)
+    && holdsTyping(id, other.groups[id]) && read(other.groups[id], `standups.noteFor.${room}`)?.meeting === meeting);
   if (!record) return null;
   const entries = record.groups[id];
-  let meeting = null;
-  try {
-    meeting = JSON.parse(entries[`standups.noteFor.${room}`] ?? "null")?.meeting ?? null;
-  } catch {
-    // not a record this page wrote: which meeting is not known
-  }
   const take = () => {
-    const closed = closedTabs(kept, Date.now());
-    const same = closed.tabs.find((other) => other.tab === record.tab && other.load === record.load);
-    if (!same?.groups[id] || digest(same.groups[id]) !== digest(entries)) return false;
-    delete same.groups[id];
-    closed.tabs = closed.tabs.filter((other) => Object.keys(other.groups).length);
-    // NB: the tab it was kept from, should it come back (Back), lets it go (`takeClosedTabs`).
-    if (record.tab !== name) closed.taken.push({ from: record.tab, at: Date.now(), id, digest: digest(entries) });
-    keepClosedTabs(kept, closed);
-    return true;
+    let taken = false;
+    keepInClosedTabs(kept, (closed) => {
+      const same = closed.tabs.find((other) => other.tab === record.tab && other.load === record.load);
+      if (!same?.groups[id] || digest(same.groups[id]) !== digest(entries)) return;
+      delete same.groups[id];
+      closed.tabs = closed.tabs.filter((other) => Object.keys(other.groups).length);
+      // NB: the tab it was kept from, should it come back (Back), lets it go (`takeClosedTabs`).
+      if (record.tab !== name) closed.taken.push({ from: record.tab, at: Date.now(), id, digest: digest(entries) });
+      taken = true;
+    }, Date.now());
+    return taken;
   };
-  return { text: String(entries[`standups.note.${room}`]).trim(), meeting, take };
+  return { text: String(entries[`standups.note.${room}`]), ahead: read(entries, `standups.notesAhead.${room}`), take };
 }
 
 /** What tabs closed kept under the name signed in now and no tab has taken yet, as lines
  * (`keptInTab`'s: "…, in a tab you closed"). */
 export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
   const by = kept.getItem(NAME_KEY);
-  return closedTabs(kept, now).tabs.filter((other) => (other.by ?? null) === by)
+  return closedTabs(kept, now).tabs.filter((other) => typedBy(other, by))
     .flatMap(({ groups }) => Object.values(groups).flatMap((entries) => typedIn(entries, "in a tab you closed")));
 }
 
@@ -282,10 +313,9 @@ export function forgetIfAnotherSince(tab = sessionStorage, kept = localStorage, 
   for (const key of Object.keys(tab)) {
     if (isTypingKey(key)) tab.removeItem(key);
   }
-  if (why === "someoneElse" && groups.size && !kept.getItem(SIGNED_OUT_KEY)) {
-    const closed = closedTabs(kept, now);
-    closed.tabs.push({ tab: tabName(tab), load: SIGNED_IN_OVER, by: seen.name ?? null, at: now, groups: Object.fromEntries(groups) });
-    keepClosedTabs(kept, closed);
-  }
-  return groups.size ? why : null;
+  if (!groups.size) return null;
+  if (why === "signedOut") return why;
+  const record = { tab: tabName(tab), load: SIGNED_IN_OVER, by: seen.name ?? null, at: now, groups: Object.fromEntries(groups) };
+  // NB: a sign-out on its way sets it aside with the rest; one done keeps nothing.
+  return keepInClosedTabs(kept, (closed) => closed.tabs.push(record), now) ? why : "signedOut";
 }

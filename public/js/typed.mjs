@@ -2,22 +2,25 @@
 // other tabs, forgotten (pure but for the channel and storage they are given; tested by node).
 import { escapeHTML } from "./format.mjs";
 
-/** Typing a room never got (`typingToKeep`), a line for each field: `“…” (Title)`. */
-export function typedHere(typing) {
+/** Typing a room never got (`typingToKeep`), a line for each field: `“…” (Title)`; typed at
+ * `place`, if not here. */
+export function typedHere(typing, place = null) {
   if (!typing) return [];
-  return [...typing.unsent.map(({ name, value }) => `“${value}” (${name})`),
-    ...(typing.note ? [`“${typing.note}” (your note)`] : []),
+  return [...typing.unsent.map(({ name, value }) => line(value, name, place)),
+    ...(typing.note ? [line(typing.note, "your note", place)] : []),
     ...[typing.late, ...(typing.late?.waiting ?? [])].filter((late) => late?.text)
-      .map((late) => `“${late.text}” (your note for a meeting that ended)`)];
+      .map((late) => line(late.text, "your note for a meeting that ended", place))];
 }
 
 /**
  * What closing the tab would lose, as lines: what only this tab keeps (`keptInTab`) and the
  * room's `typing`, its form's typing the room has not answered too (it is sent as the page
  * goes, but not all of it can be: a field over its limit, a row the room has not made yet).
+ * `place`: where each was typed, as another tab says it ("in another tab").
  */
-export function lostWithTheTab(typing, storage) {
-  return [...typedHere(typing), ...keptInTab(storage, typing?.room)];
+export function lostWithTheTab(typing, storage, place = null) {
+  const places = place ? { rooms: place, lobby: place } : {};
+  return [...typedHere(typing, place), ...keptInTab(storage, typing?.room, places)];
 }
 
 /** Where the new-standup form's typing is kept in the tab until it is added (`lobby.mjs`). */
