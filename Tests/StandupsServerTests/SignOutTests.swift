@@ -193,6 +193,29 @@ extension AccessTests {
     await server.stop()
   }
 
+  /// A session from before names drawn as nothing were refused (a Hangul filler) is asked for
+  /// a name that shows, and may choose one with no invite: it is not told a bot took its name.
+  @Test func aSessionWhoseNameShowsNothingIsAskedForOne() async throws {
+    let (server, access) = try await Self.teamServer()
+    let secret = try await access.teamSecret()
+    let ends = Date().addingTimeInterval(100)
+    let cookie =
+      "\(Gatekeeper.cookiePrefix)\(secret.keyID)=\(secret.session(name: "\u{3164}", expires: ends))"
+    let session = try httpResponse(
+      port: server.port, "GET", "/api/session", headers: ["Cookie": cookie])
+    #expect(session.json?["signedIn"] == false)
+    #expect(session.json?["mayRename"] == true)
+    #expect(
+      session.json?["reason"]?.stringValue
+        == "Your name shows nothing: choose one to come back in.")
+    let renamed = try httpResponse(
+      port: server.port, "POST", "/api/session",
+      headers: ["Cookie": cookie, "Origin": "http://127.0.0.1:\(server.port)"],
+      body: #"{"name":"Uma"}"#)
+    #expect(renamed.status == 200, "\(renamed.body)")
+    await server.stop()
+  }
+
   /// A reload can end a credential between an upgrade's check and its connection being
   /// recorded as open, where the reload looks for the connections to close: the opening asks
   /// again. What it asks, for every way a credential ends.

@@ -1,5 +1,6 @@
 import Foundation
 import JSONPatch
+import StandupsFeatures
 import StandupsWire
 import WebSocketTransport
 
@@ -65,12 +66,17 @@ enum SessionAPI {
       return BotAPI.response(for: refusal)
     case .success(.person(let name?))
     where TextRules.problem(withDisplayName: name, botNames: gatekeeper.botNames) != nil:
-      // NB: signed in under a name a bot was given since: the session still holds, and
-      // `POST` with another name (no invite needed) is the way back in.
+      // NB: signed in under a name a bot was given since (or one of a session from before such
+      // names were refused: drawn as nothing): the session still holds, and `POST` with
+      // another name (no invite needed) is the way back in.
+      let reason =
+        StandupRules.isBlank(name)
+        ? "Your name shows nothing: choose one to come back in."
+        : "A bot now has your name: choose another to come back in."
       return .json(
         JSONValue.object([
           "open": false, "signedIn": false, "mayRename": true, "name": .string(name),
-          "reason": "A bot now has your name: choose another to come back in.",
+          "reason": .string(reason),
         ]).encoded)
     case .success(.person(let name)):
       return answer(name: name ?? "", expires: gatekeeper.sessionExpiry(in: request) ?? Date())
