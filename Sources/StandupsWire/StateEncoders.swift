@@ -100,16 +100,17 @@ public struct RoomStateEncoder: Sendable {
     return operations
   }
 
-  /// The fields of `meeting`'s encoding that differ from `fields`, in the order of their keys;
-  /// nil if `fields` is not a meeting's encoding (then the caller encodes it whole).
+  /// The fields of `meeting`'s encoding that differ from `fields`, the same meeting's (its `id`
+  /// is not compared), in the order of their keys; nil if `fields` is not a meeting's encoding
+  /// (then the caller encodes it whole).
   static func changedFields(
     of meeting: RecordMeeting.State, comparedWith encoded: JSONValue?
   ) -> [(key: String, value: JSONValue)]? {
-    guard case .object(let fields)? = encoded else { return nil }
+    guard case .object(let fields)? = encoded, fields["id"] != nil else { return nil }
     var changes: [(key: String, value: JSONValue)] = []
-    var compared = 0
+    var compared = 1
     var isMeeting = true
-    meeting.forEachWireField { key, value in
+    meeting.forEachWireField(id: false) { key, value in
       guard let old = fields[key] else {
         isMeeting = false
         return

@@ -29,10 +29,14 @@ extension RecordMeeting.State {
   }
 
   /// Each field of `wireJSON`, in the order of their keys (as `JSONPatch.diff` goes through
-  /// them): a tick compares these with the last version's without building the object.
-  public func forEachWireField(_ body: (_ key: String, _ value: JSONValue) -> Void) {
+  /// them): a tick compares these with the last version's without building the object. With
+  /// `id` false, all but the meeting's id (a comparison with the same meeting's: it never
+  /// changes, and its string is not built on every tick).
+  public func forEachWireField(
+    id includesID: Bool = true, _ body: (_ key: String, _ value: JSONValue) -> Void
+  ) {
     body("alert", alert.map { .string($0.rawValue) } ?? .null)
-    body("id", .string(id.uuidString))
+    if includesID { body("id", .string(id.uuidString)) }
     body("isPaused", .bool(isPaused))
     body("pausedBecause", pausedBecause.map { .string($0.rawValue) } ?? .null)
     body("secondsElapsed", .int(secondsElapsed))
