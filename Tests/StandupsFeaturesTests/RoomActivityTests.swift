@@ -137,6 +137,14 @@ struct RoomActivityTests {
     }
   }
 
+  /// Ana starts the meeting and discards it; returns its Undo's `seq` (0 if there is none).
+  func startAndDiscard(_ store: TestStore<Room>) async -> Int {
+    await store.send(.acted(by: ana, .startMeetingButtonTapped))
+    await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
+    await store.send(.acted(by: ana, .meeting(.presented(.alert(.discard)))))
+    return (try? #require(store.state.undo?.activity.seq)) ?? 0
+  }
+
   /// Cy arrives while a discarded meeting can still be brought back: brought back, it has him
   /// among those present (he was there while it ran), as a meeting running when he came would.
   @Test func aDiscardedMeetingBroughtBackCountsWhoCameMeanwhile() async {
@@ -144,12 +152,9 @@ struct RoomActivityTests {
       let clock = TestClock()
       let store = makeStore(clock: clock)
       store.exhaustivity = .off
-      await store.send(.acted(by: ana, .startMeetingButtonTapped))
-      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
-      await store.send(.acted(by: ana, .meeting(.presented(.alert(.discard)))))
-      let seq = try? #require(store.state.undo?.activity.seq)
+      let seq = await startAndDiscard(store)
       await store.send(.participantJoined(Participant(id: "p3", name: "Cy", person: "cy-key")))
-      await store.send(.acted(by: ana, .undoButtonTapped(seq: seq ?? 0))) {
+      await store.send(.acted(by: ana, .undoButtonTapped(seq: seq))) {
         $0.meeting?.present = ["Ana", "Ben", "Cy"]
         $0.meeting?.presentBy = ["Cy": ["cy-key"]]
       }
@@ -166,13 +171,10 @@ struct RoomActivityTests {
       store.exhaustivity = .off
       let cy = Participant(id: "p3", name: "Cy", person: "cy-key")
       await store.send(.participantJoined(cy))
-      await store.send(.acted(by: ana, .startMeetingButtonTapped))
-      await store.send(.acted(by: ana, .meeting(.presented(.endMeetingButtonTapped))))
-      await store.send(.acted(by: ana, .meeting(.presented(.alert(.discard)))))
-      let seq = try? #require(store.state.undo?.activity.seq)
+      let seq = await startAndDiscard(store)
       await store.send(.participantLeft(cy.id))
       await store.send(.participantJoined(Participant(id: "p4", name: "Cy", person: "cy-again")))
-      await store.send(.acted(by: ana, .undoButtonTapped(seq: seq ?? 0))) {
+      await store.send(.acted(by: ana, .undoButtonTapped(seq: seq))) {
         $0.meeting?.present = ["Ana", "Ben", "Cy"]
         $0.meeting?.presentBy = ["Cy": ["cy-again"]]
       }
