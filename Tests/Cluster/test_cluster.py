@@ -6,6 +6,7 @@ import os
 import signal
 import time
 import urllib.request
+import uuid
 from pathlib import Path
 
 import pytest
@@ -604,10 +605,15 @@ def test_every_node_answers_metrics_a_prometheus_parser_reads(cluster):
     assert totals[("standups_storage_seconds_count", (("operation", "save"),))] >= 1
 
 
-def advisory_locks(cluster):
-    """Room locks held now, on every node."""
+def room_locks(cluster, standup):
+    """How many sessions hold the room's lock now (0 or 1): its session-level advisory lock,
+    keyed by the first 64 bits of its id (WriteFence.lockKey), which pg_locks shows in halves
+    with objsubid 1. (Not every advisory lock: each write under way holds a room's write
+    barrier, a lock of two int4 keys, for a moment.)"""
+    key = uuid.UUID(standup).int >> 64
     return int(cluster.psql(
-        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted").strip())
+        f"SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 "
+        f"AND classid = {key >> 32} AND objid = {key & 0xffffffff}").strip())
 
 
 def test_an_empty_room_gives_its_lock_up_and_its_meeting_goes_on_when_someone_is_back(cluster):
@@ -616,18 +622,18 @@ def test_an_empty_room_gives_its_lock_up_and_its_meeting_goes_on_when_someone_is
     standup = asyncio.run(create_standup(cluster.url, "Left alone"))
 
     def locks():
-        return advisory_locks(cluster)
+        return room_locks(cluster, standup)
 
     async def scenario():
         ana = Person(cluster.url, standup, "Ana")
         await start_meeting_with_notes(cluster, standup, [ana], ["before leaving"])
         await asyncio.sleep(1.2)
-        held = await asyncio.to_thread(locks)
+        assert await asyncio.to_thread(locks) == 1
         left_at = ana.state["meeting"]["secondsElapsed"]
         await ana.stop()
         # Nobody in it: the room goes, with its lock, whatever its meeting.
         deadline = time.monotonic() + 5
-        while await asyncio.to_thread(locks) != held - 1:
+        while await asyncio.to_thread(locks) != 0:
             assert time.monotonic() < deadline, "the empty room kept its lock"
             await asyncio.sleep(0.1)
         paused = cluster.psql(
@@ -853,13 +859,13 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
     standup = asyncio.run(create_standup(cluster.url, "Closing"))
 
     def locks():
-        return advisory_locks(cluster)
+        return room_locks(cluster, standup)
 
     async def scenario():
         ana = Person(cluster.url, standup, "Ana")
         ana.start()
         await until_state(ana, lambda state: state is not None)
-        held = await asyncio.to_thread(locks)
+        assert await asyncio.to_thread(locks) == 1
         holder = await hold_row(cluster, f"SELECT 1 FROM room_version WHERE room = '{standup.upper()}'", 3)
         await asyncio.sleep(0.5)
         await ana.stop()
@@ -876,7 +882,7 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
         await ben.stop()
         # Empty again: the lock goes, as it came.
         deadline = time.monotonic() + 5
-        while await asyncio.to_thread(locks) != held - 1:
+        while await asyncio.to_thread(locks) != 0:
             assert time.monotonic() < deadline, "the room kept its lock after it emptied"
             await asyncio.sleep(0.1)
 
@@ -943,17 +949,16 @@ def test_a_meeting_a_bot_starts_in_an_empty_room_keeps_running(cluster):
     than let it go the moment the request is answered, frozen and shown as running."""
     standup = asyncio.run(create_standup(cluster.url, "Started by a bot"))
     call = admin_bot(cluster, "Starter")
-    held = advisory_locks(cluster)
     call(f"/api/rooms/{standup}/actions", {"type": "startMeetingButtonTapped"})
     wait_until(lambda: call(f"/api/rooms/{standup}")["state"]["meeting"]["secondsElapsed"] >= 2,
                timeout=10, what="the bot's meeting to tick with nobody in the room")
     meeting = call(f"/api/rooms/{standup}")["state"]["meeting"]
     assert meeting["isPaused"] is False and meeting["pausedBecause"] is None, meeting
-    assert advisory_locks(cluster) == held + 1
+    assert room_locks(cluster, standup) == 1
     # Ended, the room has nothing to keep it: it goes, with its lock.
     call(f"/api/rooms/{standup}/actions", {"type": "meeting.endMeetingButtonTapped"})
     call(f"/api/rooms/{standup}/actions", {"type": "meeting.alert.saveAndEnd"})
-    wait_until(lambda: advisory_locks(cluster) == held, timeout=10, what="the room to let its lock go")
+    wait_until(lambda: room_locks(cluster, standup) == 0, timeout=10, what="the room to let its lock go")
     assert call(f"/api/rooms/{standup}")["state"]["meeting"] is None
 
 
