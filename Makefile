@@ -84,29 +84,40 @@ lint:
 PARTITION_TEST = Tests/Cluster/test_partition.py
 # scripts/in-scratch: what the tests write to TMPDIR (servers' data, PostgreSQL, Chromium's
 # profiles) goes to a folder of the run's own, removed after it unless it failed.
+# Each step says when it began (`step`), so that a run's log shows where its time went.
+step = @echo "== $$(date +%T) $(1)"
 test: deps lint $(VENV)/bin/kosoku
+	$(call step,building)
 	$(SWIFT) build --build-tests
+	$(call step,both lanes)
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	rm -rf build/browser-turns && mkdir -p build/browser-turns
 	STANDUPS_BROWSER_TURNS=build/browser-turns scripts/in-scratch scripts/side-by-side \
 	  "$(MAKE) --no-print-directory test-browser" "$(MAKE) --no-print-directory test-services"
+	$(call step,the partition test)
 	scripts/in-scratch $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PARTITION_TEST)
 
 # Each run keeps no cache.
 test-browser:
-	$(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Browser
+	$(call step,browser tests$(if $(STANDUPS_BROWSER_FROM_THE_END), from the end))
+	$(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=8 Tests/Browser
+	$(call step,browser tests done)
 
 # NB: --no-parallel: the store tests take over the process-wide main serial executor. The Swift
 # tests run first: one of them captures a real session for the web app's tests, and the contract
 # tests read the frames they wrote. The fuzzing's builds take one core (FUZZ_JOBS).
 test-services:
 	mkdir -p build
+	$(call step,Swift tests)
 	STANDUPS_REQUIRE_AUTOBAHN=1 STANDUPS_REQUIRE_POSTGRES=1 STANDUPS_FRAMES=build/frames.jsonl \
 	  scripts/with-postgres $(SWIFT) test --skip-build --no-parallel
+	$(call step,web app's own tests)
 	STANDUPS_REQUIRE_CAPTURE=1 node --test Tests/Web/
+	$(call step,contract + integration + cluster tests)
 	STANDUPS_FRAMES=build/frames.jsonl STANDUPS_REQUIRE_FRAMES=1 \
-	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider Tests/Contract Tests/Integration Tests/Cluster \
+	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider --durations=8 Tests/Contract Tests/Integration Tests/Cluster \
 	  $(if $(STANDUPS_BROWSER_TURNS),--ignore=$(PARTITION_TEST))
+	$(call step,fuzzers)
 	$(MAKE) --no-print-directory fuzz FUZZ_JOBS=1 FUZZ_LIMIT="-seed=1 -runs=150000" \
 	  FUZZ_WIRE_LIMIT="-seed=1 -runs=8000" FUZZ_HTTP_LIMIT="-seed=1 -max_total_time=20"
 	$(if $(STANDUPS_BROWSER_TURNS),STANDUPS_BROWSER_FROM_THE_END=1 $(MAKE) --no-print-directory test-browser)
@@ -139,7 +150,7 @@ FUZZ_ENV = SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/ls
 # $(call run-fuzz,target,binary,limit,options)
 define run-fuzz
 	@rm -rf build/fuzz/$(1) && mkdir -p build/fuzz/$(1) && cp Fuzz/corpus/$(1)/* build/fuzz/$(1)/
-	@echo "Fuzzing $(1) ($(3))"
+	@echo "== $$(date +%T) fuzzing $(1) ($(3))"
 	@$(FUZZ_ENV) $(2) build/fuzz/$(1) $(3) $(4) -rss_limit_mb=2048 -artifact_prefix=build/fuzz/ \
 	  > build/fuzz/$(1).log 2>&1; \
 	status=$$?; grep -E "^Done|Precondition|Fatal|ERROR" build/fuzz/$(1).log; \
@@ -147,6 +158,7 @@ define run-fuzz
 endef
 fuzz:
 	mkdir -p build/fuzz
+	$(call step,building the fuzzers)
 	cd Fuzz && $(FUZZ_BUILD) --scratch-path ../.build-fuzz \
 	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library > ../build/fuzz/build.log 2>&1 \
 	  || { grep -v "Cannot export local symbol" ../build/fuzz/build.log; exit 1; }
