@@ -466,7 +466,7 @@ def test_a_tab_away_while_the_browser_signs_out_does_not_bring_its_typing_back(s
     text_in(ana, ".card", "meeting on")
     click(ana, "#me")
     click(ana, "#name-dialog .sign-out")
-    text_in(ana, "#name-dialog .form-error", "“Ana private” (your note, in a tab you closed)")
+    text_in(ana, "#name-dialog .form-error", "“Ana private” (your note, in another tab)")
     click(ana, "#name-dialog .sign-out")
     text_in(ana, ".signin", "You signed out of this browser.")
     ana.get(server.invite)

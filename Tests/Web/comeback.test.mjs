@@ -274,7 +274,7 @@ test("a tab reloaded or shown again finds its own typing kept and takes nothing 
   const kept = storage();
   const tab = tabStorage({ [`standups.note.${room}`]: "Half a thought" });
   keepTabTyping(tab, kept, 1000);
-  assert.deepEqual(takeClosedTabs(tab, kept, 1500), { taken: [], gone: [], signedInOver: [] });
+  assert.deepEqual(takeClosedTabs(tab, kept, 1500), { taken: [], gone: [], signedInOver: [], fromTabsAway: [] });
   assert.equal(tab.getItem(`standups.note.${room}`), "Half a thought");
   assert.equal(kept.getItem("standups.closedTabs"), null);
   // Put away twice: one record for the tab, the last.
@@ -294,7 +294,9 @@ test("typing another tab took while its page was away leaves that page as it com
   const away = tabStorage({ [`standups.note.${room}`]: "Note from A", "standups.left.R2": JSON.stringify([{ value: "x" }]) });
   keepTabTyping(away, kept, 1000);
   const other = tabStorage({ "standups.left.R2": JSON.stringify([{ value: "y" }]) });
-  assert.deepEqual(takeClosedTabs(other, kept, 2000).taken, [`note:${room}`]);
+  // Taken from a page put away, not from a tab closed: said as coming from another tab.
+  assert.deepEqual(takeClosedTabs(other, kept, 2000),
+    { taken: [`note:${room}`], gone: [], signedInOver: [], fromTabsAway: [`note:${room}`] });
   // Back (the page it went to, then Back): the note is in the other tab now, and said to be.
   const { taken, gone } = takeClosedTabs(away, kept, 3000);
   assert.deepEqual(taken, []);
@@ -371,9 +373,13 @@ test("a closed tab's typing is kept for a day, and not at all after a sign-out, 
   assert.deepEqual(takeClosedTabs(late, kept, 1000 + day).taken, []);
   assert.equal(late.getItem(`standups.note.${room}`), null);
   // Named by a sign-out, then gone; a tab closed after it keeps nothing for the next person.
-  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine", "standups.newStandup": JSON.stringify({ title: "Retro" }) }), kept, 2000);
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine", "standups.newStandup": JSON.stringify({ title: "Retro" }) }),
+    kept, 2000, "load-1", { closed: true });
   assert.deepEqual(typedInClosedTabs(kept, 2500),
     ["“Mine” (your note, in a tab you closed)", "“Retro” (a new standup not added yet, in a tab you closed)"]);
+  // A page put away (its tab went on to another page) is in a tab still open.
+  keepTabTyping(tabStorage({ "standups.left.R2": JSON.stringify([{ name: "Title", value: "Later" }]) }), kept, 2200, "load-2");
+  assert.deepEqual(typedInClosedTabs(kept, 2500).at(-1), "“Later” (Title, in another tab)");
   forgetKept(kept);
   assert.equal(kept.getItem("standups.closedTabs"), null);
   keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Mine again" }), kept, 3000);
@@ -390,7 +396,7 @@ test("a closed tab's typing is for whoever typed it: another person signing in h
   const { keepTabTyping, takeClosedTabs, typedInClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   signedIn("Ana", kept);
-  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ana's" }), kept, Date.now());
+  keepTabTyping(tabStorage({ [`standups.note.${room}`]: "Ana's" }), kept, Date.now(), "load-1", { closed: true });
   // Her session ended with no sign-out; Ben opens the invite link here.
   signedIn("Ben", kept);
   assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
@@ -430,7 +436,7 @@ test("a tab whose person's session ended keeps its typing for them when another 
   signedIn("Ana", kept);
   const back = tabStorage();
   assert.deepEqual(takeClosedTabs(back, kept, Date.now(), (id) => id === `note:${room}`),
-    { taken: [`note:${room}`], gone: [], signedInOver: [`note:${room}`] });
+    { taken: [`note:${room}`], gone: [], signedInOver: [`note:${room}`], fromTabsAway: [] });
   assert.equal(back.getItem(`standups.note.${room}`), "Ana private");
   assert.deepEqual(takeClosedTabs(back, kept, Date.now(), (id) => id === "newStandup:").taken, ["newStandup:"]);
 });
@@ -508,7 +514,7 @@ test("a record not written by this app puts nothing but typing into the tab", as
   assert.deepEqual({ ...tab }, { "standups.tab": "mine", [`standups.note.${room}`]: "ok" });
   for (const junk of ["{not json", "[1, 2]", "null"]) {
     kept.setItem("standups.closedTabs", junk);
-    assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [], signedInOver: [] });
+    assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [], signedInOver: [], fromTabsAway: [] });
   }
 });
 

@@ -91,12 +91,13 @@ document.addEventListener("visibilitychange", offerWaitingNote);
 function takeTypingOfClosedTabs(screen) {
   // NB: a screen takes what is for it: its room's typing, or the lobby's new standup.
   const wanted = (id) => (screen === "lobby" ? id === NEW_STANDUP_GROUP : screen !== null && isRoomGroup(id, screen));
-  const { taken, gone, signedInOver } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
+  const { taken, gone, signedInOver, fromTabsAway } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
   // NB: said only on the screen it was taken for.
   notesFromClosedTabs.clear();
   const note = noteGroup(screen);
   if (taken.includes(note)) {
-    notesFromClosedTabs.set(screen, signedInOver.includes(note) ? "from before you signed in again" : "from a tab you closed");
+    notesFromClosedTabs.set(screen, signedInOver.includes(note) ? "from before you signed in again"
+      : fromTabsAway.includes(note) ? "from another tab" : "from a tab you closed");
   }
   // NB: typing that went on elsewhere and came back here since (that tab closed too) is here.
   const lines = gone.filter(({ id }) => !taken.includes(id))

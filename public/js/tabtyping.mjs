@@ -171,8 +171,9 @@ const typedBy = (record, by) => (record.by ?? null) === by;
  * another screen. And typing of this tab's that another took while this page was away (gone to
  * another page, and back) goes on there: it leaves this tab, so that it is in one tab only.
  * Returns the groups taken (`taken`, as `"note:<room>"` for a room's meeting note; of them,
- * `signedInOver`: a tab's kept for its person as another signed in), and those gone (`gone`:
- * `{ id, entries }`, their keys and values).
+ * `signedInOver`: a tab's kept for its person as another signed in, and `fromTabsAway`: a page's
+ * put away, not closed — its tab is still open on another page, or frozen), and those gone
+ * (`gone`: `{ id, entries }`, their keys and values).
  */
 export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now(), wanted = () => true, load = thisTab()) {
   const name = tabName(tab);
@@ -190,6 +191,7 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
   }
   const taken = [];
   const signedInOver = [];
+  const fromTabsAway = [];
   const tabs = [];
   const keys = keyGroups(tab);
   for (const other of closed.tabs) {
@@ -217,12 +219,13 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
       mine.set(id, entries);
       taken.push(id);
       if (other.load === SIGNED_IN_OVER) signedInOver.push(id);
+      else if (other.closed !== true) fromTabsAway.push(id);
       if (other.tab !== name) closed.taken.push({ from: other.tab, at: now, id, digest: digest(entries) });
     }
     if (Object.keys(left).length) tabs.push({ ...other, groups: left });
   }
   keepClosedTabs(kept, { tabs, taken: closed.taken.filter(({ from }) => from !== name) });
-  return { taken, gone, signedInOver };
+  return { taken, gone, signedInOver, fromTabsAway };
 }
 
 /**
@@ -264,12 +267,13 @@ export function waitingNoteOfClosedTab(room, meeting, tab = sessionStorage, kept
   return { text: String(entries[`standups.note.${room}`]), ahead: read(entries, `standups.notesAhead.${room}`), take };
 }
 
-/** What tabs closed kept under the name signed in now and no tab has taken yet, as lines
- * (`keptInTab`'s: "…, in a tab you closed"). */
+/** What tabs closed, or pages put away, kept under the name signed in now and no tab has taken
+ * yet, as lines (`keptInTab`'s: "…, in a tab you closed", "…, in another tab"). */
 export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
   const by = kept.getItem(NAME_KEY);
   return closedTabs(kept, now).tabs.filter((other) => typedBy(other, by))
-    .flatMap(({ groups }) => Object.values(groups).flatMap((entries) => typedIn(entries, "in a tab you closed")));
+    .flatMap(({ groups, closed }) => Object.values(groups)
+      .flatMap((entries) => typedIn(entries, closed === true ? "in a tab you closed" : "in another tab")));
 }
 
 /** A group's typing (`entries`, keys and values), as lines (`keptInTab`'s), typed at `place`
