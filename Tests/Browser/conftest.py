@@ -13,6 +13,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import NoAlertPresentException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -83,7 +84,7 @@ def start_server(data, *options):
     line = process.stderr.readline()
     match = re.search(r"127\.0\.0\.1:(\d+)", line)
     assert match, f"the server did not start: {line}"
-    return process, f"http://127.0.0.1:{match.group(1)}/"
+    return process, serves(f"http://127.0.0.1:{match.group(1)}/")
 
 
 @pytest.fixture
@@ -130,7 +131,7 @@ class Relay:
     def __init__(self, server_url):
         self.target = int(re.search(r":(\d+)/", server_url).group(1))
         self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/"
+        self.url = serves(f"http://127.0.0.1:{self.listener.getsockname()[1]}/")
         self.silenced = []
         self.pairs = []
         self.stopped = threading.Event()
@@ -234,6 +235,13 @@ def chromium(name, env=None):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(
         service=Service(executable_path="/usr/bin/chromedriver", env=env), options=options)
+    prepare_tab(driver, name)
+    return driver
+
+
+def prepare_tab(driver, name):
+    """The current tab as a new browser's first: its person's name remembered, its notices
+    logged (`said`), the desktop's size, no console error seen yet."""
     # The display name is asked once and remembered; give each session its own.
     driver.execute_cdp_cmd(
         "Page.addScriptToEvaluateOnNewDocument",
@@ -241,7 +249,88 @@ def chromium(name, env=None):
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": TOAST_LOG})
     resize(driver, "desktop")
     driver.console_errors = []
+
+
+# Starting a Chromium costs about 1.5 s of CPU, for each of the ~280 people the tests sign
+# in: `ana` and `ben` come from browsers kept from one test to the next instead, each given
+# back as new (`fresh`). What a page keeps is its origin's, and each test's servers listen on
+# ports of their own (`serves`): their origins' data is cleared after the test (and before,
+# should a port come again); cookies, which go by host whatever the port, and permissions
+# for all. Each test's tabs are closed, and with them what was set for a tab (its size, time
+# zone, media, the scripts it runs first). A browser that cannot be given back so is quit.
+KEPT = {}
+ORIGINS = set()
+
+
+def serves(url):
+    """Notes that this test's pages may keep data under `url`'s origin; returns it."""
+    ORIGINS.add(re.match(r"https?://[^/]+", url).group(0))
+    return url
+
+
+def clear_origins(driver):
+    for origin in sorted(ORIGINS):
+        driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+
+
+def fresh(driver, name):
+    """`driver` with one new tab, as `chromium(name)` gives it, and nothing kept of this
+    test's origins."""
+    try:
+        driver.switch_to.alert.dismiss()
+    except NoAlertPresentException:
+        pass
+    before = driver.window_handles
+    driver.switch_to.window(before[0])
+    driver.switch_to.new_window("tab")
+    tab = driver.current_window_handle
+    for handle in before:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(tab)
+    driver.get("about:blank")
+    clear_origins(driver)
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Browser.resetPermissions", {})
+    driver.get_log("browser")
+    prepare_tab(driver, name)
     return driver
+
+
+@pytest.fixture(autouse=True)
+def origins():
+    """This test's origins (`serves`), none yet."""
+    ORIGINS.clear()
+    yield ORIGINS
+
+
+def kept_chromium(name):
+    """A browser for `name` kept from an earlier test, or a new one."""
+    driver = KEPT.pop(name, None)
+    if driver is None:
+        return chromium(name)
+    # NB: a port of an earlier test's may have come again.
+    clear_origins(driver)
+    return driver
+
+
+def give_back(name, driver):
+    try:
+        KEPT[name] = fresh(driver, name)
+    except WebDriverException:
+        # NB: whatever state it is in (it may have crashed, or been quit by the test).
+        try:
+            driver.quit()
+        except WebDriverException:
+            pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quit_kept_browsers():
+    yield
+    for driver in KEPT.values():
+        driver.quit()
+    KEPT.clear()
 
 
 def resize(driver, size):
@@ -268,15 +357,15 @@ def screenshot(driver, screen):
 
 @pytest.fixture
 def ana(server):
-    driver = chromium("Ana")
+    driver = kept_chromium("Ana")
     sign_in(driver, server)
     yield driver
-    driver.quit()
+    give_back("Ana", driver)
 
 
 @pytest.fixture
 def ben(server):
-    driver = chromium("Ben")
+    driver = kept_chromium("Ben")
     sign_in(driver, server)
     yield driver
-    driver.quit()
+    give_back("Ben", driver)

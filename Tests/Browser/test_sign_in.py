@@ -11,7 +11,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import SERVER, chromium, collect_console_errors, screenshot, sign_in
+from conftest import SERVER, chromium, collect_console_errors, screenshot, serves, sign_in
 from test_web_app import both_in_a_room, click, create_standup
 
 
@@ -218,7 +218,7 @@ def other_origin():
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     # NB: 127.0.0.1 on another port is the same site (the session cookie goes along) but
     # another origin: only the Origin check stands in the way.
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
+    yield serves(f"http://127.0.0.1:{httpd.server_address[1]}/")
     httpd.shutdown()
 
 
