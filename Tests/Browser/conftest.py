@@ -236,6 +236,7 @@ def chromium(name, env=None):
     driver = webdriver.Chrome(
         service=Service(executable_path="/usr/bin/chromedriver", env=env), options=options)
     prepare_tab(driver, name)
+    driver.cleared = set()
     return driver
 
 
@@ -268,8 +269,8 @@ def serves(url):
     return url
 
 
-def clear_origins(driver):
-    for origin in sorted(ORIGINS):
+def clear_origins(driver, origins):
+    for origin in sorted(origins):
         driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
 
 
@@ -286,10 +287,14 @@ def fresh(driver, name):
     tab = driver.current_window_handle
     for handle in before:
         driver.switch_to.window(handle)
+        # NB: its page goes first (what it keeps as it goes is written), then its tab.
+        driver.get("about:blank")
         driver.close()
     driver.switch_to.window(tab)
     driver.get("about:blank")
-    clear_origins(driver)
+    clear_origins(driver, ORIGINS)
+    # NB: again before the browser's next test: what a page wrote as it went may land late.
+    driver.cleared = set(ORIGINS)
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
     driver.execute_cdp_cmd("Browser.resetPermissions", {})
     driver.get_log("browser")
@@ -310,19 +315,31 @@ def kept_chromium(name):
     if driver is None:
         return chromium(name)
     # NB: a port of an earlier test's may have come again.
-    clear_origins(driver)
+    clear_origins(driver, driver.cleared | ORIGINS)
     return driver
 
 
 def give_back(name, driver):
     try:
         KEPT[name] = fresh(driver, name)
-    except WebDriverException:
-        # NB: whatever state it is in (it may have crashed, or been quit by the test).
+    except Exception:
+        # NB: whatever state it is in (it may have crashed, chromedriver with it, or have no
+        # window left).
         try:
             driver.quit()
-        except WebDriverException:
+        except Exception:
             pass
+
+
+def signed_in(name, server):
+    """`name`'s browser (`kept_chromium`), signed in to `server`; given back if that fails."""
+    driver = kept_chromium(name)
+    try:
+        sign_in(driver, server)
+    except BaseException:
+        give_back(name, driver)
+        raise
+    return driver
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -357,15 +374,13 @@ def screenshot(driver, screen):
 
 @pytest.fixture
 def ana(server):
-    driver = kept_chromium("Ana")
-    sign_in(driver, server)
+    driver = signed_in("Ana", server)
     yield driver
     give_back("Ana", driver)
 
 
 @pytest.fixture
 def ben(server):
-    driver = kept_chromium("Ben")
-    sign_in(driver, server)
+    driver = signed_in("Ben", server)
     yield driver
     give_back("Ben", driver)

@@ -879,6 +879,7 @@ def test_someone_arriving_while_the_room_s_last_copy_closes_gets_a_room_that_hol
         assert typed["type"] == "ack", typed
         assert ben.closes == [], ben.closes
         assert len(ben.welcomes) == 1, ben.welcomes
+        assert await asyncio.to_thread(locks) == 1
         await ben.stop()
         # Empty again: the lock goes, as it came.
         deadline = time.monotonic() + 5

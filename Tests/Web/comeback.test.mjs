@@ -417,7 +417,7 @@ test("a closed tab's typing is for whoever typed it: another person signing in h
 });
 
 test("a tab whose person's session ended keeps its typing for them when another person signs in here", async () => {
-  const { forgetIfAnotherSince, takeClosedTabs } = await import("../../public/js/tabtyping.mjs");
+  const { forgetIfAnotherSince, takeClosedTabs, typedInClosedTabs } = await import("../../public/js/tabtyping.mjs");
   const kept = storage();
   signedIn("Ana", kept);
   const anas = tabStorage({ "standups.tab": "anas", [`standups.note.${room}`]: "Ana private", "standups.newStandup": JSON.stringify({ title: "Retro" }) });
@@ -432,8 +432,12 @@ test("a tab whose person's session ended keeps its typing for them when another 
   // Ben's tabs get none of it, this one neither.
   assert.deepEqual(takeClosedTabs(anas, kept).taken, []);
   assert.deepEqual(takeClosedTabs(tabStorage(), kept).taken, []);
-  // Ana signs in again: hers comes back to the tab that opens the room, and the lobby's to the lobby.
+  assert.deepEqual(typedInClosedTabs(kept), []);
+  // Ana signs in again: hers comes back to the tab that opens the room, and the lobby's to the
+  // lobby; a sign-out first would name it as hers from before.
   signedIn("Ana", kept);
+  assert.deepEqual(typedInClosedTabs(kept), ["“Ana private” (your note, before you signed in again)",
+    "“Retro” (a new standup not added yet, before you signed in again)"]);
   const back = tabStorage();
   assert.deepEqual(takeClosedTabs(back, kept, Date.now(), (id) => id === `note:${room}`),
     { taken: [`note:${room}`], gone: [], signedInOver: [`note:${room}`], fromTabsAway: [] });

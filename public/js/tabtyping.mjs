@@ -267,13 +267,15 @@ export function waitingNoteOfClosedTab(room, meeting, tab = sessionStorage, kept
   return { text: String(entries[`standups.note.${room}`]), ahead: read(entries, `standups.notesAhead.${room}`), take };
 }
 
-/** What tabs closed, or pages put away, kept under the name signed in now and no tab has taken
- * yet, as lines (`keptInTab`'s: "…, in a tab you closed", "…, in another tab"). */
+/** What tabs closed, pages put away, or tabs another person signed in over kept under the name
+ * signed in now and no tab has taken yet, as lines (`keptInTab`'s: "…, in a tab you closed",
+ * "…, in another tab", "…, before you signed in again"). */
 export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
   const by = kept.getItem(NAME_KEY);
+  const place = ({ load, closed }) => (load === SIGNED_IN_OVER ? "before you signed in again"
+    : closed === true ? "in a tab you closed" : "in another tab");
   return closedTabs(kept, now).tabs.filter((other) => typedBy(other, by))
-    .flatMap(({ groups, closed }) => Object.values(groups)
-      .flatMap((entries) => typedIn(entries, closed === true ? "in a tab you closed" : "in another tab")));
+    .flatMap((other) => Object.values(other.groups).flatMap((entries) => typedIn(entries, place(other))));
 }
 
 /** A group's typing (`entries`, keys and values), as lines (`keptInTab`'s), typed at `place`
