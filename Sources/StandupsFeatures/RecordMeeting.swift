@@ -105,7 +105,10 @@ public struct RecordMeeting: Reducer {
     case resumeButtonTapped
     /// `id`: the sender's for this note, if any (`Note.id`); `by`: who sent it (a sign-in, a
     /// bot), where known: another person of the same name may give the same id.
-    case noteSubmitted(author: String, text: String, id: String? = nil, by: String? = nil)
+    /// `speaker`: the attendee the person saw speaking as they sent it (a note that reaches
+    /// the room after Next stays theirs); nil, whoever speaks as it arrives.
+    case noteSubmitted(
+      author: String, text: String, id: String? = nil, by: String? = nil, speaker: String? = nil)
     case delegate(Delegate)
 
     @CasePathable
@@ -235,8 +238,15 @@ public struct RecordMeeting: Reducer {
         state.emptiedAt = nil
         return startTimer()
 
-      case .noteSubmitted(let author, let text, let id, let by):
-        let speaker = state.standup.attendees[safe: state.speakerIndex]?.name ?? ""
+      case .noteSubmitted(let author, let text, let id, let by, let seen):
+        let current = state.standup.attendees[safe: state.speakerIndex]?.name ?? ""
+        if let seen, !state.standup.attendees.contains(where: { $0.name == seen }) {
+          return .reject(
+            .invalidValue(
+              "\"speaker\" must be the name of one of this meeting's attendees: \(String(seen.prefix(40)).debugDescription) is not."
+            ))
+        }
+        let speaker = seen ?? current
         // NB: a note of that id and author is this sender's unless it is known to be another's.
         let senders = id.flatMap { state.noteSenders[$0] }
         let sameSender = by.map { senders?.contains($0) ?? true } ?? true

@@ -117,10 +117,21 @@ public enum ActionDecoding {
           .invalidValue,
           "\"id\" must be a string of 1 to 64 characters that names this note, or left out.")
       }
+      // NB: the speaker the person saw as they sent it; left out, whoever speaks as it arrives.
+      let speaker: String?
+      switch action["speaker"] {
+      case nil, .null?: speaker = nil
+      case .string(let name)?: speaker = name
+      default:
+        throw WireError(
+          .invalidValue,
+          "\"speaker\" must be the name of the attendee the note is about, or left out.")
+      }
       // NB: by sign-in, or a bot's name; on an open server a name is all there is.
       let by = sender.person ?? (sender.isBot ? sender.author : nil)
       return .meeting(
-        .presented(.noteSubmitted(author: sender.author, text: text, id: id, by: by)))
+        .presented(
+          .noteSubmitted(author: sender.author, text: text, id: id, by: by, speaker: speaker)))
     case "history.noteSubmitted":
       guard let meeting = action["meeting"]?.stringValue.flatMap(UUID.init(uuidString:)) else {
         throw WireError(.invalidValue, "\"meeting\" must be the id of a meeting in the history.")

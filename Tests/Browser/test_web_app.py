@@ -511,6 +511,36 @@ def test_a_page_back_from_a_silent_network_is_shown_once(server, relay, ana, ben
     assert collect_console_errors(ana) == [] and collect_console_errors(ben) == []
 
 
+def test_a_note_sent_into_silence_stays_with_the_speaker_it_was_about(server, relay, ana, ben):
+    """Ana sends a note about Blob's update as her network goes silent; Ben moves on to Blob Jr
+    meanwhile. Her page sends the note again once back: it is filed under Blob, the speaker she
+    saw, not under whoever speaks when it arrives."""
+    room = create_standup(ana, server)
+    open_through(relay, ana, room, server)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ben, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3: Blob")
+    relay.silence()
+    ana.find_element(By.ID, "note").send_keys("Blob shipped the API\n")
+    click(ben, ".next")
+    text_in(ben, ".speaker", "Speaker 2 of 3: Blob Jr")
+    text_in(ben, ".transcript", "Ana: Blob shipped the API", timeout=20)
+    text_in(ana, "#status", "Live", timeout=15)
+    ben.find_element(By.ID, "note").send_keys("Jr is on the tests\n")
+    text_in(ana, ".transcript", "Ben: Jr is on the tests")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    click(ben, ".history summary")
+    by_speaker = ben.execute_script(
+        "return [...document.querySelectorAll('.history details h4')].map(h => "
+        "[h.textContent, h.nextElementSibling.textContent])")
+    assert [(speaker, notes.strip()) for speaker, notes in by_speaker] == [
+        ("Blob", "Ana: Blob shipped the API"), ("Blob Jr", "Ben: Jr is on the tests")], by_speaker
+    assert collect_console_errors(ben) == []
+
+
 def test_a_reconnect_the_network_swallows_is_given_up_and_tried_again(server, relay, ana):
     # The network comes back half-way (a laptop waking, a VPN half up): the page's next
     # opening is taken and never answered, nor closed. Chromium would wait minutes on it; the

@@ -165,6 +165,43 @@ struct RecordMeetingTests {
     }
   }
 
+  /// A note goes under the speaker its sender saw as they sent it, though Next came first
+  /// (it was on its way, or sent again after a drop); left out, under whoever speaks now.
+  @Test func aNoteStaysWithTheSpeakerItWasSentFor() async {
+    await withMainSerialExecutor {
+      let clock = TestClock()
+      let standup = Standup.mock(attendees: 2, minutes: 5)
+      let store = makeStore(standup, clock: clock)
+      await startMeeting(store, standup)
+      await store.send(.meeting(.presented(.nextButtonTapped(from: 0)))) {
+        $0.meeting?.speakerIndex = 1
+        $0.meeting?.secondsElapsed = 150
+      }
+      await store.send(
+        .meeting(
+          .presented(.noteSubmitted(author: "Ana", text: "About 1", id: "n-1", speaker: "Person 1"))
+        )
+      ) {
+        $0.meeting?.transcript = "Ana: About 1"
+        $0.meeting?.notes = [Note(author: "Ana", text: "About 1", speaker: "Person 1", id: "n-1")]
+      }
+      await store.send(.meeting(.presented(.noteSubmitted(author: "CI (bot)", text: "Now")))) {
+        $0.meeting?.transcript = "Ana: About 1\nCI (bot): Now"
+        $0.meeting?.notes.append(Note(author: "CI (bot)", text: "Now", speaker: "Person 2"))
+      }
+      // Nobody of that name attends: refused, nothing changes.
+      await store.send(
+        .meeting(.presented(.noteSubmitted(author: "Ana", text: "Who?", speaker: "Person 9"))),
+        rejectedWith: .invalidValue(
+          "\"speaker\" must be the name of one of this meeting's attendees: \"Person 9\" is not."))
+      await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
+        $0.meeting?.alert = .endMeeting
+      }
+      await store.send(.meeting(.presented(.alert(.discard)))) { $0.meeting = nil }
+      await store.finish()
+    }
+  }
+
   /// A note sent again with its id (its answer lost with the connection) is taken once;
   /// another id, or none, is another note, however alike.
   @Test func aNoteSentAgainWithItsIDIsTakenOnce() async {

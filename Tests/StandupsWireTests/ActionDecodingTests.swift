@@ -45,6 +45,14 @@ struct ActionDecodingTests {
       .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it")))
     ),
     (
+      Case(type: "meeting.noteSubmitted", fields: ["text": "Shipped it", "speaker": "Blob"]),
+      .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it", speaker: "Blob")))
+    ),
+    (
+      Case(type: "meeting.noteSubmitted", fields: ["text": "Shipped it", "speaker": nil]),
+      .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it")))
+    ),
+    (
       Case(
         type: "history.noteSubmitted",
         fields: ["meeting": .string(meeting.uuidString.lowercased()), "text": "Late"]),
@@ -139,6 +147,10 @@ struct ActionDecodingTests {
     (
       Case(type: "meeting.noteSubmitted", fields: ["text": "a", "id": 7]), .invalidValue,
       "\"id\" must be a string of 1 to 64 characters"
+    ),
+    (
+      Case(type: "meeting.noteSubmitted", fields: ["text": "a", "speaker": 1]), .invalidValue,
+      "\"speaker\" must be the name of the attendee the note is about, or left out."
     ),
     (
       Case(

@@ -134,3 +134,18 @@ test("a note the transcript surely lacks goes again; one it cannot tell of is ke
   assert.equal(ahead.arrived("one two", one), " two");
   assert.deepEqual(ahead.send(" two", "Ben: hi\nDan: meanwhile\nAna: one", "Ana").map(({ line }) => line), ["Ana: two"]);
 });
+
+test("a note keeps the speaker it was sent under, when it goes again after Next too", () => {
+  const ahead = new NotesAhead();
+  const [first] = ahead.send("about Blob", "", "Ana", "Blob");
+  assert.equal(first.speaker, "Blob");
+  ahead.refused(first);
+  // Next came meanwhile: Enter sends it again, still Blob's, and what follows is Blob Jr's.
+  const [again, next] = ahead.send("about Blob and Jr", "", "Ana", "Blob Jr");
+  assert.equal(again.id, first.id);
+  assert.equal(again.speaker, "Blob");
+  assert.equal(next.text, " and Jr");
+  assert.equal(next.speaker, "Blob Jr");
+  // Kept in the tab across a reload, it keeps it too.
+  assert.equal(NotesAhead.restore(ahead.notes, "about Blob and Jr").notes[0].speaker, "Blob");
+});

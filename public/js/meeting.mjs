@@ -60,8 +60,11 @@ function noteWent(view, input, note) {
   });
 }
 
-/** The action that sends `note` (`{ text, id }`): the room takes an id once. */
-const noteSubmitted = (note) => ({ type: "meeting.noteSubmitted", text: note.text, id: note.id });
+/** The action that sends `note` (`{ text, id, speaker }`): the room takes an id once, and files
+ * the note under the speaker shown as it was sent. */
+const noteSubmitted = (note) => ({
+  type: "meeting.noteSubmitted", text: note.text, id: note.id, ...(note.speaker ? { speaker: note.speaker } : {}),
+});
 
 /** Sends `note`; resolves with why it did not go (nothing once it reached the meeting). */
 async function sendNote(view, input, note) {
@@ -266,7 +269,9 @@ export const meeting = {
       const author = view.state.participants.find(({ id }) => id === view.you)?.name ?? "";
       // NB: Enter again on a note on its way adds nothing new; one kept (refused, or lost
       // with the connection) goes again, on its own.
-      const notes = view.notesAhead.send(input.value, view.state.meeting.transcript, author);
+      const { meeting, standup } = view.state;
+      const speaker = standup.attendees[meeting.speakerIndex]?.name ?? null;
+      const notes = view.notesAhead.send(input.value, meeting.transcript, author, speaker);
       if (!notes.length) return;
       // What is typed next is another note: it starts after a space, not run into this one.
       if (!/\s$/.test(input.value)) {

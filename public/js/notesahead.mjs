@@ -19,7 +19,8 @@ export function reached(transcript, note) {
 }
 
 export class NotesAhead {
-  /** `notes`: `{ text, before, line, state, id }`, `state` one of "sent", "unsure", "kept". */
+  /** `notes`: `{ text, before, line, state, id, speaker }`, `state` one of "sent", "unsure",
+   * "kept"; `speaker`: who was speaking as it was sent (the room files it under them). */
   constructor(notes = []) {
     this.notes = notes;
   }
@@ -42,16 +43,18 @@ export class NotesAhead {
   /**
    * Enter on `field`: the notes to send, in order — each kept ahead to send again, then what
    * follows the notes ahead, if anything — tracked from now on (`before`: the transcript as it
-   * is; `author`: who sends it). None when nothing is new: Enter again on notes on their way
-   * adds nothing. A field changed inside the notes ahead is sent whole: their places are lost.
+   * is; `author`: who sends it; `speaker`: who speaks now, for the note to stay theirs though
+   * it arrives, or goes again, after Next). None when nothing is new: Enter again on notes on
+   * their way adds nothing. A field changed inside the notes ahead is sent whole: their places
+   * are lost.
    */
-  send(field, before, author) {
+  send(field, before, author, speaker = null) {
     if (!field.startsWith(this.prefix)) this.notes = [];
     const again = this.notes.filter(({ state }) => state === "kept");
     for (const note of again) Object.assign(note, { before, state: "sent" });
     const text = field.slice(this.prefix.length);
     if (this.notes.length && !text.trim()) return again;
-    const note = { text, before, line: `${author}: ${text.trim()}`, state: "sent", id: noteID() };
+    const note = { text, before, line: `${author}: ${text.trim()}`, state: "sent", id: noteID(), speaker };
     this.notes.push(note);
     return [...again, note];
   }
