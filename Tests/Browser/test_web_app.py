@@ -8,7 +8,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import chromium, collect_console_errors, resize, screenshot, sign_in, start_again
+from conftest import Relay, chromium, collect_console_errors, resize, screenshot, sign_in, start_again
 
 
 def wait(driver, condition, timeout=10):
@@ -539,6 +539,36 @@ def test_a_note_sent_into_silence_stays_with_the_speaker_it_was_about(server, re
     assert [(speaker, notes.strip()) for speaker, notes in by_speaker] == [
         ("Blob", "Ana: Blob shipped the API"), ("Blob Jr", "Ben: Jr is on the tests")], by_speaker
     assert collect_console_errors(ben) == []
+
+
+def test_a_rename_on_a_network_that_swallows_requests_joins_again_once_it_is_back(open_server):
+    """Ana renames herself while her network takes requests and never answers them (a laptop
+    waking, a VPN half up). The page asks the server who she is before it joins the room
+    again: that question is given up too (here after 3 s: the liveness spells, shortened),
+    not waited on for minutes with the page saying "Joining…", and she is back in the room
+    under her new name once the network is."""
+    relay = Relay(open_server)
+    ana = chromium("Ana")
+    try:
+        ana.get(open_server)
+        text_in(ana, "#status", "Live")
+        room = create_standup(ana, open_server)
+        open_through(relay, ana, room, open_server)
+        text_in(ana, ".presence", "Ana (you)")
+        relay.swallow_new()
+        relay.silence()
+        click(ana, "#me")
+        field = ana.find_element(By.CSS_SELECTOR, "#name-dialog input")
+        field.clear()
+        field.send_keys("Anna\n")
+        wait(ana, lambda d: relay.swallowed >= 2, timeout=20)
+        relay.pass_new()
+        text_in(ana, ".presence", "Anna (you)", timeout=20)
+        text_in(ana, "#status", "Live")
+        assert collect_console_errors(ana) == []
+    finally:
+        ana.quit()
+        relay.close()
 
 
 def test_a_reconnect_the_network_swallows_is_given_up_and_tried_again(server, relay, ana):

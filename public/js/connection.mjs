@@ -2,7 +2,7 @@
 // with backoff that resume from the last version held.
 import { applyPatch } from "./jsonpatch.mjs";
 import { backoff, wireJSON, within } from "./format.mjs";
-import { LIVENESS, liveness, livenessFor, opening, ticking } from "./liveness.mjs";
+import { LIVENESS, fetchAnswered, liveness, livenessFor, opening, ticking } from "./liveness.mjs";
 
 /**
  * The WebSocket address of `path` on the page's server: `since`, the last version held, to
@@ -50,7 +50,7 @@ globalThis.document?.addEventListener("visibilitychange", () => {
 export async function standupIsMissing(path) {
   if (!path.startsWith("/ws/rooms/")) return false;
   const room = path.replace("/ws/rooms/", "/api/rooms/");
-  return fetch(`${room}/meetings?limit=1`, { credentials: "same-origin" })
+  return fetchAnswered(`${room}/meetings?limit=1`, { credentials: "same-origin" })
     .then((response) => response.status === 404, () => false);
 }
 

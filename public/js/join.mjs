@@ -4,6 +4,7 @@
 import { addressAfterSignIn, signedIn } from "./comeback.mjs";
 import { BLANK_NAME, wireJSON } from "./format.mjs";
 import { guardLengths } from "./limits.mjs";
+import { fetchAnswered } from "./liveness.mjs";
 
 const form = document.getElementById("join-form");
 const error = form.querySelector(".form-error");
@@ -39,7 +40,7 @@ sayWhetherSignedIn();
  * again, under another name, stays possible (a shared computer). */
 async function sayWhetherSignedIn() {
   try {
-    const session = await (await fetch("/api/session", { credentials: "same-origin" })).json();
+    const session = await (await fetchAnswered("/api/session", { credentials: "same-origin" })).json();
     if (!session.signedIn || !session.name) return;
     const note = document.querySelector(".signed-in-note");
     note.textContent = `You are signed in here as ${session.name}. `;
@@ -63,7 +64,7 @@ form.addEventListener("submit", async (event) => {
   const button = form.querySelector("button");
   button.disabled = true;
   try {
-    const response = await fetch("/api/session", {
+    const response = await fetchAnswered("/api/session", {
       method: "POST",
       credentials: "same-origin",
       headers: { "content-type": "application/json" },

@@ -39,3 +39,12 @@ export function liveness(now, heardAt, pingedAt, { quietMs, answerMs } = LIVENES
 export function opening(now, openedAt, { quietMs, answerMs } = LIVENESS) {
   return now - openedAt >= quietMs + answerMs ? "lost" : "wait";
 }
+
+/**
+ * `fetch`, given up (an AbortError, as a network error) when no answer came within as long as
+ * an opening is given (`opening`): a network that came back half-way may take the request and
+ * never answer nor close, and the browser would wait minutes — a page "Joining…" for good.
+ */
+export function fetchAnswered(resource, options = {}, { quietMs, answerMs } = LIVENESS) {
+  return fetch(resource, { ...options, signal: AbortSignal.timeout(quietMs + answerMs) });
+}

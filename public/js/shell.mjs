@@ -3,6 +3,7 @@
 import { forgetKept, keepForSignIn, keepLeftTyping, renamed, signOutDone, signOutFailed } from "./comeback.mjs";
 import { RoomConnection, standupIsMissing } from "./connection.mjs";
 import { BLANK_NAME, escapeHTML, wireJSON, within } from "./format.mjs";
+import { fetchAnswered } from "./liveness.mjs";
 import { SIGNED_IN_KEY } from "./session.mjs";
 import { setStatus } from "./status.mjs";
 import { typedInClosedTabs } from "./tabtyping.mjs";
@@ -86,7 +87,7 @@ let renamableName = null;
  * once and remembered. Null when they are not signed in (or must wait: `signInReason`).
  */
 export async function whoAmI() {
-  const response = await fetch("/api/session", { credentials: "same-origin" }).catch(() => null);
+  const response = await fetchAnswered("/api/session", { credentials: "same-origin" }).catch(() => null);
   // Unreachable, or a server (or the proxy in front of it) that cannot answer now: no answer
   // about the session at all. Go on with the name remembered; the connection says what is
   // wrong, and reconnects.
@@ -157,7 +158,7 @@ function changeName(name, open) {
     // NB: marked before the server ends the session: another tab whose room closes under it
     // then keeps nothing for whoever signs in next, whichever hears of it first.
     forgetKept();
-    signingOut = fetch("/api/session", { method: "DELETE", credentials: "same-origin" }).catch(() => null);
+    signingOut = fetchAnswered("/api/session", { method: "DELETE", credentials: "same-origin" }).catch(() => null);
     const response = await signingOut;
     signingOut = null;
     if (!response?.ok) {
@@ -185,7 +186,7 @@ function changeName(name, open) {
       return;
     }
     if (!open) {
-      const response = await fetch("/api/session", {
+      const response = await fetchAnswered("/api/session", {
         method: "POST", credentials: "same-origin",
         headers: { "content-type": "application/json" },
         body: wireJSON({ name: wanted }),
@@ -334,7 +335,7 @@ export function connect(path, name, view) {
     onError: (error) => toast(error.message),
     // NB: a server restarting refuses nothing: it is not there. Nor is one draining (404) or
     // whose storage fails (503), for this page's purpose: it is let in once that is over.
-    serverAnswers: () => fetch("/healthz", { cache: "no-store" }).then((r) => r.ok, () => false),
+    serverAnswers: () => fetchAnswered("/healthz", { cache: "no-store" }).then((r) => r.ok, () => false),
     // Refused again and again after having been in: perhaps the session ended meanwhile, or
     // the standup was deleted (its room answers 404 over HTTP too).
     onRefused: async () => {
