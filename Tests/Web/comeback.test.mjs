@@ -274,7 +274,7 @@ test("a tab reloaded or shown again finds its own typing kept and takes nothing 
   const kept = storage();
   const tab = tabStorage({ [`standups.note.${room}`]: "Half a thought" });
   keepTabTyping(tab, kept, 1000);
-  assert.deepEqual(takeClosedTabs(tab, kept, 1500), { taken: [], gone: [], signedInOver: [], fromTabsAway: [] });
+  assert.deepEqual(takeClosedTabs(tab, kept, 1500), { taken: [], gone: [], from: {} });
   assert.equal(tab.getItem(`standups.note.${room}`), "Half a thought");
   assert.equal(kept.getItem("standups.closedTabs"), null);
   // Put away twice: one record for the tab, the last.
@@ -296,7 +296,7 @@ test("typing another tab took while its page was away leaves that page as it com
   const other = tabStorage({ "standups.left.R2": JSON.stringify([{ value: "y" }]) });
   // Taken from a page put away, not from a tab closed: said as coming from another tab.
   assert.deepEqual(takeClosedTabs(other, kept, 2000),
-    { taken: [`note:${room}`], gone: [], signedInOver: [], fromTabsAway: [`note:${room}`] });
+    { taken: [`note:${room}`], gone: [], from: { [`note:${room}`]: "away" } });
   // Back (the page it went to, then Back): the note is in the other tab now, and said to be.
   const { taken, gone } = takeClosedTabs(away, kept, 3000);
   assert.deepEqual(taken, []);
@@ -440,7 +440,7 @@ test("a tab whose person's session ended keeps its typing for them when another 
     "“Retro” (a new standup not added yet, before you signed in again)"]);
   const back = tabStorage();
   assert.deepEqual(takeClosedTabs(back, kept, Date.now(), (id) => id === `note:${room}`),
-    { taken: [`note:${room}`], gone: [], signedInOver: [`note:${room}`], fromTabsAway: [] });
+    { taken: [`note:${room}`], gone: [], from: { [`note:${room}`]: "signedInOver" } });
   assert.equal(back.getItem(`standups.note.${room}`), "Ana private");
   assert.deepEqual(takeClosedTabs(back, kept, Date.now(), (id) => id === "newStandup:").taken, ["newStandup:"]);
 });
@@ -518,7 +518,7 @@ test("a record not written by this app puts nothing but typing into the tab", as
   assert.deepEqual({ ...tab }, { "standups.tab": "mine", [`standups.note.${room}`]: "ok" });
   for (const junk of ["{not json", "[1, 2]", "null"]) {
     kept.setItem("standups.closedTabs", junk);
-    assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [], signedInOver: [], fromTabsAway: [] });
+    assert.deepEqual(takeClosedTabs(tabStorage(), kept, 2000), { taken: [], gone: [], from: {} });
   }
 });
 
@@ -591,7 +591,7 @@ test("a rename keeps what the browser kept typed under the old name: closed tabs
   kept.setItem("standups.name", "Ana B.");
   assert.deepEqual(typedInClosedTabs(kept), ["“Before the rename” (your note, in a tab you closed)"]);
   const next = tabStorage();
-  assert.deepEqual(takeClosedTabs(next, kept).taken, [`note:${room}`]);
+  assert.deepEqual(takeClosedTabs(next, kept), { taken: [`note:${room}`], gone: [], from: { [`note:${room}`]: "closed" } });
   assert.equal(next.getItem(`standups.note.${room}`), "Before the rename");
   assert.deepEqual(takeTyping(room, "Ana B.", kept), { ...typing, by: "Ana B." });
 });

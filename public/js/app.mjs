@@ -8,7 +8,7 @@ import { notesFromClosedTabs } from "./notekept.mjs";
 import { showGone, showRoom } from "./room.mjs";
 import { beginScreen, currentRoomView, dismissToast, guardTheTab, setRouter, setStatus, suspend, toast } from "./shell.mjs";
 import {
-  CLOSED_TABS_KEY, NEW_STANDUP_GROUP, forgetIfAnotherSince, isRoomGroup, keepTabTyping, noteGroup, takeClosedTabs, typedIn,
+  CLOSED_TABS_KEY, KEPT_FROM, NEW_STANDUP_GROUP, forgetIfAnotherSince, isRoomGroup, keepTabTyping, noteGroup, takeClosedTabs, typedIn,
 } from "./tabtyping.mjs";
 
 /** The room the address is for: its id as the server writes it (upper case), however the
@@ -91,14 +91,11 @@ document.addEventListener("visibilitychange", offerWaitingNote);
 function takeTypingOfClosedTabs(screen) {
   // NB: a screen takes what is for it: its room's typing, or the lobby's new standup.
   const wanted = (id) => (screen === "lobby" ? id === NEW_STANDUP_GROUP : screen !== null && isRoomGroup(id, screen));
-  const { taken, gone, signedInOver, fromTabsAway } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
+  const { taken, gone, from } = takeClosedTabs(sessionStorage, localStorage, Date.now(), wanted);
   // NB: said only on the screen it was taken for.
   notesFromClosedTabs.clear();
   const note = noteGroup(screen);
-  if (taken.includes(note)) {
-    notesFromClosedTabs.set(screen, signedInOver.includes(note) ? "from before you signed in again"
-      : fromTabsAway.includes(note) ? "from another tab" : "from a tab you closed");
-  }
+  if (taken.includes(note)) notesFromClosedTabs.set(screen, KEPT_FROM[from[note]]);
   // NB: typing that went on elsewhere and came back here since (that tab closed too) is here.
   const lines = gone.filter(({ id }) => !taken.includes(id))
     .flatMap(({ entries }) => typedIn(entries));

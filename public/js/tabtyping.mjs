@@ -170,10 +170,9 @@ const typedBy = (record, by) => (record.by ?? null) === by;
  * holds otherwise (two tabs typed in one room) waits for another tab, as does what is for
  * another screen. And typing of this tab's that another took while this page was away (gone to
  * another page, and back) goes on there: it leaves this tab, so that it is in one tab only.
- * Returns the groups taken (`taken`, as `"note:<room>"` for a room's meeting note; of them,
- * `signedInOver`: a tab's kept for its person as another signed in, and `fromTabsAway`: a page's
- * put away, not closed — its tab is still open on another page, or frozen), and those gone
- * (`gone`: `{ id, entries }`, their keys and values).
+ * Returns the groups taken (`taken`, as `"note:<room>"` for a room's meeting note), where each
+ * was kept (`from`: by id, `keptBy`'s), and those gone (`gone`: `{ id, entries }`, their keys
+ * and values).
  */
 export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = Date.now(), wanted = () => true, load = thisTab()) {
   const name = tabName(tab);
@@ -190,8 +189,7 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
     gone.push({ id, entries: here });
   }
   const taken = [];
-  const signedInOver = [];
-  const fromTabsAway = [];
+  const from = {};
   const tabs = [];
   const keys = keyGroups(tab);
   for (const other of closed.tabs) {
@@ -218,15 +216,32 @@ export function takeClosedTabs(tab = sessionStorage, kept = localStorage, now = 
       }
       mine.set(id, entries);
       taken.push(id);
-      if (other.load === SIGNED_IN_OVER) signedInOver.push(id);
-      else if (other.closed !== true) fromTabsAway.push(id);
+      from[id] = keptBy(other);
       if (other.tab !== name) closed.taken.push({ from: other.tab, at: now, id, digest: digest(entries) });
     }
     if (Object.keys(left).length) tabs.push({ ...other, groups: left });
   }
   keepClosedTabs(kept, { tabs, taken: closed.taken.filter(({ from }) => from !== name) });
-  return { taken, gone, signedInOver, fromTabsAway };
+  return { taken, gone, from };
 }
+
+/**
+ * What kept a record of typing: `"closed"`, a page that will not come back (its tab closed, or
+ * gone on to a page the back/forward cache does not keep: a page cannot tell them apart);
+ * `"away"`, a page put away (kept in that cache, or frozen), its tab still open; `"signedInOver"`,
+ * a tab that heard of another person's sign-in and kept its person's typing for them.
+ */
+function keptBy(record) {
+  if (record.load === SIGNED_IN_OVER) return "signedInOver";
+  return record.closed === true ? "closed" : "away";
+}
+
+/** Where typing taken from a record came from, by `keptBy`, as a notice says it ("Your note
+ * from a tab you closed is back…"), and where it was typed, as a line says it (`typedIn`'s). */
+export const KEPT_FROM = {
+  closed: "from a tab you closed", away: "from another tab", signedInOver: "from before you signed in again",
+};
+const TYPED_IN = { closed: "in a tab you closed", away: "in another tab", signedInOver: "before you signed in again" };
 
 /**
  * A meeting note for `meeting` (its id) in `room` that a tab closed (not one put away: it may
@@ -272,10 +287,8 @@ export function waitingNoteOfClosedTab(room, meeting, tab = sessionStorage, kept
  * "…, in another tab", "…, before you signed in again"). */
 export function typedInClosedTabs(kept = localStorage, now = Date.now()) {
   const by = kept.getItem(NAME_KEY);
-  const place = ({ load, closed }) => (load === SIGNED_IN_OVER ? "before you signed in again"
-    : closed === true ? "in a tab you closed" : "in another tab");
   return closedTabs(kept, now).tabs.filter((other) => typedBy(other, by))
-    .flatMap((other) => Object.values(other.groups).flatMap((entries) => typedIn(entries, place(other))));
+    .flatMap((other) => Object.values(other.groups).flatMap((entries) => typedIn(entries, TYPED_IN[keptBy(other)])));
 }
 
 /** A group's typing (`entries`, keys and values), as lines (`keptInTab`'s), typed at `place`
