@@ -43,7 +43,10 @@ public struct ServerLimits: Sendable, Equatable {
   public var messagesPerSecond = 20.0
   /// …and in one burst.
   public var burst = 40.0
-  /// Messages refused in a row before the connection is closed with 1008.
+  /// Refusals a connection may run up before it is closed with 1008. They are forgiven at
+  /// the rate (`messagesPerSecond`), so that only sending over the rate for long is closed,
+  /// however fast or slow the server reads what was sent: a client at twice the rate or more
+  /// is closed within seconds, one just over it never.
   public var closeAfterRefused = 100
   /// The recent patches each room keeps for `since=` resumes, in bytes (and at most 512 of
   /// them); a resume from before them gets the whole state.
@@ -60,7 +63,8 @@ final class Admission: Sendable {
     case accept
     /// Over the rate: answer `rate_limited`, drop the message.
     case refuse
-    /// Over the rate for too long: close with 1008.
+    /// Over the rate for too long (more than `closeAfterRefused` refusals not yet forgiven):
+    /// close with 1008.
     case close
   }
 
@@ -68,7 +72,8 @@ final class Admission: Sendable {
     var address: String
     var tokens: Double
     var refilled: ContinuousClock.Instant
-    var refusedInARow = 0
+    /// Refusals not yet forgiven: one each, forgiven at the rate tokens come back.
+    var refused = 0.0
   }
 
   fileprivate struct Shared {
@@ -141,26 +146,34 @@ final class Admission: Sendable {
   private func refilledTokens(
     _ tokens: Double, since refilled: ContinuousClock.Instant, now: ContinuousClock.Instant
   ) -> Double {
-    let elapsed = now - refilled
-    let seconds =
-      Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return min(limits.burst, tokens + seconds * limits.messagesPerSecond)
+    min(limits.burst, tokens + seconds(from: refilled, to: now) * limits.messagesPerSecond)
+  }
+
+  private func seconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant)
+    -> Double
+  {
+    let elapsed = end - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
   }
 
   /// Takes a token for one message.
   func take(_ connection: ConnectionID, now: ContinuousClock.Instant = .now) -> Verdict {
     shared.withLock { shared in
       guard var meter = shared.meters[connection] else { return .accept }
+      // NB: not "refusals in a row": a token that comes back between two reads of a flood
+      // would start the count again, so that a server reading slowly (a busy machine) never
+      // closed a client sending at many times the rate.
+      let forgiven = seconds(from: meter.refilled, to: now) * limits.messagesPerSecond
+      meter.refused = max(0, meter.refused - forgiven)
       meter.tokens = refilledTokens(meter.tokens, since: meter.refilled, now: now)
       meter.refilled = now
       let verdict: Verdict
       if meter.tokens >= 1 {
         meter.tokens -= 1
-        meter.refusedInARow = 0
         verdict = .accept
       } else {
-        meter.refusedInARow += 1
-        verdict = meter.refusedInARow > limits.closeAfterRefused ? .close : .refuse
+        meter.refused += 1
+        verdict = meter.refused > Double(limits.closeAfterRefused) ? .close : .refuse
       }
       shared.meters[connection] = meter
       return verdict

@@ -51,6 +51,31 @@ import WebSocketTransport
     #expect(admission.take(connection, now: start + .milliseconds(500)) == .close)
   }
 
+  @Test func aClientSendingOverTheRateIsClosedThoughTokensComeBackBetweenItsMessages() {
+    // A flood read a few messages at a time (a busy server) has a token come back between
+    // reads: its refusals are not "in a row", and they still add up.
+    var limits = ServerLimits()
+    limits.messagesPerSecond = 10
+    limits.burst = 1
+    limits.closeAfterRefused = 10
+    let admission = Admission(limits: limits)
+    func verdicts(every gap: Duration, count: Int) -> [Admission.Verdict] {
+      let connection = ConnectionID(rawValue: UInt64(count))
+      admission.opened(connection, address: "10.0.0.\(count)")
+      let start = ContinuousClock.now
+      return (0..<count).map { admission.take(connection, now: start + gap * $0) }
+    }
+    // Five times the rate: one message in five is taken, and the fifth refusal of a second
+    // past the burst closes.
+    let flood = verdicts(every: .milliseconds(20), count: 50)
+    #expect(flood.contains(.accept))
+    #expect(flood.firstIndex(of: .close).map { $0 > 10 && $0 < 25 } == true, "\(flood)")
+    // Just over the rate, for a minute: some refused, never closed.
+    let steady = verdicts(every: .milliseconds(95), count: 630)
+    #expect(steady.contains(.refuse))
+    #expect(!steady.contains(.close))
+  }
+
   @Test func connectionsFromOneIPv6NetworkCountAsFromOneAddress() {
     var limits = ServerLimits()
     limits.maxConnectionsPerAddress = 2
@@ -150,8 +175,8 @@ struct LimitsTests {
   }
 
   @Test func aFloodIsAnsweredRateLimitedThenClosedWith1008() async throws {
-    // No refill during the test, so the counts are exact: the 21st refusal in a row is the
-    // last message sent (a server closing a socket with unread input would reset it).
+    // No refill during the test, so the counts are exact: the 21st refusal is the last
+    // message sent (a server closing a socket with unread input would reset it).
     let server = try await TestServer.start {
       $0.limits.messagesPerSecond = 0.001
       $0.limits.burst = 10
