@@ -866,3 +866,28 @@ def test_the_note_being_typed_stays_in_sight_beside_the_end_alert_with_a_phone_s
     assert -1 <= field["top"] and field["bottom"] <= height + 1, (field, height)
     screenshot(ana, "end-alert-beside-a-note-keyboard-up")
     assert collect_console_errors(ana) == []
+
+
+def test_notices_on_a_phone_leave_the_bar_in_sight_and_follow_it_away(server, ana, ben):
+    """A notice on a phone shows under the top bar, never over whether the page is live and
+    whose name it has; once the bar has scrolled away, the notice is at the very top."""
+    both_in_a_room(server, ana, ben)
+    resize(ana, "phone, keyboard up")
+    click(ben, ".start")
+    text_in(ana, ".toasts", "Ben started the meeting")
+    place = """
+        const bar = document.querySelector('header.top').getBoundingClientRect();
+        const toast = document.querySelector('.toast').getBoundingClientRect();
+        return [bar.bottom, toast.top];"""
+    # NB: by the boxes: a toast lets clicks through (pointer-events), so elementFromPoint
+    # would find the bar under it.
+    bar_bottom, toast_top = ana.execute_script(place)
+    assert bar_bottom > 30 and bar_bottom <= toast_top <= bar_bottom + 12, (bar_bottom, toast_top)
+    # Scrolled down until the bar is out of sight, the next notice is at the top.
+    ana.execute_script("window.scrollTo(0, document.querySelector('header.top').offsetHeight + 40)")
+    click(ben, ".next")
+    text_in(ana, ".toasts", "Ben skipped to")
+    bar_bottom, toast_top = ana.execute_script(place)
+    assert bar_bottom <= 0 and 0 <= toast_top <= 12, (bar_bottom, toast_top)
+    resize(ana, "desktop")
+    assert collect_console_errors(ana) == []

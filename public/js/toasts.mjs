@@ -1,9 +1,21 @@
-// Toasts: short notices at the top of the page, under its bar (over it on a phone), each for a few
-// seconds, at most three — but for those that hold the only copy of something typed, which
-// stay until the person is done with them.
+// Toasts: short notices at the top of the page, under its bar (at the very top once the bar has
+// scrolled away), each for a few seconds, at most three — but for those that hold the only copy
+// of something typed, which stay until the person is done with them.
 import { say } from "./said.mjs";
 
 const toasts = document.getElementById("toasts");
+const bar = document.querySelector("header.top");
+
+/** Puts the toasts under the page's bar as much of it as is in sight: never over the
+ * connection's status and the person's name, nor lower than they need be. */
+function placeToasts() {
+  if (!toasts.children.length || !bar) return;
+  toasts.style.setProperty("--bar-in-sight", `${Math.max(0, bar.getBoundingClientRect().bottom)}px`);
+}
+addEventListener("scroll", placeToasts, { passive: true });
+addEventListener("resize", placeToasts);
+// NB: the bar grows when "Reconnect now" wraps to a line of its own.
+if (bar) new ResizeObserver(placeToasts).observe(bar);
 
 /** Shows `message` for 5 s (until dismissed, with `holdsTyping`: see `keepSaying`); returns
  * its element. */
@@ -38,6 +50,7 @@ export function toast(message, { kind, holdsTyping: holding = false } = {}) {
       item.append(" ", dismiss);
     }
     toasts.append(item);
+    placeToasts();
     // NB: the oldest notices go first, but the newest stays (what was just said); one that
     // holds typing goes only with its time.
     const notices = () => [...toasts.children].filter((shown) => !holdsTyping(shown));
