@@ -86,8 +86,11 @@ def test_only_attendees_are_offered_a_notice_and_a_blocked_one_says_so(server, a
     text_in(ben, ".presence", "Ana")
     click(ana, ".start")
     text_in(ben, ".speaker", "Speaker 1 of 2: ana")
-    # Ben is no attendee: he is never up, and is offered no notice of it.
+    # Ben is no attendee: he is never up, and is offered no notice of it, but told why.
     assert not ben.find_element(By.CSS_SELECTOR, ".notify-toggle").is_displayed()
+    text_in(ben, ".notify-why", "Turn notices are for attendees: “Ben” is not one.")
+    assert not ana.find_element(By.CSS_SELECTOR, ".notify-why").is_displayed()
+    screenshot(ben, "notify-why")
     click(ana, ".notify-toggle")
     text_in(ana, ".toasts", "Notifications are blocked for this site")
     assert ana.find_element(By.CSS_SELECTOR, ".notify-toggle").get_attribute("aria-pressed") == "false"

@@ -8,7 +8,7 @@ import { offerNoteOfClosedTab } from "./closednote.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey, notesFromClosedTabs } from "./notekept.mjs";
 import { say } from "./said.mjs";
 import { app, keepSaying, toast } from "./shell.mjs";
-import { isMe, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
+import { isMe, myName, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
 import { meetingFacts } from "./views.mjs";
 
 /** The time gone, drawn over the arcs: dark on a light edge, so that it shows on a dark
@@ -167,6 +167,7 @@ export const meeting = {
         <div class="actions toggles">
           <button type="button" class="chime-toggle" aria-pressed="true"></button>
           <button type="button" class="notify-toggle" aria-pressed="false"></button>
+          <span class="notify-why hint" hidden></span>
         </div>
         <form class="note-form">
           <label for="note">Add a note</label>
@@ -294,9 +295,14 @@ export const meeting = {
   },
 
   render(view, state) {
-    // NB: only someone among the attendees is ever up: the others are offered no notice.
-    app.querySelector(".notify-toggle").hidden = !globalThis.Notification
-      || !state.standup.attendees.some(({ name }) => isMe(name));
+    // NB: only someone among the attendees is ever up: the others are offered no notice, and
+    // told why (a name typed otherwise than the attendee's, "Ana M." for "Ana", is not one).
+    const attending = state.standup.attendees.some(({ name }) => isMe(name));
+    app.querySelector(".notify-toggle").hidden = !globalThis.Notification || !attending;
+    const why = app.querySelector(".notify-why");
+    why.hidden = !globalThis.Notification || attending;
+    const because = `Turn notices are for attendees: “${myName()}” is not one.`;
+    if (!why.hidden && why.textContent !== because) why.textContent = because;
     const facts = meetingFacts(state.meeting, state.standup, state.participants);
     const speakerLine = app.querySelector(".speaker");
     if (speakerLine.textContent !== facts.speakerLine) {

@@ -1,5 +1,6 @@
 // A person's own signals in a meeting: a chime on each new speaker (on unless muted,
 // remembered) and, if asked for, a browser notification when it is their turn.
+import { NAME_KEY } from "./session.mjs";
 import { app, toast } from "./shell.mjs";
 
 const chimeKey = "standups.chime";
@@ -33,9 +34,14 @@ function chime() {
   }
 }
 
+/** The name this browser is in the room under. */
+export function myName() {
+  return localStorage.getItem(NAME_KEY) ?? "";
+}
+
 /** Whether an attendee's name is this person's (as typed in either: "ana" is "Ana"). */
 export function isMe(name) {
-  const me = localStorage.getItem("standups.name");
+  const me = myName();
   return Boolean(me && name) && name.trim().toLowerCase() === me.trim().toLowerCase();
 }
 
