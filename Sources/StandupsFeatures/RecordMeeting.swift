@@ -241,9 +241,11 @@ public struct RecordMeeting: Reducer {
       case .noteSubmitted(let author, let text, let id, let by, let seen):
         let current = state.standup.attendees[safe: state.speakerIndex]?.name ?? ""
         if let seen, !state.standup.attendees.contains(where: { $0.name == seen }) {
+          // NB: a name longer than an attendee's can be is cut short, and says so.
+          let shown = seen.count > 40 ? seen.prefix(39) + "…" : seen
           return .reject(
             .invalidValue(
-              "\"speaker\" must be the name of one of this meeting's attendees: \(String(seen.prefix(40)).debugDescription) is not."
+              "\"speaker\" must be the name of one of this meeting's attendees: \(shown.debugDescription) is not."
             ))
         }
         let speaker = seen ?? current

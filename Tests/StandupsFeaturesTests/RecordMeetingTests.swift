@@ -194,6 +194,12 @@ struct RecordMeetingTests {
         .meeting(.presented(.noteSubmitted(author: "Ana", text: "Who?", speaker: "Person 9"))),
         rejectedWith: .invalidValue(
           "\"speaker\" must be the name of one of this meeting's attendees: \"Person 9\" is not."))
+      let long = String(repeating: "Bartholomew ", count: 5)
+      await store.send(
+        .meeting(.presented(.noteSubmitted(author: "Ana", text: "Who?", speaker: long))),
+        rejectedWith: .invalidValue(
+          "\"speaker\" must be the name of one of this meeting's attendees: \"\(long.prefix(39))…\" is not."
+        ))
       await store.send(.meeting(.presented(.endMeetingButtonTapped))) {
         $0.meeting?.alert = .endMeeting
       }
