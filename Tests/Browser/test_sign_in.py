@@ -330,6 +330,43 @@ def test_signing_out_over_a_note_being_typed_names_it_first(server, ana, ben):
     assert collect_console_errors(ana) == []
 
 
+def test_a_sign_out_whose_answer_is_lost_is_done_if_the_session_is_over(server, ana, ben):
+    """Ana's sign-out reaches the server, which ends her session, but its answer never reaches
+    the page (a cluster's database slow past the page's patience, a network that swallowed
+    it): the page asks whether the session is over before it says the server cannot be
+    reached. It is: she is signed out, and the note she chose to drop is kept for nobody."""
+    from test_web_app import both_in_a_room, click
+    ana.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        window.standupsLiveness = {quietMs: 1000, answerMs: 1000};
+        // NB: in a block: a "const fetch" of the page's global scope would be the one its
+        // modules call.
+        {
+          const fetch = window.fetch;
+          window.fetch = (url, options = {}) => {
+            if (!String(url).includes('/api/session') || options.method !== 'DELETE') return fetch(url, options);
+            // The server takes it as the page's deadline runs out (and closes her room then,
+            // 4401); its answer is lost.
+            return new Promise((_, reject) => options.signal.addEventListener('abort', () => {
+              fetch(url, { ...options, signal: undefined }).finally(() => reject(options.signal.reason));
+            }));
+          };
+        }"""})
+    both_in_a_room(server, ana, ben)
+    click(ana, ".start")
+    WebDriverWait(ana, 10).until(EC.element_to_be_clickable((By.ID, "note"))).send_keys("Half a thought")
+    click(ana, "#me")
+    click(ana, "#name-dialog .sign-out")
+    click(ana, "#name-dialog .sign-out")
+    text_in(ana, ".signin", "You signed out of this browser.")
+    assert ana.find_element(By.ID, "status").text == "Signed out"
+    assert not ana.execute_script("return document.getElementById('name-dialog').open")
+    kept = ana.execute_script("""return [...Object.entries(localStorage), ...Object.entries(sessionStorage)]
+        .filter(([, value]) => value.includes('Half a thought')).map(([key]) => key)""")
+    assert kept == []
+    WebDriverWait(ben, 10).until(lambda d: "Ana" not in d.find_element(By.CSS_SELECTOR, ".presence").text)
+    assert collect_console_errors(ana) == []
+
+
 def test_a_person_whose_name_a_bot_takes_chooses_another_and_is_back(server, ana, ben):
     """The session still holds: the page asks for another name, not for the invite link."""
     from test_web_app import both_in_a_room, click

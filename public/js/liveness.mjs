@@ -41,7 +41,7 @@ export function opening(now, openedAt, { quietMs, answerMs } = LIVENESS) {
 }
 
 /**
- * `fetch`, given up (an AbortError, as a network error) when no answer came within as long as
+ * `fetch`, given up (a TimeoutError, as a network error) when no answer came within as long as
  * an opening is given (`opening`): a network that came back half-way may take the request and
  * never answer nor close, and the browser would wait minutes — a page "Joining…" for good.
  */

@@ -108,6 +108,13 @@ export async function whoAmI() {
   return showMe(session.name, false);
 }
 
+/** Whether the server says this browser is signed in no more (false when it cannot say). */
+async function sessionIsOver() {
+  const response = await fetchAnswered("/api/session", { credentials: "same-origin" }).catch(() => null);
+  const session = response?.ok ? await response.json().catch(() => null) : null;
+  return session?.signedIn === false && !session.open;
+}
+
 /** Shows who you are in the top bar; a click changes your name. */
 function showMe(name, open) {
   const button = document.getElementById("me");
@@ -158,7 +165,11 @@ function changeName(name, open) {
     // NB: marked before the server ends the session: another tab whose room closes under it
     // then keeps nothing for whoever signs in next, whichever hears of it first.
     forgetKept();
-    signingOut = fetchAnswered("/api/session", { method: "DELETE", credentials: "same-origin" }).catch(() => null);
+    // NB: a sign-out not answered in time (a cluster's database slow) may have ended the
+    // session all the same: asked, one that is over is a sign-out done, not "cannot be reached".
+    signingOut = fetchAnswered("/api/session", { method: "DELETE", credentials: "same-origin" })
+      .catch(() => null)
+      .then(async (answer) => answer ?? ((await sessionIsOver()) ? { ok: true } : null));
     const response = await signingOut;
     signingOut = null;
     if (!response?.ok) {
