@@ -43,10 +43,10 @@ public struct ServerLimits: Sendable, Equatable {
   public var messagesPerSecond = 20.0
   /// …and in one burst.
   public var burst = 40.0
-  /// Refusals a connection may run up before it is closed with 1008. They are forgiven at
-  /// the rate (`messagesPerSecond`), so that only sending over the rate for long is closed,
-  /// however fast or slow the server reads what was sent: a client at twice the rate or more
-  /// is closed within seconds, one just over it never.
+  /// Refusals a connection may have outstanding before it is closed with 1008. They are
+  /// forgiven at the rate (`messagesPerSecond`), however fast or slow the server reads what
+  /// was sent: a client sending faster than twice the rate is closed (at three times the
+  /// rate, with the defaults, within about 6 s), one at twice the rate or less never.
   public var closeAfterRefused = 100
   /// The recent patches each room keeps for `since=` resumes, in bytes (and at most 512 of
   /// them); a resume from before them gets the whole state.

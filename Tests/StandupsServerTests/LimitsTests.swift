@@ -65,8 +65,8 @@ import WebSocketTransport
       let start = ContinuousClock.now
       return (0..<count).map { admission.take(connection, now: start + gap * $0) }
     }
-    // Five times the rate: one message in five is taken, and the fifth refusal of a second
-    // past the burst closes.
+    // Five times the rate: one message in five is taken, and the refusals outrun their
+    // forgiving by three in each tenth of a second: closed within half a second.
     let flood = verdicts(every: .milliseconds(20), count: 50)
     #expect(flood.contains(.accept))
     #expect(flood.firstIndex(of: .close).map { $0 > 10 && $0 < 25 } == true, "\(flood)")
