@@ -541,6 +541,43 @@ def test_a_note_sent_into_silence_stays_with_the_speaker_it_was_about(server, re
     assert collect_console_errors(ben) == []
 
 
+def test_a_refused_note_left_when_the_meeting_ends_goes_late_under_the_speaker_it_was_about(server, ana, ben):
+    """Ana's note about Blob is refused (she is over the rate) and stays in her field; Ben moves
+    on to Blob Jr and ends the meeting. The note offered to add late is still about Blob, the
+    speaker it was sent about, not whoever spoke last."""
+    room = create_standup(ana, server)
+    ana.get(room)
+    ben.get(room)
+    text_in(ben, ".presence", "Ana")
+    click(ben, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3: Blob")
+    # Pings past the burst, and the note right behind them: refused, kept in the field.
+    ana.execute_script("""
+        const socket = window.standupsConnection.socket;
+        for (let i = 0; i < 60; i++) socket.send(JSON.stringify({ type: "ping" }));
+        document.getElementById("note").value = "Blob shipped the API";
+        document.querySelector(".note-form").requestSubmit();""")
+    text_in(ana, ".toasts", "Slow down")
+    assert ana.find_element(By.ID, "note").get_attribute("value").strip() == "Blob shipped the API"
+    click(ben, ".next")
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr")
+    click(ben, ".end")
+    click(ben, ".end-alert .save")
+    late = wait(ana, EC.element_to_be_clickable((By.ID, "late-note")))
+    assert late.get_attribute("value").strip() == "Blob shipped the API"
+    late.send_keys("\n")
+    wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".history details")))
+    click(ben, ".history summary")
+    wait(ben, lambda d: "Blob shipped the API" in d.find_element(By.CSS_SELECTOR, ".history details").text)
+    by_speaker = ben.execute_script(
+        "return [...document.querySelectorAll('.history details h4')].map(h => "
+        "[h.textContent, h.nextElementSibling.textContent])")
+    assert [(speaker, notes.strip()) for speaker, notes in by_speaker] == [
+        ("Blob", "Ana: Blob shipped the API")], by_speaker
+    for driver in (ana, ben):
+        assert collect_console_errors(driver) == []
+
+
 def test_a_rename_on_a_network_that_swallows_requests_joins_again_once_it_is_back(open_server):
     """Ana renames herself while her network takes requests and never answers them (a laptop
     waking, a VPN half up). The page asks the server who she is before it joins the room

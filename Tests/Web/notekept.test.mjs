@@ -43,6 +43,16 @@ test("notes ahead of the typing that reached the saved meeting are not offered a
   assert.equal(noteFromAway(room, saved, 1).late.text, "second");
 });
 
+test("a note sent about one speaker and not taken goes late under that speaker, not whose turn it was", () => {
+  sessionStorage.setItem(noteDraftKey(room), "Blob's PR merged more");
+  sessionStorage.setItem(notesAheadKey(room), JSON.stringify([
+    { text: "Blob's PR merged ", before: "", line: "Ana: Blob's PR merged", state: "kept", speaker: "Blob" },
+  ]));
+  const saved = { standup: { attendees, meetings: [{ id: "M1", transcript: "Ben: done" }] }, meeting: null };
+  assert.deepEqual(noteFromAway(room, saved, 1).late,
+    { meeting: "M1", speaker: "Blob", text: "Blob's PR merged more", typing: null });
+});
+
 test("a note whose meeting was discarded, or ended among others, is said, not offered", () => {
   const discarded = { standup: { attendees, meetings: [] }, meeting: null };
   assert.deepEqual(noteFromAway(room, discarded, 0), { lost: "shipped it", discarded: true });

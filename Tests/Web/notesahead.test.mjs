@@ -105,6 +105,17 @@ test("a meeting that ended under notes on their way did not get those it does no
   assert.equal(ahead.notes.length, 2, "the notes themselves are unchanged");
 });
 
+test("the speaker of notes a meeting ended under is the first untaken note's, none for typing never sent", () => {
+  const ahead = new NotesAhead();
+  ahead.send("in", "", "Ana", "Blob");
+  ahead.send("in out", "", "Ana", "Cat");
+  assert.equal(ahead.unsentSpeaker("in out more", ""), "Blob");
+  assert.equal(ahead.unsentSpeaker("in out more", "Ana: in"), "Cat");
+  assert.equal(ahead.unsentSpeaker("in out more", "Ana: in\nAna: out"), null);
+  // A field changed inside the notes ahead is typing of its own.
+  assert.equal(ahead.unsentSpeaker("changed", ""), null);
+});
+
 test("a reload keeps the notes ahead as unsure, if the field still starts with them", () => {
   const saved = JSON.parse(JSON.stringify(new NotesAhead([
     { text: "a", before: "", line: "Ana: a", state: "sent" },

@@ -29,6 +29,12 @@ export function unsentNote(view, transcript) {
   return view.notesAhead?.unsentIn(input.value, transcript) ?? input.value;
 }
 
+/** Who the note field's first note sent and not in `transcript` was about (`unsentSpeaker`). */
+export function unsentNoteSpeaker(view, transcript) {
+  const input = app.querySelector("#note");
+  return input ? view.notesAhead?.unsentSpeaker(input.value, transcript) ?? null : null;
+}
+
 /** A step that writes into the note field waits for an input method's composition to end
  * (`compositionGuard`). */
 function afterComposing(view, step) {

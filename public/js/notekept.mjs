@@ -66,8 +66,11 @@ export function noteFromAway(roomID, state, count) {
   const saved = id ? meetings.find((meeting) => meeting.id === id)
     : count === kept.count + 1 ? meetings[0] : null;
   if (saved?.id) {
-    const text = NotesAhead.restore(ahead, draft).unsentIn(draft, saved.transcript ?? "");
-    return text.trim() ? { late: { meeting: saved.id, speaker: kept.speaker ?? null, text, typing: null } } : null;
+    const notes = NotesAhead.restore(ahead, draft);
+    const text = notes.unsentIn(draft, saved.transcript ?? "");
+    // NB: under the speaker a note sent and not taken was about, else whose turn it was.
+    const speaker = notes.unsentSpeaker(draft, saved.transcript ?? "") ?? kept.speaker ?? null;
+    return text.trim() ? { late: { meeting: saved.id, speaker, text, typing: null } } : null;
   }
   // NB: a meeting saved since would be among those listed (the newest), unless more were.
   const listed = id && count - kept.count <= meetings.length;

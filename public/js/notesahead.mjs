@@ -120,6 +120,13 @@ export class NotesAhead {
     for (const note of notes) Object.assign(note, { before: transcript, state: "sent" });
   }
 
+  /** Who the first note ahead that `transcript` lacks was sent about (null when none was: the
+   * field's typing was never sent), for it to stay theirs though it goes as a late note. */
+  unsentSpeaker(field, transcript) {
+    if (!field.startsWith(this.prefix)) return null;
+    return this.notes.find((note) => note.state === "kept" || !reached(transcript, note))?.speaker ?? null;
+  }
+
   /** The field without the notes ahead that `transcript` holds: what a meeting that ended
    * under them did not get (these notes are not changed). */
   unsentIn(field, transcript) {

@@ -7,7 +7,7 @@ import { takeLeftTyping, takeTyping, whatTheRoomLacks } from "./comeback.mjs";
 import { detail, discardedNoteKey } from "./detail.mjs";
 import { edit } from "./edit.mjs";
 import { lateNote } from "./latenote.mjs";
-import { meeting, unsentNote } from "./meeting.mjs";
+import { meeting, unsentNote, unsentNoteSpeaker } from "./meeting.mjs";
 import {
   forgetNote, keepNoteFor, keepNoteFromDiscarded, keptForRoom, noteDraftKey, noteFromAway, notesFromClosedTabs,
 } from "./notekept.mjs";
@@ -26,7 +26,7 @@ const meetingCount = (state) => state.standup.meetings.length + (state.standup.o
  * How a meeting the page was showing ended (and who ended it), and the note being typed.
  * `countBefore`: the standup's meetings when the page began showing it.
  */
-function meetingEnded(before, after, you, countBefore, note) {
+function meetingEnded(before, after, you, countBefore, note, noteSpeaker = null) {
   const saved = meetingCount(after) > countBefore;
   const timeUp = before.meeting.secondsElapsed >= before.standup.duration - 1;
   const activity = after.activity?.seq !== before.activity?.seq ? after.activity : null;
@@ -45,11 +45,12 @@ function meetingEnded(before, after, you, countBefore, note) {
     ? [Math.max(0, input.selectionStart - cut), Math.max(0, input.selectionEnd - cut)] : null;
   if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent: unsent ? note : "", typing };
   // Saved: the note being typed may still join it (`history.noteSubmitted`), as typed, under
-  // the speaker whose turn it was; a person typing goes on typing where they were.
+  // the speaker it was sent about (an Enter that did not reach the room), else whose turn it
+  // was; a person typing goes on typing where they were.
   // NB: the meeting on the wire has no id: the one saved is the newest in the history.
   const late = unsent ? {
     meeting: after.standup.meetings[0]?.id,
-    speaker: before.standup.attendees[before.meeting.speakerIndex]?.name ?? null,
+    speaker: noteSpeaker ?? before.standup.attendees[before.meeting.speakerIndex]?.name ?? null,
     text: note,
     typing,
   } : null;
@@ -223,8 +224,9 @@ class RoomView {
         // meeting as saved, when it was (a whole state after a drop, with no patches between,
         // says only that), else as last seen.
         const saved = meetingCount(state) > this.meetingsBefore ? state.standup.meetings[0] : null;
-        const note = unsentNote(this, saved?.transcript ?? previous.meeting.transcript);
-        this.ended = meetingEnded(previous, state, you, this.meetingsBefore, note);
+        const transcript = saved?.transcript ?? previous.meeting.transcript;
+        this.ended = meetingEnded(previous, state, you, this.meetingsBefore, unsentNote(this, transcript),
+          unsentNoteSpeaker(this, transcript));
         forgetNote(this.id);
         // The ended notice says how it ended: "Ana asked to end the meeting" is past.
         dismissToasts();
