@@ -116,6 +116,20 @@ test("the speaker of notes a meeting ended under is the first untaken note's, no
   assert.equal(ahead.unsentSpeaker("changed", ""), null);
 });
 
+test("a kept note about someone who attends no more goes again under who speaks now", () => {
+  const ahead = new NotesAhead();
+  const [about] = ahead.send("about Blob", "", "Ana", "Blob");
+  ahead.refused(about);
+  // Another meeting, of a standup Blob was taken out of: the room would refuse Blob each time.
+  const [again] = ahead.send("about Blob ", "", "Ana", "Cat", ["Cat", "Dan"]);
+  assert.equal(again.speaker, "Cat");
+  // One about someone still attending stays theirs.
+  const kept = new NotesAhead();
+  const [first] = kept.send("about Blob", "", "Ana", "Blob");
+  kept.refused(first);
+  assert.equal(kept.send("about Blob ", "", "Ana", "Cat", ["Blob", "Cat"])[0].speaker, "Blob");
+});
+
 test("a reload keeps the notes ahead as unsure, if the field still starts with them", () => {
   const saved = JSON.parse(JSON.stringify(new NotesAhead([
     { text: "a", before: "", line: "Ana: a", state: "sent" },

@@ -278,7 +278,8 @@ export const meeting = {
       // with the connection) goes again, on its own.
       const { meeting, standup } = view.state;
       const speaker = standup.attendees[meeting.speakerIndex]?.name ?? null;
-      const notes = view.notesAhead.send(input.value, meeting.transcript, author, speaker);
+      const names = standup.attendees.map(({ name }) => name);
+      const notes = view.notesAhead.send(input.value, meeting.transcript, author, speaker, names);
       if (!notes.length) return;
       // What is typed next is another note: it starts after a space, not run into this one.
       if (!/\s$/.test(input.value)) {

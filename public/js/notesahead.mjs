@@ -44,14 +44,18 @@ export class NotesAhead {
    * Enter on `field`: the notes to send, in order — each kept ahead to send again, then what
    * follows the notes ahead, if anything — tracked from now on (`before`: the transcript as it
    * is; `author`: who sends it; `speaker`: who speaks now, for the note to stay theirs though
-   * it arrives, or goes again, after Next). None when nothing is new: Enter again on notes on
+   * it arrives, or goes again, after Next; `attendees`: the meeting's names). None when nothing is new: Enter again on notes on
    * their way adds nothing. A field changed inside the notes ahead is sent whole: their places
    * are lost.
    */
-  send(field, before, author, speaker = null) {
+  send(field, before, author, speaker = null, attendees = null) {
     if (!field.startsWith(this.prefix)) this.notes = [];
     const again = this.notes.filter(({ state }) => state === "kept");
     for (const note of again) Object.assign(note, { before, state: "sent" });
+    // NB: one kept from another meeting (a drop hid that it ended) may be about someone who
+    // attends no more (`attendees`, the names): the room would refuse it every time; it is
+    // filed under who speaks now.
+    for (const note of again) if (attendees && !attendees.includes(note.speaker)) note.speaker = speaker;
     const text = field.slice(this.prefix.length);
     if (this.notes.length && !text.trim()) return again;
     const note = { text, before, line: `${author}: ${text.trim()}`, state: "sent", id: noteID(), speaker };
