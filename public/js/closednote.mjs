@@ -2,7 +2,7 @@
 // (`waitingNoteOfClosedTab`), not left for the next page to open the room.
 import { NotesAhead } from "./notesahead.mjs";
 import { app, currentRoomView, dismissToast, keepSaying, offerInToast, toast } from "./shell.mjs";
-import { waitingNoteOfClosedTab } from "./tabtyping.mjs";
+import { KEPT_FROM, waitingNoteOfClosedTab } from "./tabtyping.mjs";
 
 /**
  * A note for this meeting kept by a tab closed while this one held a note of its own (it
@@ -33,7 +33,7 @@ export function offerNoteOfClosedTab(view) {
     return;
   }
   if (!app.querySelector("#note").value.trim()) {
-    if (add()) toast("Your note from a tab you closed is back in its field.");
+    if (add()) toast(`Your note ${KEPT_FROM.closed} is back in its field.`);
     return;
   }
   view.noteOfClosedTab = text;

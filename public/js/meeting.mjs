@@ -308,7 +308,7 @@ export const meeting = {
     app.querySelector(".notify-toggle").hidden = !globalThis.Notification || !attending;
     const why = app.querySelector(".notify-why");
     why.hidden = !globalThis.Notification || attending;
-    const because = `Turn notices are for attendees: “${myName()}” is not one.`;
+    const because = `Turn notices are for attendees: “${isolated(myName())}” is not one.`;
     if (!why.hidden && why.textContent !== because) why.textContent = because;
     const facts = meetingFacts(state.meeting, state.standup, state.participants);
     const speakerLine = app.querySelector(".speaker");
