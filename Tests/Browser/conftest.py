@@ -51,17 +51,21 @@ def pytest_runtestloop(session):
     if session.testsfailed and not session.config.option.continue_on_collection_errors:
         raise session.Interrupted(f"{session.testsfailed} errors during collection")
     items = session.items[::-1] if os.environ.get("STANDUPS_BROWSER_FROM_THE_END") else session.items
+    # The test after this one is the next this lane takes, taken before this one runs: pytest
+    # tears down after a test what the next does not share (a module's server), and a next
+    # test that another lane ran instead left this one's module set up under the following.
+    mine = (item for item in items if taken(TURNS, item))
     ran = 0
-    for index, item in enumerate(items):
-        if not taken(TURNS, item):
-            continue
+    item = next(mine, None)
+    while item is not None:
+        nextitem = next(mine, None)
         ran += 1
-        nextitem = items[index + 1] if index + 1 < len(items) else None
         item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
         if session.shouldfail:
             raise session.Failed(session.shouldfail)
         if session.shouldstop:
             raise session.Interrupted(session.shouldstop)
+        item = nextitem
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     reporter.ensure_newline()
     reporter.write_line(
