@@ -71,15 +71,14 @@ lint:
 	  | xargs wc -l | awk '$$2 != "total" && $$1 > 400 { print "  " $$2 " (" $$1 " lines)" }'); \
 	if [ -n "$$long" ]; then echo "Source files over 400 lines:"; echo "$$long"; exit 1; fi
 
-# Once built, the tests run in three lanes side by side (scripts/side-by-side), as most of their
-# time is waiting (pages, timers, restarts), not CPU (a two-lane run kept the two cores ~30 % busy):
-# - test-browser: the browser tests from the top;
-# - test-browser, STANDUPS_BROWSER_FROM_THE_END: the browser tests from the end;
+# Once built, the tests run in two lanes side by side (scripts/side-by-side), as most of their
+# time is waiting (pages, timers, restarts), not CPU:
+# - test-browser: the browser tests, the longest;
 # - test-services: the Swift tests, the web app's own (node), the contract, integration and
-#   cluster tests, the fuzzers' fixed runs, and then the browser tests no lane has begun yet.
-# The lanes share the browser tests (STANDUPS_BROWSER_TURNS, Tests/Browser/conftest.py): each is
-# run by the lane that takes it first, so that the three end together.
-# (Targets, so that `make -n test` runs none.) The partition test runs after the lanes,
+#   cluster tests, the fuzzers' fixed runs, and then the browser tests the first lane has not
+#   begun yet: the lanes share them (STANDUPS_BROWSER_TURNS, Tests/Browser/conftest.py), the first
+#   from the top, the second from the end, so that the two end together.
+# (Two targets, so that `make -n test` runs neither.) The partition test runs after both lanes,
 # alone: its network namespaces and links change this machine's addresses, and Chromium fails
 # what it has in flight then (net::ERR_NETWORK_CHANGED) and drops its WebSockets.
 PARTITION_TEST = Tests/Cluster/test_partition.py
@@ -90,13 +89,11 @@ step = @echo "== $$(date +%T) $(1)"
 test: deps lint $(VENV)/bin/kosoku
 	$(call step,building)
 	$(SWIFT) build --build-tests
-	$(call step,three lanes)
+	$(call step,both lanes)
 	@command -v node >/dev/null || { $(SUDO) apt-get install -y -qq nodejs; }
 	rm -rf build/browser-turns && mkdir -p build/browser-turns
 	STANDUPS_BROWSER_TURNS=build/browser-turns scripts/in-scratch scripts/side-by-side \
-	  "$(MAKE) --no-print-directory test-browser" \
-	  "STANDUPS_BROWSER_FROM_THE_END=1 $(MAKE) --no-print-directory test-browser" \
-	  "$(MAKE) --no-print-directory test-services"
+	  "$(MAKE) --no-print-directory test-browser" "$(MAKE) --no-print-directory test-services"
 	$(call step,the partition test)
 	scripts/in-scratch $(VENV)/bin/python -m pytest -q -p no:cacheprovider $(PARTITION_TEST)
 

@@ -26,10 +26,9 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844), "small phone": (375, 667),
          "phone on its side": (844, 390), "phone, keyboard up": (390, 400)}
 
 
-# `make test` runs these tests in each of its lanes (see the Makefile): each test is run by the
+# `make test` runs these tests in both of its lanes (see the Makefile): each test is run by the
 # lane that takes it first, by making its file in STANDUPS_BROWSER_TURNS (O_EXCL: one wins).
-# One lane goes from the top, one from the end, and the third, once its own work is done, takes
-# what is left.
+# The first lane goes from the top, the second, once its own work is done, from the end.
 TURNS = os.environ.get("STANDUPS_BROWSER_TURNS")
 
 
@@ -69,7 +68,7 @@ def pytest_runtestloop(session):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     reporter.ensure_newline()
     reporter.write_line(
-        f"{ran} of the {len(items)} browser tests ran in this lane, the others in the others.")
+        f"{ran} of the {len(items)} browser tests ran in this lane, the others in the other.")
     return True
 
 
