@@ -367,6 +367,13 @@ def collect_console_errors(driver):
     return driver.console_errors
 
 
+def errors_beside_refused_connections(driver):
+    """Console errors so far but Chromium's own lines for a connection refused (a reconnect
+    tried while the test has the server down: whether one falls in that window is timing)."""
+    return [entry for entry in collect_console_errors(driver)
+            if not (entry.get("source") == "network" and "ERR_CONNECTION_REFUSED" in entry["message"])]
+
+
 def screenshot(driver, screen):
     """Writes build/screenshots/{screen}-desktop.png and -phone.png."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
