@@ -142,7 +142,7 @@ def heard(driver, *words):
 
 def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(server, ana, ben):
     """Who is up is said as the meeting starts; someone else's Next by its notice alone ("Ben
-    skipped to Blob Jr"), not by the speaker line too; one's own Next by the speaker line.
+    moved on to Blob Jr"), not by the speaker line too; one's own Next by the speaker line.
     Opening a room says nothing of its connection ("Connecting…", "Live"); a drop is said,
     and so is being back."""
     create_standup(ana, server)
@@ -156,7 +156,7 @@ def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(serve
     text_in(ben, ".speaker", "Speaker 1 of 3")
     wait(ana, lambda d: heard(d, "Speaker") == ["Speaker 1 of 3: Blob"])
     click(ben, ".next")
-    said(ana, "Ben skipped to Blob Jr")
+    said(ana, "Ben moved on to Blob Jr")
     text_in(ana, ".speaker", "Speaker 2 of 3")
     # Ana's own Next: a press within a second of Ben's is asked again ("just came up").
     click(ana, ".next")
@@ -165,8 +165,8 @@ def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(serve
     if "Speaker 3 of 3" not in ana.find_element(By.CSS_SELECTOR, ".speaker").text:
         click(ana, ".next")
     text_in(ana, ".speaker", "Speaker 3 of 3")
-    assert heard(ana, "Speaker", "skipped") == [
-        "Speaker 1 of 3: Blob", "Ben skipped to Blob Jr.", "Speaker 3 of 3: Blob Sr"]
+    assert heard(ana, "Speaker", "moved on") == [
+        "Speaker 1 of 3: Blob", "Ben moved on to Blob Jr.", "Speaker 3 of 3: Blob Sr"]
     assert heard(ana, "Live", "Connecting") == []
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
     text_in(ana, "#status", "Reconnecting")
@@ -194,7 +194,7 @@ def test_a_new_speaker_is_said_after_a_reconnect_that_brought_the_whole_room(ser
     text_in(ana, ".speaker", "Speaker 2 of 3")
     text_in(ana, "#status", "Live")
     assert ana.execute_script("return window.standupsConnection.resumed") is not True
-    assert heard(ana, "Speaker", "skipped") == ["Speaker 1 of 3: Blob", "Speaker 2 of 3: Blob Jr"]
+    assert heard(ana, "Speaker", "moved on") == ["Speaker 1 of 3: Blob", "Speaker 2 of 3: Blob Jr"]
 
 
 def test_in_the_end_question_a_screen_reader_still_hears_the_connection_and_its_turn(server, ana, ben):

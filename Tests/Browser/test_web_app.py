@@ -923,7 +923,7 @@ def test_notices_on_a_phone_leave_the_bar_in_sight_and_follow_it_away(server, an
     # Scrolled down until the bar is out of sight, the next notice is at the top.
     ana.execute_script("window.scrollTo(0, document.querySelector('header.top').offsetHeight + 40)")
     click(ben, ".next")
-    text_in(ana, ".toasts", "Ben skipped to")
+    text_in(ana, ".toasts", "Ben moved on to")
     bar_bottom, toast_top = ana.execute_script(place)
     assert bar_bottom <= 0 and 0 <= toast_top <= 12, (bar_bottom, toast_top)
     resize(ana, "desktop")

@@ -16,7 +16,7 @@ def test_others_hear_who_did_what_and_anyone_can_bring_back_a_discarded_meeting(
     click(ana, ".start")
     text_in(ben, ".toasts", "Ana started the meeting.")
     click(ben, ".next")
-    text_in(ana, ".toasts", "Ben skipped to Blob Jr.")
+    text_in(ana, ".toasts", "Ben moved on to Blob Jr.")
     ana.find_element(By.ID, "note").send_keys("Keep this note\n")
     text_in(ben, ".transcript", "Ana: Keep this note")
 
@@ -79,7 +79,7 @@ def test_a_double_click_on_next_is_one_press(server, ana, ben):
     for driver in (ana, ben):
         text_in(driver, ".speaker", "Speaker 2 of 3: Blob Jr")
     # Ben's page heard of it after Ana's answers came: anything Ana was told is up by now.
-    text_in(ben, ".toasts", "Ana skipped to Blob Jr.")
+    text_in(ben, ".toasts", "Ana moved on to Blob Jr.")
     assert "already changed" not in ana.find_element(By.CSS_SELECTOR, ".toasts").text
     assert ana.find_element(By.CSS_SELECTOR, ".speaker").text == "Speaker 2 of 3: Blob Jr"
     # A press after the answer is another press: it skips again.
@@ -404,7 +404,7 @@ def test_a_notice_leaves_the_meetings_buttons_and_note_field_in_sight(server, an
         text_in(ben, ".toasts", "Ana started the meeting.")
         assert ben.execute_script(overlapping) == []
         click(ben, ".next")
-        text_in(ana, ".toasts", "Ben skipped to Blob Jr.")
+        text_in(ana, ".toasts", "Ben moved on to Blob Jr.")
         # The note field is in sight there (else nothing would be over it to find).
         assert ana.execute_script("return document.querySelector('#note').getBoundingClientRect().top < innerHeight")
         assert ana.execute_script(overlapping) == []

@@ -166,10 +166,10 @@ test("a lobby card's meeting is paused only when the server says so", () => {
 test("activities read as who did what, 'You' for your own", () => {
   const ben = { id: "p2", name: "Ben" };
   assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: ben, detail: null }, "p1"), "Ben ended the meeting");
-  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Dan" }, "p1"), "Ben skipped to Dan");
-  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Ben" }, "p1"), "Ben skipped to their own turn");
-  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Ben" }, "p2"), "You skipped to your turn");
-  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: null }, "p2"), "You skipped to the next speaker");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Dan" }, "p1"), "Ben moved on to Dan");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Ben" }, "p1"), "Ben moved on to their own turn");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: "Ben" }, "p2"), "You moved on to your turn");
+  assert.equal(activitySentence({ seq: 2, kind: "skippedToSpeaker", by: ben, detail: null }, "p2"), "You moved on to the next speaker");
   // Every kind the protocol has (docs/asyncapi.yaml, ActivityKind) has a sentence of its own.
   const yaml = readFileSync(new URL("../../docs/asyncapi.yaml", import.meta.url), "utf8");
   const kinds = /ActivityKind:[\s\S]*?enum: \[([^\]]*)\]/.exec(yaml)[1].split(",").map((kind) => kind.trim());
@@ -190,14 +190,14 @@ test("what this person did in another tab is theirs too, and another's of their 
   const by = (id) => ({ id, name: participants.find((person) => person.id === id).name });
   const said = (id, kind, detail = null, you = "p1") =>
     activitySentence({ seq: 1, kind, by: by(id), detail }, you, participants);
-  assert.equal(said("p3", "skippedToSpeaker", "Dan"), "You, in another tab, skipped to Dan");
-  assert.equal(said("p3", "skippedToSpeaker", "Ana"), "You, in another tab, skipped to your turn");
+  assert.equal(said("p3", "skippedToSpeaker", "Dan"), "You, in another tab, moved on to Dan");
+  assert.equal(said("p3", "skippedToSpeaker", "Ana"), "You, in another tab, moved on to your turn");
   assert.equal(said("p1", "endedMeeting"), "You ended the meeting");
   assert.equal(said("p4", "endedMeeting"), "Ana ended the meeting");
   assert.equal(said("p2", "deletedStandup"), "Ben deleted this standup");
-  // Skipped to this person's turn: "you", as the one whose turn it is hears it.
-  assert.equal(said("p2", "skippedToSpeaker", "ana"), "Ben skipped to you");
-  assert.equal(said("p2", "skippedToSpeaker", "Ben"), "Ben skipped to their own turn");
+  // Moved on to this person's turn: "you", as the one whose turn it is hears it.
+  assert.equal(said("p2", "skippedToSpeaker", "ana"), "Ben moved on to you");
+  assert.equal(said("p2", "skippedToSpeaker", "Ben"), "Ben moved on to their own turn");
   // Without a sign-in (a bot, an --open server) no two connections are known to be one.
   assert.equal(said("p6", "endedMeeting", null, "p5"), "CD (bot) ended the meeting");
   assert.equal(whoAsked({ seq: 1, kind: "askedToDelete", by: by("p3"), detail: null }, "askedToDelete", "p1", participants),
@@ -314,7 +314,7 @@ test("a name written right to left is kept apart from the sentence and the note 
   assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: sara, detail: null }, "p1"),
     "\u2068سارة\u2069 ended the meeting");
   assert.equal(activitySentence({ seq: 1, kind: "skippedToSpeaker", by: { id: "p3", name: "Ana" }, detail: "سارة" }, "p1"),
-    "Ana skipped to \u2068سارة\u2069");
+    "Ana moved on to \u2068سارة\u2069");
   // Names in letters written left to right stay as they are (tests and screen readers read them).
   assert.equal(activitySentence({ seq: 1, kind: "endedMeeting", by: { id: "p3", name: "Ana" }, detail: null }, "p1"),
     "Ana ended the meeting");

@@ -328,7 +328,7 @@ export const meeting = {
       && activity.seq !== view.lastSkipSeq;
     if (activity?.kind === "skippedToSpeaker") view.lastSkipSeq = activity.seq;
     // NB: who is up is said as the meeting shows (it started, or this page came to it) and as
-    // it changes — someone else's Next once, by its notice ("Ben skipped to Dan"), when there
+    // it changes — someone else's Next once, by its notice ("Ben moved on to Dan"), when there
     // was one (not for a whole state after a reconnect) and it names who is up now.
     const saidByNotice = activity?.kind === "skippedToSpeaker" && view.noticeSaid === activity.seq
       && activity.detail === speaker;

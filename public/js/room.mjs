@@ -327,7 +327,7 @@ class RoomView {
     if (notice) toast(notice, { kind: "undo-gone" });
   }
 
-  /** Says what someone else just did ("Ben skipped to Dan"); each activity once. */
+  /** Says what someone else just did ("Ben moved on to Dan"); each activity once. */
   announce(previous, state, you) {
     const activity = state.activity;
     // NB: the highest number seen since the last whole state, not the previous one.

@@ -70,14 +70,17 @@ export function activitySentence(activity, you, participants = []) {
   const yoursElsewhere = !isYou && yours != null
     && participants.some(({ id, person }) => id === activity.by.id && person === yours);
   const who = isYou || yoursElsewhere ? "You" : isolated(activity.by.name);
-  // NB: skipping to one's own turn is not "Ben skipped to Ben".
-  const skippedTo = activity.detail === activity.by.name
+  // NB: moving on to one's own turn is not "Ben moved on to Ben".
+  const movedTo = activity.detail === activity.by.name
     ? (isYou || yoursElsewhere ? "your turn" : "their own turn")
     : activity.detail && activity.detail.trim().toLowerCase() === yourName?.trim().toLowerCase() ? "you"
       : activity.detail ? isolated(activity.detail) : "the next speaker";
   const sentences = {
     startedMeeting: "started the meeting",
-    skippedToSpeaker: `skipped to ${skippedTo}`,
+    // NB: the wire's name for any Next, which moves the meeting on to the next speaker; the
+    // room does not say whether the speaker before had had their say (a skip), so the page
+    // says only what it knows.
+    skippedToSpeaker: `moved on to ${movedTo}`,
     askedToEndMeeting: "asked to end the meeting",
     resumedMeeting: "resumed the meeting",
     endedMeeting: "ended the meeting",
