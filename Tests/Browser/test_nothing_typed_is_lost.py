@@ -302,8 +302,9 @@ def test_a_note_being_typed_when_the_meeting_ends_joins_the_meeting_saved(server
         return { value: input.value, focused: document.activeElement === input,
                  label: input.labels[0].textContent.replace(/\\s+/g, ' ').trim() };""")
     assert {**facts, "label": None} == {"value": "Half a thought", "focused": True, "label": None}
-    # The meeting it is for, named by when it ended.
-    assert re.fullmatch(r"Your note had not reached the meeting that ended at \d{1,2}:\d{2}( [AP]M)?: "
+    # The meeting it is for, named by when it ended; said as true of a note never sent (as
+    # this one, still being typed) as of one the meeting ended before it got.
+    assert re.fullmatch(r"Your note is not in the meeting that ended at \d{1,2}:\d{2}( [AP]M)?: "
                         r"add it to that meeting\.", facts["label"]), facts["label"]
     screenshot(ana, "late-note-offered")
     ana.refresh()

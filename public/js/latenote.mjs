@@ -43,7 +43,7 @@ function kept(view) {
 /** Which meeting the note is for, as people tell meetings apart: when it ended. */
 function meetingName(view, id) {
   const ended = meetingEnded(view.state?.standup.meetings ?? [], id);
-  return ended ? `the meeting that ended ${ended}` : "a meeting that ended earlier";
+  return ended ? `the meeting that ended ${ended}` : "the earlier meeting it was for";
 }
 
 /** How long after it ended a meeting takes a late note (`history.noteSubmitted`). */
@@ -70,9 +70,11 @@ function show(view) {
       if (view.lateNote?.meeting === id && currentRoomView(view.id) === view) show(view);
     }, Math.min(left + 1000, 2 ** 31 - 1));
   }
+  // NB: true of a note sent that the meeting ended before it got, and of one still being
+  // typed, never sent.
   form.querySelector("label").textContent = closed
-    ? `Your note had not reached ${meetingName(view, id)}, which takes no more notes now: copy it from here, or forget it.`
-    : `Your note had not reached ${meetingName(view, id)}: add it to that meeting.`;
+    ? `Your note is not in ${meetingName(view, id)}, which takes no more notes now: copy it from here, or forget it.`
+    : `Your note is not in ${meetingName(view, id)}: add it to that meeting.`;
   form.querySelector(".add").hidden = closed;
   form.querySelector(".set-aside").textContent = closed ? "Forget this note" : "Not needed";
   // NB: typed in since, the field keeps it (a timer's turn must not take it back).
@@ -164,7 +166,7 @@ export const lateNote = {
   template() {
     return `
       <form class="late-note panel" hidden>
-        <label for="late-note">Your note had not reached the meeting that ended: add it to that meeting.</label>
+        <label for="late-note">Your note is not in the meeting that ended: add it to that meeting.</label>
         <div class="late-note-row">
           <input id="late-note" dir="auto" data-max-chars="1000" autocomplete="off" required>
           <button class="primary add">Add to the meeting</button>

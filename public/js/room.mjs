@@ -177,7 +177,7 @@ class RoomView {
       sessionStorage.setItem(noteDraftKey(this.id), kept.note);
       toast("Your note from before you signed in again is back in its field.");
     } else {
-      keepSaying(`Your note from before you signed in again did not reach the meeting: “${kept.note}”.`);
+      keepSaying(`Your note from before you signed in again is not in the meeting: “${kept.note}”.`);
     }
   }
 
