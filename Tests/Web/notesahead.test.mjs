@@ -86,8 +86,12 @@ test("two notes sent during a silent drop and not found after it stay two", () =
   assert.equal(found, 0);
   assert.equal(field, "first note second note ");
   assert.deepEqual(ahead.send(field, "", "Cat").map(({ line }) => line), ["Cat: first note", "Cat: second note"]);
-  // A meeting that ended under them did not get them: both offered, apart.
-  assert.equal(ahead.unsentIn(field, ""), "first note second note ");
+  // A meeting that ended under them did not get them: both offered, apart (without the space
+  // Enter left after the second, for a next note: a late note is all there is).
+  assert.equal(ahead.unsentIn(field, ""), "first note second note");
+  // A blank the person typed inside what they type on is theirs.
+  assert.equal(ahead.unsentIn(`${field}half `, ""), "first note second note half ");
+  assert.equal(ahead.unsentIn(`${field}half `, "Cat: first note\nCat: second note"), "half ");
 });
 
 test("a transcript says a note arrived only after the lines it had when the note was sent", () => {

@@ -132,8 +132,12 @@ export class NotesAhead {
   }
 
   /** The field without the notes ahead that `transcript` holds: what a meeting that ended
-   * under them did not get (these notes are not changed). */
+   * under them did not get (these notes are not changed). The blank Enter left after the last
+   * note (for the next to start after it) is no part of them: with nothing typed after it, it
+   * goes too. */
   unsentIn(field, transcript) {
+    const typedAfter = !field.startsWith(this.prefix) || field.slice(this.prefix.length).trim() !== "";
+    if (!typedAfter) field = field.trimEnd();
     const copy = new NotesAhead(this.notes.map((note) => ({ ...note })));
     let taken = false;
     for (const note of [...copy.notes]) {

@@ -39,8 +39,9 @@ function meetingEnded(before, after, you, countBefore, note, noteSpeaker = null)
   const unsent = note.trim();
   // A discard that can be undone is said by the undo bar: no second notice for nothing.
   if (!saved && after.undo?.kind === "discardedMeeting" && !unsent) return null;
-  // NB: the notes on their way that the meeting got went from the front of the note.
-  const cut = input ? input.value.length - note.length : 0;
+  // NB: the notes on their way that the meeting got went from the front of the note (a blank
+  // Enter left, from its end: `unsentIn`).
+  const cut = input ? input.value.trimEnd().length - note.trimEnd().length : 0;
   const typing = input && document.activeElement === input
     ? [Math.max(0, input.selectionStart - cut), Math.max(0, input.selectionEnd - cut)] : null;
   if (!saved) return { message: unsent ? "Meeting discarded." : message, unsent: unsent ? note : "", typing };
