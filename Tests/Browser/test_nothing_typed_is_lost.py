@@ -338,7 +338,7 @@ def test_a_late_note_whose_answer_a_drop_lost_is_found_among_the_patches_replaye
           }
         };""")
     ActionChains(ana).send_keys(Keys.ENTER).perform()
-    text_in(ana, "#toasts", "Your note reached the meeting before the connection dropped.")
+    text_in(ana, "#toasts", "Your note got into the meeting that ended, though the connection dropped.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     for driver in (ana, ben):
         wait(driver, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought"]])
@@ -1431,7 +1431,7 @@ def test_a_note_whose_answer_the_drop_lost_is_not_offered_again(server, ana, ben
     ana.execute_script("document.querySelector('.note-form').requestSubmit();"
                        "window.standupsConnection.socket.close()")
     text_in(ben, ".transcript", "Ana: arrived before the drop")
-    toast_says(ana, "Your note reached the meeting before the connection dropped.")
+    toast_says(ana, "Your note got into the meeting, though the connection dropped.")
     assert note.get_attribute("value") == ""
     text_in(ana, "#status", "Live")
     # One that was held back and never reached the room goes again once the page is back and
@@ -1755,7 +1755,7 @@ def test_a_late_note_on_its_way_as_the_page_reloads_is_not_offered_again(server,
         };""")
     ActionChains(ana).send_keys(Keys.ENTER).perform()
     wait(ben, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought"]])
-    text_in(ana, "#toasts", "Your note reached the meeting")
+    text_in(ana, "#toasts", "Your note got into the meeting that ended, though the connection dropped")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     wait(ana, lambda d: d.execute_script(NEWEST_MEETINGS_NOTES) == [["Blob", "Ana: Half a thought"]])
     assert collect_console_errors(ana) == []

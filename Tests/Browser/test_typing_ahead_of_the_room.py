@@ -161,7 +161,7 @@ def test_a_note_whose_answer_a_drop_lost_goes_from_the_field_before_what_was_typ
     ana.execute_script("document.querySelector('.note-form').requestSubmit();"
                        "window.standupsConnection.socket.close()")
     text_in(ben, ".transcript", "Ana: one two")
-    typed_on_then_back(ana, ben, note, "Your note reached the meeting before the connection dropped.")
+    typed_on_then_back(ana, ben, note, "Your note got into the meeting, though the connection dropped.")
     transcript = ben.find_element(By.CSS_SELECTOR, ".transcript").text
     assert transcript.count("one two") == 1, transcript
     assert collect_console_errors(ana) == []
@@ -198,7 +198,7 @@ def test_two_notes_whose_answers_a_drop_lost_each_go_from_the_field_once(server,
     note.send_keys("one" + Keys.ENTER + " two" + Keys.ENTER)
     text_in(ben, ".transcript", "Ana: two")
     ana.execute_script("window.dropAnswers(); window.standupsConnection.socket.close()")
-    typed_on_then_back(ana, ben, note, "Your notes reached the meeting before the connection dropped.")
+    typed_on_then_back(ana, ben, note, "Your notes got into the meeting, though the connection dropped.")
     lines = [line for line in ben.find_element(By.CSS_SELECTOR, ".transcript").text.splitlines()
              if line.startswith("Ana: ")]
     assert lines == ["Ana: one", "Ana: two", "Ana: three"]
@@ -254,7 +254,7 @@ def test_a_late_note_whose_answer_a_drop_lost_is_not_offered_again_after_a_reloa
     ana.execute_script("window.dropAnswers(); window.standupsConnection.socket.close()")
     toast_says(ana, "The connection dropped.")
     ana.refresh()
-    toast_says(ana, "Your note reached the meeting before the connection dropped.")
+    toast_says(ana, "Your note got into the meeting that ended, though the connection dropped.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
     assert ana.execute_script(
         "return Object.keys(sessionStorage).filter((key) => key.startsWith('standups.lateNote'))"

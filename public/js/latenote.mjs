@@ -279,7 +279,8 @@ export const lateNote = {
     const arrived = (meeting?.notes ?? []).slice(unsure.notes)
       .some((note) => note.text === unsure.text.trim() && note.author === me);
     if (!arrived) return;
-    went(view, app.querySelector(".late-note"), unsure.text, "Your note reached the meeting before the connection dropped");
+    // NB: that it got there, not when (`notesArrived`, meeting.mjs).
+    went(view, app.querySelector(".late-note"), unsure.text, "Your note got into the meeting that ended, though the connection dropped");
   },
 
   /**

@@ -129,8 +129,10 @@ function notesArrived(view, input, transcript, whole) {
     }
     if (found) {
       leaveInField(input, field);
-      toast(found === 1 ? "Your note reached the meeting before the connection dropped."
-        : "Your notes reached the meeting before the connection dropped.");
+      // NB: the room's notes say that it got there, not when: before the drop, or after it (a
+      // server that stood still reads it once it wakes, from the connection given up here).
+      toast(found === 1 ? "Your note got into the meeting, though the connection dropped."
+        : "Your notes got into the meeting, though the connection dropped.");
     }
     if (unknown) {
       toast("Your note may not have reached the meeting before the connection dropped: "
