@@ -155,9 +155,15 @@ def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(serve
     click(ana, ".start")
     text_in(ben, ".speaker", "Speaker 1 of 3")
     wait(ana, lambda d: heard(d, "Speaker") == ["Speaker 1 of 3: Blob"])
+    # The note field says whose turn a note is for, to a screen reader too.
+    assert ana.execute_script("""
+        const note = document.getElementById('note');
+        return [note.labels[0].textContent, document.getElementById(note.getAttribute('aria-describedby')).textContent];
+        """) == ["Add a note", "for Blob's turn"]
     click(ben, ".next")
     said(ana, "Ben moved on to Blob Jr")
     text_in(ana, ".speaker", "Speaker 2 of 3")
+    text_in(ana, "#note-for", "for Blob Jr's turn")
     # Ana's own Next: a press within a second of Ben's is asked again ("just came up").
     click(ana, ".next")
     wait(ana, lambda d: "Speaker 3 of 3" in d.find_element(By.CSS_SELECTOR, ".speaker").text

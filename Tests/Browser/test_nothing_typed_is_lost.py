@@ -549,7 +549,7 @@ def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_t
         const [a, n] = [alert.getBoundingClientRect(), note.getBoundingClientRect()];
         return { value: note.value, focused: document.activeElement === note,
                  modal: alert.matches(':modal'), said: alert.querySelector('.finish-note').offsetParent !== null,
-                 described: note.getAttribute('aria-describedby') === 'finish-note',
+                 described: note.getAttribute('aria-describedby') === 'note-for finish-note',
                  covers: a.top < n.bottom && n.top < a.bottom };""")
     assert facts == {"value": "Half a thought", "focused": True, "modal": False, "said": True,
                      "described": True, "covers": False}
@@ -560,6 +560,8 @@ def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_note_being_t
         const alert = document.querySelector('.end-alert');
         return alert.matches(':modal') && alert.contains(document.activeElement);"""))
     assert not ana.find_element(By.CSS_SELECTOR, ".end-alert .finish-note").is_displayed()
+    # The field is described by whose turn its note is for again, alone.
+    assert ana.execute_script("return document.getElementById('note').getAttribute('aria-describedby')") == "note-for"
     click(ana, ".end-alert .save")
     text_in(ben, ".ended", "Ana ended the meeting — saved.")
     assert collect_console_errors(ana) == []
@@ -590,7 +592,7 @@ def test_someone_asking_to_end_the_meeting_leaves_the_keyboard_to_a_late_note_be
     wait(ana, lambda d: d.execute_script("""
         const alert = document.querySelector('.end-alert');
         return alert.matches(':modal') && alert.contains(document.activeElement);"""))
-    assert ana.execute_script("return document.querySelector('[aria-describedby=finish-note]')") is None
+    assert ana.execute_script("return document.querySelector('[aria-describedby~=finish-note]')") is None
     assert collect_console_errors(ana) == []
 
 

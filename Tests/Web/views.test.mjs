@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../../public/js/views.mjs";
+import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, noteForTurn, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../../public/js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../../public/js/format.mjs";
 
 const standup = {
@@ -18,6 +18,15 @@ test("a meeting shows its speaker, clock and ring", () => {
   assert.deepEqual(facts.slices.map((slice) => slice.state), ["spoken", "speaking", "waiting"]);
   assert.equal(facts.nextLabel, "Next speaker");
   assert.equal(facts.transcript, "No notes yet.");
+});
+
+test("the note field says whose turn a note typed now is for", () => {
+  assert.equal(noteForTurn("Ben"), "for Ben's turn");
+  assert.equal(noteForTurn("Ana", true), "for your turn");
+  // A name written right to left is kept apart from the words around it.
+  assert.equal(noteForTurn("سارة"), "for \u2068سارة\u2069's turn");
+  // Nobody (an index past the list): nothing said.
+  assert.equal(noteForTurn(undefined), "");
 });
 
 test("the last speaker's button finishes, and an index past the list reads as nobody", () => {

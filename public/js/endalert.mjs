@@ -30,7 +30,7 @@ export function showEndAlert(alert, state, you) {
   if (input.id === "late-note") afterLateNote(input, alert, takeTheKeyboard);
   const { selectionStart, selectionEnd, selectionDirection } = input;
   alert.classList.add("aside");
-  input.setAttribute("aria-describedby", "finish-note");
+  describeWithFinishNote(input, true);
   alert.show();
   // NB: `show()` moves the focus to the alert (its autofocus heading) too.
   input.focus();
@@ -46,7 +46,23 @@ export function takeTheKeyboard() {
   if (!alert?.open || !alert.classList.contains("aside")) return;
   alert.close();
   alert.classList.remove("aside");
-  app.querySelector("[aria-describedby=finish-note]")?.removeAttribute("aria-describedby");
+  forgetFinishNote();
   alert.showModal();
+}
+
+/** The field being typed in as the alert waits is described by the alert's line too, after
+ * what describes it already (the meeting's note: whose turn it is for). */
+function describeWithFinishNote(input, described) {
+  const ids = (input.getAttribute("aria-describedby") ?? "").split(/\s+/)
+    .filter((id) => id && id !== "finish-note");
+  if (described) ids.push("finish-note");
+  if (ids.length) input.setAttribute("aria-describedby", ids.join(" "));
+  else input.removeAttribute("aria-describedby");
+}
+
+/** The alert waits no more for the note: its line no longer describes the field. */
+export function forgetFinishNote() {
+  const input = app.querySelector('[aria-describedby~="finish-note"]');
+  if (input) describeWithFinishNote(input, false);
 }
 

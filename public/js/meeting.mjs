@@ -2,14 +2,14 @@
 // (the chime and the notification on a new speaker: turns.mjs).
 import { compositionGuard } from "./composing.mjs";
 import { arcPath, isolated, transcriptLines } from "./format.mjs";
-import { showEndAlert, takeTheKeyboard } from "./endalert.mjs";
+import { forgetFinishNote, showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { offerNoteOfClosedTab } from "./closednote.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey, notesFromClosedTabs } from "./notekept.mjs";
 import { say } from "./said.mjs";
 import { app, keepSaying, toast } from "./shell.mjs";
 import { isMe, myName, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
-import { meetingFacts } from "./views.mjs";
+import { meetingFacts, noteForTurn } from "./views.mjs";
 
 /** The time gone, drawn over the arcs: dark on a light edge, so that it shows on a dark
  * theme's arcs (navy, indigo) as on a light one's. */
@@ -178,8 +178,8 @@ export const meeting = {
           <span class="notify-why hint" hidden></span>
         </div>
         <form class="note-form">
-          <label for="note">Add a note</label>
-          <input id="note" dir="auto" data-max-chars="1000" autocomplete="off" required>
+          <p class="note-head"><label for="note">Add a note</label> <span class="note-for" id="note-for"></span></p>
+          <input id="note" dir="auto" data-max-chars="1000" autocomplete="off" required aria-describedby="note-for">
           <button>Add</button>
         </form>
         <dialog class="end-alert" aria-labelledby="end-title" aria-describedby="end-asked">
@@ -322,6 +322,10 @@ export const meeting = {
     Object.assign(app.querySelector(".up-next"), { textContent: facts.upNext, title: facts.upNext });
     app.querySelector(".meeting").classList.toggle("warning", facts.warning);
     const speaker = state.standup.attendees[state.meeting.speakerIndex]?.name;
+    // NB: the room files a note under the speaker shown as it is sent: said by the field.
+    const noteFor = app.querySelector(".note-for");
+    const forTurn = noteForTurn(speaker, isMe(speaker));
+    if (noteFor.textContent !== forTurn) noteFor.textContent = forTurn;
     const first = view.lastSpeaker === null;
     const changed = !first && view.lastSpeaker !== state.meeting.speakerIndex;
     view.lastSpeaker = state.meeting.speakerIndex;
@@ -377,7 +381,7 @@ export const meeting = {
     if (!open && alert.open) {
       alert.close();
       alert.classList.remove("aside");
-      app.querySelector("[aria-describedby=finish-note]")?.removeAttribute("aria-describedby");
+      forgetFinishNote();
     }
   },
 };

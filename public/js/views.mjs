@@ -246,6 +246,13 @@ export function meetingFacts(meeting, standup, participants = []) {
   };
 }
 
+/** Whose turn a note typed now is for, as the note field says it: "for Ben's turn", "for your
+ * turn" (`mine`); nothing for nobody (an index past the attendees). */
+export function noteForTurn(speaker, mine = false) {
+  if (!speaker) return "";
+  return mine ? "for your turn" : `for ${isolated(speaker)}'s turn`;
+}
+
 /** Why a meeting is paused, as the page says it; with a bot in the room, that its being there
  * did not keep the meeting going (the server stops the clock when the last person leaves). */
 export function pauseText(reason, botHere = false) {
