@@ -329,6 +329,8 @@ def test_a_note_entered_while_offline_stays_and_says_how_to_send_it(server, ana,
     note.send_keys("typed offline" + Keys.ENTER)
     toast_says(ana, "Not connected: your note stays in its field. Press Enter again once the page says Live.")
     assert note.get_attribute("value").strip() == "typed offline"
+    # The meeting's notes, none yet, say where it is (not only "No notes yet.").
+    text_in(ana, ".transcript", "No notes yet: yours is still in its field.")
     ana.execute_script("window.mayReconnect = true")
     text_in(ana, "#status", "Live")
     note = wait(ana, EC.element_to_be_clickable((By.ID, "note")))

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, noteForTurn, notesBySpeaker, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../../public/js/views.mjs";
+import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, noteForTurn, notesBySpeaker, transcriptShown, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../../public/js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../../public/js/format.mjs";
 
 const standup = {
@@ -18,6 +18,13 @@ test("a meeting shows its speaker, clock and ring", () => {
   assert.deepEqual(facts.slices.map((slice) => slice.state), ["spoken", "speaking", "waiting"]);
   assert.equal(facts.nextLabel, "Next speaker");
   assert.equal(facts.transcript, "No notes yet.");
+});
+
+test("an empty meeting's notes say where this person's note is when the room does not have it", () => {
+  assert.equal(transcriptShown("", false), "No notes yet.");
+  // Refused, never sent (no connection), or its answer lost: still in its field.
+  assert.equal(transcriptShown("", true), "No notes yet: yours is still in its field.");
+  assert.equal(transcriptShown("Ben: shipped", true), "Ben: shipped");
 });
 
 test("the note field says whose turn a note typed now is for", () => {

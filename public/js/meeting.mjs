@@ -1,12 +1,13 @@
 // The running meeting: the ring, the speaker and their turn, the clock, notes, ending it
 // (the chime and the notification on a new speaker: turns.mjs).
 import { compositionGuard } from "./composing.mjs";
-import { arcPath, isolated, transcriptLines } from "./format.mjs";
+import { arcPath, isolated } from "./format.mjs";
 import { forgetFinishNote, showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
 import { offerNoteOfClosedTab } from "./closednote.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey, notesFromClosedTabs } from "./notekept.mjs";
 import { say } from "./said.mjs";
+import { drawTranscript } from "./transcript.mjs";
 import { app, keepSaying, toast } from "./shell.mjs";
 import { isMe, myName, showToggles, speakerChanged, wireToggles } from "./turns.mjs";
 import { meetingFacts, noteForTurn } from "./views.mjs";
@@ -93,19 +94,6 @@ async function sendNote(view, input, note) {
   }
 }
 
-/** The transcript: new notes added at its end (it is a log: a screen reader reads what is
- * added), the whole of it again only when it changed otherwise (a note taken back). */
-function showTranscript(element, text) {
-  const shown = element.standupsText ?? null;
-  if (shown === text) return;
-  element.standupsText = text;
-  if (shown !== null && shown !== "No notes yet." && text.startsWith(`${shown}\n`)) {
-    element.insertAdjacentHTML("beforeend", `\n${transcriptLines(text.slice(shown.length + 1)).join("\n")}`);
-  } else {
-    element.innerHTML = transcriptLines(text).join("\n");
-  }
-}
-
 /**
  * Back after a drop that hid whether notes arrived: those the room's transcript has (a line
  * after those it had when the note was sent) are taken from the field, not sent twice; those
@@ -120,6 +108,7 @@ function notesArrived(view, input, transcript, whole) {
     const missing = whole ? [] : looked.missing;
     const unknown = looked.unknown + (whole ? looked.missing.length : 0);
     keepNotesAhead(view);
+    drawTranscript(view);
     // NB: a line like it may be someone else's (one name, one text): the room takes the id
     // once, and a note it refuses now is kept in a toast.
     for (const note of whole ? [] : arrived.filter(({ id }) => id)) {
@@ -151,6 +140,7 @@ async function sendNotes(view, input, notes) {
   // NB: a meeting that ended under the note offers it for the meeting saved.
   const refusal = refusals.find(Boolean);
   if (refusal && !view.connection.closed && input.isConnected) toast(refusal);
+  if (input.isConnected) drawTranscript(view);
 }
 
 export const meeting = {
@@ -374,7 +364,7 @@ export const meeting = {
       if (facts.paused) say(facts.paused);
     }
     app.querySelector(".next").textContent = facts.nextLabel;
-    showTranscript(app.querySelector(".transcript"), facts.transcript);
+    drawTranscript(view);
     const alert = app.querySelector(".end-alert");
     const open = state.meeting.alert === "endMeeting";
     if (open && !alert.open) showEndAlert(alert, state, view.you);

@@ -241,9 +241,16 @@ export function meetingFacts(meeting, standup, participants = []) {
     nextLabel: meeting.speakerIndex >= count - 1 ? "Finish" : "Next speaker",
     paused: meeting.isPaused
       ? pauseText(meeting.pausedBecause, participants.some(({ isBot }) => isBot)) : null,
-    transcript: meeting.transcript || "No notes yet.",
+    transcript: transcriptShown(meeting.transcript),
     ...speakerTurn(meeting, standup),
   };
+}
+
+/** A meeting's notes as its screen shows them; none yet, said so — and, with this person's
+ * note `held` back in its field (refused, never sent, or its answer lost), where it is. */
+export function transcriptShown(transcript, held = false) {
+  if (transcript) return transcript;
+  return held ? "No notes yet: yours is still in its field." : "No notes yet.";
 }
 
 /** Whose turn a note typed now is for, as the note field says it: "for Ben's turn", "for your
