@@ -314,4 +314,7 @@ extension RoomChannel {
     case .failure(let error): metrics.actionAnswered(error.code.rawValue)
     }
   }
+
+  /// Effects running now (tests).
+  var runningEffectCount: Int { core.runningEffectCount }
 }

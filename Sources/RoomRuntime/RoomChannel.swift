@@ -148,7 +148,10 @@ public actor RoomChannel<Feature: RoomFeature> {
       onJoined: onJoined, onClosed: onClosed, onBounced: onBounced, onIdle: onIdle)
     self.core = StoreCore(
       initialState: initialState, reducer: reducer, dependencies: dependencies, shard: shard,
-      deliver: { action, effect in await owner.value?.receive(action, fromEffect: effect) })
+      deliver: { action, effect in await owner.value?.receive(action, fromEffect: effect) },
+      deliverOnShard: { action, effect in
+        owner.value?.assumeIsolated { $0.receive(action, fromEffect: effect) }
+      })
     self.document = Document(
       state: initialState, json: (try? JSONValue(encoding: initialState)) ?? .null,
       versions: versions, outlet: outlet, metrics: metrics, resumeBytes: resumeBytes,
@@ -301,9 +304,6 @@ public actor RoomChannel<Feature: RoomFeature> {
     cancelAllEffects()
     for peer in document.removeAllPeers() { outlet.close(peer, code: code, reason: reason) }
   }
-
-  /// Effects running now (tests).
-  var runningEffectCount: Int { core.runningEffectCount }
 
   /// After each reduced action: publishes the change and starts the work it needs.
   private func didChange(after action: Feature.R.Action, _ state: State) {

@@ -267,37 +267,8 @@ public struct RecordMeeting: Reducer {
   }
 
   private func startTimer() -> Effect<Action> {
-    .run { send in
-      await clock.everySecond { await send(.timerTick) }
-    }
-    .cancellable(id: CancelID.timer, cancelInFlight: true)
-  }
-}
-
-extension Clock<Duration> {
-  /// Calls `tick` once a second on this clock's grid until cancelled, skipping the seconds it
-  /// was too late for, as `timer(interval:)` does.
-  ///
-  /// NB: on the clock itself: `timer(interval:)` wraps it in an `AnyClock`, whose instants
-  /// are boxed and whose arithmetic goes through closures, on every tick of every meeting.
-  package func everySecond(_ tick: () async -> Void) async {
-    let interval = Duration.seconds(1)
-    var last = now
-    while true {
-      let current = now
-      var next = last.advanced(by: interval)
-      if next < current {
-        next = last.advanced(
-          by: interval * Int((next.duration(to: current) / interval).rounded(.up)))
-      }
-      do {
-        try await sleep(until: next, tolerance: nil)
-      } catch {
-        return
-      }
-      last = next
-      await tick()
-    }
+    .timer(every: .seconds(1), on: clock, send: .timerTick)
+      .cancellable(id: CancelID.timer, cancelInFlight: true)
   }
 }
 

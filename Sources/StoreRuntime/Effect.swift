@@ -15,6 +15,7 @@ public struct Effect<Action: Sendable>: Sendable {
     case run(Run)
     case send(Action)
     case cancel(AnyHashableSendable)
+    case timer(Timer)
   }
 
   struct Run: Sendable {
@@ -23,6 +24,26 @@ public struct Effect<Action: Sendable>: Sendable {
     var operation: @Sendable (Send<Action>) async -> Void
     var fileID: StaticString
     var line: UInt
+  }
+
+  /// An action sent every `interval` on `clock`'s grid until cancelled.
+  struct Timer: Sendable {
+    var interval: Duration
+    var clock: any Clock<Duration>
+    var action: Action
+    var cancelIDs: [AnyHashableSendable] = []
+    var fileID: StaticString
+    var line: UInt
+
+    /// The same timer as a `run` effect: where the store has no shard to keep it (a
+    /// `TestStore`), or the clock is not the shards' (a test clock).
+    var run: Run {
+      let (clock, interval, action) = (clock, interval, action)
+      return Run(
+        priority: nil, cancelIDs: cancelIDs,
+        operation: { send in await clock.tick(every: interval) { await send(action) } },
+        fileID: fileID, line: line)
+    }
   }
 
   var items: [Item]
@@ -69,6 +90,26 @@ public struct Effect<Action: Sendable>: Sendable {
     ])
   }
 
+  /// Sends `action` every `interval` on `clock`'s grid until cancelled: the first one
+  /// `interval` from now. A tick the store was too late for is skipped, as
+  /// `clock.timer(interval:)` does. The same as
+  ///
+  /// ```swift
+  /// .run { send in for await _ in clock.timer(interval: interval) { await send(action) } }
+  /// ```
+  ///
+  /// but on a store's shard, with the shards' clock (`ShardClock`), the shard keeps the timer
+  /// itself and reduces each tick from its own loop: no task, no continuation and no hop to
+  /// the store per tick.
+  public static func timer(
+    every interval: Duration, on clock: any Clock<Duration>, send action: Action,
+    fileID: StaticString = #fileID, line: UInt = #line
+  ) -> Self {
+    Self(items: [
+      .timer(Timer(interval: interval, clock: clock, action: action, fileID: fileID, line: line))
+    ])
+  }
+
   /// Sends `action` into the store right after the current action, before anything else.
   public static func send(_ action: Action) -> Self { Self(items: [.send(action)]) }
 
@@ -101,9 +142,16 @@ public struct Effect<Action: Sendable>: Sendable {
   public func cancellable(id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Self {
     let id = AnyHashableSendable(id)
     var items = self.items.map { item -> Item in
-      guard case .run(var run) = item else { return item }
-      run.cancelIDs.append(id)
-      return .run(run)
+      switch item {
+      case .run(var run):
+        run.cancelIDs.append(id)
+        return .run(run)
+      case .timer(var timer):
+        timer.cancelIDs.append(id)
+        return .timer(timer)
+      case .send, .cancel:
+        return item
+      }
     }
     if cancelInFlight { items.insert(.cancel(id), at: 0) }
     return Self(items: items, rejection: rejection)
@@ -118,6 +166,11 @@ public struct Effect<Action: Sendable>: Sendable {
         switch item {
         case .send(let action): return .send(transform(action))
         case .cancel(let id): return .cancel(id)
+        case .timer(let timer):
+          return .timer(
+            .init(
+              interval: timer.interval, clock: timer.clock, action: transform(timer.action),
+              cancelIDs: timer.cancelIDs, fileID: timer.fileID, line: timer.line))
         case .run(let run):
           return .run(
             .init(
@@ -129,7 +182,8 @@ public struct Effect<Action: Sendable>: Sendable {
       rejection: rejection)
   }
 
-  /// Wraps every run operation, e.g. to give it dependencies.
+  /// Wraps every run operation, e.g. to give it dependencies. (A timer runs none of the
+  /// feature's code: it only sends its action.)
   func wrappingRuns(
     _ wrap:
       @escaping @Sendable (

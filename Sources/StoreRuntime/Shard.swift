@@ -12,9 +12,10 @@ import Synchronization
 ///
 /// A shard is the `SerialExecutor` of the stores placed on it (their actor runs here, one job
 /// at a time, in the order the jobs came) and the `TaskExecutor` their effects prefer, so an
-/// effect and its store never change threads. It also keeps the sleeps of `ShardClock` in one
-/// heap and wakes the ones that are due from the same loop: a meeting's tick goes from its
-/// timer to its reduce, its diff and its frames being queued without leaving this thread.
+/// effect and its store never change threads. It also keeps the sleeps of `ShardClock` and its
+/// repeating timers (`Effect.timer`'s) in one heap and wakes the ones that are due from the
+/// same loop: a meeting's tick goes from its timer to its reduce, its diff and its frames
+/// being queued in one turn of this thread, with no task, continuation or job in between.
 ///
 /// When a batch of jobs is done (nothing left to run, nothing due), the shard runs the hooks
 /// that jobs of the batch asked for with `atEndOfBatch(_:_:)` once each: the server wakes its
@@ -66,10 +67,17 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
     }
   }
 
+  private struct RepeatingTimer {
+    var interval: Duration
+    var fire: @Sendable () -> Void
+  }
+
   private struct Shared {
     var jobs: [UnownedJob] = []
     var heap = Heap<Sleeper>()
     var sleepers: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    /// Repeating timers (`repeating(every:_:)`), by the id of their next deadline's entry.
+    var timers: [UInt64: RepeatingTimer] = [:]
     /// Sleeps that have an id but are not in the heap yet.
     var arriving: Set<UInt64> = []
     /// Of those, the ones cancelled already.
@@ -110,6 +118,9 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
   package var isWaitingForASleeper: Bool {
     shared.withLock { $0.isWaiting && !$0.heap.isEmpty }
   }
+
+  /// How many repeating timers the shard keeps (tests).
+  package var repeatingTimerCount: Int { shared.withLock { $0.timers.count } }
 
   // MARK: Executor
 
@@ -190,6 +201,41 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
     continuation?.resume(throwing: CancellationError())
   }
 
+  // MARK: Repeating timers
+
+  /// Calls `fire` on this shard's thread every `interval` from now, on that grid, until the
+  /// returned timer is cancelled; a tick the shard was too late for is skipped, as
+  /// `ShardClock().tick(every:)` does. The shard calls `fire` from its own loop, between
+  /// jobs, so an actor isolated to the shard may `assumeIsolated` there; timers due together
+  /// fire in one turn, and the frames they queue go out with one wake-up.
+  public func repeating(every interval: Duration, _ fire: @escaping @Sendable () -> Void)
+    -> Repeating
+  {
+    let deadline = ContinuousClock.now + interval
+    let wake = shared.withLock { shared in
+      shared.nextID += 1
+      let isFirst = shared.heap.min.map { deadline < $0.deadline } ?? true
+      shared.heap.insert(Sleeper(deadline: deadline, id: shared.nextID))
+      shared.timers[shared.nextID] = RepeatingTimer(interval: interval, fire: fire)
+      return (id: shared.nextID, wake: isFirst && shared.isWaiting)
+    }
+    if wake.wake { signal.signal() }
+    return Repeating(shard: self, id: wake.id)
+  }
+
+  /// A repeating timer of a shard. `cancel()` stops it, from any thread: it fires no more
+  /// after that, unless the shard had taken it for the turn under way.
+  public final class Repeating: Sendable {
+    private let shard: Shard
+    private let id: UInt64
+    fileprivate init(shard: Shard, id: UInt64) {
+      self.shard = shard
+      self.id = id
+    }
+    /// NB: its entry in the heap stays until its deadline, and is then dropped.
+    public func cancel() { _ = shard.shared.withLock { $0.timers.removeValue(forKey: id) } }
+  }
+
   // MARK: The loop
 
   private func run() {
@@ -197,6 +243,7 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
     Self.nameThread(name)
     var jobs: [UnownedJob] = []
     var due: [CheckedContinuation<Void, any Error>] = []
+    var firing: [@Sendable () -> Void] = []
     var lateness: [Duration] = []
     while true {
       let next = shared.withLock { shared -> ContinuousClock.Instant? in
@@ -205,19 +252,26 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
         let now = ContinuousClock.now
         while let first = shared.heap.min, first.deadline <= now {
           shared.heap.removeMin()
-          // NB: a cancelled sleeper left its entry behind; it has no continuation any more.
+          // NB: a cancelled sleeper or timer left its entry behind; it has nothing any more.
           if let continuation = shared.sleepers.removeValue(forKey: first.id) {
             due.append(continuation)
             lateness.append(now - first.deadline)
+          } else if let timer = shared.timers[first.id] {
+            firing.append(timer.fire)
+            lateness.append(now - first.deadline)
+            shared.heap.insert(
+              Sleeper(
+                deadline: first.deadline.nextTick(every: timer.interval, now: now),
+                id: first.id))
           }
         }
         // NB: about to wait unless there is work: arrivals from now on must signal.
-        shared.isWaiting = jobs.isEmpty && due.isEmpty && hooks.isEmpty
+        shared.isWaiting = jobs.isEmpty && due.isEmpty && firing.isEmpty && hooks.isEmpty
         return shared.heap.min?.deadline
       }
-      if !jobs.isEmpty || !due.isEmpty {
+      if !jobs.isEmpty || !due.isEmpty || !firing.isEmpty {
         // NB: a woken sleeper's task is enqueued here (it prefers this shard) and runs in
-        // the next turn, with the jobs that came meanwhile.
+        // the next turn, with the jobs that came meanwhile. A timer's tick is reduced now.
         for continuation in due { continuation.resume() }
         due.removeAll(keepingCapacity: true)
         if !lateness.isEmpty, let observer = Self.wakeObserver.withLock({ $0 }) {
@@ -229,6 +283,9 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
             isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
         }
         jobs.removeAll(keepingCapacity: true)
+        // NB: after the jobs that came before the ticks were due.
+        for fire in firing { fire() }
+        firing.removeAll(keepingCapacity: true)
         // NB: a shard that always finds more to run still hands on what its jobs queued.
         if !hooks.isEmpty, ContinuousClock.now - hooksSince >= Self.hookWait { runHooks() }
         continue

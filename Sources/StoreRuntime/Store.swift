@@ -58,7 +58,10 @@ public actor Store<R: Reducer> {
     let owner = WeakOwner<Store>()
     let core = StoreCore(
       initialState: initialState, reducer: reducer, dependencies: dependencies, shard: shard,
-      deliver: { action, effect in await owner.value?.receive(action, fromEffect: effect) })
+      deliver: { action, effect in await owner.value?.receive(action, fromEffect: effect) },
+      deliverOnShard: { action, effect in
+        owner.value?.assumeIsolated { $0.receive(action, fromEffect: effect) }
+      })
     self.core = core
     self.effects = core.effects
     self.shard = shard

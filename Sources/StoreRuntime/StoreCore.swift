@@ -17,6 +17,9 @@ import Dependencies
 public final class StoreCore<R: Reducer> {
   /// How an effect's action reaches the owner (which hands it to `receive`).
   public typealias Deliver = @Sendable (_ action: R.Action, _ effect: EffectID) async -> Void
+  /// How a timer's action reaches an owner isolated to `shard`, from the shard's own loop
+  /// (the owner `assumeIsolated`s and hands it to `receive`).
+  public typealias DeliverOnShard = @Sendable (_ action: R.Action, _ effect: EffectID) -> Void
   /// Called after every action that was reduced (not rejected), with the new state.
   public typealias Observe = (_ action: R.Action, _ state: R.State, _ origin: ActionOrigin) ->
     Void
@@ -31,16 +34,20 @@ public final class StoreCore<R: Reducer> {
   /// Sendable: a `Store` reads it from any thread.
   let effects = EffectTable()
   private let deliver: Deliver
+  private let deliverOnShard: DeliverOnShard?
 
+  /// - Parameter deliverOnShard: given, `Effect.timer`s on the shards' clock tick from the
+  ///   shard's loop through it; without it, they run as tasks and tick through `deliver`.
   public init(
     initialState: R.State, reducer: R, dependencies: DependencyValues, shard: Shard?,
-    deliver: @escaping Deliver
+    deliver: @escaping Deliver, deliverOnShard: DeliverOnShard? = nil
   ) {
     self.state = initialState
     self.shard = shard
     self.reducer = DependencyValues.$_current.withValue(dependencies) { reducer.core }
     self.dependencies = dependencies
     self.deliver = deliver
+    self.deliverOnShard = deliverOnShard
   }
 
   deinit { effects.cancelAll() }
@@ -91,6 +98,12 @@ public final class StoreCore<R: Reducer> {
         _ = process(action, origin: .effect, observe: observe)
       case .run(let run):
         start(run)
+      case .timer(let timer):
+        if let shard, let deliverOnShard, timer.clock is ShardClock {
+          start(timer, on: shard, deliverOnShard)
+        } else {
+          start(timer.run)
+        }
       }
     }
     return nil
@@ -111,7 +124,17 @@ public final class StoreCore<R: Reducer> {
         effects.finish(id)
       }
     }
-    effects.attach(task, to: id)
+    effects.attach(.task(task), to: id)
+  }
+
+  private func start(
+    _ timer: Effect<R.Action>.Timer, on shard: Shard, _ deliver: @escaping DeliverOnShard
+  ) {
+    let id = effects.reserve(cancelIDs: timer.cancelIDs, origin: "\(timer.fileID):\(timer.line)")
+    let effect = EffectID(rawValue: id)
+    let action = timer.action
+    effects.attach(
+      .timer(shard.repeating(every: timer.interval) { deliver(action, effect) }), to: id)
   }
 }
 

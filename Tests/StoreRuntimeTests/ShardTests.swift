@@ -89,6 +89,66 @@ import Testing
     await #expect(throws: CancellationError.self) { try await early.value }
   }
 
+  /// An `Effect.timer` on the shards' clock is kept by the store's shard: each tick is
+  /// reduced on the shard's thread, with no task of its own, until the timer is cancelled,
+  /// and then the shard keeps nothing of it.
+  @Test func aTimerTicksOnItsStoresShardUntilCancelled() async throws {
+    enum Action: Sendable { case start, tick, stop }
+    let shard = Shard(name: "test-timer")
+    let ticks = LockIsolated<[String?]>([])
+    let store = Store(
+      initialState: 0,
+      reducer: Reduce<Int, Action> { state, action in
+        switch action {
+        case .start:
+          return .timer(every: .milliseconds(10), on: ShardClock(), send: .tick)
+            .cancellable(id: "timer")
+        case .tick:
+          state += 1
+          return .none
+        case .stop:
+          return .cancel(id: "timer")
+        }
+      },
+      shard: shard,
+      observer: { action, _, _ in
+        if action == .tick { ticks.withValue { $0.append(Shard.current?.name) } }
+      })
+    await store.send(.start)
+    #expect(shard.repeatingTimerCount == 1, "The shard keeps the timer: no task runs it.")
+    #expect(store.runningEffectCount == 1)
+    try await eventually("The timer never ticked three times.") { await store.state >= 3 }
+    await store.send(.stop)
+    #expect(shard.repeatingTimerCount == 0)
+    #expect(store.runningEffectCount == 0)
+    let count = await store.state
+    #expect(ticks.value.count == count)
+    #expect(ticks.value.allSatisfy { $0 == "test-timer" }, "Each tick is reduced on the shard.")
+    // NB: a timer fires from the shard's loop only while the shard keeps it (checked above);
+    // three of its intervals more confirm that nothing was left behind to tick.
+    try await holds("A cancelled timer ticked.", for: .milliseconds(30)) {
+      await store.state == count
+    }
+  }
+
+  /// Cancelled along with the store's other effects (a room emptied), a timer stops too.
+  @Test func aTimerStopsWithEveryOtherEffectOfItsStore() async {
+    let shard = Shard(name: "test-timer-all")
+    let store = Store(
+      initialState: 0,
+      reducer: Reduce<Int, Int> { state, action in
+        state += action
+        return action == 0
+          ? .timer(every: .seconds(3600), on: ShardClock(), send: 1) : .none
+      },
+      shard: shard)
+    await store.send(0)
+    #expect(shard.repeatingTimerCount == 1)
+    await store.cancelAllEffects()
+    #expect(shard.repeatingTimerCount == 0)
+    #expect(store.runningEffectCount == 0)
+  }
+
   /// Work that several jobs of one batch ask for at its end runs once, after all of them.
   @Test func aHookAskedForByManyJobsOfABatchRunsOnceAfterThem() async {
     let shard = Shard(name: "test-batch")

@@ -6,8 +6,21 @@ import Synchronization
 /// One table per store: cancelling an id here never touches another store's effects.
 /// Effects leave the table the moment they are cancelled or finish.
 final class EffectTable: Sendable {
+  /// What runs an effect: its task, or a shard's timer.
+  enum Running: Sendable {
+    case task(Task<Void, Never>)
+    case timer(Shard.Repeating)
+
+    func cancel() {
+      switch self {
+      case .task(let task): task.cancel()
+      case .timer(let timer): timer.cancel()
+      }
+    }
+  }
+
   fileprivate struct Entry {
-    var task: Task<Void, Never>?
+    var running: Running?
     var cancelIDs: [AnyHashableSendable]
     var origin: String
   }
@@ -20,25 +33,25 @@ final class EffectTable: Sendable {
 
   private let state = Mutex(State())
 
-  /// Registers an effect before its task exists, so it can be cancelled from the start.
+  /// Registers an effect before it runs, so it can be cancelled from the start.
   func reserve(cancelIDs: [AnyHashableSendable], origin: String) -> Int {
     state.withLock { state in
       let id = state.nextID
       state.nextID += 1
-      state.entries[id] = Entry(task: nil, cancelIDs: cancelIDs, origin: origin)
+      state.entries[id] = Entry(running: nil, cancelIDs: cancelIDs, origin: origin)
       for cancelID in cancelIDs { state.byCancelID[cancelID, default: []].insert(id) }
       return id
     }
   }
 
-  /// Attaches the running task; cancels it at once if the effect was cancelled meanwhile.
-  func attach(_ task: Task<Void, Never>, to id: Int) {
+  /// Attaches what runs the effect; cancels it at once if the effect was cancelled meanwhile.
+  func attach(_ running: Running, to id: Int) {
     let alive = state.withLock { state -> Bool in
       guard state.entries[id] != nil else { return false }
-      state.entries[id]?.task = task
+      state.entries[id]?.running = running
       return true
     }
-    if !alive { task.cancel() }
+    if !alive { running.cancel() }
   }
 
   func isActive(_ id: Int) -> Bool { state.withLock { $0.entries[id] != nil } }
@@ -47,17 +60,17 @@ final class EffectTable: Sendable {
   func finish(_ id: Int) { _ = state.withLock { $0.remove(id) } }
 
   func cancel(id cancelID: AnyHashableSendable) {
-    let tasks = state.withLock { state in
+    let running = state.withLock { state in
       (state.byCancelID[cancelID] ?? []).compactMap { state.remove($0) }
     }
-    for task in tasks { task.cancel() }
+    for effect in running { effect.cancel() }
   }
 
   func cancelAll() {
-    let tasks = state.withLock { state in
+    let running = state.withLock { state in
       state.entries.keys.compactMap { state.remove($0) }
     }
-    for task in tasks { task.cancel() }
+    for effect in running { effect.cancel() }
   }
 
   var count: Int { state.withLock { $0.entries.count } }
@@ -67,13 +80,13 @@ final class EffectTable: Sendable {
 }
 
 extension EffectTable.State {
-  /// Removes an entry; returns its task (which the caller cancels outside the lock).
-  fileprivate mutating func remove(_ id: Int) -> Task<Void, Never>? {
+  /// Removes an entry; returns what runs it (which the caller cancels outside the lock).
+  fileprivate mutating func remove(_ id: Int) -> EffectTable.Running? {
     guard let entry = entries.removeValue(forKey: id) else { return nil }
     for cancelID in entry.cancelIDs {
       byCancelID[cancelID]?.remove(id)
       if byCancelID[cancelID]?.isEmpty == true { byCancelID[cancelID] = nil }
     }
-    return entry.task
+    return entry.running
   }
 }

@@ -2,11 +2,12 @@ import Clocks
 import Synchronization
 import Testing
 
-@testable import StandupsFeatures
+@testable import StoreRuntime
 
-/// A meeting's timer, `Clock.everySecond`, sleeps until the same instants as swift-clocks'
+/// `Effect.timer` without a shard to keep it (`Clock.tick(every:)`), and so a shard's own
+/// timers' grid (`nextTick`, which both use), sleeps until the same instants as swift-clocks'
 /// `timer(interval:)`, which it replaces, including when it wakes late.
-struct EverySecondTests {
+struct TickTests {
   @Test func itSleepsUntilTheSameInstantsAsTheTimerItReplaces() async {
     // Woken on time, a little late, later than a whole second, much later.
     let lateness: [Duration] = [
@@ -15,7 +16,7 @@ struct EverySecondTests {
     ]
     let ours = LateClock(lateness: lateness)
     let ticks = Mutex(0)
-    await ours.everySecond { ticks.withLock { $0 += 1 } }
+    await ours.tick(every: .seconds(1)) { ticks.withLock { $0 += 1 } }
     let theirs = LateClock(lateness: lateness)
     for await _ in theirs.timer(interval: .seconds(1)) {}
     #expect(ours.deadlines == theirs.deadlines)
