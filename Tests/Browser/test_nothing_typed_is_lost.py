@@ -8,7 +8,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import chromium, collect_console_errors, errors_beside_refused_connections, screenshot, start_again
+from conftest import chromium, collect_console_errors, errors_beside_refused_connections, resize, screenshot, start_again
 from test_web_app import both_in_a_room, click, text_in, wait
 
 
@@ -268,9 +268,34 @@ def test_a_late_note_whose_meeting_takes_no_more_notes_is_kept_to_copy_not_offer
     assert late.get_attribute("value") == "Half a thought, and more"
     assert ana.execute_script("return window.standupsToastLog") == []
     assert not any("Ana:" in line for lines in ben.execute_script(NEWEST_MEETINGS_NOTES) for line in lines)
+    # Forgotten on a phone: the toast with the way back stays a while (10 s, shortened here),
+    # and the page makes room for it under its bar, leaving the room's title and links in sight.
+    resize(ana, "small phone")
+    ana.execute_script("""
+        const setTimeout = window.setTimeout;
+        window.setTimeout = (run, ms, ...rest) => setTimeout(run, ms === 10000 ? 400 : ms, ...rest);""")
     click(ana, ".late-note .set-aside")
     text_in(ana, "#toasts", "Your note was set aside: “Half a thought, and more”.")
     assert not ana.find_element(By.CSS_SELECTOR, ".late-note").is_displayed()
+    covered = """
+        const toast = document.querySelector('.toast').getBoundingClientRect();
+        return [...document.querySelectorAll('.room-head a, .room-title, .copy-link')].filter((element) => {
+          const box = element.getBoundingClientRect();
+          return box.left < toast.right && box.right > toast.left && box.top < toast.bottom && box.bottom > toast.top;
+        }).map((element) => element.className);"""
+    assert ana.execute_script(covered) == []
+    assert [button.text for button in ana.find_elements(By.CSS_SELECTOR, "#toasts .toast button")] == [
+        "Bring it back", "Dismiss"]
+    # Its time stands still while it is pointed at (about to be pressed), and runs once it is not.
+    ActionChains(ana).move_to_element(ana.find_element(By.CSS_SELECTOR, "#toasts .bring-back")).perform()
+    until = ana.execute_script("return performance.now() + 900")
+    wait(ana, lambda d: d.execute_script("return performance.now()") > until)
+    assert "set aside" in ana.find_element(By.ID, "toasts").text
+    ActionChains(ana).move_to_element(ana.find_element(By.CSS_SELECTOR, ".room-title")).perform()
+    wait(ana, lambda d: not d.find_elements(By.CSS_SELECTOR, "#toasts .toast"), timeout=5)
+    # Gone, it leaves no room behind.
+    assert ana.execute_script("return getComputedStyle(document.body).getPropertyValue('--kept-toasts')") == "0px"
+    resize(ana, "desktop")
     assert collect_console_errors(ana) == []
 
 

@@ -127,13 +127,18 @@ function went(view, form, sent, said = "Your note was added to the meeting that 
   }
 }
 
+/** How long "Bring it back" is offered for a note set aside. */
+const SET_ASIDE_MS = 10_000;
+
 /** "Not needed": the note goes, with a way back for a while (a press by mistake). */
 function setAside(view, form) {
   const { meeting, speaker } = view.lateNote;
   const text = form.querySelector("input").value;
   done(view, form);
   if (!text.trim()) return;
-  const item = keepSaying(`Your note was set aside: “${text.trim()}”.`, { kind: "late-note" });
+  // NB: for as long as the room's own Undo, as what it says was asked for (its time stands
+  // still while it is pointed at or has the keyboard).
+  const item = keepSaying(`Your note was set aside: “${text.trim()}”.`, { kind: "late-note", lasts: SET_ASIDE_MS });
   const back = document.createElement("button");
   back.type = "button";
   back.className = "bring-back";
