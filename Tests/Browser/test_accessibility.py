@@ -6,7 +6,7 @@ from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import chromium, screenshot
 from test_nothing_typed_is_lost import HOLD_RECONNECT
-from test_web_app import both_in_a_room, click, create_standup, said, text_in, wait
+from test_web_app import both_in_a_room, click, create_standup, reconnecting, said, text_in, wait
 import pytest
 
 
@@ -175,11 +175,11 @@ def test_a_new_speaker_is_said_once_and_the_screen_s_connecting_not_at_all(serve
         "Speaker 1 of 3: Blob", "Ben moved on to Blob Jr.", "Speaker 3 of 3: Blob Sr"]
     assert heard(ana, "Live", "Connecting") == []
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     ana.execute_script("window.mayReconnect = true")
     text_in(ana, "#status", "Live")
-    drop, back = heard(ana, "Live", "Connecting", "Reconnecting")
-    assert drop.startswith("Reconnecting in ") and back == "Live"
+    drop, back = heard(ana, "Live", "Connecting", "Reconnecting", "Retrying")
+    assert drop.startswith("Retrying in ") and back == "Live"
 
 
 def test_a_new_speaker_is_said_after_a_reconnect_that_brought_the_whole_room(server, ana, ben):
@@ -192,7 +192,7 @@ def test_a_new_speaker_is_said_after_a_reconnect_that_brought_the_whole_room(ser
     text_in(ben, ".speaker", "Speaker 1 of 3")
     wait(ana, lambda d: heard(d, "Speaker") == ["Speaker 1 of 3: Blob"])
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     click(ben, ".next")
     text_in(ben, ".speaker", "Speaker 2 of 3")
     # A version the room never issued: it answers with its whole state.
@@ -228,7 +228,7 @@ def test_in_the_end_question_a_screen_reader_still_hears_the_connection_and_its_
     wait(ana, lambda d: d.execute_script("return document.querySelector('dialog:modal')?.className") == "end-alert")
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
     in_dialog = "return [...document.querySelectorAll('.end-alert .said > *')].map((line) => line.textContent)"
-    wait(ana, lambda d: any(line.startswith("Reconnecting in ") for line in d.execute_script(in_dialog)))
+    wait(ana, lambda d: any(line.startswith("Retrying in ") for line in d.execute_script(in_dialog)))
     ana.execute_script("window.mayReconnect = true")
     wait(ana, lambda d: "Live" in d.execute_script(in_dialog))
     # Outside the dialog it is said as before, for when the dialog is gone.

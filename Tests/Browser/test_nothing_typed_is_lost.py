@@ -9,7 +9,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import chromium, collect_console_errors, errors_beside_refused_connections, resize, screenshot, start_again
-from test_web_app import both_in_a_room, click, text_in, wait
+from test_web_app import both_in_a_room, click, reconnecting, text_in, wait
 
 
 def toasts(driver):
@@ -922,7 +922,7 @@ def test_a_change_whose_patch_came_but_not_its_answer_is_not_sent_again(server, 
         };
         """ + HOLD_RECONNECT)
     title.send_keys(Keys.END, " review")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     title.send_keys("!")
     wait(ben, lambda d: ben_title.get_attribute("value") == "Design review")
     ben_title.click()
@@ -945,7 +945,7 @@ def test_a_setting_the_room_did_not_take_shows_the_rooms_again(server, ana, ben)
     room_theme = "return window.standupsConnection.state.destination.edit.draft.theme"
     theme = ana.execute_script(room_theme)
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     other = "navy" if theme != "navy" else "teal"
     ana.execute_script(f"document.querySelector('.edit-form input[name=edit-theme][value={other}]').click()")
     wait(ana, lambda d: d.execute_script("return document.querySelector('.edit-form input[name=edit-theme]:checked').value")
@@ -962,7 +962,7 @@ def test_typing_that_others_typing_takes_over_the_limit_says_so_and_is_not_sent(
     it fits."""
     title, ben_title = both_editing(server, ana, ben)
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     title.send_keys(Keys.END, "AB")
     ben_title.send_keys(Keys.HOME, "x" * 94)
     room_title = "return window.standupsConnection.state.destination.edit.draft.title"
@@ -1054,7 +1054,7 @@ def test_typing_after_a_cancel_that_could_not_be_sent_is_kept(server, ana, ben):
     both_editing(server, ana, ben)
     ben.execute_script(HOLD_RECONNECT)
     ben.execute_script("window.standupsConnection.socket.close()")
-    text_in(ben, "#status", "Reconnecting")
+    reconnecting(ben)
     click(ben, ".cancel-edit")
     toast_says(ben, "Not connected")
     title = ben.find_element(By.CSS_SELECTOR, ".edit-form .title")
@@ -1490,7 +1490,7 @@ def test_typing_left_behind_while_offline_is_offered_when_back_in_the_room(serve
     title = wait(ana, EC.element_to_be_clickable((By.CSS_SELECTOR, ".edit-form .title")))
     server.process.kill()
     server.process.wait(timeout=10)
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     title.send_keys(Keys.END, " offline")
     click(ana, ".back")
     # The server is back, with what it had saved (the open form's draft).
@@ -1659,7 +1659,7 @@ def test_a_new_standup_not_sent_for_want_of_a_connection_says_so_until_the_lobby
     ana.find_element(By.CSS_SELECTOR, ".new-attendees input").send_keys("Zoe")
     server.process.kill()
     server.process.wait(timeout=10)
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     click(ana, "#new-form button.primary")
     text_in(ana, "#new-form .form-error", "Not connected: try again in a moment.")
     start_again(server)
@@ -1744,7 +1744,7 @@ def test_a_standup_deleted_while_the_page_was_away_says_so_with_what_was_typed(s
     note.send_keys("Nobody heard this")
     ana.execute_script(HOLD_RECONNECT)
     ana.execute_script("window.standupsConnection.socket.close()")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     click(ben, ".end")
     click(ben, ".end-alert .discard")
     click(ben, ".delete")
@@ -1876,7 +1876,7 @@ def test_typing_in_a_form_that_closed_while_away_never_goes_into_the_one_opened_
     wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".edit-form .title")))
     ana.execute_script(HOLD_RECONNECT)
     ana.execute_script("window.standupsConnection.socket.close()")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     title.send_keys(Keys.END, " offline")
     click(ben, ".cancel-edit")
     wait(ben, EC.presence_of_element_located((By.CSS_SELECTOR, ".attendee-list")))

@@ -6,7 +6,7 @@ from selenium.webdriver.support import expected_conditions as EC
 
 from conftest import collect_console_errors
 from test_nothing_typed_is_lost import HOLD_RECONNECT, ben_ends_as_ana_types, toast_says, toasts
-from test_web_app import both_in_a_room, click, text_in, wait
+from test_web_app import both_in_a_room, click, reconnecting, text_in, wait
 
 # Everything the room sends this page waits until `releaseAnswers()`; then it comes one
 # message per task, as from a network (an answer's promise settles before the next message).
@@ -325,7 +325,7 @@ def test_a_note_entered_while_offline_stays_and_says_how_to_send_it(server, ana,
     the page says so and what to do (not only "try again"); Enter once Live adds it, once."""
     note = in_a_meeting(server, ana, ben)
     ana.execute_script(HOLD_RECONNECT + "window.standupsConnection.socket.close();")
-    text_in(ana, "#status", "Reconnecting")
+    reconnecting(ana)
     note.send_keys("typed offline" + Keys.ENTER)
     toast_says(ana, "Not connected: your note stays in its field. Press Enter again once the page says Live.")
     assert note.get_attribute("value").strip() == "typed offline"

@@ -30,7 +30,7 @@ const REFUSAL_CHECK_MS = 5000;
 const connections = new Set();
 
 /** Every connection waiting out its backoff to try again tries now: its person pressed
- * "Reconnect now", or — within a second, `spread` at random, so that a whole office's pages
+ * "Retry now", or — within a second, `spread` at random, so that a whole office's pages
  * do not all knock in the same instant — the browser is back online or the tab is shown
  * again. A failure after it still waits longer than the last. */
 export function retryEveryConnectionNow({ spread = false } = {}) {

@@ -1,4 +1,4 @@
-// The top bar's connection status, and "Reconnect now" while a reconnect waits.
+// The top bar's connection status, and "Retry now" while a reconnect waits.
 import { retryEveryConnectionNow } from "./connection.mjs";
 import { sayInDialog } from "./said.mjs";
 
@@ -41,7 +41,7 @@ export function setStatus(status, delay) {
   else statusBadge.textContent = TEXT[status];
   // NB: a reconnect's next try is not said again: the wait is heard as it begins.
   if (TROUBLE.has(status) && status !== troubleSaid) {
-    tell(waiting ? `Reconnecting in ${secondsUntil(Date.now() + delay)} s` : TEXT[status]);
+    tell(waiting ? `Retrying in ${secondsUntil(Date.now() + delay)} s` : TEXT[status]);
     troubleSaid = status;
   } else if (status === "live" && troubleSaid) {
     tell(TEXT.live);
@@ -71,12 +71,11 @@ function tell(text) {
 
 const secondsUntil = (at) => String(Math.max(1, Math.ceil((at - Date.now()) / 1000)));
 
-/** "Reconnecting in 8 s…", counted down to the try at `at`; a phone reads "Retrying", which
- * fits its top bar. */
+/** "Retrying in 8 s…", counted down to the try at `at`: the same words on a phone's top bar
+ * (where they fit on its one line) as on a laptop's, and to a screen reader. */
 function showWait(at) {
   // NB: one flex item (the badge spaces its items apart): the words stay together.
-  statusBadge.innerHTML = `<span><span class="wide">Reconnecting</span><span class="narrow">Retrying</span>`
-    + ` in <span class="seconds">${secondsUntil(at)}</span> s…</span>`;
+  statusBadge.innerHTML = `<span>Retrying in <span class="seconds">${secondsUntil(at)}</span> s…</span>`;
   const shown = statusBadge.querySelector(".seconds");
   countdown = setInterval(() => { shown.textContent = secondsUntil(at); }, 250);
 }

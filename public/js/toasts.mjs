@@ -23,8 +23,8 @@ function placeToasts() {
 }
 addEventListener("scroll", placeToasts, { passive: true });
 addEventListener("resize", placeToasts);
-// NB: the bar grows when "Reconnect now" wraps to a line of its own; a toast that stays grows
-// as its text wraps, and goes by itself (`item.remove()`).
+// NB: the bar may grow (a phone narrower than the bar's one line); a toast that stays grows as
+// its text wraps, and goes by itself (`item.remove()`).
 if (bar) new ResizeObserver(placeToasts).observe(bar);
 new ResizeObserver(placeToasts).observe(toasts);
 new MutationObserver(placeToasts).observe(toasts, { childList: true });
