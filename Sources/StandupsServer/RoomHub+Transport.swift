@@ -139,7 +139,12 @@ extension RoomHub {
       outlet.close(connection, code: .policyViolation, reason: "Not a Standups connection")
       return
     }
-    shared.withLock { $0.credentials[connection] = join.credential }
+    shared.withLock { shared in
+      shared.credentials[connection] = join.credential
+      if case .session(_, let expires, _) = join.credential {
+        shared.nextSessionExpiry = min(shared.nextSessionExpiry, expires)
+      }
+    }
     // NB: a reload that ended the credential after the upgrade was checked may have looked
     // through the open connections before this one was among them (`credentialsChanged`).
     if let ended = gatekeeper.stillLetsIn(request) {
@@ -269,6 +274,8 @@ extension RoomHub {
   /// team's secret was rotated, a session's when it was signed out, a bot's when it was
   /// revoked.
   func credentialsChanged(_ changes: Gatekeeper.Changes) {
+    // NB: the usual second: nothing changed, and the connections need no look.
+    guard changes != Gatekeeper.Changes() else { return }
     let ended = shared.withLock { shared in
       shared.credentials.compactMap { connection, credential -> (ConnectionID, String)? in
         switch credential {
@@ -303,11 +310,19 @@ extension RoomHub {
   /// Closes the connections whose session has expired (4401), as a new connection with it
   /// would be refused.
   func closeExpiredSessions(now: Date = Date()) {
-    let expired = shared.withLock { shared in
-      shared.credentials.compactMap { connection, credential -> ConnectionID? in
-        guard case .session(_, let expires, _) = credential, expires <= now else { return nil }
-        return connection
+    let expired = shared.withLock { shared -> [ConnectionID] in
+      guard shared.nextSessionExpiry <= now else { return [] }
+      var expired: [ConnectionID] = []
+      shared.nextSessionExpiry = .distantFuture
+      for (connection, credential) in shared.credentials {
+        guard case .session(_, let expires, _) = credential else { continue }
+        if expires <= now {
+          expired.append(connection)
+        } else {
+          shared.nextSessionExpiry = min(shared.nextSessionExpiry, expires)
+        }
       }
+      return expired
     }
     for connection in expired {
       outlet.close(

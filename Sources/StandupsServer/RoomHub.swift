@@ -52,6 +52,9 @@ final class RoomHub: WebSocketServerDelegate {
     var pendingJoins: [UUID: Int] = [:]
     var routes: [ConnectionID: Route] = [:]
     var credentials: [ConnectionID: Credential] = [:]
+    /// No session among `credentials` expires before this (one may later: a connection that
+    /// left is not taken out), so that the check each second looks through them only then.
+    var nextSessionExpiry = Date.distantFuture
   }
 
   let lobby: RoomChannel<LobbyFeature>
