@@ -40,8 +40,9 @@ public struct Activity: Equatable, Sendable, Encodable {
     let name = by.name
     switch kind {
     case .startedMeeting: return "\(name) started the meeting"
-    case .skippedToSpeaker where detail == name: return "\(name) skipped to their own turn"
-    case .skippedToSpeaker: return "\(name) skipped to \(detail ?? "the next speaker")"
+    // NB: any Next, not only a skip: the web app says "moved on to" too.
+    case .skippedToSpeaker where detail == name: return "\(name) moved on to their own turn"
+    case .skippedToSpeaker: return "\(name) moved on to \(detail ?? "the next speaker")"
     case .askedToEndMeeting: return "\(name) asked to end the meeting"
     case .resumedMeeting: return "\(name) resumed the meeting"
     case .endedMeeting: return "\(name) ended the meeting"

@@ -45,11 +45,11 @@ struct RoomActivityTests {
         $0.activity = Activity(seq: 2, kind: .skippedToSpeaker, by: ben, detail: "Person 2")
         $0.activityCount = 2
       }
-      #expect(store.state.activity?.sentence == "Ben skipped to Person 2")
-      // Not "Ben skipped to Ben".
+      #expect(store.state.activity?.sentence == "Ben moved on to Person 2")
+      // Not "Ben moved on to Ben".
       #expect(
         Activity(seq: 2, kind: .skippedToSpeaker, by: ben, detail: "Ben").sentence
-          == "Ben skipped to their own turn")
+          == "Ben moved on to their own turn")
       // Notes are not announced: everyone sees them with their author.
       await store.send(
         .acted(by: ana, .meeting(.presented(.noteSubmitted(author: "Ana", text: "Shipped it"))))
