@@ -105,7 +105,9 @@ public struct Effect<Action: Sendable>: Sendable {
     every interval: Duration, on clock: any Clock<Duration>, send action: Action,
     fileID: StaticString = #fileID, line: UInt = #line
   ) -> Self {
-    Self(items: [
+    // NB: a zero interval's next tick would always be due: the shard would never leave it.
+    precondition(interval > .zero, "A timer's interval must be positive (\(fileID):\(line)).")
+    return Self(items: [
       .timer(Timer(interval: interval, clock: clock, action: action, fileID: fileID, line: line))
     ])
   }

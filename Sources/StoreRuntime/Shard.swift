@@ -211,6 +211,7 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
   public func repeating(every interval: Duration, _ fire: @escaping @Sendable () -> Void)
     -> Repeating
   {
+    precondition(interval > .zero, "A repeating timer's interval must be positive.")
     let deadline = ContinuousClock.now + interval
     let wake = shared.withLock { shared in
       shared.nextID += 1
