@@ -20,6 +20,9 @@ extension RoomChannel {
     /// what it replaces without looking at every peer: a lobby that thousands of pages
     /// reconnect to at once would otherwise cost the square of its size.
     private var peersByKey: [String: [ConnectionID]] = [:]
+    /// `peers`' connections as the outlet takes them, kept while nobody comes or goes: a
+    /// ticking room does not make the list again on every tick.
+    private var recipients: [ConnectionID]?
     /// The last patches, oldest first, for `since=` resumes, and their size.
     private var recent: Deque<(version: Int, message: OutboundMessage)> = []
     private var recentBytes = 0
@@ -121,7 +124,9 @@ extension RoomChannel {
       {
         recentBytes -= oldest.message.count
       }
-      outlet.send(message, to: peers.keys)
+      let recipients = self.recipients ?? Array(peers.keys)
+      self.recipients = recipients
+      outlet.send(message, to: recipients)
       if !peers.isEmpty { metrics.patchSent(message.count, peers.count) }
       return .published(old)
     }
@@ -136,6 +141,7 @@ extension RoomChannel {
     /// Adds a peer and sends it the state: whole, or as the patches after `since`.
     mutating func addPeer(_ connection: ConnectionID, sender: Sender, since: Int?, room: String) {
       if let old = peers.updateValue(sender, forKey: connection) { unindex(connection, old) }
+      recipients = nil
       for key in Self.keys(of: sender) { peersByKey[key, default: []].append(connection) }
       // NB: versions never repeat (each opening of a room has its own reserved range), so a
       // version this room holds patches after is one it issued.
@@ -162,6 +168,7 @@ extension RoomChannel {
       defer {
         peers.removeAll()
         peersByKey.removeAll()
+        recipients = nil
       }
       return Array(peers.keys)
     }
@@ -179,6 +186,7 @@ extension RoomChannel {
 
     mutating func removePeer(_ connection: ConnectionID) -> Sender? {
       guard let sender = peers.removeValue(forKey: connection) else { return nil }
+      recipients = nil
       unindex(connection, sender)
       return sender
     }

@@ -13,6 +13,10 @@ struct ContextHandle: @unchecked Sendable {
 final class OutboxCell: Sendable {
   let id: UInt64
   let outbox = Mutex(Outbox())
+  /// The server's own record of the connection while it is open, so that a wake-up goes from
+  /// the cells it woke to their sockets with no lookup. Service thread only: set when the
+  /// connection opens, cleared when it closes (the two then no longer hold each other).
+  nonisolated(unsafe) var webSocket: ServerEngine.WebSocketState?
   init(id: UInt64) { self.id = id }
   /// Whether a close has been queued (or sent), or the connection is gone.
   var isClosing: Bool { outbox.withLock { $0.isClosing } }

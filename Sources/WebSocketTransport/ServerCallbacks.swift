@@ -126,6 +126,7 @@ extension ServerEngine {
       user?.storeBytes(of: id, as: UInt64.self)
       let state = WebSocketState(wsi: wsi, outbox: queues.open(id))
       webSockets[id] = state
+      state.outbox.webSocket = state
       keepalive.opened(id)
       let (request, context) =
         acceptedUpgrades.removeValue(forKey: wsi) ?? (readRequest(wsi, path: readPath(wsi)), nil)
@@ -164,8 +165,9 @@ extension ServerEngine {
     case LWS_CALLBACK_CLOSED:
       // NB: an upgrade confirmed whose handshake then failed closes here, as a WebSocket.
       acceptedUpgrades[wsi] = nil
-      guard let id = user?.load(as: UInt64.self), webSockets.removeValue(forKey: id) != nil
+      guard let id = user?.load(as: UInt64.self), let state = webSockets.removeValue(forKey: id)
       else { return 0 }
+      state.outbox.webSocket = nil
       keepalive.closed(id)
       queues.remove(id)
       delegate.webSocketClosed(ConnectionID(rawValue: id))
@@ -237,7 +239,8 @@ extension ServerEngine {
     }
     let (wake, fellBehind) = queues.takeWakeList()
     for cell in wake {
-      guard let state = webSockets[cell.id] else { continue }
+      // NB: nil once the connection closed (a cell queued for just before, or after).
+      guard let state = cell.webSocket else { continue }
       if state.mayWriteAtOnce && !state.peerClosed {
         queues.flush(cell, wsi: state.wsi, ping: &state.pingWanted)
       } else {

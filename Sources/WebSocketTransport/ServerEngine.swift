@@ -330,6 +330,8 @@ final class ServerEngine: @unchecked Sendable {
     if let ticker { clws_ticker_stop(ticker) }
     queues.setContext(nil)
     lws_context_destroy(context)
+    // NB: a connection lws did not report closed still holds its cell, and its cell it.
+    for state in webSockets.values { state.outbox.webSocket = nil }
     loop.destroy()
     context = nil
     finished.signal()
