@@ -166,6 +166,7 @@ let package = Package(
         "StandupsServer",
         "StandupsWire",
         "Storage",
+        "StoreRuntime",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

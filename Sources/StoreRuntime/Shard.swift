@@ -29,10 +29,30 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
   // NB: @unchecked because `hooks` is touched only on the shard's own thread; everything
   // else that other threads reach is behind `shared`.
 
-  /// One per core, made when first asked for; stores are spread over them in turn.
-  public static let all: [Shard] = (0..<max(1, systemCoreCount())).map {
-    Shard(name: "shard-\($0)")
+  /// The shards stores are spread over, in turn: `configure(count:)`'s, or `defaultCount`.
+  /// Made when first asked for.
+  public static let all: [Shard] = {
+    made.store(true, ordering: .releasing)
+    let configured = configuredCount.load(ordering: .acquiring)
+    return (0..<(configured > 0 ? configured : defaultCount)).map { Shard(name: "shard-\($0)") }
+  }()
+
+  /// One per core but one, left to the transport's service thread; at least one.
+  ///
+  /// On two cores, one shard took 8–14 % less of the server's CPU than two for 500 ticking
+  /// rooms (docs/BENCHMARKS.md, "One shard on two cores"): the shard and the service thread
+  /// each keep a core, and every room's tick runs on the same core's warm caches.
+  public static var defaultCount: Int { max(1, systemCoreCount() - 1) }
+
+  /// Sets how many shards there are (`standups-server --shards`); call it before the first
+  /// store is made, which makes them.
+  public static func configure(count: Int) {
+    precondition(count > 0, "A process needs at least one shard.")
+    precondition(!made.load(ordering: .acquiring), "The shards were made before configure(count:).")
+    configuredCount.store(count, ordering: .releasing)
   }
+  private static let configuredCount = Atomic<Int>(0)
+  private static let made = Atomic<Bool>(false)
   private static let turn = Atomic<Int>(0)
 
   /// The next shard in turn.

@@ -83,7 +83,7 @@ enum Notes {
       samples in a many-rooms profile; 7.0 % once specialized, the rest in swift-case-paths'
       key paths and `AnyHashable`).
     - **A meeting's timer is kept by the shard that runs it.** Rooms, their effects and
-      their sleeps run on shards (one thread per core, `StoreRuntime/Shard`); a meeting
+      their sleeps run on shards (a thread per core but one, `StoreRuntime/Shard`); a meeting
       ticks with `Effect.timer`, which the shard keeps in its heap and reduces from its own
       loop, with no task per tick: a tick goes from its timer to its frames being queued in
       one turn of one thread, and the transport is woken once per batch of ticks (with the

@@ -32,8 +32,9 @@ enum SendFloor {
     return Independent.output(of: binary, arguments).map(SendFloorResult.init(table:))
   }
 
-  /// As many timer threads as the server has shards (one per core).
-  static var serverShards: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+  /// As many timer threads as the server has shards by default (`Shard.defaultCount`: one per
+  /// core but one, at least one).
+  static var serverShards: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 1) }
 
   static func report(_ result: SendFloorResult?, handedOver: SendFloorResult?) -> String {
     // NB: one table: the hand-off run's row under the plain run's.

@@ -166,7 +166,7 @@ extension Environment {
     "ALLOWED_ORIGINS", "BOT_TOKENS", "CREATIONS_PER_MINUTE", "DATABASE_URL", "DATA_DIR", "HOST",
     "LOG_FORMAT", "LOG_LEVEL", "MAX_CONNECTIONS", "MAX_CONNECTIONS_PER_ADDRESS",
     "MESSAGES_PER_SECOND", "OPEN", "OPEN_TO_NETWORK", "PORT", "PRINT_INVITE", "PUBLIC_DIR",
-    "PUBLIC_URL", "TLS_CERT", "TLS_KEY", "TRUSTED_PROXIES",
+    "PUBLIC_URL", "SHARDS", "TLS_CERT", "TLS_KEY", "TRUSTED_PROXIES",
   ]
 
   /// A `STANDUPS_` variable that reads like a setting misspelt (`STANDUPS_DATABASE` for
@@ -289,4 +289,18 @@ extension Bot.Scope: ExpressibleByArgument {}
 /// How the server writes its logs.
 enum LogFormat: String, ExpressibleByArgument, CaseIterable {
   case text, json
+}
+
+/// What the commands read and change: the access data, and whether a standup exists.
+protocol CommandStorage: Sendable {
+  var access: AccessStorage { get }
+  func standupExists(_ id: UUID) async throws -> Bool
+}
+
+extension SQLiteStorage: CommandStorage {
+  func standupExists(_ id: UUID) async throws -> Bool { try await loadStandup(id) != nil }
+}
+
+extension PostgresStorage: CommandStorage {
+  func standupExists(_ id: UUID) async throws -> Bool { try await loadStandup(id) != nil }
 }

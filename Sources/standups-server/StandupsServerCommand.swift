@@ -4,6 +4,7 @@ import Logging
 import StandupsServer
 import StandupsWire
 import Storage
+import StoreRuntime
 
 @main
 struct StandupsServerCommand: AsyncParsableCommand {
@@ -76,6 +77,10 @@ struct Serve: AsyncParsableCommand {
   var creationsPerMinute =
     Int(env("CREATIONS_PER_MINUTE") ?? "")
     ?? ServerLimits().standupsPerMinutePerAddress
+  @Option(
+    parsing: .unconditional,
+    help: "Threads the rooms run on, 1 to 256 (default: one per core but one).")
+  var shards = Int(env("SHARDS") ?? "") ?? Shard.defaultCount
 
   @Option(
     name: .customLong("trusted-proxy"),
@@ -97,6 +102,7 @@ struct Serve: AsyncParsableCommand {
       ("MAX_CONNECTIONS_PER_ADDRESS", "a whole number", Environment.isWholeNumber),
       ("MESSAGES_PER_SECOND", "a number", { Double($0)?.isFinite == true }),
       ("CREATIONS_PER_MINUTE", "a whole number", Environment.isWholeNumber),
+      ("SHARDS", "a whole number", Environment.isWholeNumber),
       (
         "LOG_LEVEL", "one of " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", "),
         {
@@ -134,11 +140,15 @@ struct Serve: AsyncParsableCommand {
       ("max-connections-per-address", Double(maxConnectionsPerAddress)),
       ("messages-per-second", messagesPerSecond),
       ("creations-per-minute", Double(creationsPerMinute)),
+      ("shards", Double(shards)),
     ] where !(value > 0 && value.isFinite) {
       let variable = "STANDUPS_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
       throw ValidationError(
         "--\(option) (\(variable)) must be more than 0 (it is "
           + (value.isFinite && value == value.rounded() ? "\(Int(value))" : "\(value)") + ").")
+    }
+    guard shards <= 256 else {
+      throw ValidationError("--shards (STANDUPS_SHARDS) must be 1 to 256.")
     }
     if let problem = address.publicBase.flatMap(AddressChecks.publicURLProblem)
       ?? origins.lazy.compactMap(AddressChecks.originProblem).first
@@ -154,6 +164,7 @@ struct Serve: AsyncParsableCommand {
   }
 
   func run() async throws {
+    Shard.configure(count: shards)
     LoggingSystem.bootstrap { [logLevel, logFormat] label in
       switch logFormat {
       case .text:
@@ -374,18 +385,4 @@ struct Bots: AsyncParsableCommand {
       print("Revoked the bot \(name).")
     }
   }
-}
-
-/// What the commands read and change: the access data, and whether a standup exists.
-protocol CommandStorage: Sendable {
-  var access: AccessStorage { get }
-  func standupExists(_ id: UUID) async throws -> Bool
-}
-
-extension SQLiteStorage: CommandStorage {
-  func standupExists(_ id: UUID) async throws -> Bool { try await loadStandup(id) != nil }
-}
-
-extension PostgresStorage: CommandStorage {
-  func standupExists(_ id: UUID) async throws -> Bool { try await loadStandup(id) != nil }
 }

@@ -168,6 +168,9 @@ def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start
              "--messages-per-second (STANDUPS_MESSAGES_PER_SECOND) must be more than 0 (it is -1)"),
             (["--creations-per-minute", "-5"], {},
              "--creations-per-minute (STANDUPS_CREATIONS_PER_MINUTE) must be more than 0 (it is -5)"),
+            (["--shards", "0"], {}, "--shards (STANDUPS_SHARDS) must be more than 0 (it is 0)"),
+            ([], {"STANDUPS_SHARDS": "two"}, "STANDUPS_SHARDS must be a whole number"),
+            (["--shards", "300"], {}, "--shards (STANDUPS_SHARDS) must be 1 to 256."),
             (["--port", "-1"], {}, "--port must be 0 to 65535."),
             (["--host", "10.99.99.99", "--port", "0"], {}, "Cannot listen on 10.99.99.99:0"),
     ]:
@@ -204,6 +207,38 @@ def test_settings_that_read_are_taken_as_they_are(data):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_the_rooms_run_on_as_many_shards_as_asked_for(data):
+    """Rooms run on one shard thread per core but one (at least one); --shards and
+    STANDUPS_SHARDS set another count. The server's threads are read from /proc once it
+    serves (its lobby, a room, has made the shards by then)."""
+    cores = os.cpu_count() or 1
+    for extra, env, shards in [([], {}, max(1, cores - 1)), (["--shards", "3"], {}, 3),
+                               ([], {"STANDUPS_SHARDS": "2"}, 2)]:
+        process = subprocess.Popen(
+            [str(SERVER), "--port", "0", "--data-dir", data, "--public-dir", str(ROOT / "public"),
+             *extra], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, **env})
+        try:
+            port = re.search(r"127\.0\.0\.1:(\d+)", process.stderr.readline())
+            assert port, (extra, env)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port.group(1)}/healthz", timeout=5) as answer:
+                assert answer.read() == b"ok"
+            expected = {f"shard-{index}" for index in range(shards)}
+            names = set()
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                names = {comm.read_text().strip()
+                         for comm in Path(f"/proc/{process.pid}/task").glob("*/comm")}
+                if {name for name in names if name.startswith("shard-")} == expected:
+                    break
+                time.sleep(0.05)
+            assert {name for name in names if name.startswith("shard-")} == expected, \
+                (extra, env, names)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
 
 
 def test_an_invite_given_a_host_keeps_the_servers_port_and_one_given_a_port_its_host(data, server):
