@@ -40,8 +40,8 @@ public final class Shard: SerialExecutor, TaskExecutor, @unchecked Sendable {
   /// One per core but one, left to the transport's service thread; at least one.
   ///
   /// On two cores, one shard took 8–14 % less of the server's CPU than two for 500 ticking
-  /// rooms (docs/BENCHMARKS.md, "One shard on two cores"): the shard and the service thread
-  /// each keep a core, and every room's tick runs on the same core's warm caches.
+  /// rooms (docs/BENCHMARKS.md, "One shard on two cores"), probably because the shard and
+  /// the service thread then each keep a core, and every room's tick runs on one core's caches.
   public static var defaultCount: Int { max(1, systemCoreCount() - 1) }
 
   /// Sets how many shards there are (`standups-server --shards`); call it before the first

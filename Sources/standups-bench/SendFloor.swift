@@ -1,4 +1,5 @@
 import Foundation
+import StoreRuntime
 
 /// The floor under the many-rooms scenario's CPU: what a bare C sender (`standups-send-floor`,
 /// built beside the bench) pays for the same traffic on this machine — the ticks' frames,
@@ -32,9 +33,8 @@ enum SendFloor {
     return Independent.output(of: binary, arguments).map(SendFloorResult.init(table:))
   }
 
-  /// As many timer threads as the server has shards by default (`Shard.defaultCount`: one per
-  /// core but one, at least one).
-  static var serverShards: Int { max(1, ProcessInfo.processInfo.activeProcessorCount - 1) }
+  /// As many timer threads as the server has shards by default.
+  static var serverShards: Int { Shard.defaultCount }
 
   static func report(_ result: SendFloorResult?, handedOver: SendFloorResult?) -> String {
     // NB: one table: the hand-off run's row under the plain run's.

@@ -140,15 +140,14 @@ struct Serve: AsyncParsableCommand {
       ("max-connections-per-address", Double(maxConnectionsPerAddress)),
       ("messages-per-second", messagesPerSecond),
       ("creations-per-minute", Double(creationsPerMinute)),
-      ("shards", Double(shards)),
     ] where !(value > 0 && value.isFinite) {
       let variable = "STANDUPS_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
       throw ValidationError(
         "--\(option) (\(variable)) must be more than 0 (it is "
           + (value.isFinite && value == value.rounded() ? "\(Int(value))" : "\(value)") + ").")
     }
-    guard shards <= 256 else {
-      throw ValidationError("--shards (STANDUPS_SHARDS) must be 1 to 256.")
+    guard (1...256).contains(shards) else {
+      throw ValidationError("--shards (STANDUPS_SHARDS) must be 1 to 256 (it is \(shards)).")
     }
     if let problem = address.publicBase.flatMap(AddressChecks.publicURLProblem)
       ?? origins.lazy.compactMap(AddressChecks.originProblem).first

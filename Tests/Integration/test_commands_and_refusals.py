@@ -168,9 +168,10 @@ def test_a_setting_misspelt_or_an_address_that_is_no_address_is_refused_at_start
              "--messages-per-second (STANDUPS_MESSAGES_PER_SECOND) must be more than 0 (it is -1)"),
             (["--creations-per-minute", "-5"], {},
              "--creations-per-minute (STANDUPS_CREATIONS_PER_MINUTE) must be more than 0 (it is -5)"),
-            (["--shards", "0"], {}, "--shards (STANDUPS_SHARDS) must be more than 0 (it is 0)"),
+            (["--shards", "0"], {}, "--shards (STANDUPS_SHARDS) must be 1 to 256 (it is 0)."),
+            (["--shards", "-2"], {}, "--shards (STANDUPS_SHARDS) must be 1 to 256 (it is -2)."),
             ([], {"STANDUPS_SHARDS": "two"}, "STANDUPS_SHARDS must be a whole number"),
-            (["--shards", "300"], {}, "--shards (STANDUPS_SHARDS) must be 1 to 256."),
+            (["--shards", "300"], {}, "--shards (STANDUPS_SHARDS) must be 1 to 256 (it is 300)."),
             (["--port", "-1"], {}, "--port must be 0 to 65535."),
             (["--host", "10.99.99.99", "--port", "0"], {}, "Cannot listen on 10.99.99.99:0"),
     ]:
