@@ -24,9 +24,10 @@ enum SendFloor {
       progress("the kernel's floor: no \(binary); skipped")
       return nil
     }
+    let threads = handoff == 1 ? "1 timer thread" : "\(handoff) timer threads"
     progress(
       "the kernel's floor: bare sends of the many-rooms traffic for \(seconds) s"
-        + (handoff > 0 ? ", ticks handed over by \(handoff) timer threads" : ""))
+        + (handoff > 0 ? ", ticks handed over by \(threads)" : ""))
     let arguments =
       ["--rooms", "\(rooms)", "--peers", "\(peers)", "--seconds", "\(seconds)"]
       + (handoff > 0 ? ["--handoff", "\(handoff)"] : [])

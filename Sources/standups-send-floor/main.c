@@ -318,8 +318,8 @@ int main(int argc, char **argv) {
   waitpid(reader, NULL, 0);
   char shape[96];
   if (handoffThreads > 0)
-    snprintf(shape, sizeof shape, "%d × %d, ticks handed over by %d timer threads", rooms, peers,
-             handoffThreads);
+    snprintf(shape, sizeof shape, "%d × %d, ticks handed over by %d timer thread%s", rooms, peers,
+             handoffThreads, handoffThreads == 1 ? "" : "s");
   else if (windowMs > 0)
     snprintf(shape, sizeof shape, "%d × %d, ticks sent together every %d ms", rooms, peers,
              windowMs);
