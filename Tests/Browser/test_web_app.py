@@ -463,6 +463,64 @@ def test_a_meetings_clock_that_stops_is_not_shown_live(server, ana):
     assert collect_console_errors(ana) == []
 
 
+def next_line(driver):
+    """The line under Next speaker, or None while it is hidden."""
+    line = driver.find_element(By.CSS_SELECTOR, ".next-waiting")
+    return line.text if line.is_displayed() else None
+
+
+def test_a_next_the_frozen_room_has_not_answered_says_it_is_waiting_then_takes_effect(server, ana):
+    """Ana presses Next while the server is frozen (a node a cluster has not yet given up on):
+    the page says the press is waiting, then, once it gives the connection up, that the press
+    may still take effect. The server wakes, reads it, and the meeting moves on: the line goes."""
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    click(ana, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3: Blob")
+    clock_reaches(ana, ".elapsed", lambda elapsed: elapsed >= 1, timeout=6)
+    assert next_line(ana) is None
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        click(ana, ".next")
+        wait(ana, lambda d: next_line(d) == "Next speaker: waiting for the room to answer…", timeout=4)
+        # NB: a ticking meeting's page asks after 3 s of quiet and gives up 5 s later.
+        wait(ana, lambda d: next_line(d) == "Your Next speaker left as the connection dropped: "
+             "it may still take effect once the room is back.", timeout=15)
+        assert ana.find_element(By.CSS_SELECTOR, ".speaker").text.startswith("Speaker 1 of 3")
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr", timeout=20)
+    text_in(ana, "#status", "Live", timeout=20)
+    wait(ana, lambda d: next_line(d) is None)
+    # Once: the press moved the meeting on by one speaker, not two.
+    assert ana.find_element(By.CSS_SELECTOR, ".speaker").text.startswith("Speaker 2 of 3")
+    assert collect_console_errors(ana) == []
+
+
+def test_a_next_lost_in_a_silent_network_is_said_not_taken_and_can_be_pressed_again(server, relay, ana):
+    """Ana presses Next as her network goes silent: the press never reaches the room. Back in
+    the room, the speaker it named is still up: the page says the room has not taken it, and
+    a press again moves the meeting on."""
+    room = create_standup(ana, server)
+    open_through(relay, ana, room, server)
+    text_in(ana, ".presence", "Ana (you)")
+    click(ana, ".start")
+    text_in(ana, ".speaker", "Speaker 1 of 3: Blob")
+    clock_reaches(ana, ".elapsed", lambda elapsed: elapsed >= 1, timeout=6)
+    relay.silence()
+    click(ana, ".next")
+    wait(ana, lambda d: next_line(d) == "Next speaker: waiting for the room to answer…", timeout=4)
+    text_in(ana, "#status", "Live", timeout=20)
+    wait(ana, lambda d: next_line(d) == "The room has not taken your Next speaker: "
+         "press it again if you still mean it.", timeout=10)
+    assert ana.find_element(By.CSS_SELECTOR, ".speaker").text.startswith("Speaker 1 of 3: Blob")
+    click(ana, ".next")
+    text_in(ana, ".speaker", "Speaker 2 of 3: Blob Jr")
+    wait(ana, lambda d: next_line(d) is None)
+    assert collect_console_errors(ana) == []
+
+
 def ids_of(driver, room, name):
     """The participant ids under `name` in the room as `driver`'s page last held it (the state
     it keeps to resume from)."""

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { activitySentence, attendeeLabels, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, noteForTurn, notesBySpeaker, transcriptShown, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../../public/js/views.mjs";
+import { activitySentence, attendeeLabels, lostPressLine, NEXT_LINES, undoTakenSentence, whoAsked, historyItem, meetingFacts, meetingNote, noteForTurn, notesBySpeaker, transcriptShown, presenceItems, themeStyle, themeSwatches, undoGoneNotice, undoGoneSentence, whoIsHere } from "../../public/js/views.mjs";
 import { DARK_TRACK, LIGHT_TRACK, RING_WAITING, THEME_NAMES, contrast, ringColor } from "../../public/js/format.mjs";
 
 const standup = {
@@ -366,4 +366,16 @@ test("an Undo that a new meeting or form took the place of is said to go, with w
   assert.equal(undoTakenSentence(discarded, null, discarded, "c"), null);
   assert.equal(undoTakenSentence(null, null, started, "c"), null);
   assert.equal(undoTakenSentence({ ...discarded, kind: "deletedStandup" }, null, started, "c"), null);
+});
+
+test("a Next lost with the connection is said not taken only while the speaker it named is still up", () => {
+  // Ana pressed Next on speaker 1; the connection dropped before the room answered.
+  assert.equal(lostPressLine(1, 1), NEXT_LINES.notTaken);
+  // The room took it (or someone else's Next did): nothing more to say.
+  assert.equal(lostPressLine(2, 1), null);
+  // The meeting ended meanwhile: no speaker is up.
+  assert.equal(lostPressLine(undefined, 1), null);
+  // The lines say what to do, without telling the person their press went through.
+  assert.match(NEXT_LINES.notTaken, /press it again/);
+  assert.match(NEXT_LINES.dropped, /may still take effect/);
 });

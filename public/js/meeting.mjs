@@ -4,6 +4,7 @@ import { compositionGuard } from "./composing.mjs";
 import { arcPath, isolated } from "./format.mjs";
 import { forgetFinishNote, showEndAlert, takeTheKeyboard } from "./endalert.mjs";
 import { NotesAhead } from "./notesahead.mjs";
+import { nextCaughtUp, nextWaiting, pressNext } from "./nextpress.mjs";
 import { offerNoteOfClosedTab } from "./closednote.mjs";
 import { keepNoteFor, noteDraftKey, notesAheadKey, notesFromClosedTabs } from "./notekept.mjs";
 import { say } from "./said.mjs";
@@ -162,6 +163,7 @@ export const meeting = {
           <button type="button" class="primary next">Next speaker</button>
           <button type="button" class="danger end">End meeting</button>
         </div>
+        <p class="next-waiting hint" role="status" hidden></p>
         <div class="actions toggles">
           <button type="button" class="chime-toggle" aria-pressed="true"></button>
           <button type="button" class="notify-toggle" aria-pressed="false"></button>
@@ -190,36 +192,7 @@ export const meeting = {
   wire(view) {
     const on = (selector, event, handler) => app.querySelector(selector)?.addEventListener(event, handler);
     const send = (action) => view.send(action);
-    on(".next", "click", (event) => {
-      // NB: a double click is one press: its second click (`detail` 2) skips nobody more.
-      if (event.detail > 1) return;
-      // NB: within a second of the speaker changing (someone else pressed Next, the time ran
-      // out), a press was most likely meant for the speaker before: it would skip the one who
-      // just came up. It asks for another press instead.
-      if (performance.now() - view.speakerChangedAt < 1000) {
-        view.speakerChangedAt = -Infinity;
-        const { speakerIndex } = view.state.meeting;
-        const speaker = view.state.standup.attendees[speakerIndex]?.name ?? "The next speaker";
-        toast(isMe(speaker) ? "You just came up: press Next again to skip your turn."
-          : `${isolated(speaker)} just came up: press Next again to skip them.`, { kind: "next" });
-        return;
-      }
-      // NB: nor one on Finish within a second of this person's own Next bringing the last
-      // speaker up: a second Enter meant for Next would ask everyone to end the meeting.
-      if (performance.now() - view.finishCameAt < 1000) {
-        view.finishCameAt = -Infinity;
-        toast("The last speaker just came up: press Finish again to end the meeting.", { kind: "next" });
-        return;
-      }
-      // NB: nor a second press while this page's Next for this speaker is on its way: it
-      // would only be refused ("the speaker already changed").
-      const from = view.state.meeting.speakerIndex;
-      if (view.nextFrom === from) return;
-      view.nextFrom = from;
-      send({ type: "meeting.nextButtonTapped", from }).finally(() => {
-        if (view.nextFrom === from) view.nextFrom = null;
-      });
-    });
+    on(".next", "click", (event) => pressNext(view, event));
     on(".end", "click", () => send({ type: "meeting.endMeetingButtonTapped" }));
     on(".save", "click", () => send({ type: "meeting.alert.saveAndEnd" }));
     on(".discard", "click", () => send({ type: "meeting.alert.discard" }));
@@ -293,6 +266,9 @@ export const meeting = {
       () => {});
   },
 
+  /** The room as of the welcome after a drop: says whether a press lost with it was taken. */
+  caughtUp: nextCaughtUp,
+
   render(view, state) {
     // NB: only someone among the attendees is ever up: the others are offered no notice, and
     // told why (a name typed otherwise than the attendee's, "Ana M." for "Ana", is not one).
@@ -337,6 +313,7 @@ export const meeting = {
       say(`${facts.turnLeft} left in your turn.`);
     }
     view.warnedFor = facts.warning ? speakerIndex : null;
+    if (changed) nextWaiting(view, null);
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();

@@ -317,6 +317,7 @@ class RoomView {
     // NB: once caught up: a late note that arrived before the drop is among the patches a
     // resumed welcome is followed by.
     if (arrival.caughtUp) lateNote.backInTheRoom(this);
+    if (arrival.caughtUp && mode === "meeting") meeting.caughtUp(this);
     if (arrival.caughtUp && mode === "edit") this.text?.caughtUp();
   }
 

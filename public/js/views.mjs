@@ -305,3 +305,17 @@ export function numberRow(row, index) {
   if (input.getAttribute("aria-label") !== name) input.setAttribute("aria-label", name);
   if (button.getAttribute("aria-label") !== remove) button.setAttribute("aria-label", remove);
 }
+
+/** What the line under Next speaker says, by where this page's press stands: `waiting` (sent,
+ * unanswered for a second), `dropped` (its answer lost with the connection), `notTaken` (back
+ * in the room, and the speaker it named is still up). */
+export const NEXT_LINES = {
+  waiting: "Next speaker: waiting for the room to answer…",
+  dropped: "Your Next speaker left as the connection dropped: it may still take effect once the room is back.",
+  notTaken: "The room has not taken your Next speaker: press it again if you still mean it.",
+};
+
+/** What a press lost with the connection comes to once the room is caught up again: taken
+ * if the speaker it named (`from`) is no longer up. Pressed again, it is safe either way: it
+ * names its speaker, and the room refuses it if that one is gone. */
+export const lostPressLine = (speakerIndex, from) => (speakerIndex === from ? NEXT_LINES.notTaken : null);
