@@ -483,9 +483,9 @@ def test_a_next_the_frozen_room_has_not_answered_says_it_is_waiting_then_takes_e
     os.kill(server.process.pid, signal.SIGSTOP)
     try:
         click(ana, ".next")
-        wait(ana, lambda d: next_line(d) == "Next speaker: waiting for the room to answer…", timeout=4)
+        wait(ana, lambda d: next_line(d) == "“Next speaker”: waiting for the room to answer…", timeout=4)
         # NB: a ticking meeting's page asks after 3 s of quiet and gives up 5 s later.
-        wait(ana, lambda d: next_line(d) == "Your Next speaker left as the connection dropped: "
+        wait(ana, lambda d: next_line(d) == "Your “Next speaker” left as the connection dropped: "
              "it may still take effect once the room is back.", timeout=15)
         assert ana.find_element(By.CSS_SELECTOR, ".speaker").text.startswith("Speaker 1 of 3")
     finally:
@@ -495,6 +495,36 @@ def test_a_next_the_frozen_room_has_not_answered_says_it_is_waiting_then_takes_e
     wait(ana, lambda d: next_line(d) is None)
     # Once: the press moved the meeting on by one speaker, not two.
     assert ana.find_element(By.CSS_SELECTOR, ".speaker").text.startswith("Speaker 2 of 3")
+    assert collect_console_errors(ana) == []
+
+
+def test_a_finish_taken_while_the_room_was_frozen_is_not_said_lost(server, ana):
+    """Ana presses Finish on the last speaker while the server is frozen. The server wakes and
+    takes it: the question to end the meeting opens, the speaker unchanged. The page does not
+    say her press was not taken (pressed again, it would only be refused)."""
+    room = create_standup(ana, server)
+    ana.get(room)
+    text_in(ana, ".presence", "Ana (you)")
+    click(ana, ".start")
+    for speaker in ("Speaker 2 of 3: Blob Jr", "Speaker 3 of 3: Blob Sr"):
+        # NB: a press within a second of the last one bringing Finish up is taken as a slip.
+        clock_reaches(ana, ".elapsed", lambda elapsed: elapsed >= 1, timeout=6)
+        click(ana, ".next")
+        text_in(ana, ".speaker", speaker)
+    text_in(ana, ".next", "Finish")
+    ana.execute_script("window.lastFinish = performance.now()")
+    wait(ana, lambda d: d.execute_script("return performance.now() - window.lastFinish > 1200"))
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        click(ana, ".next")
+        wait(ana, lambda d: next_line(d) == "“Finish”: waiting for the room to answer…", timeout=4)
+        wait(ana, lambda d: next_line(d) == "Your “Finish” left as the connection dropped: "
+             "it may still take effect once the room is back.", timeout=15)
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+    wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".end-alert").get_attribute("open") is not None, timeout=20)
+    text_in(ana, "#status", "Live", timeout=20)
+    wait(ana, lambda d: next_line(d) is None)
     assert collect_console_errors(ana) == []
 
 
@@ -510,9 +540,9 @@ def test_a_next_lost_in_a_silent_network_is_said_not_taken_and_can_be_pressed_ag
     clock_reaches(ana, ".elapsed", lambda elapsed: elapsed >= 1, timeout=6)
     relay.silence()
     click(ana, ".next")
-    wait(ana, lambda d: next_line(d) == "Next speaker: waiting for the room to answer…", timeout=4)
+    wait(ana, lambda d: next_line(d) == "“Next speaker”: waiting for the room to answer…", timeout=4)
     text_in(ana, "#status", "Live", timeout=20)
-    wait(ana, lambda d: next_line(d) == "The room has not taken your Next speaker: "
+    wait(ana, lambda d: next_line(d) == "The room has not taken your “Next speaker”: "
          "press it again if you still mean it.", timeout=10)
     assert ana.find_element(By.CSS_SELECTOR, ".speaker").text.startswith("Speaker 1 of 3: Blob")
     click(ana, ".next")

@@ -368,14 +368,19 @@ test("an Undo that a new meeting or form took the place of is said to go, with w
   assert.equal(undoTakenSentence({ ...discarded, kind: "deletedStandup" }, null, started, "c"), null);
 });
 
-test("a Next lost with the connection is said not taken only while the speaker it named is still up", () => {
-  // Ana pressed Next on speaker 1; the connection dropped before the room answered.
-  assert.equal(lostPressLine(1, 1), NEXT_LINES.notTaken);
+test("a Next lost with the connection is said not taken only while its meeting runs on with the speaker it named up", () => {
+  // Ana pressed Next on speaker 1 of meeting m1; the connection dropped before the room answered.
+  const lost = { meeting: "m1", from: 1, label: "Next speaker" };
+  const meeting = { id: "m1", speakerIndex: 1, alert: null };
+  assert.equal(lostPressLine(meeting, lost), "The room has not taken your “Next speaker”: press it again if you still mean it.");
   // The room took it (or someone else's Next did): nothing more to say.
-  assert.equal(lostPressLine(2, 1), null);
-  // The meeting ended meanwhile: no speaker is up.
-  assert.equal(lostPressLine(undefined, 1), null);
-  // The lines say what to do, without telling the person their press went through.
-  assert.match(NEXT_LINES.notTaken, /press it again/);
-  assert.match(NEXT_LINES.dropped, /may still take effect/);
+  assert.equal(lostPressLine({ ...meeting, speakerIndex: 2 }, lost), null);
+  // A Finish the room took asks everyone whether to end: the speaker is the same, but it was taken.
+  assert.equal(lostPressLine({ ...meeting, alert: "endMeeting" }, { ...lost, label: "Finish" }), null);
+  // The meeting ended meanwhile, or another one runs, on the same speaker: not this press's.
+  assert.equal(lostPressLine(undefined, lost), null);
+  assert.equal(lostPressLine({ ...meeting, id: "m2" }, lost), null);
+  // The lines name the button pressed, and never tell the person that their press went through.
+  assert.equal(NEXT_LINES.waiting("Finish"), "“Finish”: waiting for the room to answer…");
+  assert.match(NEXT_LINES.dropped("Next speaker"), /^Your “Next speaker” left .* may still take effect/);
 });

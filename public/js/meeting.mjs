@@ -163,7 +163,7 @@ export const meeting = {
           <button type="button" class="primary next">Next speaker</button>
           <button type="button" class="danger end">End meeting</button>
         </div>
-        <p class="next-waiting hint" role="status" hidden></p>
+        <p class="next-waiting hint" hidden></p>
         <div class="actions toggles">
           <button type="button" class="chime-toggle" aria-pressed="true"></button>
           <button type="button" class="notify-toggle" aria-pressed="false"></button>
@@ -205,6 +205,8 @@ export const meeting = {
     wireToggles(on);
     showToggles();
     view.lastSpeaker = null;
+    view.nextFrom = null;
+    view.nextLost = null;
     view.speakerChangedAt = -Infinity;
     view.finishCameAt = -Infinity;
     // The note being typed outlives a reload, a dropped connection or its tab being closed
@@ -313,7 +315,11 @@ export const meeting = {
       say(`${facts.turnLeft} left in your turn.`);
     }
     view.warnedFor = facts.warning ? speakerIndex : null;
-    if (changed) nextWaiting(view, null);
+    // NB: a press this page is waiting on is answered by the meeting moving on, or by the
+    // question to end it (a Finish), or is moot in another meeting.
+    if (changed || state.meeting.alert === "endMeeting" || (view.nextLost && view.nextLost.meeting !== state.meeting.id)) {
+      nextWaiting(view, null);
+    }
     if (changed) {
       // NB: not when this person's own press changed it: pressing twice on purpose skips two.
       if (!ownSkip) view.speakerChangedAt = performance.now();

@@ -1,24 +1,28 @@
 // Next speaker pressed: the presses it takes for a slip (the speaker just changed), and what
 // it says while the room has not answered one (a slow or frozen link, an answer a drop lost).
 import { isolated } from "./format.mjs";
+import { say } from "./said.mjs";
 import { app, toast } from "./shell.mjs";
 import { isMe } from "./turns.mjs";
 import { lostPressLine, NEXT_LINES } from "./views.mjs";
 
-/** The line under Next speaker (`text`), or none; `dropped` is the speaker a press was lost
- * with the connection from, until the room is caught up. */
-export function nextWaiting(view, text, dropped = null) {
-  view.nextDropped = dropped;
+/** The line under the Next button (`text`), or none; `lost` is a press whose answer was lost
+ * with the connection (its meeting, speaker and label), until the room is caught up. Said
+ * too, where a screen reader hears it (`say`: in the question to end, when it is open). */
+export function nextWaiting(view, text, lost = null) {
+  view.nextLost = lost;
   const line = app.querySelector(".next-waiting");
-  if (!line) return;
+  if (!line || line.textContent === (text ?? "")) return;
   line.textContent = text ?? "";
   line.hidden = !text;
+  if (text) say(text);
 }
 
 /** The room as of the welcome after a drop (`caughtUp`): whether a press lost with it was taken. */
 export function nextCaughtUp(view) {
-  if (view.nextDropped === null || view.nextDropped === undefined) return;
-  nextWaiting(view, lostPressLine(view.state.meeting?.speakerIndex, view.nextDropped));
+  if (!view.nextLost) return;
+  const line = lostPressLine(view.state.meeting, view.nextLost);
+  nextWaiting(view, line, line ? view.nextLost : null);
 }
 
 export function pressNext(view, event) {
@@ -48,18 +52,26 @@ export function pressNext(view, event) {
   if (view.nextFrom === from) return;
   view.nextFrom = from;
   // NB: a press the room has not answered within a second says so; one whose answer a drop
-  // lost may still move the meeting on once the room is back, and says that.
-  const slow = setTimeout(() => nextWaiting(view, NEXT_LINES.waiting), 1000);
+  // lost may still move the meeting on once the room is back, and says that. Not once the page
+  // closed this connection itself (it left the room): the line on screen is another room's.
+  const label = app.querySelector(".next")?.textContent || "Next speaker";
+  const here = () => !view.connection.closed;
+  const slow = setTimeout(() => here() && nextWaiting(view, NEXT_LINES.waiting(label)), 1000);
   view.connection.send({ type: "meeting.nextButtonTapped", from }).then(
-    () => nextWaiting(view, null),
+    () => here() && nextWaiting(view, null),
     (error) => {
+      if (!here()) return;
+      const lost = { meeting: view.state.meeting?.id, from, label };
       if (error.code === "offline" && error.sent !== false) {
-        nextWaiting(view, NEXT_LINES.dropped, from);
+        // NB: one the server could not tell the fate of says the server's own words; either
+        // way the room, once caught up, tells whether it was taken.
+        if (error.said === "outcome_unknown") toast(error.message);
+        nextWaiting(view, error.said === "outcome_unknown" ? null : NEXT_LINES.dropped(label), lost);
         return;
       }
-      nextWaiting(view, null);
-      // NB: a refusal, as `act` shows it (not once the page closed the connection itself).
-      if (!view.connection.closed) toast(error.message);
+      // NB: a press that never left (no connection yet) leaves the line of one lost before it.
+      if (error.sent !== false || !view.nextLost) nextWaiting(view, null);
+      toast(error.message);
     },
   ).finally(() => {
     clearTimeout(slow);

@@ -306,16 +306,23 @@ export function numberRow(row, index) {
   if (button.getAttribute("aria-label") !== remove) button.setAttribute("aria-label", remove);
 }
 
-/** What the line under Next speaker says, by where this page's press stands: `waiting` (sent,
- * unanswered for a second), `dropped` (its answer lost with the connection), `notTaken` (back
- * in the room, and the speaker it named is still up). */
+/** What the line under the Next button says of this page's press of it (`label`: "Next
+ * speaker" or "Finish"), by where the press stands: `waiting` (sent, unanswered for a second),
+ * `dropped` (its answer lost with the connection), `notTaken` (back in the room, and it has not
+ * moved the meeting on). */
 export const NEXT_LINES = {
-  waiting: "Next speaker: waiting for the room to answer…",
-  dropped: "Your Next speaker left as the connection dropped: it may still take effect once the room is back.",
-  notTaken: "The room has not taken your Next speaker: press it again if you still mean it.",
+  waiting: (label) => `“${label}”: waiting for the room to answer…`,
+  dropped: (label) => `Your “${label}” left as the connection dropped: it may still take effect once the room is back.`,
+  notTaken: (label) => `The room has not taken your “${label}”: press it again if you still mean it.`,
 };
 
-/** What a press lost with the connection comes to once the room is caught up again: taken
- * if the speaker it named (`from`) is no longer up. Pressed again, it is safe either way: it
- * names its speaker, and the room refuses it if that one is gone. */
-export const lostPressLine = (speakerIndex, from) => (speakerIndex === from ? NEXT_LINES.notTaken : null);
+/** What a press lost with the connection (`lost`: the meeting it was pressed in, the speaker
+ * it named, the button's label) comes to once the room is caught up again: not taken while
+ * that meeting runs on with that speaker up and no question to end it (a Finish taken asks
+ * it); else nothing to say. Pressed again, it is safe either way: it names its speaker, and
+ * the room refuses it if that one is gone. */
+export function lostPressLine(meeting, lost) {
+  const standing = meeting && meeting.id === lost.meeting && meeting.speakerIndex === lost.from
+    && meeting.alert !== "endMeeting";
+  return standing ? NEXT_LINES.notTaken(lost.label) : null;
+}
