@@ -469,6 +469,22 @@ def next_line(driver):
     return line.text if line.is_displayed() else None
 
 
+def pressed_in_a_frozen_room(server, driver, label):
+    """Freezes the server, presses the Next button (reading `label`) and waits for the page to
+    say the press is waiting, then, once it gives the connection up, that it may still take
+    effect. The server is left frozen (woken again if a wait fails)."""
+    os.kill(server.process.pid, signal.SIGSTOP)
+    try:
+        click(driver, ".next")
+        wait(driver, lambda d: next_line(d) == f"“{label}”: waiting for the room to answer…", timeout=4)
+        # NB: a ticking meeting's page asks after 3 s of quiet and gives up 5 s later.
+        wait(driver, lambda d: next_line(d) == f"Your “{label}” left as the connection dropped: "
+             "it may still take effect once the room is back.", timeout=15)
+    except BaseException:
+        os.kill(server.process.pid, signal.SIGCONT)
+        raise
+
+
 def test_a_next_the_frozen_room_has_not_answered_says_it_is_waiting_then_takes_effect(server, ana):
     """Ana presses Next while the server is frozen (a node a cluster has not yet given up on):
     the page says the press is waiting, then, once it gives the connection up, that the press
@@ -480,13 +496,8 @@ def test_a_next_the_frozen_room_has_not_answered_says_it_is_waiting_then_takes_e
     text_in(ana, ".speaker", "Speaker 1 of 3: Blob")
     clock_reaches(ana, ".elapsed", lambda elapsed: elapsed >= 1, timeout=6)
     assert next_line(ana) is None
-    os.kill(server.process.pid, signal.SIGSTOP)
+    pressed_in_a_frozen_room(server, ana, "Next speaker")
     try:
-        click(ana, ".next")
-        wait(ana, lambda d: next_line(d) == "“Next speaker”: waiting for the room to answer…", timeout=4)
-        # NB: a ticking meeting's page asks after 3 s of quiet and gives up 5 s later.
-        wait(ana, lambda d: next_line(d) == "Your “Next speaker” left as the connection dropped: "
-             "it may still take effect once the room is back.", timeout=15)
         assert ana.find_element(By.CSS_SELECTOR, ".speaker").text.startswith("Speaker 1 of 3")
     finally:
         os.kill(server.process.pid, signal.SIGCONT)
@@ -514,14 +525,8 @@ def test_a_finish_taken_while_the_room_was_frozen_is_not_said_lost(server, ana):
     text_in(ana, ".next", "Finish")
     ana.execute_script("window.lastFinish = performance.now()")
     wait(ana, lambda d: d.execute_script("return performance.now() - window.lastFinish > 1200"))
-    os.kill(server.process.pid, signal.SIGSTOP)
-    try:
-        click(ana, ".next")
-        wait(ana, lambda d: next_line(d) == "“Finish”: waiting for the room to answer…", timeout=4)
-        wait(ana, lambda d: next_line(d) == "Your “Finish” left as the connection dropped: "
-             "it may still take effect once the room is back.", timeout=15)
-    finally:
-        os.kill(server.process.pid, signal.SIGCONT)
+    pressed_in_a_frozen_room(server, ana, "Finish")
+    os.kill(server.process.pid, signal.SIGCONT)
     wait(ana, lambda d: d.find_element(By.CSS_SELECTOR, ".end-alert").get_attribute("open") is not None, timeout=20)
     text_in(ana, "#status", "Live", timeout=20)
     wait(ana, lambda d: next_line(d) is None)
